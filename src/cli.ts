@@ -1,0 +1,32 @@
+#!/usr/bin/env node
+// `slipgate` command line: the server (`serve`, what `npm start` runs) and
+// the operator commands. All of them use the same DATABASE_URL.
+import { Command, CommanderError } from 'commander';
+import { registerAccountCommands } from './cli/accounts.js';
+import { registerAuditCommands } from './cli/audit.js';
+import { registerSandboxCommands } from './cli/sandbox.js';
+import { registerServeCommand } from './cli/serve.js';
+import { ConfigError } from './config.js';
+import { InputError } from './domain/accounts.js';
+import { StoreError } from './store/store.js';
+
+const program = new Command('slipgate')
+  .description('Thai bank slip verification gateway')
+  .showHelpAfterError()
+  .exitOverride();
+
+registerServeCommand(program);
+registerAccountCommands(program);
+registerAuditCommands(program);
+registerSandboxCommands(program);
+
+try {
+  await program.parseAsync(process.argv);
+} catch (err) {
+  if (err instanceof CommanderError) process.exit(err.exitCode);
+  if (err instanceof ConfigError || err instanceof InputError || err instanceof StoreError) {
+    console.error(`slipgate: ${err.message}`);
+    process.exit(2);
+  }
+  throw err;
+}

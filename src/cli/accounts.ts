@@ -1,0 +1,98 @@
+// `slipgate accounts …` and `slipgate keys …`.
+import type { Command } from 'commander';
+import { positiveInt, printJson, withStore } from './context.js';
+
+export function registerAccountCommands(program: Command): void {
+  const accounts = program.command('accounts').description('manage customer accounts and credits');
+
+  accounts
+    .command('create')
+    .description('create an account and its first API key (shown once)')
+    .requiredOption('--name <name>', 'account name')
+    .option('--credits <n>', 'initial credits', positiveInt, 0)
+    .option('--json', 'print JSON: {"accountId","apiKey"}')
+    .action((opts: { name: string; credits: number; json?: boolean }) =>
+      withStore(async ({ accounts: service, actor }) => {
+        const { account, apiKey } = await service.createAccount({ name: opts.name, credits: opts.credits, actor });
+        if (opts.json) return printJson({ accountId: account.id, apiKey: apiKey.secret });
+        console.log(`Account ${account.id} (${account.name}) created with ${account.credits} credits.`);
+        console.log(`API key, shown only now, store it safely: ${apiKey.secret}`);
+      }),
+    );
+
+  accounts
+    .command('top-up <accountId>')
+    .description('add credits to an account')
+    .requiredOption('--credits <n>', 'credits to add', positiveInt)
+    .requiredOption('--reason <text>', 'why (kept in the ledger)')
+    .option('--idempotency-key <key>', 'repeat-safe key: the same key never adds credits twice')
+    .option('--json', 'print JSON')
+    .action((accountId: string, opts: { credits: number; reason: string; idempotencyKey?: string; json?: boolean }) =>
+      withStore(async ({ accounts: service, actor }) => {
+        const r = await service.topUp({ accountId, credits: opts.credits, reason: opts.reason, actor, idempotencyKey: opts.idempotencyKey ?? null });
+        if (opts.json) return printJson({ accountId, credits: r.account.credits, ledgerEntryId: r.entry.id, created: r.created });
+        console.log(`${r.created ? 'Added' : 'Already added (same idempotency key)'} ${r.entry.delta} credits; balance is now ${r.account.credits}.`);
+      }),
+    );
+
+  accounts
+    .command('list')
+    .description('list accounts, newest first')
+    .option('--search <text>', 'name contains')
+    .option('--limit <n>', 'how many', positiveInt, 50)
+    .option('--json', 'print JSON')
+    .action((opts: { search?: string; limit: number; json?: boolean }) =>
+      withStore(async ({ store }) => {
+        const page = await store.listAccounts({ search: opts.search, limit: opts.limit });
+        if (opts.json) return printJson(page.items);
+        if (page.items.length === 0) return console.log('No accounts.');
+        console.table(page.items.map((a) => ({ id: a.id, name: a.name, credits: a.credits, held: a.held, usage: a.usage, created: a.createdAt.toISOString() })));
+      }),
+    );
+
+  accounts
+    .command('delete <accountId>')
+    .description('delete an account: its keys answer 1022 from now on; history is kept')
+    .action((accountId: string) =>
+      withStore(async ({ accounts: service }) => {
+        await service.deleteAccount(accountId);
+        console.log(`Account ${accountId} deleted.`);
+      }),
+    );
+
+  const keys = program.command('keys').description('manage API keys');
+
+  keys
+    .command('create <accountId>')
+    .description('issue another API key for an account (shown once)')
+    .option('--json', 'print JSON: {"keyId","apiKey"}')
+    .action((accountId: string, opts: { json?: boolean }) =>
+      withStore(async ({ accounts: service }) => {
+        const issued = await service.createApiKey(accountId);
+        if (opts.json) return printJson({ keyId: issued.key.id, apiKey: issued.secret });
+        console.log(`Key ${issued.key.id} created. API key, shown only now: ${issued.secret}`);
+      }),
+    );
+
+  keys
+    .command('list <accountId>')
+    .description("list an account's keys (prefix only)")
+    .option('--json', 'print JSON')
+    .action((accountId: string, opts: { json?: boolean }) =>
+      withStore(async ({ store }) => {
+        const list = (await store.listApiKeys(accountId)).map(({ hash: _hash, ...k }) => k);
+        if (opts.json) return printJson(list);
+        console.table(list.map((k) => ({ id: k.id, prefix: k.prefix, created: k.createdAt.toISOString(), lastUsed: k.lastUsedAt?.toISOString() ?? '', revoked: k.revokedAt?.toISOString() ?? '' })));
+      }),
+    );
+
+  keys
+    .command('revoke <keyId>')
+    .description('revoke a key: it answers 1021 from now on')
+    .action((keyId: string) =>
+      withStore(async ({ accounts: service }) => {
+        await service.revokeApiKey(keyId);
+        console.log(`Key ${keyId} revoked.`);
+      }),
+    );
+}

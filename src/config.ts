@@ -1,0 +1,47 @@
+// Configuration from the environment, validated once at startup. Every bad
+// value is reported by name with what was expected.
+import { z } from 'zod';
+
+const port = (fallback: number) => z.coerce.number().int().min(0).max(65535).default(fallback);
+const ms = (fallback: number) => z.coerce.number().int().min(1).max(3_600_000).default(fallback);
+
+const DATABASE_URL = /^(sqlite:.+|postgres(ql)?:\/\/.+|mongodb(\+srv)?:\/\/.+)$/;
+
+const schema = z.object({
+  PORT: port(3000),
+  HOST: z.string().min(1).default('127.0.0.1'),
+  ADMIN_PORT: port(3001),
+  ADMIN_HOST: z.string().min(1).default('127.0.0.1'),
+  DATABASE_URL: z
+    .string()
+    .regex(DATABASE_URL, 'must start with sqlite:, postgres://, postgresql://, mongodb:// or mongodb+srv://')
+    .default('sqlite:./data/slipgate.db'),
+  UPSTREAM_TIMEOUT_MS: ms(10_000),
+  /** Holds older than this are from a dead process; defaults to timeout + 60 s. */
+  HOLD_STALE_MS: z.coerce.number().int().min(1).optional(),
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  /** Cap on one verify request body (spec leaves it open). */
+  MAX_BODY_BYTES: z.coerce.number().int().min(256).max(1_048_576).default(16_384),
+});
+
+export type Config = Omit<z.infer<typeof schema>, 'HOLD_STALE_MS'> & {
+  HOLD_STALE_MS: number;
+  /** Raw env, for adapters that read their own settings (UPSTREAMS…). */
+  env: NodeJS.ProcessEnv;
+};
+
+export class ConfigError extends Error {
+  override name = 'ConfigError';
+}
+
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  // Empty strings count as unset, as in most 12-factor tools.
+  const present = Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined && v !== ''));
+  const parsed = schema.safeParse(present);
+  if (!parsed.success) {
+    const lines = parsed.error.issues.map((i) => `  ${i.path.join('.')}: ${i.message} (got ${JSON.stringify(present[String(i.path[0])])})`);
+    throw new ConfigError(`invalid configuration:\n${lines.join('\n')}`);
+  }
+  const c = parsed.data;
+  return { ...c, HOLD_STALE_MS: c.HOLD_STALE_MS ?? c.UPSTREAM_TIMEOUT_MS + 60_000, env };
+}

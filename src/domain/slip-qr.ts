@@ -1,0 +1,59 @@
+// Slip verification mini-QR: EMV-style TLV with tag 00 (00=000001, 01=bank,
+// 02=transRef), tag 51=TH and tag 91=CRC-16/CCITT-FALSE. promptparse does the
+// TLV and CRC work (and pads a CRC whose leading zeros a bank app dropped);
+// we add the checks it leaves out.
+import { parse } from 'promptparse';
+import { slipVerify } from 'promptparse/validate';
+
+export interface SlipRef {
+  sendingBank: string;
+  transRef: string;
+}
+
+export type SlipParseResult = { ok: true; slip: SlipRef } | { ok: false; reason: string };
+
+/** Longest slip QR we accept; real ones are under 70 characters. */
+export const MAX_QR_LENGTH = 512;
+
+const BANK_CODE = /^\d{3}$/;
+const TRANS_REF = /^[A-Za-z0-9]{1,64}$/;
+
+export function parseSlipQr(input: string): SlipParseResult {
+  const payload = input.trim();
+  if (payload.length === 0) return { ok: false, reason: 'QR code is empty' };
+  if (payload.length > MAX_QR_LENGTH) return { ok: false, reason: 'QR code is too long' };
+  if (!/^[\x20-\x7e]+$/.test(payload)) return { ok: false, reason: 'QR code has characters a slip QR never has' };
+
+  const slip = safe(() => slipVerify(payload, true));
+  if (!slip) {
+    return { ok: false, reason: describeFailure(payload) };
+  }
+  const country = safe(() => parse(padCrc(payload), false)?.getTagValue('51'));
+  if (country !== 'TH') return { ok: false, reason: 'not a Thai bank slip QR (country tag is not TH)' };
+  if (!BANK_CODE.test(slip.sendingBank)) return { ok: false, reason: 'sending bank code is not 3 digits' };
+  if (!TRANS_REF.test(slip.transRef)) return { ok: false, reason: 'transaction reference is malformed' };
+  return { ok: true, slip: { sendingBank: slip.sendingBank, transRef: slip.transRef } };
+}
+
+function describeFailure(payload: string): string {
+  const tags = safe(() => parse(padCrc(payload), false));
+  if (!tags) return 'not a slip QR code (cannot be decoded)';
+  if (tags.getTagValue('00', '00') !== '000001') return 'not a bank slip verification QR code';
+  return 'QR code checksum does not match';
+}
+
+/** Mirrors promptparse's fix for bank apps that drop the CRC's leading zeros. */
+function padCrc(payload: string): string {
+  const idx = payload.lastIndexOf('9104');
+  if (idx === -1) return payload;
+  const crc = payload.slice(idx + 4);
+  return crc.length > 0 && crc.length < 4 ? payload.slice(0, idx + 4) + crc.padStart(4, '0') : payload;
+}
+
+function safe<T>(fn: () => T): T | null {
+  try {
+    return fn() ?? null;
+  } catch {
+    return null;
+  }
+}

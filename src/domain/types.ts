@@ -1,0 +1,151 @@
+// Domain types: plain data, no framework or driver imports.
+
+export interface Account {
+  id: string;
+  name: string;
+  /** Spendable credits (held credits are already taken out). */
+  credits: number;
+  /** Credits currently held by in-flight verifications. */
+  held: number;
+  /** Successful verifications charged to this account. */
+  usage: number;
+  createdAt: Date;
+  deletedAt: Date | null;
+}
+
+export interface ApiKey {
+  id: string;
+  accountId: string;
+  /** Visible start of the key (e.g. `slip_Ab12Cd34`), safe to show and log. */
+  prefix: string;
+  /** SHA-256 hex of the whole key; the key itself is never stored. */
+  hash: string;
+  createdAt: Date;
+  lastUsedAt: Date | null;
+  revokedAt: Date | null;
+}
+
+/** One credit taken from an account while a verification is in flight. */
+export interface CreditHold {
+  /** Same id as the audit record the verification will produce. */
+  id: string;
+  accountId: string;
+  keyId: string;
+  createdAt: Date;
+}
+
+export type ErrorKind =
+  | 'missing_api_key'
+  | 'invalid_api_key'
+  | 'user_not_found'
+  | 'insufficient_fund'
+  | 'invalid_qr'
+  | 'slip_not_found'
+  | 'upstream_timeout'
+  | 'upstream_error'
+  | 'upstream_unavailable'
+  /** The process died mid-verification; recovery released the hold. */
+  | 'interrupted';
+
+export const ERROR_KINDS: readonly ErrorKind[] = [
+  'missing_api_key',
+  'invalid_api_key',
+  'user_not_found',
+  'insufficient_fund',
+  'invalid_qr',
+  'slip_not_found',
+  'upstream_timeout',
+  'upstream_error',
+  'upstream_unavailable',
+  'interrupted',
+];
+
+/** Audit record of a successful (charged) verification. */
+export interface VerifyTransactionRecord {
+  id: string;
+  accountId: string;
+  keyId: string;
+  requestId: string;
+  qrcode: string;
+  transactionId: string;
+  amount: number;
+  sendingBank: string;
+  receivingBank: string;
+  upstream: string;
+  latencyMs: number;
+  /** The `data` object returned to the caller (includes rawData). */
+  response: VerifiedSlip;
+  createdAt: Date;
+}
+
+/** Audit record of a failed request (never charged). */
+export interface RequestErrorRecord {
+  id: string;
+  accountId: string | null;
+  keyId: string | null;
+  requestId: string;
+  qrcode: string | null;
+  kind: ErrorKind;
+  message: string;
+  upstream: string | null;
+  latencyMs: number | null;
+  createdAt: Date;
+}
+
+export type LedgerKind = 'initial' | 'top_up' | 'adjustment';
+
+/** A change of an account's credits made by a person (not by a verification). */
+export interface LedgerEntry {
+  id: string;
+  accountId: string;
+  kind: LedgerKind;
+  delta: number;
+  reason: string;
+  actor: string;
+  /** Same key → same entry; a retried top-up never adds credits twice. */
+  idempotencyKey: string | null;
+  createdAt: Date;
+}
+
+/** Upstream party object (spec §2.3): proxy/account are objects or "". */
+export interface RawParty {
+  proxy?: { type?: string; value?: string } | '';
+  displayName?: string;
+  name?: string;
+  account?: { type?: string; value?: string } | '';
+  [key: string]: unknown;
+}
+
+/** The verification network's transaction payload, passed through as rawData. */
+export interface RawSlipData {
+  amount: string | number;
+  transDate: string;
+  transTime: string;
+  transRef: string;
+  sendingBank: string;
+  receivingBank: string;
+  sender: RawParty | '';
+  receiver: RawParty | '';
+  [key: string]: unknown;
+}
+
+/** `data` of the success response, spec §2.2. */
+export interface VerifiedSlip {
+  amount: number;
+  dateTime: string;
+  timestamp: number;
+  transactionId: string;
+  senderBankAccountNumber: string;
+  senderName: string;
+  senderNameEN: string;
+  senderBank: string;
+  senderBankCode: string;
+  receiverBankAccountNumber: string;
+  receiverName: string;
+  receiverNameEN: string;
+  receiverBank: string;
+  receiverBankCode: string;
+  receiverPromptpay: string;
+  receiverProxyType: string;
+  rawData: Record<string, unknown>;
+}

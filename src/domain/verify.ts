@@ -1,0 +1,190 @@
+// The one code path every verification takes: authenticate, check the body,
+// hold a credit, ask the network, then settle (charge) or release (free).
+// Spec §5 and §7 fix the order and texts of the errors.
+import type { Logger } from 'pino';
+import type { Store } from '../store/store.js';
+import type { Upstream, UpstreamResult } from '../upstream/upstream.js';
+import { hashSecret } from './api-key.js';
+import { ACCOUNT_ERRORS, UPSTREAM_MESSAGES, type AccountErrorKind } from './errors.js';
+import { mapSlip, SlipMappingError } from './mapping.js';
+import { parseSlipQr } from './slip-qr.js';
+import type { ApiKey, ErrorKind, RequestErrorRecord, VerifiedSlip } from './types.js';
+import { checkVerifyBody } from './verify-request.js';
+
+export interface VerifyInput {
+  apiKey: string | undefined;
+  contentType: string | undefined;
+  rawBody: Buffer;
+  requestId: string;
+}
+
+export type VerifyBody =
+  | { status: 'success'; data: VerifiedSlip; message: string; qrcode: string }
+  | { status: 'error'; code?: number; message: string };
+
+export interface VerifyOutcome {
+  httpStatus: number;
+  body: VerifyBody;
+}
+
+export interface VerificationDeps {
+  store: Store;
+  upstream: Upstream;
+  /** Whole budget for the network call (spec §8: 10 s). */
+  timeoutMs: number;
+  logger: Logger;
+  now?: () => Date;
+  newId: () => string;
+}
+
+const SUCCESS_MESSAGE = 'slip verified';
+/** lastUsedAt is for people, so one write a minute per key is plenty. */
+const TOUCH_INTERVAL_MS = 60_000;
+
+export class VerificationService {
+  private readonly inFlight = new Set<Promise<unknown>>();
+  private readonly lastTouch = new Map<string, number>();
+  private readonly now: () => Date;
+
+  constructor(private readonly deps: VerificationDeps) {
+    this.now = deps.now ?? (() => new Date());
+  }
+
+  /** Never rejects: store outages become a 503 JSON answer. */
+  verify(input: VerifyInput): Promise<VerifyOutcome> {
+    const run = this.run(input).catch((err: unknown) => {
+      this.deps.logger.error({ err, requestId: input.requestId }, 'verification failed inside slipgate');
+      return { httpStatus: 503, body: { status: 'error', message: 'service temporarily unavailable' } } as const;
+    });
+    this.inFlight.add(run);
+    void run.finally(() => this.inFlight.delete(run));
+    return run;
+  }
+
+  /** Resolves when every verification started so far has settled. */
+  async drain(): Promise<void> {
+    while (this.inFlight.size > 0) await Promise.allSettled([...this.inFlight]);
+  }
+
+  get inFlightCount(): number {
+    return this.inFlight.size;
+  }
+
+  private async run(input: VerifyInput): Promise<VerifyOutcome> {
+    const { store } = this.deps;
+    const base = { id: this.deps.newId(), requestId: input.requestId };
+
+    if (!input.apiKey) return this.accountError('missing_api_key', { ...base, accountId: null, keyId: null });
+    const key = await store.findApiKeyByHash(hashSecret(input.apiKey));
+    if (!key || key.revokedAt) return this.accountError('invalid_api_key', { ...base, accountId: null, keyId: null });
+    const who = { ...base, accountId: key.accountId, keyId: key.id };
+    const account = await store.getAccount(key.accountId);
+    if (!account || account.deletedAt) return this.accountError('user_not_found', who);
+
+    const body = checkVerifyBody(input.contentType, input.rawBody);
+    if (!body.ok) return { httpStatus: body.status, body: { status: 'error', message: body.message } };
+    const { qrcode } = body;
+
+    // A cheap read first so an empty account gets 1023 before any QR error;
+    // the hold below is what really guards the balance.
+    if (account.credits <= 0) return this.accountError('insufficient_fund', { ...who, qrcode });
+
+    const started = performance.now();
+    const parsed = parseSlipQr(qrcode);
+    if (!parsed.ok) {
+      const message = `invalid slip QR code: ${parsed.reason}`;
+      await store.insertRequestError(this.errorRecord(who, qrcode, 'invalid_qr', message, null, 0));
+      return failure(message);
+    }
+
+    const held = await store.holdCredit({ id: who.id, accountId: key.accountId, keyId: key.id, createdAt: this.now() });
+    if (held === 'insufficient') return this.accountError('insufficient_fund', { ...who, qrcode });
+    if (held === 'no_account') return this.accountError('user_not_found', { ...who, qrcode });
+
+    const result = await this.askNetwork({ ...parsed.slip, requestId: input.requestId });
+    const latencyMs = Math.round(performance.now() - started);
+
+    if (!result.ok) {
+      await store.releaseHold({ ...this.errorRecord(who, qrcode, result.kind, result.message, result.upstream, latencyMs), accountId: key.accountId });
+      return failure(result.message);
+    }
+    let data: VerifiedSlip;
+    try {
+      data = mapSlip(result.data);
+    } catch (err) {
+      if (!(err instanceof SlipMappingError)) throw err;
+      const message = `${UPSTREAM_MESSAGES.upstream_error}: ${err.message}`;
+      await store.releaseHold({ ...this.errorRecord(who, qrcode, 'upstream_error', message, result.upstream, latencyMs), accountId: key.accountId });
+      return failure(message);
+    }
+    await store.settleHold({
+      id: who.id,
+      accountId: key.accountId,
+      keyId: key.id,
+      requestId: input.requestId,
+      qrcode,
+      transactionId: data.transactionId,
+      amount: data.amount,
+      sendingBank: data.senderBankCode,
+      receivingBank: data.receiverBankCode,
+      upstream: result.upstream,
+      latencyMs,
+      response: data,
+      createdAt: this.now(),
+    });
+    this.touch(key);
+    return { httpStatus: 200, body: { status: 'success', data, message: SUCCESS_MESSAGE, qrcode } };
+  }
+
+  /** One budget for the whole network call; never waits past it. */
+  private askNetwork(query: { sendingBank: string; transRef: string; requestId: string }): Promise<UpstreamResult> {
+    const controller = new AbortController();
+    let timer: NodeJS.Timeout | undefined;
+    const deadline = new Promise<UpstreamResult>((resolve) => {
+      timer = setTimeout(() => {
+        controller.abort();
+        resolve({ ok: false, kind: 'upstream_timeout', message: UPSTREAM_MESSAGES.upstream_timeout, upstream: null });
+      }, this.deps.timeoutMs);
+    });
+    const call = this.deps.upstream.verify(query, controller.signal).catch(
+      (err: unknown): UpstreamResult => {
+        this.deps.logger.error({ err, requestId: query.requestId }, 'upstream adapter threw');
+        return { ok: false, kind: 'upstream_error', message: UPSTREAM_MESSAGES.upstream_error, upstream: null };
+      },
+    );
+    return Promise.race([call, deadline]).finally(() => clearTimeout(timer));
+  }
+
+  private async accountError(
+    kind: AccountErrorKind,
+    who: { id: string; requestId: string; accountId: string | null; keyId: string | null; qrcode?: string },
+  ): Promise<VerifyOutcome> {
+    const { code, status, message } = ACCOUNT_ERRORS[kind];
+    await this.deps.store.insertRequestError(this.errorRecord(who, who.qrcode ?? null, kind, message, null, null));
+    return { httpStatus: status, body: { status: 'error', code, message } };
+  }
+
+  private errorRecord(
+    who: { id: string; requestId: string; accountId: string | null; keyId: string | null },
+    qrcode: string | null,
+    kind: ErrorKind,
+    message: string,
+    upstream: string | null,
+    latencyMs: number | null,
+  ): RequestErrorRecord {
+    return { id: who.id, accountId: who.accountId, keyId: who.keyId, requestId: who.requestId, qrcode, kind, message, upstream, latencyMs, createdAt: this.now() };
+  }
+
+  private touch(key: ApiKey): void {
+    const now = Date.now();
+    if (now - (this.lastTouch.get(key.id) ?? 0) < TOUCH_INTERVAL_MS) return;
+    this.lastTouch.set(key.id, now);
+    this.deps.store.touchApiKey(key.id, new Date(now)).catch((err: unknown) => {
+      this.deps.logger.warn({ err, keyId: key.id }, 'could not record key use');
+    });
+  }
+}
+
+function failure(message: string): VerifyOutcome {
+  return { httpStatus: 200, body: { status: 'error', message } };
+}

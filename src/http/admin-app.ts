@@ -1,0 +1,37 @@
+// The admin listener (loopback by default): health, readiness and, later,
+// the internal GraphQL API. Never mounted on the public port.
+import express from 'express';
+import type { Logger } from 'pino';
+import type { Store } from '../store/store.js';
+import { accessLog } from './access-log.js';
+import { errorHandler, notFound, sendError } from './json-errors.js';
+import { requestId } from './request-id.js';
+
+export interface AdminAppDeps {
+  store: Store;
+  logger: Logger;
+  /** Extra routers (GraphQL, dashboard) mounted before the 404. */
+  mount?: (app: express.Express) => void;
+}
+
+export function createAdminApp(deps: AdminAppDeps): express.Express {
+  const app = express();
+  app.disable('x-powered-by');
+  app.use(requestId, accessLog(deps.logger));
+  app.get('/healthz', (_req, res) => {
+    res.json({ status: 'ok' });
+  });
+  app.get('/readyz', async (_req, res) => {
+    try {
+      await deps.store.ping();
+      res.json({ status: 'ok', store: deps.store.engine });
+    } catch (err) {
+      deps.logger.warn({ err }, 'readiness check failed');
+      sendError(res, 503, 'store unreachable');
+    }
+  });
+  deps.mount?.(app);
+  app.use(notFound);
+  app.use(errorHandler(deps.logger));
+  return app;
+}

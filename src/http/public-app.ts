@@ -1,0 +1,40 @@
+// The public listener: exactly one route, POST /api/v1/verify (spec §4).
+import express, { type Request, type Response } from 'express';
+import type { Logger } from 'pino';
+import type { VerificationService } from '../domain/verify.js';
+import { errorHandler, methodNotAllowed, notFound } from './json-errors.js';
+import { accessLog } from './access-log.js';
+import { requestId } from './request-id.js';
+
+export const VERIFY_PATH = '/api/v1/verify';
+
+export interface PublicAppDeps {
+  verification: VerificationService;
+  logger: Logger;
+  maxBodyBytes: number;
+}
+
+export function createPublicApp(deps: PublicAppDeps): express.Express {
+  const app = express();
+  app.disable('x-powered-by');
+  app.set('etag', false);
+  app.use(requestId, accessLog(deps.logger));
+
+  // The body is read raw: auth comes before body checks (spec §5 order), so
+  // JSON parsing happens inside the verification path, not here.
+  const rawBody = express.raw({ type: () => true, limit: deps.maxBodyBytes });
+  app.post(VERIFY_PATH, rawBody, async (req: Request, res: Response) => {
+    const header = req.headers['x-api-key'];
+    const outcome = await deps.verification.verify({
+      apiKey: typeof header === 'string' ? header : undefined,
+      contentType: req.headers['content-type'],
+      rawBody: Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0),
+      requestId: res.locals.requestId as string,
+    });
+    res.status(outcome.httpStatus).json(outcome.body);
+  });
+  app.all(VERIFY_PATH, methodNotAllowed('POST'));
+  app.use(notFound);
+  app.use(errorHandler(deps.logger));
+  return app;
+}

@@ -1,0 +1,21 @@
+// One pino logger for the process. Secrets never reach a log line: the
+// headers that carry them are redacted wherever they appear.
+import { pino, type Logger } from 'pino';
+
+export const REDACT_PATHS = [
+  'req.headers["x-api-key"]',
+  'req.headers.authorization',
+  'headers["x-api-key"]',
+  'headers.authorization',
+  'apiKey',
+  'secret',
+  'token',
+  '*.apiKey',
+  '*.secret',
+  '*.token',
+];
+
+export function createLogger(level: string, destination?: NodeJS.WritableStream): Logger {
+  const options = { level, redact: { paths: REDACT_PATHS, censor: '[redacted]' }, base: { service: 'slipgate' } };
+  return destination ? pino(options, destination) : pino(options);
+}

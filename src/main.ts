@@ -1,0 +1,117 @@
+// The one place that wires slipgate together. `run()` starts both listeners
+// and returns a handle tests can stop; the CLI's `serve` calls it.
+import { createServer, type RequestListener, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { Logger } from 'pino';
+import { newId } from './domain/api-key.js';
+import { VerificationService } from './domain/verify.js';
+import type { Config } from './config.js';
+import { createAdminApp } from './http/admin-app.js';
+import { createPublicApp } from './http/public-app.js';
+import { openStore } from './store/open.js';
+import type { Store } from './store/store.js';
+import { SandboxUpstream } from './upstream/sandbox/sandbox-upstream.js';
+import type { Upstream } from './upstream/upstream.js';
+
+export interface RunOptions {
+  logger: Logger;
+  /** Overrides the configured network (tests). */
+  upstream?: Upstream;
+}
+
+export interface Running {
+  publicUrl: string;
+  adminUrl: string;
+  store: Store;
+  verification: VerificationService;
+  /** Graceful: stop accepting, finish in-flight verifications, close the store. */
+  close(): Promise<void>;
+}
+
+export async function run(config: Config, { logger, ...opts }: RunOptions): Promise<Running> {
+  const store = await openStore(config.DATABASE_URL);
+  const upstream = opts.upstream ?? chooseUpstream(logger);
+  const verification = new VerificationService({
+    store,
+    upstream,
+    timeoutMs: config.UPSTREAM_TIMEOUT_MS,
+    logger,
+    newId: () => newId('req'),
+  });
+
+  const recovery = startHoldRecovery(store, config.HOLD_STALE_MS, logger);
+  await recovery.once();
+
+  const publicServer = await listen(
+    createPublicApp({ verification, logger, maxBodyBytes: config.MAX_BODY_BYTES }),
+    config.PORT,
+    config.HOST,
+  );
+  // Slow or stalled clients must not hold sockets forever, but a request
+  // may legitimately wait for the whole upstream budget.
+  publicServer.requestTimeout = config.UPSTREAM_TIMEOUT_MS + 20_000;
+  publicServer.headersTimeout = 15_000;
+  const adminServer = await listen(createAdminApp({ store, logger }), config.ADMIN_PORT, config.ADMIN_HOST);
+
+  const publicUrl = urlOf(publicServer);
+  const adminUrl = urlOf(adminServer);
+  logger.info({ publicUrl, adminUrl, store: store.engine, upstream: upstream.name }, 'slipgate listening');
+
+  let closing: Promise<void> | undefined;
+  const close = () =>
+    (closing ??= (async () => {
+      logger.info({ inFlight: verification.inFlightCount }, 'shutting down');
+      const stopped = Promise.all([stopServer(publicServer), stopServer(adminServer)]);
+      await verification.drain();
+      await stopped;
+      recovery.stop();
+      await upstream.close?.();
+      await store.close();
+      logger.info('stopped');
+    })());
+  return { publicUrl, adminUrl, store, verification, close };
+}
+
+function chooseUpstream(logger: Logger): Upstream {
+  logger.warn('SANDBOX MODE: no UPSTREAMS configured; slips are answered by the built-in sandbox network, not a bank');
+  return new SandboxUpstream();
+}
+
+/** Settles or releases holds left by a process that died mid-verification. */
+function startHoldRecovery(store: Store, staleMs: number, logger: Logger) {
+  const once = async () => {
+    const now = new Date();
+    const result = await store.recoverStaleHolds(new Date(now.getTime() - staleMs), now);
+    if (result.consumed + result.released > 0) logger.warn(result, 'recovered stale credit holds');
+  };
+  const timer = setInterval(() => {
+    once().catch((err: unknown) => logger.error({ err }, 'hold recovery failed'));
+  }, Math.min(Math.max(staleMs / 2, 50), 30_000));
+  timer.unref();
+  return { once, stop: () => clearInterval(timer) };
+}
+
+function listen(app: RequestListener, port: number, host: string): Promise<Server> {
+  const server = createServer(app);
+  return new Promise((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => resolve(server));
+  });
+}
+
+/** Stops accepting and lets in-flight requests finish; keep-alive sockets close as they go idle. */
+function stopServer(server: Server): Promise<void> {
+  return new Promise((resolve) => {
+    const sweep = setInterval(() => server.closeIdleConnections(), 100);
+    server.close(() => {
+      clearInterval(sweep);
+      resolve();
+    });
+    server.closeIdleConnections();
+  });
+}
+
+function urlOf(server: Server): string {
+  const { address, port } = server.address() as AddressInfo;
+  return `http://${address.includes(':') ? `[${address}]` : address}:${port}`;
+}

@@ -1,0 +1,43 @@
+// WHERE clauses for audit queries, shared by the SQL engines. Placeholders
+// are written as `?`; the PostgreSQL adapter renumbers them to $n.
+import { decodeCursor } from '../cursor.js';
+import type { AuditQuery } from '../store.js';
+
+export interface SqlFilter {
+  where: string;
+  params: unknown[];
+}
+
+/**
+ * `time` turns a millisecond timestamp into the engine's parameter value
+ * (a number for SQLite, a Date for PostgreSQL).
+ */
+export function auditFilter(q: AuditQuery, table: 'verify_transactions' | 'request_errors', time: (ms: number) => unknown): SqlFilter {
+  const clauses: string[] = [];
+  const params: unknown[] = [];
+  const add = (clause: string, ...values: unknown[]) => {
+    clauses.push(clause);
+    params.push(...values);
+  };
+  if (q.accountId) add('account_id = ?', q.accountId);
+  if (q.from) add('created_at >= ?', time(q.from.getTime()));
+  if (q.to) add('created_at < ?', time(q.to.getTime()));
+  if (q.upstream) add('upstream = ?', q.upstream);
+  if (table === 'verify_transactions') {
+    if (q.transactionId) add('transaction_id = ?', q.transactionId);
+    if (q.sendingBank) add('sending_bank = ?', q.sendingBank);
+    if (q.receivingBank) add('receiving_bank = ?', q.receivingBank);
+  } else if (q.kind) {
+    add('kind = ?', q.kind);
+  }
+  if (q.after) {
+    const c = decodeCursor(q.after);
+    add('(created_at < ? OR (created_at = ? AND id < ?))', time(c.at), time(c.at), c.id);
+  }
+  return { where: clauses.length ? `WHERE ${clauses.join(' AND ')}` : '', params };
+}
+
+/** Escapes LIKE wildcards so a search for "50%" means the text "50%". */
+export function likePattern(search: string): string {
+  return `%${search.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+}

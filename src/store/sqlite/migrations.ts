@@ -1,0 +1,81 @@
+// Versioned schema for the embedded store. Append new versions; never edit
+// one that has shipped. Times are Unix milliseconds.
+export const SQLITE_MIGRATIONS: readonly string[] = [
+  `
+  CREATE TABLE accounts (
+    id TEXT PRIMARY KEY,
+    name TEXT NOT NULL,
+    credits INTEGER NOT NULL DEFAULT 0 CHECK (credits >= 0),
+    usage INTEGER NOT NULL DEFAULT 0,
+    created_at INTEGER NOT NULL,
+    deleted_at INTEGER
+  );
+  CREATE INDEX accounts_created ON accounts (created_at, id);
+
+  CREATE TABLE api_keys (
+    id TEXT PRIMARY KEY,
+    account_id TEXT NOT NULL REFERENCES accounts (id),
+    prefix TEXT NOT NULL,
+    hash TEXT NOT NULL UNIQUE,
+    created_at INTEGER NOT NULL,
+    last_used_at INTEGER,
+    revoked_at INTEGER
+  );
+  CREATE INDEX api_keys_account ON api_keys (account_id);
+
+  CREATE TABLE credit_holds (
+    id TEXT PRIMARY KEY,
+    account_id TEXT NOT NULL REFERENCES accounts (id),
+    key_id TEXT NOT NULL,
+    created_at INTEGER NOT NULL
+  );
+  CREATE INDEX credit_holds_account ON credit_holds (account_id);
+  CREATE INDEX credit_holds_created ON credit_holds (created_at);
+
+  CREATE TABLE verify_transactions (
+    id TEXT PRIMARY KEY,
+    account_id TEXT NOT NULL,
+    key_id TEXT NOT NULL,
+    request_id TEXT NOT NULL,
+    qrcode TEXT NOT NULL,
+    transaction_id TEXT NOT NULL,
+    amount REAL NOT NULL,
+    sending_bank TEXT NOT NULL,
+    receiving_bank TEXT NOT NULL,
+    upstream TEXT NOT NULL,
+    latency_ms INTEGER NOT NULL,
+    response TEXT NOT NULL,
+    created_at INTEGER NOT NULL
+  );
+  CREATE INDEX verify_transactions_account_time ON verify_transactions (account_id, created_at, id);
+  CREATE INDEX verify_transactions_time ON verify_transactions (created_at, id);
+  CREATE INDEX verify_transactions_transaction ON verify_transactions (transaction_id);
+
+  CREATE TABLE request_errors (
+    id TEXT PRIMARY KEY,
+    account_id TEXT,
+    key_id TEXT,
+    request_id TEXT NOT NULL,
+    qrcode TEXT,
+    kind TEXT NOT NULL,
+    message TEXT NOT NULL,
+    upstream TEXT,
+    latency_ms INTEGER,
+    created_at INTEGER NOT NULL
+  );
+  CREATE INDEX request_errors_account_time ON request_errors (account_id, created_at, id);
+  CREATE INDEX request_errors_time ON request_errors (created_at, id);
+
+  CREATE TABLE credit_ledger (
+    id TEXT PRIMARY KEY,
+    account_id TEXT NOT NULL REFERENCES accounts (id),
+    kind TEXT NOT NULL,
+    delta INTEGER NOT NULL,
+    reason TEXT NOT NULL,
+    actor TEXT NOT NULL,
+    idempotency_key TEXT UNIQUE,
+    created_at INTEGER NOT NULL
+  );
+  CREATE INDEX credit_ledger_account ON credit_ledger (account_id, created_at);
+  `,
+];

@@ -1,0 +1,303 @@
+// Embedded store on better-sqlite3. Every money change is one SQLite
+// transaction, so a crash leaves either all of it or none of it.
+import Database from 'better-sqlite3';
+import { mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
+import type {
+  Account,
+  ApiKey,
+  CreditHold,
+  LedgerEntry,
+  RequestErrorRecord,
+  VerifyTransactionRecord,
+} from '../../domain/types.js';
+import { UPSTREAM_MESSAGES } from '../../domain/errors.js';
+import { decodeCursor, toPage } from '../cursor.js';
+import { auditFilter, likePattern } from '../sql/audit-filter.js';
+import {
+  StoreError,
+  type AccountQuery,
+  type AuditQuery,
+  type HoldResult,
+  type LedgerResult,
+  type Page,
+  type RecoveryResult,
+  type Store,
+  type UsageRow,
+} from '../store.js';
+import { SQLITE_MIGRATIONS } from './migrations.js';
+import * as row from './rows.js';
+
+const ACCOUNT_SELECT = `SELECT a.*, (SELECT count(*) FROM credit_holds h WHERE h.account_id = a.id) AS held FROM accounts a`;
+const BANGKOK_DAY = `strftime('%Y-%m-%d', created_at / 1000 + 25200, 'unixepoch')`;
+
+export class SqliteStore implements Store {
+  readonly engine = 'sqlite' as const;
+  private readonly db: Database.Database;
+  private readonly stmt;
+
+  /** `path` is a file path or ':memory:'. */
+  constructor(path: string) {
+    if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
+    this.db = new Database(path);
+    this.db.pragma('journal_mode = WAL');
+    // WAL + NORMAL survives process crashes (the case we guard); only an OS
+    // crash could lose the last commits.
+    this.db.pragma('synchronous = NORMAL');
+    this.db.pragma('busy_timeout = 5000');
+    this.db.pragma('foreign_keys = ON');
+    this.migrateNow();
+    this.stmt = this.prepare();
+  }
+
+  private migrateNow(): void {
+    this.db.exec('CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, applied_at INTEGER NOT NULL)');
+    const applied = this.db.prepare('SELECT coalesce(max(version), 0) AS v FROM schema_migrations').get() as { v: number };
+    this.db.transaction(() => {
+      SQLITE_MIGRATIONS.forEach((sql, i) => {
+        const version = i + 1;
+        if (version <= applied.v) return;
+        this.db.exec(sql);
+        this.db.prepare('INSERT INTO schema_migrations (version, applied_at) VALUES (?, ?)').run(version, Date.now());
+      });
+    }).immediate();
+  }
+
+  private prepare() {
+    const db = this.db;
+    return {
+      account: db.prepare(`${ACCOUNT_SELECT} WHERE a.id = ?`),
+      insertAccount: db.prepare('INSERT INTO accounts (id, name, credits, usage, created_at) VALUES (?, ?, 0, 0, ?)'),
+      keyByHash: db.prepare('SELECT * FROM api_keys WHERE hash = ?'),
+      keyById: db.prepare('SELECT * FROM api_keys WHERE id = ?'),
+      hold: db.prepare('UPDATE accounts SET credits = credits - 1 WHERE id = ? AND credits > 0 AND deleted_at IS NULL'),
+      insertHold: db.prepare('INSERT INTO credit_holds (id, account_id, key_id, created_at) VALUES (?, ?, ?, ?)'),
+      deleteHold: db.prepare('DELETE FROM credit_holds WHERE id = ? AND account_id = ?'),
+      charge: db.prepare('UPDATE accounts SET usage = usage + 1 WHERE id = ?'),
+      refund: db.prepare('UPDATE accounts SET credits = credits + 1 WHERE id = ?'),
+      insertVt: db.prepare(`INSERT INTO verify_transactions
+        (id, account_id, key_id, request_id, qrcode, transaction_id, amount, sending_bank, receiving_bank, upstream, latency_ms, response, created_at)
+        VALUES (@id, @accountId, @keyId, @requestId, @qrcode, @transactionId, @amount, @sendingBank, @receivingBank, @upstream, @latencyMs, @response, @createdAt)`),
+      insertError: db.prepare(`INSERT OR IGNORE INTO request_errors
+        (id, account_id, key_id, request_id, qrcode, kind, message, upstream, latency_ms, created_at)
+        VALUES (@id, @accountId, @keyId, @requestId, @qrcode, @kind, @message, @upstream, @latencyMs, @createdAt)`),
+      vtExists: db.prepare('SELECT 1 FROM verify_transactions WHERE id = ?'),
+      ledgerByKey: db.prepare('SELECT * FROM credit_ledger WHERE idempotency_key = ?'),
+      insertLedger: db.prepare(`INSERT INTO credit_ledger (id, account_id, kind, delta, reason, actor, idempotency_key, created_at)
+        VALUES (@id, @accountId, @kind, @delta, @reason, @actor, @idempotencyKey, @createdAt)`),
+      addCredits: db.prepare('UPDATE accounts SET credits = credits + ? WHERE id = ? AND deleted_at IS NULL AND credits + ? >= 0'),
+    };
+  }
+
+  async migrate(): Promise<void> {
+    this.migrateNow();
+  }
+
+  async ping(): Promise<void> {
+    this.db.prepare('SELECT 1').get();
+  }
+
+  async close(): Promise<void> {
+    if (this.db.open) this.db.close();
+  }
+
+  async createAccount(input: { id: string; name: string; createdAt: Date }): Promise<Account> {
+    this.stmt.insertAccount.run(input.id, input.name, input.createdAt.getTime());
+    return row.account(this.stmt.account.get(input.id) as row.AccountRow);
+  }
+
+  async getAccount(id: string): Promise<Account | null> {
+    const r = this.stmt.account.get(id) as row.AccountRow | undefined;
+    return r ? row.account(r) : null;
+  }
+
+  async getAccounts(ids: readonly string[]): Promise<Account[]> {
+    if (ids.length === 0) return [];
+    const rows = this.db.prepare(`${ACCOUNT_SELECT} WHERE a.id IN (${ids.map(() => '?').join(',')})`).all(...ids);
+    return (rows as row.AccountRow[]).map(row.account);
+  }
+
+  async listAccounts(q: AccountQuery): Promise<Page<Account>> {
+    const clauses = ['a.deleted_at IS NULL'];
+    const params: unknown[] = [];
+    if (q.search) {
+      clauses.push(`(a.name LIKE ? ESCAPE '\\' OR a.id = ?)`);
+      params.push(likePattern(q.search), q.search);
+    }
+    if (q.after) {
+      const c = decodeCursor(q.after);
+      clauses.push('(a.created_at < ? OR (a.created_at = ? AND a.id < ?))');
+      params.push(c.at, c.at, c.id);
+    }
+    const sql = `${ACCOUNT_SELECT} WHERE ${clauses.join(' AND ')} ORDER BY a.created_at DESC, a.id DESC LIMIT ?`;
+    const rows = (this.db.prepare(sql).all(...params, q.limit + 1) as row.AccountRow[]).map(row.account);
+    return toPage(rows, q.limit, (a) => a.createdAt);
+  }
+
+  async deleteAccount(id: string, at: Date): Promise<boolean> {
+    const r = this.db.prepare('UPDATE accounts SET deleted_at = ? WHERE id = ? AND deleted_at IS NULL').run(at.getTime(), id);
+    return r.changes === 1;
+  }
+
+  async createApiKey(key: ApiKey): Promise<void> {
+    try {
+      this.db
+        .prepare('INSERT INTO api_keys (id, account_id, prefix, hash, created_at, last_used_at, revoked_at) VALUES (?, ?, ?, ?, ?, NULL, NULL)')
+        .run(key.id, key.accountId, key.prefix, key.hash, key.createdAt.getTime());
+    } catch (err) {
+      throw mapError(err);
+    }
+  }
+
+  async findApiKeyByHash(hash: string): Promise<ApiKey | null> {
+    const r = this.stmt.keyByHash.get(hash) as row.ApiKeyRow | undefined;
+    return r ? row.apiKey(r) : null;
+  }
+
+  async getApiKey(id: string): Promise<ApiKey | null> {
+    const r = this.stmt.keyById.get(id) as row.ApiKeyRow | undefined;
+    return r ? row.apiKey(r) : null;
+  }
+
+  async listApiKeys(accountId: string): Promise<ApiKey[]> {
+    const rows = this.db.prepare('SELECT * FROM api_keys WHERE account_id = ? ORDER BY created_at DESC, id DESC').all(accountId);
+    return (rows as row.ApiKeyRow[]).map(row.apiKey);
+  }
+
+  async revokeApiKey(id: string, at: Date): Promise<boolean> {
+    return this.db.prepare('UPDATE api_keys SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL').run(at.getTime(), id).changes === 1;
+  }
+
+  async touchApiKey(id: string, at: Date): Promise<void> {
+    this.db.prepare('UPDATE api_keys SET last_used_at = ? WHERE id = ?').run(at.getTime(), id);
+  }
+
+  async holdCredit(hold: CreditHold): Promise<HoldResult> {
+    return this.db.transaction((): HoldResult => {
+      if (this.stmt.hold.run(hold.accountId).changes === 1) {
+        this.stmt.insertHold.run(hold.id, hold.accountId, hold.keyId, hold.createdAt.getTime());
+        return 'held';
+      }
+      const a = this.stmt.account.get(hold.accountId) as row.AccountRow | undefined;
+      return !a || a.deleted_at !== null ? 'no_account' : 'insufficient';
+    }).immediate();
+  }
+
+  async settleHold(r: VerifyTransactionRecord): Promise<void> {
+    this.db.transaction(() => {
+      if (this.stmt.deleteHold.run(r.id, r.accountId).changes !== 1) {
+        throw new StoreError('conflict', `hold ${r.id} no longer exists`);
+      }
+      this.stmt.insertVt.run(row.vtParams(r));
+      this.stmt.charge.run(r.accountId);
+    }).immediate();
+  }
+
+  async releaseHold(r: RequestErrorRecord & { accountId: string }): Promise<void> {
+    this.db.transaction(() => {
+      if (this.stmt.deleteHold.run(r.id, r.accountId).changes === 1) this.stmt.refund.run(r.accountId);
+      this.stmt.insertError.run(row.errorParams(r));
+    }).immediate();
+  }
+
+  async recoverStaleHolds(olderThan: Date, now: Date): Promise<RecoveryResult> {
+    return this.db.transaction((): RecoveryResult => {
+      const stale = this.db.prepare('SELECT * FROM credit_holds WHERE created_at < ?').all(olderThan.getTime()) as row.HoldRow[];
+      const result = { consumed: 0, released: 0 };
+      for (const h of stale) {
+        this.stmt.deleteHold.run(h.id, h.account_id);
+        if (this.stmt.vtExists.get(h.id)) {
+          this.stmt.charge.run(h.account_id);
+          result.consumed++;
+          continue;
+        }
+        this.stmt.refund.run(h.account_id);
+        this.stmt.insertError.run(
+          row.errorParams({
+            id: h.id,
+            accountId: h.account_id,
+            keyId: h.key_id,
+            requestId: h.id,
+            qrcode: null,
+            kind: 'interrupted',
+            message: UPSTREAM_MESSAGES.interrupted,
+            upstream: null,
+            latencyMs: null,
+            createdAt: now,
+          }),
+        );
+        result.released++;
+      }
+      return result;
+    }).immediate();
+  }
+
+  async listHolds(accountId?: string): Promise<CreditHold[]> {
+    const rows = accountId
+      ? this.db.prepare('SELECT * FROM credit_holds WHERE account_id = ? ORDER BY created_at').all(accountId)
+      : this.db.prepare('SELECT * FROM credit_holds ORDER BY created_at').all();
+    return (rows as row.HoldRow[]).map(row.hold);
+  }
+
+  async insertRequestError(r: RequestErrorRecord): Promise<void> {
+    this.stmt.insertError.run(row.errorParams(r));
+  }
+
+  async applyLedgerEntry(entry: LedgerEntry): Promise<LedgerResult> {
+    return this.db.transaction((): LedgerResult => {
+      if (entry.idempotencyKey) {
+        const existing = this.stmt.ledgerByKey.get(entry.idempotencyKey) as row.LedgerRow | undefined;
+        if (existing) {
+          const prior = row.ledger(existing);
+          if (prior.accountId !== entry.accountId || prior.delta !== entry.delta) {
+            throw new StoreError('conflict', 'idempotency key was already used for a different change');
+          }
+          return { entry: prior, created: false, account: row.account(this.stmt.account.get(prior.accountId) as row.AccountRow) };
+        }
+      }
+      const a = this.stmt.account.get(entry.accountId) as row.AccountRow | undefined;
+      if (!a || a.deleted_at !== null) throw new StoreError('not_found', 'account not found');
+      if (this.stmt.addCredits.run(entry.delta, entry.accountId, entry.delta).changes !== 1) {
+        throw new StoreError('insufficient', 'adjustment would make the balance negative');
+      }
+      this.stmt.insertLedger.run(row.ledgerParams(entry));
+      return { entry, created: true, account: row.account(this.stmt.account.get(entry.accountId) as row.AccountRow) };
+    }).immediate();
+  }
+
+  async listLedger(accountId: string, limit: number): Promise<LedgerEntry[]> {
+    const rows = this.db.prepare('SELECT * FROM credit_ledger WHERE account_id = ? ORDER BY created_at DESC, id DESC LIMIT ?').all(accountId, limit);
+    return (rows as row.LedgerRow[]).map(row.ledger);
+  }
+
+  async listVerifyTransactions(q: AuditQuery): Promise<Page<VerifyTransactionRecord>> {
+    const f = auditFilter(q, 'verify_transactions', (ms) => ms);
+    const sql = `SELECT * FROM verify_transactions ${f.where} ORDER BY created_at DESC, id DESC LIMIT ?`;
+    const rows = (this.db.prepare(sql).all(...f.params, q.limit + 1) as row.VtRow[]).map(row.verifyTransaction);
+    return toPage(rows, q.limit, (r) => r.createdAt);
+  }
+
+  async listRequestErrors(q: AuditQuery): Promise<Page<RequestErrorRecord>> {
+    const f = auditFilter(q, 'request_errors', (ms) => ms);
+    const sql = `SELECT * FROM request_errors ${f.where} ORDER BY created_at DESC, id DESC LIMIT ?`;
+    const rows = (this.db.prepare(sql).all(...f.params, q.limit + 1) as row.ErrorRow[]).map(row.requestError);
+    return toPage(rows, q.limit, (r) => r.createdAt);
+  }
+
+  async usage(q: { accountId?: string; from?: Date; to?: Date }): Promise<UsageRow[]> {
+    const f = auditFilter({ ...q, limit: 0 }, 'request_errors', (ms) => ms);
+    const successes = this.db
+      .prepare(`SELECT account_id, ${BANGKOK_DAY} AS day, count(*) AS n FROM verify_transactions ${f.where} GROUP BY 1, 2`)
+      .all(...f.params) as { account_id: string; day: string; n: number }[];
+    const failures = this.db
+      .prepare(`SELECT account_id, ${BANGKOK_DAY} AS day, kind, count(*) AS n FROM request_errors ${f.where} ${f.where ? 'AND' : 'WHERE'} account_id IS NOT NULL GROUP BY 1, 2, 3`)
+      .all(...f.params) as { account_id: string; day: string; kind: string; n: number }[];
+    return row.usageRows(successes, failures);
+  }
+}
+
+function mapError(err: unknown): Error {
+  const code = (err as { code?: string }).code ?? '';
+  if (code.startsWith('SQLITE_CONSTRAINT')) return new StoreError('conflict', 'record already exists or references a missing record', { cause: err });
+  return err instanceof Error ? err : new Error(String(err));
+}

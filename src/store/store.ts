@@ -1,0 +1,127 @@
+// The storage port. Every engine (sqlite, postgres, mongo) implements it and
+// runs the same contract suite in test/store/. Money rules live in the
+// engine's atomic writes, never in read-modify-write code in the caller.
+import type {
+  Account,
+  ApiKey,
+  CreditHold,
+  LedgerEntry,
+  RequestErrorRecord,
+  VerifyTransactionRecord,
+  ErrorKind,
+} from '../domain/types.js';
+
+export type HoldResult = 'held' | 'insufficient' | 'no_account';
+
+export interface Page<T> {
+  items: T[];
+  /** Opaque cursor for the next page, null at the end. */
+  next: string | null;
+}
+
+export interface AuditQuery {
+  accountId?: string;
+  from?: Date;
+  /** Exclusive upper bound. */
+  to?: Date;
+  transactionId?: string;
+  sendingBank?: string;
+  receivingBank?: string;
+  upstream?: string;
+  kind?: ErrorKind;
+  limit: number;
+  /** Cursor from a previous page (newest first). */
+  after?: string | null;
+}
+
+export interface AccountQuery {
+  search?: string;
+  limit: number;
+  after?: string | null;
+}
+
+export interface UsageRow {
+  accountId: string;
+  /** Day in Asia/Bangkok, YYYY-MM-DD. */
+  day: string;
+  successes: number;
+  failures: Partial<Record<ErrorKind, number>>;
+}
+
+export interface RecoveryResult {
+  /** Holds whose verification was recorded: charged (usage +1). */
+  consumed: number;
+  /** Holds with no success record: credit returned, RequestError written. */
+  released: number;
+}
+
+export interface LedgerResult {
+  entry: LedgerEntry;
+  /** False when the idempotency key had already been used. */
+  created: boolean;
+  account: Account;
+}
+
+export interface Store {
+  readonly engine: 'sqlite' | 'postgres' | 'mongo';
+  /** Creates tables/collections and indexes; safe to run on every start. */
+  migrate(): Promise<void>;
+  ping(): Promise<void>;
+  close(): Promise<void>;
+
+  createAccount(input: { id: string; name: string; createdAt: Date }): Promise<Account>;
+  /** Returns deleted accounts too (deletedAt set). */
+  getAccount(id: string): Promise<Account | null>;
+  getAccounts(ids: readonly string[]): Promise<Account[]>;
+  listAccounts(query: AccountQuery): Promise<Page<Account>>;
+  /** Soft delete: keys stop working (1022), audit history stays. */
+  deleteAccount(id: string, at: Date): Promise<boolean>;
+
+  createApiKey(key: ApiKey): Promise<void>;
+  findApiKeyByHash(hash: string): Promise<ApiKey | null>;
+  getApiKey(id: string): Promise<ApiKey | null>;
+  listApiKeys(accountId: string): Promise<ApiKey[]>;
+  revokeApiKey(id: string, at: Date): Promise<boolean>;
+  touchApiKey(id: string, at: Date): Promise<void>;
+
+  /** Atomically moves one credit from `credits` to a hold, iff credits > 0. */
+  holdCredit(hold: CreditHold): Promise<HoldResult>;
+  /** Consumes the hold: usage +1 and the success record, all or nothing. */
+  settleHold(record: VerifyTransactionRecord): Promise<void>;
+  /** Returns the held credit and writes the failure record, all or nothing. */
+  releaseHold(record: RequestErrorRecord & { accountId: string }): Promise<void>;
+  /** Settles or releases holds created before `olderThan` (crash recovery). */
+  recoverStaleHolds(olderThan: Date, now: Date): Promise<RecoveryResult>;
+  listHolds(accountId?: string): Promise<CreditHold[]>;
+
+  /** Records a failure that never held a credit. */
+  insertRequestError(record: RequestErrorRecord): Promise<void>;
+
+  /**
+   * Adds `delta` credits (may be negative for adjustments) with a ledger
+   * entry. Idempotent on `idempotencyKey`. Throws StoreError 'not_found' for
+   * an unknown or deleted account and 'insufficient' when a negative delta
+   * would overdraw.
+   */
+  applyLedgerEntry(entry: LedgerEntry): Promise<LedgerResult>;
+  listLedger(accountId: string, limit: number): Promise<LedgerEntry[]>;
+
+  listVerifyTransactions(query: AuditQuery): Promise<Page<VerifyTransactionRecord>>;
+  listRequestErrors(query: AuditQuery): Promise<Page<RequestErrorRecord>>;
+  /** Per account and Bangkok day; successes and failures by kind. */
+  usage(query: { accountId?: string; from?: Date; to?: Date }): Promise<UsageRow[]>;
+}
+
+export type StoreErrorCode = 'not_found' | 'conflict' | 'insufficient' | 'unavailable';
+
+/** Engine errors mapped to what callers can act on. */
+export class StoreError extends Error {
+  constructor(
+    readonly code: StoreErrorCode,
+    message: string,
+    options?: { cause?: unknown },
+  ) {
+    super(message, options);
+    this.name = 'StoreError';
+  }
+}

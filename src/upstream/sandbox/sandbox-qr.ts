@@ -1,0 +1,24 @@
+// Builds slip QRs that the sandbox accepts (npx slipgate sandbox qr).
+import { randomBytes } from 'node:crypto';
+import { withCrcTag } from 'promptparse';
+import { sandboxTransRef, type SandboxOutcome } from './transaction.js';
+
+const ALPHANUM = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
+
+function tlv(id: string, value: string): string {
+  return id + String(value.length).padStart(2, '0') + value;
+}
+
+/** A slip QR payload for any bank code and transRef, with a correct CRC. */
+export function slipQr(sendingBank: string, transRef: string): string {
+  const head = tlv('00', tlv('00', '000001') + tlv('01', sendingBank) + tlv('02', transRef)) + tlv('51', 'TH');
+  return withCrcTag(head, '91', true);
+}
+
+export function sandboxQr(opts: { bank?: string; amount?: number; outcome?: SandboxOutcome } = {}): string {
+  const satang = Math.round((opts.amount ?? 100) * 100);
+  if (!Number.isSafeInteger(satang) || satang <= 0 || satang >= 1e10) throw new Error('amount must be between 0.01 and 99,999,999.99');
+  const bytes = randomBytes(11);
+  const tail = Array.from(bytes, (b) => ALPHANUM[b % ALPHANUM.length]).join('');
+  return slipQr(opts.bank ?? '004', sandboxTransRef(satang, opts.outcome ?? 'success', tail));
+}

@@ -1,0 +1,31 @@
+// The built-in sandbox network: answers every well-formed slip QR from its
+// transRef, with no bank behind it. Used when no UPSTREAMS are configured.
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { SlipQuery, Upstream, UpstreamResult } from '../upstream.js';
+import { sandboxOutcome, sandboxTransaction } from './transaction.js';
+
+export class SandboxUpstream implements Upstream {
+  constructor(
+    readonly name = 'sandbox',
+    /** Simulated network latency, for demos and benchmarks. */
+    private readonly latencyMs = 0,
+  ) {}
+
+  async verify(query: SlipQuery, signal: AbortSignal): Promise<UpstreamResult> {
+    const outcome = sandboxOutcome(query.transRef);
+    try {
+      if (outcome === 'timeout') await sleep(2 ** 31 - 1, undefined, { signal });
+      if (this.latencyMs > 0) await sleep(this.latencyMs, undefined, { signal });
+    } catch {
+      return { ok: false, kind: 'upstream_timeout', message: 'verification service timed out', upstream: this.name };
+    }
+    switch (outcome) {
+      case 'not-found':
+        return { ok: false, kind: 'slip_not_found', message: 'slip not found: transaction not found or too old', upstream: this.name };
+      case 'error':
+        return { ok: false, kind: 'upstream_error', message: 'verification service error: sandbox was asked to fail', upstream: this.name };
+      default:
+        return { ok: true, data: sandboxTransaction(query.sendingBank, query.transRef), upstream: this.name };
+    }
+  }
+}
