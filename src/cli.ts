@@ -4,6 +4,7 @@
 import { Command, CommanderError } from 'commander';
 import { registerAccountCommands } from './cli/accounts.js';
 import { registerAuditCommands } from './cli/audit.js';
+import { registerDoctorCommand } from './cli/doctor.js';
 import { registerSandboxCommands } from './cli/sandbox.js';
 import { registerServeCommand } from './cli/serve.js';
 import { ConfigError } from './config.js';
@@ -18,6 +19,7 @@ const program = new Command('slipgate')
 registerServeCommand(program);
 registerAccountCommands(program);
 registerAuditCommands(program);
+registerDoctorCommand(program);
 registerSandboxCommands(program);
 
 try {

@@ -19,6 +19,8 @@ const schema = z.object({
   UPSTREAM_TIMEOUT_MS: ms(10_000),
   /** Holds older than this are from a dead process; defaults to timeout + 60 s. */
   HOLD_STALE_MS: z.coerce.number().int().min(1).optional(),
+  /** Simulated latency of the built-in sandbox network (demos, benchmarks, tests). */
+  SANDBOX_LATENCY_MS: z.coerce.number().int().min(0).max(600_000).default(0),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   /** Cap on one verify request body (spec leaves it open). */
   MAX_BODY_BYTES: z.coerce.number().int().min(256).max(1_048_576).default(16_384),

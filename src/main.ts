@@ -30,7 +30,7 @@ export interface Running {
 
 export async function run(config: Config, { logger, ...opts }: RunOptions): Promise<Running> {
   const store = await openStore(config.DATABASE_URL);
-  const upstream = opts.upstream ?? chooseUpstream(logger);
+  const upstream = opts.upstream ?? chooseUpstream(config, logger);
   const verification = new VerificationService({
     store,
     upstream,
@@ -56,6 +56,9 @@ export async function run(config: Config, { logger, ...opts }: RunOptions): Prom
   const publicUrl = urlOf(publicServer);
   const adminUrl = urlOf(adminServer);
   logger.info({ publicUrl, adminUrl, store: store.engine, upstream: upstream.name }, 'slipgate listening');
+  if ((await store.listAccounts({ limit: 1 })).items.length === 0) {
+    logger.info('no accounts yet; create one with: npx slipgate accounts create --name "My shop" --credits 100');
+  }
 
   let closing: Promise<void> | undefined;
   const close = () =>
@@ -72,9 +75,9 @@ export async function run(config: Config, { logger, ...opts }: RunOptions): Prom
   return { publicUrl, adminUrl, store, verification, close };
 }
 
-function chooseUpstream(logger: Logger): Upstream {
+function chooseUpstream(config: Config, logger: Logger): Upstream {
   logger.warn('SANDBOX MODE: no UPSTREAMS configured; slips are answered by the built-in sandbox network, not a bank');
-  return new SandboxUpstream();
+  return new SandboxUpstream('sandbox', config.SANDBOX_LATENCY_MS);
 }
 
 /** Settles or releases holds left by a process that died mid-verification. */

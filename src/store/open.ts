@@ -9,6 +9,9 @@ export async function openStore(url: string): Promise<Store> {
     const path = url.slice('sqlite:'.length).replace(/^\/\//, '');
     const { SqliteStore } = await import('./sqlite/sqlite-store.js');
     store = new SqliteStore(path === ':memory:' ? path : resolve(path));
+  } else if (url.startsWith('postgres://') || url.startsWith('postgresql://')) {
+    const { PostgresStore } = await import('./postgres/postgres-store.js');
+    store = new PostgresStore(url);
   } else {
     throw new Error(`unsupported DATABASE_URL scheme: ${url.split(':')[0]}`);
   }

@@ -36,6 +36,8 @@ export interface AuditQuery {
 
 export interface AccountQuery {
   search?: string;
+  /** Reconciliation needs deleted accounts too; lists for people do not. */
+  includeDeleted?: boolean;
   limit: number;
   after?: string | null;
 }
@@ -53,6 +55,13 @@ export interface RecoveryResult {
   consumed: number;
   /** Holds with no success record: credit returned, RequestError written. */
   released: number;
+}
+
+/** What reconciliation compares with an account's balance. */
+export interface AuditTotals {
+  /** Sum of every ledger delta (initial credits, top-ups, adjustments). */
+  ledgerTotal: number;
+  verifyTransactions: number;
 }
 
 export interface LedgerResult {
@@ -105,6 +114,7 @@ export interface Store {
    */
   applyLedgerEntry(entry: LedgerEntry): Promise<LedgerResult>;
   listLedger(accountId: string, limit: number): Promise<LedgerEntry[]>;
+  auditTotals(accountId: string): Promise<AuditTotals>;
 
   listVerifyTransactions(query: AuditQuery): Promise<Page<VerifyTransactionRecord>>;
   listRequestErrors(query: AuditQuery): Promise<Page<RequestErrorRecord>>;

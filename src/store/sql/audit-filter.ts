@@ -1,7 +1,7 @@
 // WHERE clauses for audit queries, shared by the SQL engines. Placeholders
 // are written as `?`; the PostgreSQL adapter renumbers them to $n.
 import { decodeCursor } from '../cursor.js';
-import type { AuditQuery } from '../store.js';
+import type { AccountQuery, AuditQuery } from '../store.js';
 
 export interface SqlFilter {
   where: string;
@@ -40,4 +40,20 @@ export function auditFilter(q: AuditQuery, table: 'verify_transactions' | 'reque
 /** Escapes LIKE wildcards so a search for "50%" means the text "50%". */
 export function likePattern(search: string): string {
   return `%${search.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+}
+
+/** Account list filter; `like` is the engine's case-insensitive LIKE operator. */
+export function accountFilter(q: AccountQuery, time: (ms: number) => unknown, like: 'LIKE' | 'ILIKE'): SqlFilter {
+  const clauses: string[] = q.includeDeleted ? [] : ['a.deleted_at IS NULL'];
+  const params: unknown[] = [];
+  if (q.search) {
+    clauses.push(`(a.name ${like} ? ESCAPE '\\' OR a.id = ?)`);
+    params.push(likePattern(q.search), q.search);
+  }
+  if (q.after) {
+    const c = decodeCursor(q.after);
+    clauses.push('(a.created_at < ? OR (a.created_at = ? AND a.id < ?))');
+    params.push(time(c.at), time(c.at), c.id);
+  }
+  return { where: clauses.length ? `WHERE ${clauses.join(' AND ')}` : '', params };
 }

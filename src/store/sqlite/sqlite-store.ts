@@ -12,12 +12,13 @@ import type {
   VerifyTransactionRecord,
 } from '../../domain/types.js';
 import { UPSTREAM_MESSAGES } from '../../domain/errors.js';
-import { decodeCursor, toPage } from '../cursor.js';
-import { auditFilter, likePattern } from '../sql/audit-filter.js';
+import { toPage } from '../cursor.js';
+import { accountFilter, auditFilter } from '../sql/audit-filter.js';
 import {
   StoreError,
   type AccountQuery,
   type AuditQuery,
+  type AuditTotals,
   type HoldResult,
   type LedgerResult,
   type Page,
@@ -118,19 +119,9 @@ export class SqliteStore implements Store {
   }
 
   async listAccounts(q: AccountQuery): Promise<Page<Account>> {
-    const clauses = ['a.deleted_at IS NULL'];
-    const params: unknown[] = [];
-    if (q.search) {
-      clauses.push(`(a.name LIKE ? ESCAPE '\\' OR a.id = ?)`);
-      params.push(likePattern(q.search), q.search);
-    }
-    if (q.after) {
-      const c = decodeCursor(q.after);
-      clauses.push('(a.created_at < ? OR (a.created_at = ? AND a.id < ?))');
-      params.push(c.at, c.at, c.id);
-    }
-    const sql = `${ACCOUNT_SELECT} WHERE ${clauses.join(' AND ')} ORDER BY a.created_at DESC, a.id DESC LIMIT ?`;
-    const rows = (this.db.prepare(sql).all(...params, q.limit + 1) as row.AccountRow[]).map(row.account);
+    const f = accountFilter(q, (ms) => ms, 'LIKE');
+    const sql = `${ACCOUNT_SELECT} ${f.where} ORDER BY a.created_at DESC, a.id DESC LIMIT ?`;
+    const rows = (this.db.prepare(sql).all(...f.params, q.limit + 1) as row.AccountRow[]).map(row.account);
     return toPage(rows, q.limit, (a) => a.createdAt);
   }
 
@@ -268,6 +259,15 @@ export class SqliteStore implements Store {
   async listLedger(accountId: string, limit: number): Promise<LedgerEntry[]> {
     const rows = this.db.prepare('SELECT * FROM credit_ledger WHERE account_id = ? ORDER BY created_at DESC, id DESC LIMIT ?').all(accountId, limit);
     return (rows as row.LedgerRow[]).map(row.ledger);
+  }
+
+  async auditTotals(accountId: string): Promise<AuditTotals> {
+    return this.db
+      .prepare(
+        `SELECT (SELECT coalesce(sum(delta), 0) FROM credit_ledger WHERE account_id = ?) AS ledgerTotal,
+                (SELECT count(*) FROM verify_transactions WHERE account_id = ?) AS verifyTransactions`,
+      )
+      .get(accountId, accountId) as AuditTotals;
   }
 
   async listVerifyTransactions(q: AuditQuery): Promise<Page<VerifyTransactionRecord>> {

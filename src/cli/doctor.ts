@@ -1,0 +1,26 @@
+// `slipgate doctor`: checks that every account's balance, holds, usage,
+// ledger and audit records agree. Exits 1 on any discrepancy.
+import type { Command } from 'commander';
+import { reconcileAll } from '../domain/reconcile.js';
+import { printJson, withStore } from './context.js';
+
+export function registerDoctorCommand(program: Command): void {
+  program
+    .command('doctor')
+    .description('reconcile balances, holds, usage, ledger and audit records of every account')
+    .option('--json', 'print JSON')
+    .action((opts: { json?: boolean }) =>
+      withStore(async ({ store }) => {
+        const results = await reconcileAll(store);
+        const bad = results.filter((r) => r.problems.length > 0);
+        const holds = await store.listHolds();
+        if (opts.json) printJson({ accounts: results.length, discrepancies: bad, openHolds: holds.length });
+        else {
+          console.log(`Checked ${results.length} accounts; ${holds.length} credit holds open (in-flight or awaiting recovery).`);
+          for (const r of bad) console.log(`DISCREPANCY ${r.accountId}: ${r.problems.join('; ')}`);
+          if (bad.length === 0) console.log('All accounts reconcile.');
+        }
+        if (bad.length > 0) process.exitCode = 1;
+      }),
+    );
+}

@@ -1,0 +1,42 @@
+// Reconciliation: every credit is either still spendable, held by an
+// in-flight verification, or spent on a recorded success. For each account:
+//   credits + held + usage = sum of ledger deltas
+//   usage = number of VerifyTransaction records
+import type { Store } from '../store/store.js';
+
+export interface AccountReconciliation {
+  accountId: string;
+  credits: number;
+  held: number;
+  usage: number;
+  ledgerTotal: number;
+  verifyTransactions: number;
+  problems: string[];
+}
+
+export async function reconcileAccount(store: Store, accountId: string): Promise<AccountReconciliation> {
+  const [account, totals] = await Promise.all([store.getAccount(accountId), store.auditTotals(accountId)]);
+  if (!account) throw new Error(`account ${accountId} not found`);
+  const { credits, held, usage } = account;
+  const problems: string[] = [];
+  if (credits < 0) problems.push(`negative balance ${credits}`);
+  if (credits + held + usage !== totals.ledgerTotal) {
+    problems.push(`credits ${credits} + held ${held} + usage ${usage} = ${credits + held + usage}, but the ledger adds up to ${totals.ledgerTotal}`);
+  }
+  if (usage !== totals.verifyTransactions) {
+    problems.push(`usage ${usage} but ${totals.verifyTransactions} VerifyTransaction records`);
+  }
+  return { accountId, credits, held, usage, ...totals, problems };
+}
+
+/** Reconciles every account (deleted ones too), page by page. */
+export async function reconcileAll(store: Store): Promise<AccountReconciliation[]> {
+  const results: AccountReconciliation[] = [];
+  let after: string | null = null;
+  do {
+    const page = await store.listAccounts({ limit: 200, after, includeDeleted: true });
+    for (const a of page.items) results.push(await reconcileAccount(store, a.id));
+    after = page.next;
+  } while (after);
+  return results;
+}

@@ -1,0 +1,83 @@
+// Versioned schema for the PostgreSQL store, the same shape as the SQLite one.
+// Append new versions; never edit one that has shipped. Each version runs in
+// the migration transaction, so a failed version leaves nothing behind.
+export const PG_MIGRATIONS: readonly string[] = [
+  `
+  CREATE TABLE accounts (
+    id text PRIMARY KEY,
+    name text NOT NULL,
+    credits integer NOT NULL DEFAULT 0 CHECK (credits >= 0),
+    usage integer NOT NULL DEFAULT 0,
+    created_at timestamptz NOT NULL,
+    deleted_at timestamptz
+  );
+  CREATE INDEX accounts_created ON accounts (created_at, id);
+
+  CREATE TABLE api_keys (
+    id text PRIMARY KEY,
+    account_id text NOT NULL REFERENCES accounts (id),
+    prefix text NOT NULL,
+    hash text NOT NULL UNIQUE,
+    created_at timestamptz NOT NULL,
+    last_used_at timestamptz,
+    revoked_at timestamptz
+  );
+  CREATE INDEX api_keys_account ON api_keys (account_id);
+
+  CREATE TABLE credit_holds (
+    id text PRIMARY KEY,
+    account_id text NOT NULL REFERENCES accounts (id),
+    key_id text NOT NULL,
+    created_at timestamptz NOT NULL
+  );
+  CREATE INDEX credit_holds_account ON credit_holds (account_id);
+  CREATE INDEX credit_holds_created ON credit_holds (created_at);
+
+  -- Slip amounts are baht with satang: numeric keeps sums exact.
+  CREATE TABLE verify_transactions (
+    id text PRIMARY KEY,
+    account_id text NOT NULL,
+    key_id text NOT NULL,
+    request_id text NOT NULL,
+    qrcode text NOT NULL,
+    transaction_id text NOT NULL,
+    amount numeric(14, 2) NOT NULL,
+    sending_bank text NOT NULL,
+    receiving_bank text NOT NULL,
+    upstream text NOT NULL,
+    latency_ms integer NOT NULL,
+    response jsonb NOT NULL,
+    created_at timestamptz NOT NULL
+  );
+  CREATE INDEX verify_transactions_account_time ON verify_transactions (account_id, created_at, id);
+  CREATE INDEX verify_transactions_time ON verify_transactions (created_at, id);
+  CREATE INDEX verify_transactions_transaction ON verify_transactions (transaction_id);
+
+  CREATE TABLE request_errors (
+    id text PRIMARY KEY,
+    account_id text,
+    key_id text,
+    request_id text NOT NULL,
+    qrcode text,
+    kind text NOT NULL,
+    message text NOT NULL,
+    upstream text,
+    latency_ms integer,
+    created_at timestamptz NOT NULL
+  );
+  CREATE INDEX request_errors_account_time ON request_errors (account_id, created_at, id);
+  CREATE INDEX request_errors_time ON request_errors (created_at, id);
+
+  CREATE TABLE credit_ledger (
+    id text PRIMARY KEY,
+    account_id text NOT NULL REFERENCES accounts (id),
+    kind text NOT NULL,
+    delta integer NOT NULL,
+    reason text NOT NULL,
+    actor text NOT NULL,
+    idempotency_key text UNIQUE,
+    created_at timestamptz NOT NULL
+  );
+  CREATE INDEX credit_ledger_account ON credit_ledger (account_id, created_at);
+  `,
+];

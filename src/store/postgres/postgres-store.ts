@@ -1,0 +1,383 @@
+// Server store on PostgreSQL (node-postgres Pool). Several slipgate processes
+// may share one database, so every money change is a single statement or a
+// single transaction whose guards are evaluated by PostgreSQL under row
+// locks, never read-modify-write in JavaScript.
+import pg from 'pg';
+import type { PoolClient, QueryResult, QueryResultRow } from 'pg';
+import type {
+  Account,
+  ApiKey,
+  CreditHold,
+  LedgerEntry,
+  RequestErrorRecord,
+  VerifyTransactionRecord,
+} from '../../domain/types.js';
+import { UPSTREAM_MESSAGES } from '../../domain/errors.js';
+import { toPage } from '../cursor.js';
+import { accountFilter, auditFilter } from '../sql/audit-filter.js';
+import {
+  StoreError,
+  type AccountQuery,
+  type AuditQuery,
+  type AuditTotals,
+  type HoldResult,
+  type LedgerResult,
+  type Page,
+  type RecoveryResult,
+  type Store,
+  type UsageRow,
+} from '../store.js';
+import { usageRows } from '../usage.js';
+import { PG_MIGRATIONS } from './migrations.js';
+import * as row from './rows.js';
+import { isConnectionError, mapError, numbered, poolConfig, type PostgresStoreOptions } from './sql.js';
+
+export type { PostgresStoreOptions } from './sql.js';
+
+type Run = <R extends QueryResultRow>(sql: string, params?: readonly unknown[]) => Promise<QueryResult<R>>;
+
+const ACCOUNT_SELECT = `SELECT a.*, (SELECT count(*)::int FROM credit_holds h WHERE h.account_id = a.id) AS held FROM accounts a`;
+const BANGKOK_DAY = `to_char(created_at AT TIME ZONE 'Asia/Bangkok', 'YYYY-MM-DD')`;
+/** Serialises migrations of every process that starts against this database. */
+const MIGRATION_LOCK = `SELECT pg_advisory_xact_lock(hashtext('slipgate.schema_migrations'))`;
+const MIGRATION_TIMEOUT_MS = 10 * 60_000;
+
+const time = (ms: number) => new Date(ms);
+const params = (values: readonly unknown[]) => values.map((v) => (typeof v === 'string' ? row.noNul(v) : v));
+
+export class PostgresStore implements Store {
+  readonly engine = 'postgres' as const;
+  private readonly config: pg.PoolConfig;
+  private readonly pool: pg.Pool;
+  private readonly run: Run;
+
+  /** `url` is a postgres:// URL; see PostgresStoreOptions for our own query parameters. */
+  constructor(url: string, options: PostgresStoreOptions = {}) {
+    this.config = poolConfig(url, options);
+    this.pool = new pg.Pool(this.config);
+    // An idle connection that dies (server restart, failover) is dropped by
+    // the pool and replaced on the next checkout; without a listener the
+    // 'error' event would crash the process.
+    this.pool.on('error', () => {});
+    // A checked-out connection can die between two statements of a
+    // transaction; the next statement then fails and is mapped to
+    // 'unavailable', so the event itself needs no handling.
+    this.pool.on('connect', (client) => client.on('error', () => {}));
+    this.run = async (sql, values = []) => {
+      try {
+        return await this.pool.query(sql, params(values));
+      } catch (err) {
+        throw mapError(err);
+      }
+    };
+  }
+
+  /** BEGIN … COMMIT on one pooled connection; any error rolls back. */
+  private async tx<T>(fn: (run: Run) => Promise<T>): Promise<T> {
+    let client: PoolClient;
+    try {
+      client = await this.pool.connect();
+    } catch (err) {
+      throw mapError(err);
+    }
+    let broken: Error | undefined;
+    try {
+      await client.query('BEGIN');
+      const result = await fn((sql, values = []) => client.query(sql, params(values)));
+      await client.query('COMMIT');
+      return result;
+    } catch (err) {
+      if (isConnectionError(err)) broken = err as Error;
+      else await client.query('ROLLBACK').catch((e: Error) => (broken = e));
+      throw mapError(err);
+    } finally {
+      // A connection in an unknown state is destroyed, not reused.
+      client.release(broken);
+    }
+  }
+
+  async migrate(): Promise<void> {
+    // A connection of its own, without the pool's time limits: waiting for
+    // another instance's migration, or building an index on a big table, may
+    // take longer than a request may. Ending it rolls back a failed attempt.
+    const client = new pg.Client({ ...this.config, statement_timeout: undefined, query_timeout: MIGRATION_TIMEOUT_MS });
+    client.on('error', () => {});
+    try {
+      await client.connect();
+      await client.query('BEGIN');
+      await client.query('SET LOCAL statement_timeout = 0');
+      await client.query(MIGRATION_LOCK);
+      await client.query('CREATE TABLE IF NOT EXISTS schema_migrations (version integer PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())');
+      const { rows } = await client.query<{ v: number }>('SELECT coalesce(max(version), 0)::int AS v FROM schema_migrations');
+      const applied = rows[0]?.v ?? 0;
+      for (const [i, sql] of PG_MIGRATIONS.entries()) {
+        const version = i + 1;
+        if (version <= applied) continue;
+        await client.query(sql);
+        await client.query('INSERT INTO schema_migrations (version) VALUES ($1)', [version]);
+      }
+      await client.query('COMMIT');
+    } catch (err) {
+      throw mapError(err);
+    } finally {
+      await client.end().catch(() => {});
+    }
+  }
+
+  async ping(): Promise<void> {
+    await this.run('SELECT 1');
+  }
+
+  async close(): Promise<void> {
+    if (!this.pool.ended && !this.pool.ending) await this.pool.end();
+  }
+
+  async createAccount(input: { id: string; name: string; createdAt: Date }): Promise<Account> {
+    await this.run('INSERT INTO accounts (id, name, credits, usage, created_at) VALUES ($1, $2, 0, 0, $3)', [input.id, input.name, input.createdAt]);
+    return (await this.getAccount(input.id))!;
+  }
+
+  async getAccount(id: string): Promise<Account | null> {
+    const { rows } = await this.run<row.AccountRow>(`${ACCOUNT_SELECT} WHERE a.id = $1`, [id]);
+    return rows[0] ? row.account(rows[0]) : null;
+  }
+
+  async getAccounts(ids: readonly string[]): Promise<Account[]> {
+    if (ids.length === 0) return [];
+    const { rows } = await this.run<row.AccountRow>(`${ACCOUNT_SELECT} WHERE a.id = ANY($1::text[])`, [ids.map(row.noNul)]);
+    return rows.map(row.account);
+  }
+
+  async listAccounts(q: AccountQuery): Promise<Page<Account>> {
+    // ILIKE: SQLite's LIKE is case-insensitive too.
+    const f = accountFilter(q, time, 'ILIKE');
+    const sql = numbered(`${ACCOUNT_SELECT} ${f.where} ORDER BY a.created_at DESC, a.id DESC LIMIT ?`);
+    const { rows } = await this.run<row.AccountRow>(sql, [...f.params, q.limit + 1]);
+    return toPage(rows.map(row.account), q.limit, (a) => a.createdAt);
+  }
+
+  async deleteAccount(id: string, at: Date): Promise<boolean> {
+    const r = await this.run('UPDATE accounts SET deleted_at = $1 WHERE id = $2 AND deleted_at IS NULL', [at, id]);
+    return r.rowCount === 1;
+  }
+
+  async createApiKey(key: ApiKey): Promise<void> {
+    await this.run(
+      'INSERT INTO api_keys (id, account_id, prefix, hash, created_at, last_used_at, revoked_at) VALUES ($1, $2, $3, $4, $5, NULL, NULL)',
+      [key.id, key.accountId, key.prefix, key.hash, key.createdAt],
+    );
+  }
+
+  async findApiKeyByHash(hash: string): Promise<ApiKey | null> {
+    const { rows } = await this.run<row.ApiKeyRow>('SELECT * FROM api_keys WHERE hash = $1', [hash]);
+    return rows[0] ? row.apiKey(rows[0]) : null;
+  }
+
+  async getApiKey(id: string): Promise<ApiKey | null> {
+    const { rows } = await this.run<row.ApiKeyRow>('SELECT * FROM api_keys WHERE id = $1', [id]);
+    return rows[0] ? row.apiKey(rows[0]) : null;
+  }
+
+  async listApiKeys(accountId: string): Promise<ApiKey[]> {
+    const { rows } = await this.run<row.ApiKeyRow>('SELECT * FROM api_keys WHERE account_id = $1 ORDER BY created_at DESC, id DESC', [accountId]);
+    return rows.map(row.apiKey);
+  }
+
+  async revokeApiKey(id: string, at: Date): Promise<boolean> {
+    const r = await this.run('UPDATE api_keys SET revoked_at = $1 WHERE id = $2 AND revoked_at IS NULL', [at, id]);
+    return r.rowCount === 1;
+  }
+
+  async touchApiKey(id: string, at: Date): Promise<void> {
+    await this.run('UPDATE api_keys SET last_used_at = $1 WHERE id = $2', [at, id]);
+  }
+
+  async holdCredit(hold: CreditHold): Promise<HoldResult> {
+    // One statement, so one transaction: the conditional UPDATE waits on the
+    // row lock and re-checks `credits > 0` against the committed value, and
+    // the hold row is written only if the credit was taken.
+    const { rows } = await this.run<{ held: boolean; live: boolean }>(
+      `WITH taken AS (
+         UPDATE accounts SET credits = credits - 1
+         WHERE id = $1 AND credits > 0 AND deleted_at IS NULL
+         RETURNING id
+       ), held AS (
+         INSERT INTO credit_holds (id, account_id, key_id, created_at)
+         SELECT $2::text, id, $3::text, $4::timestamptz FROM taken
+         RETURNING id
+       )
+       SELECT EXISTS (SELECT 1 FROM held) AS held,
+              EXISTS (SELECT 1 FROM accounts WHERE id = $1 AND deleted_at IS NULL) AS live`,
+      [hold.accountId, hold.id, hold.keyId, hold.createdAt],
+    );
+    const r = rows[0]!;
+    return r.held ? 'held' : r.live ? 'insufficient' : 'no_account';
+  }
+
+  async settleHold(r: VerifyTransactionRecord): Promise<void> {
+    // Deleting the hold is the claim: a concurrent settle, release or
+    // recovery of the same hold waits on the row and then finds it gone.
+    const { rows } = await this.run<{ settled: boolean }>(
+      `WITH claimed AS (
+         DELETE FROM credit_holds WHERE id = $1 AND account_id = $2 RETURNING account_id
+       ), recorded AS (
+         INSERT INTO verify_transactions (${row.VT_COLUMNS})
+         SELECT $1::text, account_id, $3::text, $4::text, $5::text, $6::text, $7::numeric, $8::text, $9::text, $10::text, $11::integer, $12::jsonb, $13::timestamptz
+         FROM claimed
+         RETURNING id
+       ), charged AS (
+         UPDATE accounts SET usage = usage + 1 WHERE id IN (SELECT account_id FROM claimed)
+       )
+       SELECT EXISTS (SELECT 1 FROM recorded) AS settled`,
+      row.vtParams(r),
+    );
+    if (!rows[0]!.settled) throw new StoreError('conflict', `hold ${r.id} no longer exists`);
+  }
+
+  async releaseHold(r: RequestErrorRecord & { accountId: string }): Promise<void> {
+    await this.run(
+      `WITH released AS (
+         DELETE FROM credit_holds WHERE id = $1 AND account_id = $2 RETURNING account_id
+       ), refunded AS (
+         UPDATE accounts SET credits = credits + 1 WHERE id IN (SELECT account_id FROM released)
+       )
+       INSERT INTO request_errors (${row.ERROR_COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)
+       ON CONFLICT (id) DO NOTHING`,
+      row.errorParams(r),
+    );
+  }
+
+  async recoverStaleHolds(olderThan: Date, now: Date): Promise<RecoveryResult> {
+    // SKIP LOCKED: a hold that a live request is settling or releasing right
+    // now is not stale after all; another instance recovering at the same
+    // time takes disjoint holds.
+    const { rows } = await this.run<{ consumed: number; released: number }>(
+      `WITH stale AS (
+         DELETE FROM credit_holds h
+         WHERE h.id IN (SELECT id FROM credit_holds WHERE created_at < $1 FOR UPDATE SKIP LOCKED)
+         RETURNING h.id, h.account_id, h.key_id,
+           EXISTS (SELECT 1 FROM verify_transactions v WHERE v.id = h.id) AS settled
+       ), per_account AS (
+         SELECT account_id, count(*) FILTER (WHERE settled) AS consumed, count(*) FILTER (WHERE NOT settled) AS released
+         FROM stale GROUP BY account_id
+       ), applied AS (
+         UPDATE accounts a SET usage = a.usage + p.consumed, credits = a.credits + p.released
+         FROM per_account p WHERE a.id = p.account_id
+       ), interrupted AS (
+         INSERT INTO request_errors (${row.ERROR_COLUMNS})
+         SELECT id, account_id, key_id, id, NULL, 'interrupted', $2::text, NULL, NULL, $3::timestamptz
+         FROM stale WHERE NOT settled
+         ON CONFLICT (id) DO NOTHING
+       )
+       SELECT (count(*) FILTER (WHERE settled))::int AS consumed, (count(*) FILTER (WHERE NOT settled))::int AS released FROM stale`,
+      [olderThan, UPSTREAM_MESSAGES.interrupted, now],
+    );
+    return { consumed: rows[0]!.consumed, released: rows[0]!.released };
+  }
+
+  async listHolds(accountId?: string): Promise<CreditHold[]> {
+    const { rows } = accountId
+      ? await this.run<row.HoldRow>('SELECT * FROM credit_holds WHERE account_id = $1 ORDER BY created_at', [accountId])
+      : await this.run<row.HoldRow>('SELECT * FROM credit_holds ORDER BY created_at');
+    return rows.map(row.hold);
+  }
+
+  async insertRequestError(r: RequestErrorRecord): Promise<void> {
+    await this.run(
+      `INSERT INTO request_errors (${row.ERROR_COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) ON CONFLICT (id) DO NOTHING`,
+      row.errorParams(r),
+    );
+  }
+
+  async applyLedgerEntry(entry: LedgerEntry): Promise<LedgerResult> {
+    return this.tx(async (run): Promise<LedgerResult> => {
+      // The entry is written first: it claims the idempotency key. A
+      // concurrent claim of the same key waits for ours to commit (then does
+      // nothing and replays ours) or to roll back (then takes the key). A
+      // NULL key never conflicts.
+      let claimed: QueryResult;
+      try {
+        claimed = await run(
+          `INSERT INTO credit_ledger (${row.LEDGER_COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8) ON CONFLICT (idempotency_key) DO NOTHING`,
+          row.ledgerParams(entry),
+        );
+      } catch (err) {
+        if ((err as { code?: string }).code === '23503') throw new StoreError('not_found', 'account not found', { cause: err });
+        throw err;
+      }
+      if (claimed.rowCount === 0) return this.replay(run, entry);
+
+      const credited = await run('UPDATE accounts SET credits = credits + $1 WHERE id = $2 AND deleted_at IS NULL AND credits + $1 >= 0', [entry.delta, entry.accountId]);
+      if (credited.rowCount !== 1) {
+        // Throwing rolls the entry back, which frees the key again.
+        const { rows } = await run<{ deleted: boolean }>('SELECT deleted_at IS NOT NULL AS deleted FROM accounts WHERE id = $1', [entry.accountId]);
+        if (!rows[0] || rows[0].deleted) throw new StoreError('not_found', 'account not found');
+        throw new StoreError('insufficient', 'adjustment would make the balance negative');
+      }
+      return { entry, created: true, account: await this.accountIn(run, entry.accountId) };
+    });
+  }
+
+  /** The key was used before: the same change returns the prior entry. */
+  private async replay(run: Run, entry: LedgerEntry): Promise<LedgerResult> {
+    const { rows } = await run<row.LedgerRow>('SELECT * FROM credit_ledger WHERE idempotency_key = $1', [entry.idempotencyKey]);
+    const prior = row.ledger(rows[0]!);
+    if (prior.accountId !== entry.accountId || prior.delta !== entry.delta) {
+      throw new StoreError('conflict', 'idempotency key was already used for a different change');
+    }
+    return { entry: prior, created: false, account: await this.accountIn(run, prior.accountId) };
+  }
+
+  private async accountIn(run: Run, id: string): Promise<Account> {
+    const { rows } = await run<row.AccountRow>(`${ACCOUNT_SELECT} WHERE a.id = $1`, [id]);
+    return row.account(rows[0]!);
+  }
+
+  async listLedger(accountId: string, limit: number): Promise<LedgerEntry[]> {
+    const { rows } = await this.run<row.LedgerRow>(
+      'SELECT * FROM credit_ledger WHERE account_id = $1 ORDER BY created_at DESC, id DESC LIMIT $2',
+      [accountId, limit],
+    );
+    return rows.map(row.ledger);
+  }
+
+  async auditTotals(accountId: string): Promise<AuditTotals> {
+    const { rows } = await this.run<{ ledger_total: string; vts: number }>(
+      `SELECT (SELECT coalesce(sum(delta), 0) FROM credit_ledger WHERE account_id = $1) AS ledger_total,
+              (SELECT count(*)::int FROM verify_transactions WHERE account_id = $1) AS vts`,
+      [accountId],
+    );
+    return { ledgerTotal: Number(rows[0]!.ledger_total), verifyTransactions: rows[0]!.vts };
+  }
+
+  async listVerifyTransactions(q: AuditQuery): Promise<Page<VerifyTransactionRecord>> {
+    const f = auditFilter(q, 'verify_transactions', time);
+    const sql = numbered(`SELECT * FROM verify_transactions ${f.where} ORDER BY created_at DESC, id DESC LIMIT ?`);
+    const { rows } = await this.run<row.VtRow>(sql, [...f.params, q.limit + 1]);
+    return toPage(rows.map(row.verifyTransaction), q.limit, (r) => r.createdAt);
+  }
+
+  async listRequestErrors(q: AuditQuery): Promise<Page<RequestErrorRecord>> {
+    const f = auditFilter(q, 'request_errors', time);
+    const sql = numbered(`SELECT * FROM request_errors ${f.where} ORDER BY created_at DESC, id DESC LIMIT ?`);
+    const { rows } = await this.run<row.ErrorRow>(sql, [...f.params, q.limit + 1]);
+    return toPage(rows.map(row.requestError), q.limit, (r) => r.createdAt);
+  }
+
+  async usage(q: { accountId?: string; from?: Date; to?: Date }): Promise<UsageRow[]> {
+    const f = auditFilter({ ...q, limit: 0 }, 'request_errors', time);
+    const [successes, failures] = await Promise.all([
+      this.run<{ account_id: string; day: string; n: number }>(
+        numbered(`SELECT account_id, ${BANGKOK_DAY} AS day, count(*)::int AS n FROM verify_transactions ${f.where} GROUP BY 1, 2`),
+        f.params,
+      ),
+      this.run<{ account_id: string; day: string; kind: string; n: number }>(
+        numbered(
+          `SELECT account_id, ${BANGKOK_DAY} AS day, kind, count(*)::int AS n FROM request_errors ${f.where} ${f.where ? 'AND' : 'WHERE'} account_id IS NOT NULL GROUP BY 1, 2, 3`,
+        ),
+        f.params,
+      ),
+    ]);
+    return usageRows(successes.rows, failures.rows);
+  }
+}

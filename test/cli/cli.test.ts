@@ -1,0 +1,90 @@
+// The operator CLI, run as a real process against a real store.
+import { execFile } from 'node:child_process';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import Database from 'better-sqlite3';
+import { afterAll, describe, expect, it } from 'vitest';
+import { parseSlipQr } from '../../src/domain/slip-qr.js';
+import { tempDir } from '../helpers/temp.js';
+
+const run = promisify(execFile);
+const CLI = new URL('../../src/cli.ts', import.meta.url).pathname;
+
+describe('slipgate CLI', () => {
+  const dir = tempDir();
+  const file = join(dir.path, 'cli.db');
+  afterAll(() => dir.remove());
+
+  const slipgate = async (...args: string[]) => {
+    try {
+      const { stdout, stderr } = await run(process.execPath, ['--import', 'tsx', CLI, ...args], { env: { ...process.env, DATABASE_URL: `sqlite:${file}`, LOG_LEVEL: 'silent' } });
+      return { code: 0, stdout, stderr };
+    } catch (err) {
+      const e = err as { code: number; stdout: string; stderr: string };
+      return { code: e.code, stdout: e.stdout, stderr: e.stderr };
+    }
+  };
+
+  it('creates an account, shows the key once and stores only its hash', async () => {
+    const created = await slipgate('accounts', 'create', '--name', 'ร้านกาแฟ Shop', '--credits', '5', '--json');
+    expect(created.code).toBe(0);
+    const { accountId, apiKey } = JSON.parse(created.stdout) as { accountId: string; apiKey: string };
+    expect(accountId).toMatch(/^acc_/);
+    expect(apiKey).toMatch(/^slip_[A-Za-z0-9_-]{32}$/);
+
+    const db = new Database(file, { readonly: true });
+    const dump = JSON.stringify(db.prepare('SELECT * FROM api_keys').all());
+    db.close();
+    expect(dump).not.toContain(apiKey);
+    expect(dump).toContain(apiKey.slice(0, 13));
+
+    const topUp = await slipgate('accounts', 'top-up', accountId, '--credits', '10', '--reason', 'paid invoice 7', '--idempotency-key', 'inv-7', '--json');
+    expect(JSON.parse(topUp.stdout)).toMatchObject({ credits: 15, created: true });
+    const again = await slipgate('accounts', 'top-up', accountId, '--credits', '10', '--reason', 'paid invoice 7', '--idempotency-key', 'inv-7', '--json');
+    expect(JSON.parse(again.stdout)).toMatchObject({ credits: 15, created: false });
+
+    const list = JSON.parse((await slipgate('accounts', 'list', '--json')).stdout) as { id: string; name: string; credits: number }[];
+    expect(list).toMatchObject([{ id: accountId, name: 'ร้านกาแฟ Shop', credits: 15 }]);
+
+    const keys = JSON.parse((await slipgate('keys', 'list', accountId, '--json')).stdout) as { id: string; hash?: string }[];
+    expect(keys).toHaveLength(1);
+    expect(keys[0]!.hash).toBeUndefined();
+    expect((await slipgate('keys', 'revoke', keys[0]!.id)).code).toBe(0);
+    const newKey = JSON.parse((await slipgate('keys', 'create', accountId, '--json')).stdout) as { apiKey: string };
+    expect(newKey.apiKey).not.toBe(apiKey);
+
+    const doctor = await slipgate('doctor', '--json');
+    expect(doctor.code).toBe(0);
+    expect(JSON.parse(doctor.stdout)).toMatchObject({ accounts: 1, discrepancies: [] });
+
+    expect((await slipgate('accounts', 'delete', accountId)).code).toBe(0);
+    expect(JSON.parse((await slipgate('accounts', 'list', '--json')).stdout)).toEqual([]);
+    expect(JSON.parse((await slipgate('audit', 'list', '--json')).stdout)).toEqual([]);
+  });
+
+  it('doctor exits non-zero when a balance does not add up', async () => {
+    const created = JSON.parse((await slipgate('accounts', 'create', '--name', 'Tampered', '--credits', '3', '--json')).stdout) as { accountId: string };
+    const db = new Database(file);
+    db.prepare('UPDATE accounts SET credits = credits + 100 WHERE id = ?').run(created.accountId);
+    db.close();
+    const doctor = await slipgate('doctor');
+    expect(doctor.code).toBe(1);
+    expect(doctor.stdout).toContain(`DISCREPANCY ${created.accountId}`);
+  });
+
+  it('prints sandbox QRs that parse as slips', async () => {
+    const out = await slipgate('sandbox', 'qr', '--bank', '014', '--amount', '250.00');
+    const parsed = parseSlipQr(out.stdout.trim());
+    expect(parsed).toMatchObject({ ok: true, slip: { sendingBank: '014' } });
+  });
+
+  it('explains bad arguments without a stack trace', async () => {
+    const bad = await slipgate('accounts', 'create', '--name', 'X', '--credits', 'many');
+    expect(bad.code).not.toBe(0);
+    expect(bad.stderr).toContain('expected a whole number');
+    expect(bad.stderr).not.toContain('    at ');
+    const missing = await slipgate('accounts', 'top-up', 'acc_nope', '--credits', '1', '--reason', 'x');
+    expect(missing.code).toBe(2);
+    expect(missing.stderr).toContain('account not found');
+  });
+});

@@ -1,0 +1,95 @@
+import { describe, expect, it } from 'vitest';
+import { bangkokTime, mapSlip, SlipMappingError } from '../../src/domain/mapping.js';
+import type { RawSlipData } from '../../src/domain/types.js';
+
+const raw = (over: Partial<RawSlipData> = {}): RawSlipData => ({
+  language: 'TH',
+  transRef: '015278121420BTF05718',
+  sendingBank: '004',
+  receivingBank: '014',
+  transDate: '20251005',
+  transTime: '22:09:59',
+  sender: { displayName: 'นาย สมชาย ใ', name: 'MR. SOMCHAI J', proxy: '', account: { type: 'BANKAC', value: 'xxx-x-x1234-x' } },
+  receiver: { displayName: 'บจก. ดีดี', name: 'DEEDEE CO', proxy: { type: 'NATID', value: 'x-xxxx-xxxx1-23-4' }, account: '' },
+  amount: '100.38',
+  countryCode: 'TH',
+  ...over,
+});
+
+describe('mapSlip', () => {
+  it('maps every field of spec §2.2', () => {
+    const data = raw();
+    expect(mapSlip(data)).toStrictEqual({
+      amount: 100.38,
+      dateTime: '2025-10-05T22:09:59+07:00',
+      timestamp: 1759676999,
+      transactionId: '015278121420BTF05718',
+      senderBankAccountNumber: 'xxx-x-x1234-x',
+      senderName: 'นาย สมชาย ใ',
+      senderNameEN: 'MR. SOMCHAI J',
+      senderBank: 'KBANK',
+      senderBankCode: '004',
+      receiverBankAccountNumber: '',
+      receiverName: 'บจก. ดีดี',
+      receiverNameEN: 'DEEDEE CO',
+      receiverBank: 'SCB',
+      receiverBankCode: '014',
+      receiverPromptpay: 'x-xxxx-xxxx1-23-4',
+      receiverProxyType: 'NATID',
+      rawData: data,
+    });
+  });
+
+  it('passes rawData through as the very same object', () => {
+    const data = raw({ extra: { nested: [1, '2', null] } });
+    const copy = structuredClone(data);
+    expect(mapSlip(data).rawData).toBe(data);
+    expect(data).toStrictEqual(copy);
+  });
+
+  it('reads amounts sent as numbers and as text alike', () => {
+    expect(mapSlip(raw({ amount: 100.38 })).amount).toBe(100.38);
+    expect(mapSlip(raw({ amount: '100.38' })).amount).toBe(100.38);
+    expect(mapSlip(raw({ amount: '1000' })).amount).toBe(1000);
+  });
+
+  it('reads a receiver paid by account and a sender paid by proxy', () => {
+    const m = mapSlip(
+      raw({
+        sender: { displayName: 'ก', name: 'A', proxy: { type: 'MSISDN', value: 'xxx-xxx-1234' }, account: '' },
+        receiver: { displayName: 'ข', name: 'B', proxy: '', account: { type: 'BANKAC', value: 'xxx-x-x3109-x' } },
+      }),
+    );
+    expect(m.senderBankAccountNumber).toBe('');
+    expect(m.receiverBankAccountNumber).toBe('xxx-x-x3109-x');
+    expect(m.receiverPromptpay).toBe('');
+    expect(m.receiverProxyType).toBe('');
+  });
+
+  it('answers "" for every party field when a party is the empty string', () => {
+    const m = mapSlip(raw({ sender: '', receiver: '' }));
+    expect([m.senderName, m.senderNameEN, m.senderBankAccountNumber, m.receiverName, m.receiverPromptpay]).toEqual(['', '', '', '', '']);
+  });
+
+  it('keeps unknown bank codes as they are', () => {
+    const m = mapSlip(raw({ receivingBank: '999' }));
+    expect([m.receiverBank, m.receiverBankCode]).toEqual(['999', '999']);
+  });
+
+  it.each([
+    ['a non-numeric amount', { amount: 'abc' }],
+    ['an empty amount', { amount: '' }],
+    ['a malformed date', { transDate: '2025-10-05' }],
+    ['an impossible date', { transDate: '20250230' }],
+    ['a malformed time', { transTime: '25:61' }],
+    ['a missing transRef', { transRef: '' }],
+  ])('refuses %s', (_n, over) => {
+    expect(() => mapSlip(raw(over as Partial<RawSlipData>))).toThrow(SlipMappingError);
+  });
+});
+
+describe('bangkokTime', () => {
+  it('crosses midnight UTC correctly', () => {
+    expect(bangkokTime('20260101', '03:00:00')).toEqual({ dateTime: '2026-01-01T03:00:00+07:00', timestamp: Date.parse('2025-12-31T20:00:00Z') / 1000 });
+  });
+});

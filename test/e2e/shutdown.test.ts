@@ -1,0 +1,39 @@
+// SIGTERM: stop accepting, finish every in-flight verification, exit 0.
+import { afterAll, describe, expect, it } from 'vitest';
+import { join } from 'node:path';
+import { AccountService } from '../../src/domain/accounts.js';
+import { reconcileAccount } from '../../src/domain/reconcile.js';
+import { openStore } from '../../src/store/open.js';
+import { sandboxQr } from '../../src/upstream/sandbox/sandbox-qr.js';
+import { postVerify, spawnSlipgate, type Child } from '../helpers/child.js';
+import { tempDir } from '../helpers/temp.js';
+
+describe('graceful shutdown', () => {
+  const dir = tempDir();
+  let child: Child | undefined;
+  afterAll(() => {
+    child?.proc.kill('SIGKILL');
+    dir.remove();
+  });
+
+  it('answers every in-flight request before exiting', async () => {
+    const databaseUrl = `sqlite:${join(dir.path, 'shutdown.db')}`;
+    const store = await openStore(databaseUrl);
+    const { account, apiKey } = await new AccountService(store).createAccount({ name: 'Term Shop', credits: 20, actor: 'test' });
+
+    child = await spawnSlipgate({ DATABASE_URL: databaseUrl, SANDBOX_LATENCY_MS: '800' });
+    const inFlight = Array.from({ length: 8 }, () => postVerify(child!.publicUrl, apiKey.secret, sandboxQr()));
+    await new Promise((r) => setTimeout(r, 300));
+    child.proc.kill('SIGTERM');
+
+    const results = await Promise.all(inFlight);
+    expect(results.map((r) => r.body.status)).toEqual(Array(8).fill('success'));
+    expect(await child.exited).toBe(0);
+    await expect(fetch(`${child.publicUrl}/api/v1/verify`, { method: 'POST' })).rejects.toThrow();
+
+    const after = await store.getAccount(account.id);
+    expect({ credits: after!.credits, held: after!.held, usage: after!.usage }).toEqual({ credits: 12, held: 0, usage: 8 });
+    expect((await reconcileAccount(store, account.id)).problems).toEqual([]);
+    await store.close();
+  });
+});

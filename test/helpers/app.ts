@@ -1,0 +1,77 @@
+// Starts a real slipgate (both listeners, a real store) for a test and talks
+// to it over real HTTP.
+import { join } from 'node:path';
+import { loadConfig } from '../../src/config.js';
+import { AccountService } from '../../src/domain/accounts.js';
+import { VERIFY_PATH } from '../../src/http/public-app.js';
+import { createLogger } from '../../src/log.js';
+import { run, type Running } from '../../src/main.js';
+import { SandboxUpstream } from '../../src/upstream/sandbox/sandbox-upstream.js';
+import type { Upstream } from '../../src/upstream/upstream.js';
+import { tempDir } from './temp.js';
+
+export interface TestApp extends Running {
+  accounts: AccountService;
+  /** A new account with `credits` and its API key. */
+  account(credits: number): Promise<{ accountId: string; apiKey: string }>;
+  post(body: unknown, headers?: Record<string, string>): Promise<{ status: number; headers: Headers; body: any }>;
+  verify(apiKey: string, qrcode: unknown): Promise<{ status: number; headers: Headers; body: any }>;
+  stop(): Promise<void>;
+}
+
+export interface TestAppOptions {
+  env?: Record<string, string>;
+  upstream?: Upstream;
+  /** Defaults to a fresh SQLite file. */
+  databaseUrl?: string;
+}
+
+export async function startApp(opts: TestAppOptions = {}): Promise<TestApp> {
+  const dir = tempDir();
+  const config = loadConfig({
+    PORT: '0',
+    ADMIN_PORT: '0',
+    DATABASE_URL: opts.databaseUrl ?? `sqlite:${join(dir.path, 'slipgate.db')}`,
+    ...opts.env,
+  });
+  const running = await run(config, { logger: createLogger('silent'), upstream: opts.upstream ?? new SandboxUpstream() });
+  const accounts = new AccountService(running.store);
+
+  const post = async (body: unknown, headers: Record<string, string> = {}) => {
+    const res = await fetch(running.publicUrl + VERIFY_PATH, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...headers },
+      body: typeof body === 'string' ? body : JSON.stringify(body),
+    });
+    const text = await res.text();
+    return { status: res.status, headers: res.headers, body: text ? JSON.parse(text) : null };
+  };
+
+  return {
+    ...running,
+    accounts,
+    async account(credits) {
+      const { account, apiKey } = await accounts.createAccount({ name: 'Test Shop', credits, actor: 'test' });
+      return { accountId: account.id, apiKey: apiKey.secret };
+    },
+    post,
+    verify: (apiKey, qrcode) => post({ qrcode }, { 'x-api-key': apiKey }),
+    async stop() {
+      await running.close();
+      dir.remove();
+    },
+  };
+}
+
+/** Wraps an upstream to count how often the network was asked. */
+export function counting(inner: Upstream): Upstream & { calls: number } {
+  const wrapper = {
+    name: inner.name,
+    calls: 0,
+    verify(query: Parameters<Upstream['verify']>[0], signal: AbortSignal) {
+      wrapper.calls++;
+      return inner.verify(query, signal);
+    },
+  };
+  return wrapper;
+}

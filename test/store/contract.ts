@@ -1,0 +1,334 @@
+// The storage contract: every engine runs this suite unchanged. Writes are
+// checked through the engine itself (the probe), not only through the adapter.
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { ApiKey, LedgerEntry, RequestErrorRecord, VerifyTransactionRecord } from '../../src/domain/types.js';
+import { StoreError, type Store } from '../../src/store/store.js';
+
+/** Direct reads through the engine's own driver, bypassing the adapter. */
+export interface EngineProbe {
+  balance(accountId: string): Promise<{ credits: number; usage: number } | null>;
+  holdIds(accountId: string): Promise<string[]>;
+  countVerifyTransactions(accountId: string): Promise<number>;
+  requestErrorKinds(accountId: string): Promise<string[]>;
+  ledgerDeltas(accountId: string): Promise<number[]>;
+  /** Every stored column/field of the key, to prove no secret is kept. */
+  storedKey(keyId: string): Promise<Record<string, unknown> | null>;
+}
+
+export interface EngineUnderTest {
+  store: Store;
+  probe: EngineProbe;
+  /** Drops the throwaway database. */
+  dispose(): Promise<void>;
+}
+
+export interface ContractOptions {
+  /**
+   * Engines whose conditional update is not atomic under concurrency (FerretDB
+   * v1) name the reason here; the concurrency cases then run only against a
+   * real server and print why.
+   */
+  concurrencyLimitation?: string;
+}
+
+const id = (kind: string) => `${kind}_${randomUUID().replaceAll('-', '')}`;
+const at = (iso: string) => new Date(iso);
+
+export function storeContract(name: string, open: () => Promise<EngineUnderTest>, options: ContractOptions = {}): void {
+  describe(`store contract: ${name}`, () => {
+    let store: Store;
+    let probe: EngineProbe;
+    let engine: EngineUnderTest;
+
+    beforeAll(async () => {
+      engine = await open();
+      store = engine.store;
+      probe = engine.probe;
+    });
+    afterAll(async () => {
+      await engine?.dispose();
+    });
+
+    async function account(credits = 0, name = 'Shop'): Promise<string> {
+      const acc = await store.createAccount({ id: id('acc'), name, createdAt: new Date() });
+      if (credits > 0) await store.applyLedgerEntry(ledger(acc.id, credits));
+      return acc.id;
+    }
+
+    function ledger(accountId: string, delta: number, idempotencyKey: string | null = null): LedgerEntry {
+      return { id: id('led'), accountId, kind: delta > 0 ? 'top_up' : 'adjustment', delta, reason: 'test', actor: 'contract', idempotencyKey, createdAt: new Date() };
+    }
+
+    function hold(accountId: string, createdAt = new Date()) {
+      return { id: id('req'), accountId, keyId: 'key_test', createdAt };
+    }
+
+    function vt(accountId: string, holdId: string, over: Partial<VerifyTransactionRecord> = {}): VerifyTransactionRecord {
+      return {
+        id: holdId,
+        accountId,
+        keyId: 'key_test',
+        requestId: holdId,
+        qrcode: '0041000600000101030040220013071152533APM077365102TH91048134',
+        transactionId: 'TX1',
+        amount: 100.38,
+        sendingBank: '004',
+        receivingBank: '014',
+        upstream: 'sandbox',
+        latencyMs: 12,
+        response: { amount: 100.38, rawData: { amount: '100.38', nested: { a: [1, 'x'] } } } as unknown as VerifyTransactionRecord['response'],
+        createdAt: new Date(),
+        ...over,
+      };
+    }
+
+    function failure(accountId: string | null, holdId: string, over: Partial<RequestErrorRecord> = {}): RequestErrorRecord {
+      return { id: holdId, accountId, keyId: null, requestId: holdId, qrcode: null, kind: 'upstream_error', message: 'boom', upstream: 'kbank-a', latencyMs: 5, createdAt: new Date(), ...over };
+    }
+
+    // See ContractOptions.concurrencyLimitation: such engines run these cases
+    // only when SLIPGATE_MONGO_IS_REAL says a real MongoDB is behind the URI.
+    const concurrency = options.concurrencyLimitation ? it.runIf(Boolean(process.env.SLIPGATE_MONGO_IS_REAL)) : it;
+    if (options.concurrencyLimitation && !process.env.SLIPGATE_MONGO_IS_REAL) {
+      console.warn(`[${name}] concurrency cases run only against a real MongoDB: ${options.concurrencyLimitation}`);
+    }
+
+    describe('accounts', () => {
+      it('creates, reads back, lists by name and soft-deletes', async () => {
+        const tag = randomUUID().slice(0, 8);
+        const a = await account(0, `Coffee ${tag} Ltd`);
+        const b = await account(0, `Tea ${tag}`);
+        const got = await store.getAccount(a);
+        expect(got).toMatchObject({ id: a, name: `Coffee ${tag} Ltd`, credits: 0, held: 0, usage: 0, deletedAt: null });
+        expect(await probe.balance(a)).toEqual({ credits: 0, usage: 0 });
+
+        const found = await store.listAccounts({ search: `coffee ${tag}`, limit: 10 });
+        expect(found.items.map((x) => x.id)).toEqual([a]);
+        expect((await store.getAccounts([a, b, 'acc_missing'])).map((x) => x.id).sort()).toEqual([a, b].sort());
+
+        expect(await store.deleteAccount(a, new Date())).toBe(true);
+        expect(await store.deleteAccount(a, new Date())).toBe(false);
+        expect((await store.getAccount(a))?.deletedAt).toBeInstanceOf(Date);
+        expect((await store.listAccounts({ search: tag, limit: 10 })).items.map((x) => x.id)).toEqual([b]);
+      });
+
+      it('pages accounts with a stable cursor', async () => {
+        const tag = `page-${randomUUID().slice(0, 8)}`;
+        const ids: string[] = [];
+        for (let i = 0; i < 5; i++) ids.push(await account(0, `${tag} ${i}`));
+        const first = await store.listAccounts({ search: tag, limit: 2 });
+        const second = await store.listAccounts({ search: tag, limit: 2, after: first.next });
+        const third = await store.listAccounts({ search: tag, limit: 2, after: second.next });
+        const seen = [...first.items, ...second.items, ...third.items].map((x) => x.id);
+        expect(new Set(seen).size).toBe(5);
+        expect(seen.sort()).toEqual([...ids].sort());
+        expect(third.next).toBeNull();
+      });
+    });
+
+    describe('api keys', () => {
+      it('finds a key by hash only and keeps no secret', async () => {
+        const accountId = await account();
+        const key: ApiKey = { id: id('key'), accountId, prefix: 'slip_AbCd1234', hash: 'a'.repeat(60) + randomUUID().slice(0, 4), createdAt: new Date(), lastUsedAt: null, revokedAt: null };
+        await store.createApiKey(key);
+        expect(await store.findApiKeyByHash(key.hash)).toMatchObject({ id: key.id, accountId, prefix: key.prefix, revokedAt: null });
+        expect(await store.findApiKeyByHash('b'.repeat(64))).toBeNull();
+        const stored = await probe.storedKey(key.id);
+        expect(stored).not.toBeNull();
+        expect(Object.values(stored!).filter((v) => typeof v === 'string' && v.startsWith('slip_') && v !== key.prefix)).toEqual([]);
+
+        await store.touchApiKey(key.id, at('2026-01-02T03:04:05Z'));
+        expect((await store.getApiKey(key.id))?.lastUsedAt?.toISOString()).toBe('2026-01-02T03:04:05.000Z');
+        expect(await store.revokeApiKey(key.id, new Date())).toBe(true);
+        expect(await store.revokeApiKey(key.id, new Date())).toBe(false);
+        expect((await store.findApiKeyByHash(key.hash))?.revokedAt).toBeInstanceOf(Date);
+        expect((await store.listApiKeys(accountId)).map((k) => k.id)).toEqual([key.id]);
+      });
+
+      it('rejects a second key with the same hash as a conflict', async () => {
+        const accountId = await account();
+        const hash = randomUUID().replaceAll('-', '').padEnd(64, '0');
+        const base = { accountId, prefix: 'slip_x', hash, createdAt: new Date(), lastUsedAt: null, revokedAt: null };
+        await store.createApiKey({ ...base, id: id('key') });
+        const err = await store.createApiKey({ ...base, id: id('key') }).catch((e: unknown) => e);
+        expect(err).toBeInstanceOf(StoreError);
+        expect((err as StoreError).code).toBe('conflict');
+      });
+    });
+
+    describe('credit holds', () => {
+      it('holds only while credits remain, and never for a missing or deleted account', async () => {
+        const accountId = await account(1);
+        const h = hold(accountId);
+        expect(await store.holdCredit(h)).toBe('held');
+        expect(await probe.balance(accountId)).toEqual({ credits: 0, usage: 0 });
+        expect(await probe.holdIds(accountId)).toEqual([h.id]);
+        expect((await store.getAccount(accountId))?.held).toBe(1);
+        expect(await store.holdCredit(hold(accountId))).toBe('insufficient');
+        expect(await store.holdCredit(hold('acc_missing'))).toBe('no_account');
+
+        const gone = await account(3);
+        await store.deleteAccount(gone, new Date());
+        expect(await store.holdCredit(hold(gone))).toBe('no_account');
+        expect(await probe.balance(gone)).toMatchObject({ credits: 3 });
+      });
+
+      it('settles a hold: one credit spent, usage +1, the record stored as given', async () => {
+        const accountId = await account(2);
+        const h = hold(accountId);
+        await store.holdCredit(h);
+        const record = vt(accountId, h.id);
+        await store.settleHold(record);
+        expect(await probe.balance(accountId)).toEqual({ credits: 1, usage: 1 });
+        expect(await probe.holdIds(accountId)).toEqual([]);
+        expect(await probe.countVerifyTransactions(accountId)).toBe(1);
+        const page = await store.listVerifyTransactions({ accountId, limit: 10 });
+        expect(page.items).toHaveLength(1);
+        expect(page.items[0]).toMatchObject({ id: h.id, transactionId: 'TX1', amount: 100.38, upstream: 'sandbox', latencyMs: 12 });
+        expect(page.items[0]!.response).toEqual(record.response);
+        expect(await store.auditTotals(accountId)).toEqual({ ledgerTotal: 2, verifyTransactions: 1 });
+
+        const again = await store.settleHold(record).catch((e: unknown) => e);
+        expect(again).toBeInstanceOf(StoreError);
+        expect(await probe.balance(accountId)).toEqual({ credits: 1, usage: 1 });
+      });
+
+      it('releases a hold: the credit comes back and the failure is recorded', async () => {
+        const accountId = await account(1);
+        const h = hold(accountId);
+        await store.holdCredit(h);
+        await store.releaseHold({ ...failure(accountId, h.id), accountId });
+        expect(await probe.balance(accountId)).toEqual({ credits: 1, usage: 0 });
+        expect(await probe.holdIds(accountId)).toEqual([]);
+        expect(await probe.requestErrorKinds(accountId)).toEqual(['upstream_error']);
+        // A second release of the same hold gives nothing back twice.
+        await store.releaseHold({ ...failure(accountId, h.id), accountId });
+        expect(await probe.balance(accountId)).toEqual({ credits: 1, usage: 0 });
+      });
+
+      concurrency('200 concurrent holds against 50 credits: exactly 50 succeed', async () => {
+        const accountId = await account(50);
+        const results = await Promise.all(Array.from({ length: 200 }, () => store.holdCredit(hold(accountId))));
+        expect(results.filter((r) => r === 'held')).toHaveLength(50);
+        expect(results.filter((r) => r === 'insufficient')).toHaveLength(150);
+        expect(await probe.balance(accountId)).toEqual({ credits: 0, usage: 0 });
+        expect(await probe.holdIds(accountId)).toHaveLength(50);
+      });
+
+      it('recovers stale holds and leaves fresh ones alone', async () => {
+        const accountId = await account(3);
+        const stale = hold(accountId, at('2020-01-01T00:00:00Z'));
+        const fresh = hold(accountId);
+        await store.holdCredit(stale);
+        await store.holdCredit(fresh);
+        const result = await store.recoverStaleHolds(new Date(Date.now() - 60_000), new Date());
+        expect(result.released).toBeGreaterThanOrEqual(1);
+        expect(await probe.holdIds(accountId)).toEqual([fresh.id]);
+        expect(await probe.balance(accountId)).toEqual({ credits: 2, usage: 0 });
+        expect(await probe.requestErrorKinds(accountId)).toEqual(['interrupted']);
+        expect((await store.listHolds(accountId)).map((x) => x.id)).toEqual([fresh.id]);
+        // Recovering again finds nothing more for this account.
+        await store.recoverStaleHolds(new Date(Date.now() - 60_000), new Date());
+        expect(await probe.balance(accountId)).toEqual({ credits: 2, usage: 0 });
+      });
+    });
+
+    describe('credit ledger', () => {
+      it('applies a top-up once per idempotency key', async () => {
+        const accountId = await account();
+        const key = `topup-${randomUUID()}`;
+        const first = await store.applyLedgerEntry(ledger(accountId, 10, key));
+        const second = await store.applyLedgerEntry(ledger(accountId, 10, key));
+        expect(first.created).toBe(true);
+        expect(second.created).toBe(false);
+        expect(second.entry.id).toBe(first.entry.id);
+        expect(second.account.credits).toBe(10);
+        expect(await probe.balance(accountId)).toEqual({ credits: 10, usage: 0 });
+        expect(await probe.ledgerDeltas(accountId)).toEqual([10]);
+      });
+
+      concurrency('20 concurrent identical top-ups grant credits exactly once', async () => {
+        const accountId = await account();
+        const key = `topup-${randomUUID()}`;
+        const results = await Promise.allSettled(Array.from({ length: 20 }, () => store.applyLedgerEntry(ledger(accountId, 7, key))));
+        const created = results.filter((r) => r.status === 'fulfilled' && r.value.created);
+        expect(created).toHaveLength(1);
+        expect(await probe.balance(accountId)).toEqual({ credits: 7, usage: 0 });
+        expect(await probe.ledgerDeltas(accountId)).toEqual([7]);
+      });
+
+      it('refuses a reused key for a different change, an overdraft and an unknown account', async () => {
+        const accountId = await account(5);
+        const key = `k-${randomUUID()}`;
+        await store.applyLedgerEntry(ledger(accountId, 3, key));
+        await expect(store.applyLedgerEntry(ledger(accountId, 4, key))).rejects.toMatchObject({ code: 'conflict' });
+        await expect(store.applyLedgerEntry(ledger(accountId, -9))).rejects.toMatchObject({ code: 'insufficient' });
+        await expect(store.applyLedgerEntry(ledger('acc_missing', 1))).rejects.toMatchObject({ code: 'not_found' });
+        const adjusted = await store.applyLedgerEntry(ledger(accountId, -8));
+        expect(adjusted.account.credits).toBe(0);
+        expect(await probe.balance(accountId)).toEqual({ credits: 0, usage: 0 });
+        expect((await store.listLedger(accountId, 10)).map((e) => e.delta).sort()).toEqual([-8, 3, 5]);
+        expect(await store.auditTotals(accountId)).toEqual({ ledgerTotal: 0, verifyTransactions: 0 });
+      });
+    });
+
+    describe('audit records', () => {
+      it('pages by account, time range, transactionId, bank and kind', async () => {
+        const a = await account();
+        const b = await account();
+        const base = Date.parse('2026-03-01T00:00:00Z');
+        for (let i = 0; i < 25; i++) {
+          const owner = i % 5 === 0 ? b : a;
+          const h = hold(owner);
+          await store.applyLedgerEntry(ledger(owner, 1));
+          await store.holdCredit(h);
+          await store.settleHold(vt(owner, h.id, { transactionId: `TX-${i}`, sendingBank: i % 2 ? '014' : '004', createdAt: new Date(base + i * 60_000) }));
+        }
+        const all: string[] = [];
+        let cursor: string | null = null;
+        do {
+          const page = await store.listVerifyTransactions({ accountId: a, limit: 7, after: cursor });
+          all.push(...page.items.map((r) => r.transactionId));
+          cursor = page.next;
+        } while (cursor);
+        expect(all).toHaveLength(20);
+        expect(new Set(all).size).toBe(20);
+        expect(all[0]).toBe('TX-24');
+
+        const ranged = await store.listVerifyTransactions({ accountId: a, from: new Date(base + 10 * 60_000), to: new Date(base + 15 * 60_000), limit: 50 });
+        expect(ranged.items.map((r) => r.transactionId)).toEqual(['TX-14', 'TX-13', 'TX-12', 'TX-11']);
+        expect((await store.listVerifyTransactions({ transactionId: 'TX-5', limit: 5 })).items.map((r) => r.accountId)).toContain(b);
+        const scb = await store.listVerifyTransactions({ accountId: a, sendingBank: '014', limit: 50 });
+        expect(scb.items.every((r) => r.sendingBank === '014')).toBe(true);
+        expect(scb.items.length).toBe(10);
+
+        await store.insertRequestError(failure(a, id('req'), { kind: 'invalid_qr', createdAt: new Date(base) }));
+        await store.insertRequestError(failure(a, id('req'), { kind: 'upstream_timeout', createdAt: new Date(base + 1000) }));
+        await store.insertRequestError(failure(null, id('req'), { kind: 'invalid_api_key', createdAt: new Date(base + 2000) }));
+        const timeouts = await store.listRequestErrors({ accountId: a, kind: 'upstream_timeout', limit: 10 });
+        expect(timeouts.items.map((r) => r.kind)).toEqual(['upstream_timeout']);
+        expect((await store.listRequestErrors({ accountId: a, limit: 10 })).items).toHaveLength(2);
+
+        const usage = await store.usage({ accountId: a });
+        expect(usage).toEqual([{ accountId: a, day: '2026-03-01', successes: 20, failures: { invalid_qr: 1, upstream_timeout: 1 } }]);
+      });
+
+      it('counts usage per Bangkok day (UTC+7)', async () => {
+        const a = await account();
+        // 2026-04-01T17:30Z is already 2 April in Bangkok.
+        await store.insertRequestError(failure(a, id('req'), { kind: 'invalid_qr', createdAt: at('2026-04-01T16:59:00Z') }));
+        await store.insertRequestError(failure(a, id('req'), { kind: 'invalid_qr', createdAt: at('2026-04-01T17:30:00Z') }));
+        const usage = await store.usage({ accountId: a });
+        expect(usage.map((u) => [u.day, u.failures.invalid_qr])).toEqual([
+          ['2026-04-01', 1],
+          ['2026-04-02', 1],
+        ]);
+      });
+    });
+
+    it('answers a ping', async () => {
+      await expect(store.ping()).resolves.toBeUndefined();
+    });
+  });
+}

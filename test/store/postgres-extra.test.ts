@@ -1,0 +1,232 @@
+// PostgreSQL-only guarantees the shared contract cannot express: several
+// slipgate processes (separate pools) on one database, racing migrations,
+// and a database that drops connections or stops answering.
+import { randomUUID } from 'node:crypto';
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { LedgerEntry } from '../../src/domain/types.js';
+import { openStore } from '../../src/store/open.js';
+import { PG_MIGRATIONS } from '../../src/store/postgres/migrations.js';
+import { PostgresStore, type PostgresStoreOptions } from '../../src/store/postgres/postgres-store.js';
+import { StoreError } from '../../src/store/store.js';
+import { createTestDatabase, type TestDatabase } from '../helpers/postgres.js';
+
+const id = (kind: string) => `${kind}_${randomUUID().replaceAll('-', '')}`;
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** Fails instead of hanging: every call must settle within `ms`. */
+function within<T>(ms: number, p: Promise<T>): Promise<T> {
+  return Promise.race([p, sleep(ms).then((): never => { throw new Error(`still pending after ${ms} ms`); })]);
+}
+
+function ledger(accountId: string, delta: number, idempotencyKey: string | null = null): LedgerEntry {
+  return { id: id('led'), accountId, kind: 'top_up', delta, reason: 'test', actor: 'extra', idempotencyKey, createdAt: new Date() };
+}
+
+const hold = (accountId: string, createdAt = new Date()) => ({ id: id('req'), accountId, keyId: 'key_test', createdAt });
+
+/** The outcome of a call that may only succeed or fail as 'unavailable'. */
+async function outcome(p: Promise<unknown>): Promise<'ok' | 'unavailable'> {
+  try {
+    await within(10_000, p);
+    return 'ok';
+  } catch (err) {
+    expect(err).toBeInstanceOf(StoreError);
+    expect((err as StoreError).code).toBe('unavailable');
+    return 'unavailable';
+  }
+}
+
+describe('postgres store: several processes, one database', () => {
+  let db: TestDatabase;
+  let probe: pg.Client;
+  const opened: PostgresStore[] = [];
+  const open = (url: string, options?: PostgresStoreOptions) => {
+    const store = new PostgresStore(url, options);
+    opened.push(store);
+    return store;
+  };
+  const one = async <T extends pg.QueryResultRow>(sql: string, ...args: unknown[]) => (await probe.query<T>(sql, args)).rows[0]!;
+
+  beforeAll(async () => {
+    db = await createTestDatabase();
+    await open(db.url).migrate();
+    probe = new pg.Client({ connectionString: db.url, application_name: 'slipgate-test-probe' });
+    await probe.connect();
+  });
+  afterAll(async () => {
+    await probe?.end();
+    await Promise.all(opened.map((s) => s.close()));
+    await db?.drop();
+  });
+
+  async function account(store: PostgresStore, credits: number): Promise<string> {
+    const acc = await store.createAccount({ id: id('acc'), name: 'Shop', createdAt: new Date() });
+    if (credits > 0) await store.applyLedgerEntry(ledger(acc.id, credits));
+    return acc.id;
+  }
+
+  it('runs migrations once when three instances start at the same time, and again as a no-op', async () => {
+    const fresh = await createTestDatabase();
+    const stores = [1, 2, 3].map(() => new PostgresStore(fresh.url));
+    try {
+      await Promise.all(stores.map((s) => s.migrate()));
+      await Promise.all(stores.map((s) => s.migrate()));
+      const check = new pg.Client({ connectionString: fresh.url });
+      await check.connect();
+      const versions = (await check.query<{ version: number }>('SELECT version FROM schema_migrations ORDER BY version')).rows.map((r) => r.version);
+      await check.end();
+      expect(versions).toEqual(PG_MIGRATIONS.map((_, i) => i + 1));
+      const acc = await stores[0]!.createAccount({ id: id('acc'), name: 'x', createdAt: new Date() });
+      expect((await stores[2]!.getAccount(acc.id))?.id).toBe(acc.id);
+    } finally {
+      await Promise.all(stores.map((s) => s.close()));
+      await fresh.drop();
+    }
+  });
+
+  it('is what openStore gives for postgres:// and postgresql:// URLs', async () => {
+    for (const url of [db.url, db.url.replace(/^postgres:/, 'postgresql:')]) {
+      const store = await openStore(url);
+      expect(store).toBeInstanceOf(PostgresStore);
+      await store.ping();
+      await store.close();
+    }
+  });
+
+  it('stores text with U+0000 (which PostgreSQL refuses) as U+FFFD instead of failing', async () => {
+    const store = open(db.url);
+    const accountId = await account(store, 1);
+    await store.insertRequestError({
+      id: id('req'), accountId, keyId: null, requestId: 'r', qrcode: 'bad\0qr', kind: 'invalid_qr', message: 'm', upstream: null, latencyMs: 0, createdAt: new Date(),
+    });
+    const h = hold(accountId);
+    await store.holdCredit(h);
+    await store.settleHold({
+      id: h.id, accountId, keyId: h.keyId, requestId: h.id, qrcode: 'q\0', transactionId: 'TX', amount: 100.38, sendingBank: '004',
+      receivingBank: '014', upstream: 'sandbox', latencyMs: 1, response: { rawData: { name: 'a\0b' } } as never, createdAt: new Date(),
+    });
+    expect((await store.listRequestErrors({ accountId, limit: 1 })).items[0]?.qrcode).toBe('bad\uFFFDqr');
+    const [vt] = (await store.listVerifyTransactions({ accountId, limit: 1 })).items;
+    expect(vt).toMatchObject({ qrcode: 'q\uFFFD', amount: 100.38, response: { rawData: { name: 'a\uFFFDb' } } });
+  });
+
+  it('two processes: 200 concurrent holds against 50 credits give exactly 50', async () => {
+    const a = open(db.url);
+    const b = open(db.url);
+    const accountId = await account(a, 50);
+    const results = await Promise.all(Array.from({ length: 200 }, (_, i) => (i % 2 ? a : b).holdCredit(hold(accountId))));
+    expect(results.filter((r) => r === 'held')).toHaveLength(50);
+    expect(results.filter((r) => r === 'insufficient')).toHaveLength(150);
+    expect(await one('SELECT credits, usage FROM accounts WHERE id = $1', accountId)).toEqual({ credits: 0, usage: 0 });
+    expect(await one('SELECT count(*)::int AS n FROM credit_holds WHERE account_id = $1', accountId)).toEqual({ n: 50 });
+  });
+
+  it('two processes: 20 identical top-ups grant once', async () => {
+    const a = open(db.url);
+    const b = open(db.url);
+    const accountId = await account(a, 0);
+    const key = `topup-${randomUUID()}`;
+    const results = await Promise.all(Array.from({ length: 20 }, (_, i) => (i % 2 ? a : b).applyLedgerEntry(ledger(accountId, 7, key))));
+    expect(results.filter((r) => r.created)).toHaveLength(1);
+    expect(new Set(results.map((r) => r.entry.id)).size).toBe(1);
+    expect(await one('SELECT credits FROM accounts WHERE id = $1', accountId)).toEqual({ credits: 7 });
+    expect(await one('SELECT count(*)::int AS n FROM credit_ledger WHERE account_id = $1', accountId)).toEqual({ n: 1 });
+  });
+
+  it('recovery racing settles and another recovery ends every hold exactly one way', async () => {
+    const a = open(db.url);
+    const b = open(db.url);
+    const accountId = await account(a, 40);
+    const holds = Array.from({ length: 40 }, () => hold(accountId, new Date('2020-01-01T00:00:00Z')));
+    for (const h of holds) expect(await a.holdCredit(h)).toBe('held');
+
+    const settles = holds.filter((_, i) => i % 2).map((h) =>
+      a.settleHold({
+        id: h.id, accountId, keyId: h.keyId, requestId: h.id, qrcode: 'qr', transactionId: `TX-${h.id}`, amount: 1.5,
+        sendingBank: '004', receivingBank: '014', upstream: 'sandbox', latencyMs: 1, response: {} as never, createdAt: new Date(),
+      }).then(() => 'settled' as const, (err: unknown) => {
+        expect((err as StoreError).code).toBe('conflict');
+        return 'lost' as const;
+      }),
+    );
+    const cutoff = new Date('2021-01-01T00:00:00Z');
+    const [settled, r1, r2] = await Promise.all([Promise.all(settles), a.recoverStaleHolds(cutoff, new Date()), b.recoverStaleHolds(cutoff, new Date())]);
+
+    const won = settled.filter((s) => s === 'settled').length;
+    const released = r1.released + r2.released;
+    expect(r1.consumed + r2.consumed).toBe(0);
+    expect(won + released).toBe(40);
+    expect(await one('SELECT credits, usage FROM accounts WHERE id = $1', accountId)).toEqual({ credits: released, usage: won });
+    expect(await one('SELECT count(*)::int AS n FROM credit_holds WHERE account_id = $1', accountId)).toEqual({ n: 0 });
+    expect(await one('SELECT count(*)::int AS n FROM verify_transactions WHERE account_id = $1', accountId)).toEqual({ n: won });
+    expect(await one(`SELECT count(*)::int AS n FROM request_errors WHERE account_id = $1 AND kind = 'interrupted'`, accountId)).toEqual({ n: released });
+  });
+
+  it('terminated connections mid-operation surface as unavailable, change nothing, and the pool reconnects', async () => {
+    const store = open(db.url);
+    const accountId = await account(store, 5);
+    // Hold the account row so the calls below are caught inside PostgreSQL.
+    const locker = new pg.Client({ connectionString: db.url, application_name: 'slipgate-test-locker' });
+    await locker.connect();
+    try {
+      await locker.query('BEGIN');
+      await locker.query('SELECT 1 FROM accounts WHERE id = $1 FOR UPDATE', [accountId]);
+      // Settled right away so a rejection is never unhandled while we wait.
+      const inFlight = Promise.allSettled([store.holdCredit(hold(accountId)), store.applyLedgerEntry(ledger(accountId, 3, `k-${randomUUID()}`))]);
+      for (let waiting = 0; waiting < 2; await sleep(20)) {
+        ({ n: waiting } = await one<{ n: number }>(`SELECT count(*)::int AS n FROM pg_stat_activity WHERE application_name = 'slipgate' AND wait_event_type = 'Lock'`));
+      }
+      await locker.query(`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = 'slipgate' AND datname = current_database()`);
+      for (const result of await within(10_000, inFlight)) {
+        expect(result.status).toBe('rejected');
+        const err = (result as PromiseRejectedResult).reason as unknown;
+        expect(err).toBeInstanceOf(StoreError);
+        expect((err as StoreError).code).toBe('unavailable');
+      }
+    } finally {
+      await locker.query('ROLLBACK');
+      await locker.end();
+    }
+    expect(await one('SELECT credits, usage FROM accounts WHERE id = $1', accountId)).toEqual({ credits: 5, usage: 0 });
+    expect(await one('SELECT count(*)::int AS n FROM credit_holds WHERE account_id = $1', accountId)).toEqual({ n: 0 });
+    expect(await one('SELECT count(*)::int AS n FROM credit_ledger WHERE account_id = $1', accountId)).toEqual({ n: 1 });
+
+    // Idle pooled connections killed too: each next call succeeds on a new
+    // connection or fails as 'unavailable', and the pool comes back.
+    await Promise.all(Array.from({ length: 5 }, () => store.getAccount(accountId)));
+    await probe.query(`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = 'slipgate' AND datname = current_database()`);
+    const outcomes: string[] = [];
+    for (let i = 0; i < 5; i++) outcomes.push(await outcome(store.holdCredit(hold(accountId))));
+    expect(outcomes.at(-1)).toBe('ok');
+    const held = outcomes.filter((o) => o === 'ok').length;
+    expect(await one('SELECT credits FROM accounts WHERE id = $1', accountId)).toEqual({ credits: 5 - held });
+  });
+
+  it('an unreachable server is unavailable, not a hang or a driver error', async () => {
+    const store = open('postgres://postgres@127.0.0.1:1/nowhere', { connectTimeoutMs: 1_000 });
+    const calls = [store.ping(), store.migrate(), store.holdCredit(hold('acc_x')), store.applyLedgerEntry(ledger('acc_x', 1))];
+    expect(await Promise.all(calls.map(outcome))).toEqual(['unavailable', 'unavailable', 'unavailable', 'unavailable']);
+  });
+
+  it('a statement stuck behind a lock ends at statement_timeout as unavailable', async () => {
+    const url = new URL(db.url);
+    url.searchParams.set('statement_timeout', '300');
+    url.searchParams.set('pool_max', '2');
+    const store = open(url.toString());
+    const accountId = await account(store, 2);
+    const locker = new pg.Client({ connectionString: db.url });
+    await locker.connect();
+    try {
+      await locker.query('BEGIN');
+      await locker.query('SELECT 1 FROM accounts WHERE id = $1 FOR UPDATE', [accountId]);
+      const started = Date.now();
+      expect(await outcome(store.holdCredit(hold(accountId)))).toBe('unavailable');
+      expect(Date.now() - started).toBeLessThan(5_000);
+    } finally {
+      await locker.query('ROLLBACK');
+      await locker.end();
+    }
+    expect(await store.holdCredit(hold(accountId))).toBe('held');
+  });
+});

@@ -1,0 +1,30 @@
+import pg from 'pg';
+import { PostgresStore } from '../../src/store/postgres/postgres-store.js';
+import { createTestDatabase } from '../helpers/postgres.js';
+import { storeContract } from './contract.js';
+
+storeContract('postgres', async () => {
+  const db = await createTestDatabase();
+  const store = new PostgresStore(db.url);
+  await store.migrate();
+  // A connection of our own: the probe reads what PostgreSQL really holds.
+  const client = new pg.Client({ connectionString: db.url });
+  await client.connect();
+  const all = async <T extends pg.QueryResultRow>(sql: string, ...args: unknown[]) => (await client.query<T>(sql, args)).rows;
+  return {
+    store,
+    probe: {
+      balance: async (id) => (await all<{ credits: number; usage: number }>('SELECT credits, usage FROM accounts WHERE id = $1', id))[0] ?? null,
+      holdIds: async (id) => (await all<{ id: string }>('SELECT id FROM credit_holds WHERE account_id = $1 ORDER BY created_at', id)).map((r) => r.id),
+      countVerifyTransactions: async (id) => (await all<{ n: number }>('SELECT count(*)::int AS n FROM verify_transactions WHERE account_id = $1', id))[0]!.n,
+      requestErrorKinds: async (id) => (await all<{ kind: string }>('SELECT kind FROM request_errors WHERE account_id = $1 ORDER BY created_at', id)).map((r) => r.kind),
+      ledgerDeltas: async (id) => (await all<{ delta: number }>('SELECT delta FROM credit_ledger WHERE account_id = $1 ORDER BY created_at, id', id)).map((r) => r.delta),
+      storedKey: async (id) => (await all<Record<string, unknown>>('SELECT * FROM api_keys WHERE id = $1', id))[0] ?? null,
+    },
+    dispose: async () => {
+      await client.end();
+      await store.close();
+      await db.drop();
+    },
+  };
+});
