@@ -7,6 +7,7 @@ import { registerAuditCommands } from './cli/audit.js';
 import { registerDoctorCommand } from './cli/doctor.js';
 import { registerSandboxCommands } from './cli/sandbox.js';
 import { registerServeCommand } from './cli/serve.js';
+import { registerSimulateBankCommand } from './cli/simulate-bank.js';
 import { ConfigError } from './config.js';
 import { InputError } from './domain/accounts.js';
 import { StoreError } from './store/store.js';
@@ -21,6 +22,7 @@ registerAccountCommands(program);
 registerAuditCommands(program);
 registerDoctorCommand(program);
 registerSandboxCommands(program);
+registerSimulateBankCommand(program);
 
 try {
   await program.parseAsync(process.argv);

@@ -10,6 +10,9 @@ import { createAdminApp } from './http/admin-app.js';
 import { createPublicApp } from './http/public-app.js';
 import { openStore } from './store/open.js';
 import type { Store } from './store/store.js';
+import { buildUpstream } from './upstream/build.js';
+import { describeUpstreamConfig, loadUpstreamConfigs, type UpstreamConfig } from './upstream/config.js';
+import type { DomainHealth, ReloadSummary, UpstreamPool } from './upstream/pool.js';
 import { SandboxUpstream } from './upstream/sandbox/sandbox-upstream.js';
 import type { Upstream } from './upstream/upstream.js';
 
@@ -24,13 +27,22 @@ export interface Running {
   adminUrl: string;
   store: Store;
   verification: VerificationService;
+  /** Per-domain counters, latency and breaker state of the bank network. */
+  upstreamHealth(): DomainHealth[];
+  /** Re-reads UPSTREAMS / UPSTREAMS_FILE (SIGHUP); keeps the old set on error. */
+  reloadUpstreams(): ReloadSummary | null;
   /** Graceful: stop accepting, finish in-flight verifications, close the store. */
   close(): Promise<void>;
 }
 
 export async function run(config: Config, { logger, ...opts }: RunOptions): Promise<Running> {
+  const configs = upstreamConfigs(config, logger);
   const store = await openStore(config.DATABASE_URL);
-  const upstream = opts.upstream ?? chooseUpstream(config, logger);
+  const pool = buildUpstream(configs, {
+    logger,
+    sandbox: (c) => new SandboxUpstream(c.name, config.SANDBOX_LATENCY_MS),
+  });
+  const upstream: Upstream = opts.upstream ?? pool;
   const verification = new VerificationService({
     store,
     upstream,
@@ -68,16 +80,24 @@ export async function run(config: Config, { logger, ...opts }: RunOptions): Prom
       await verification.drain();
       await stopped;
       recovery.stop();
-      await upstream.close?.();
+      await pool.close();
+      await opts.upstream?.close?.();
       await store.close();
       logger.info('stopped');
     })());
-  return { publicUrl, adminUrl, store, verification, close };
+  const reloadUpstreams = () => (opts.upstream ? null : pool.reload(upstreamConfigs({ ...config, env: process.env }, logger)));
+  return { publicUrl, adminUrl, store, verification, upstreamHealth: () => pool.health(), reloadUpstreams, close };
 }
 
-function chooseUpstream(config: Config, logger: Logger): Upstream {
+/** The configured bank domains, or the sandbox network when none are configured. */
+function upstreamConfigs(config: Config, logger: Logger): UpstreamConfig[] {
+  const configs = loadUpstreamConfigs(config.env);
+  if (configs.length > 0) {
+    logger.info({ upstreams: configs.map(describeUpstreamConfig) }, 'bank verification network configured');
+    return configs;
+  }
   logger.warn('SANDBOX MODE: no UPSTREAMS configured; slips are answered by the built-in sandbox network, not a bank');
-  return new SandboxUpstream('sandbox', config.SANDBOX_LATENCY_MS);
+  return [{ name: 'sandbox', provider: 'sandbox', weight: 1, enabled: true }];
 }
 
 /** Settles or releases holds left by a process that died mid-verification. */

@@ -22,6 +22,13 @@ export function registerServeCommand(program: Command): void {
           },
         );
       };
+      process.on('SIGHUP', () => {
+        try {
+          logger.info({ changes: app.reloadUpstreams() }, 'upstream domains reloaded');
+        } catch (err) {
+          logger.error({ err }, 'upstream reload failed; keeping the current domains');
+        }
+      });
       process.once('SIGTERM', stop);
       process.once('SIGINT', stop);
     });

@@ -149,3 +149,31 @@ export interface VerifiedSlip {
   receiverProxyType: string;
   rawData: Record<string, unknown>;
 }
+
+export type AdminRole = 'viewer' | 'support' | 'admin';
+
+/** A token for the internal GraphQL API; stored as SHA-256 like API keys. */
+export interface AdminToken {
+  id: string;
+  name: string;
+  role: AdminRole;
+  prefix: string;
+  hash: string;
+  createdAt: Date;
+  lastUsedAt: Date | null;
+  revokedAt: Date | null;
+}
+
+/** Who did what through the admin surfaces (GraphQL, CLI), and why. */
+export interface AdminEvent {
+  id: string;
+  /** e.g. `admin:<tokenId>:<name>` or `cli:<user>`. */
+  actor: string;
+  /** e.g. `createAccount`, `topUpCredits`, `revokeApiKey`. */
+  action: string;
+  /** Account, key or token the action was about. */
+  targetId: string | null;
+  reason: string | null;
+  details: Record<string, unknown>;
+  createdAt: Date;
+}

@@ -38,6 +38,8 @@ export interface VerificationDeps {
 }
 
 const SUCCESS_MESSAGE = 'slip verified';
+const ABORT_GRACE_MS = 25;
+const TIMED_OUT: UpstreamResult = { ok: false, kind: 'upstream_timeout', message: UPSTREAM_MESSAGES.upstream_timeout, upstream: null };
 /** lastUsedAt is for people, so one write a minute per key is plenty. */
 const TOUCH_INTERVAL_MS = 60_000;
 
@@ -136,22 +138,24 @@ export class VerificationService {
     return { httpStatus: 200, body: { status: 'success', data, message: SUCCESS_MESSAGE, qrcode } };
   }
 
-  /** One budget for the whole network call; never waits past it. */
+  /**
+   * One budget for the whole network call. At the deadline the call is
+   * aborted and gets a moment to answer its own timeout (which names the
+   * domain); it is never waited for beyond that.
+   */
   private askNetwork(query: { sendingBank: string; transRef: string; requestId: string }): Promise<UpstreamResult> {
     const controller = new AbortController();
+    const call = this.deps.upstream.verify(query, controller.signal).catch((err: unknown): UpstreamResult => {
+      this.deps.logger.error({ err, requestId: query.requestId }, 'upstream adapter threw');
+      return { ok: false, kind: 'upstream_error', message: UPSTREAM_MESSAGES.upstream_error, upstream: null };
+    });
     let timer: NodeJS.Timeout | undefined;
     const deadline = new Promise<UpstreamResult>((resolve) => {
       timer = setTimeout(() => {
         controller.abort();
-        resolve({ ok: false, kind: 'upstream_timeout', message: UPSTREAM_MESSAGES.upstream_timeout, upstream: null });
+        timer = setTimeout(resolve, ABORT_GRACE_MS, TIMED_OUT);
       }, this.deps.timeoutMs);
     });
-    const call = this.deps.upstream.verify(query, controller.signal).catch(
-      (err: unknown): UpstreamResult => {
-        this.deps.logger.error({ err, requestId: query.requestId }, 'upstream adapter threw');
-        return { ok: false, kind: 'upstream_error', message: UPSTREAM_MESSAGES.upstream_error, upstream: null };
-      },
-    );
     return Promise.race([call, deadline]).finally(() => clearTimeout(timer));
   }
 

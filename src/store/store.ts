@@ -3,6 +3,8 @@
 // engine's atomic writes, never in read-modify-write code in the caller.
 import type {
   Account,
+  AdminEvent,
+  AdminToken,
   ApiKey,
   CreditHold,
   LedgerEntry,
@@ -115,6 +117,14 @@ export interface Store {
   applyLedgerEntry(entry: LedgerEntry): Promise<LedgerResult>;
   listLedger(accountId: string, limit: number): Promise<LedgerEntry[]>;
   auditTotals(accountId: string): Promise<AuditTotals>;
+
+  createAdminToken(token: AdminToken): Promise<void>;
+  findAdminTokenByHash(hash: string): Promise<AdminToken | null>;
+  listAdminTokens(): Promise<AdminToken[]>;
+  revokeAdminToken(id: string, at: Date): Promise<boolean>;
+  insertAdminEvent(event: AdminEvent): Promise<void>;
+  /** Newest first; `targetId` narrows to one account/key/token. */
+  listAdminEvents(query: { targetId?: string; limit: number; after?: string | null }): Promise<Page<AdminEvent>>;
 
   listVerifyTransactions(query: AuditQuery): Promise<Page<VerifyTransactionRecord>>;
   listRequestErrors(query: AuditQuery): Promise<Page<RequestErrorRecord>>;

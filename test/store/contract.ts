@@ -327,6 +327,32 @@ export function storeContract(name: string, open: () => Promise<EngineUnderTest>
       });
     });
 
+    describe('admin tokens and events', () => {
+      it('stores tokens by hash, revokes them, and pages events by target', async () => {
+        const hash = randomUUID().replaceAll('-', '').padEnd(64, 'f');
+        const token = { id: id('adm'), name: 'ops', role: 'support' as const, prefix: 'sgadm_AbCd1234', hash, createdAt: new Date(), lastUsedAt: null, revokedAt: null };
+        await store.createAdminToken(token);
+        expect(await store.findAdminTokenByHash(hash)).toMatchObject({ id: token.id, name: 'ops', role: 'support', revokedAt: null });
+        expect((await store.listAdminTokens()).map((t) => t.id)).toContain(token.id);
+        expect(await store.revokeAdminToken(token.id, new Date())).toBe(true);
+        expect(await store.revokeAdminToken(token.id, new Date())).toBe(false);
+        expect((await store.findAdminTokenByHash(hash))?.revokedAt).toBeInstanceOf(Date);
+        await expect(store.createAdminToken({ ...token, id: id('adm') })).rejects.toMatchObject({ code: 'conflict' });
+
+        const target = id('acc');
+        const base = Date.parse('2026-05-01T00:00:00Z');
+        for (let i = 0; i < 5; i++) {
+          await store.insertAdminEvent({ id: id('evt'), actor: 'admin:ops', action: 'topUpCredits', targetId: target, reason: `r${i}`, details: { credits: i, nested: { th: 'เติม' } }, createdAt: new Date(base + i * 1000) });
+        }
+        await store.insertAdminEvent({ id: id('evt'), actor: 'admin:ops', action: 'createAccount', targetId: id('acc'), reason: null, details: {}, createdAt: new Date(base) });
+        const first = await store.listAdminEvents({ targetId: target, limit: 3 });
+        const rest = await store.listAdminEvents({ targetId: target, limit: 3, after: first.next });
+        expect([...first.items, ...rest.items].map((e) => e.reason)).toEqual(['r4', 'r3', 'r2', 'r1', 'r0']);
+        expect(rest.next).toBeNull();
+        expect(first.items[0]).toMatchObject({ actor: 'admin:ops', action: 'topUpCredits', details: { credits: 4, nested: { th: 'เติม' } } });
+      });
+    });
+
     it('answers a ping', async () => {
       await expect(store.ping()).resolves.toBeUndefined();
     });

@@ -80,4 +80,28 @@ export const PG_MIGRATIONS: readonly string[] = [
   );
   CREATE INDEX credit_ledger_account ON credit_ledger (account_id, created_at);
   `,
+  `
+  CREATE TABLE admin_tokens (
+    id text PRIMARY KEY,
+    name text NOT NULL,
+    role text NOT NULL,
+    prefix text NOT NULL,
+    hash text NOT NULL UNIQUE,
+    created_at timestamptz NOT NULL,
+    last_used_at timestamptz,
+    revoked_at timestamptz
+  );
+
+  CREATE TABLE admin_events (
+    id text PRIMARY KEY,
+    actor text NOT NULL,
+    action text NOT NULL,
+    target_id text,
+    reason text,
+    details jsonb NOT NULL,
+    created_at timestamptz NOT NULL
+  );
+  CREATE INDEX admin_events_time ON admin_events (created_at, id);
+  CREATE INDEX admin_events_target ON admin_events (target_id, created_at, id);
+  `,
 ];

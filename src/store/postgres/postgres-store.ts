@@ -6,6 +6,8 @@ import pg from 'pg';
 import type { PoolClient, QueryResult, QueryResultRow } from 'pg';
 import type {
   Account,
+  AdminEvent,
+  AdminToken,
   ApiKey,
   CreditHold,
   LedgerEntry,
@@ -13,7 +15,7 @@ import type {
   VerifyTransactionRecord,
 } from '../../domain/types.js';
 import { UPSTREAM_MESSAGES } from '../../domain/errors.js';
-import { toPage } from '../cursor.js';
+import { decodeCursor, toPage } from '../cursor.js';
 import { accountFilter, auditFilter } from '../sql/audit-filter.js';
 import {
   StoreError,
@@ -348,6 +350,53 @@ export class PostgresStore implements Store {
       [accountId],
     );
     return { ledgerTotal: Number(rows[0]!.ledger_total), verifyTransactions: rows[0]!.vts };
+  }
+
+  async createAdminToken(t: AdminToken): Promise<void> {
+    await this.run('INSERT INTO admin_tokens (id, name, role, prefix, hash, created_at) VALUES ($1, $2, $3, $4, $5, $6)', [
+      t.id,
+      t.name,
+      t.role,
+      t.prefix,
+      t.hash,
+      t.createdAt,
+    ]);
+  }
+
+  async findAdminTokenByHash(hash: string): Promise<AdminToken | null> {
+    const { rows } = await this.run<row.AdminTokenRow>('SELECT * FROM admin_tokens WHERE hash = $1', [hash]);
+    return rows[0] ? row.adminToken(rows[0]) : null;
+  }
+
+  async listAdminTokens(): Promise<AdminToken[]> {
+    const { rows } = await this.run<row.AdminTokenRow>('SELECT * FROM admin_tokens ORDER BY created_at DESC, id DESC');
+    return rows.map(row.adminToken);
+  }
+
+  async revokeAdminToken(id: string, at: Date): Promise<boolean> {
+    const r = await this.run('UPDATE admin_tokens SET revoked_at = $1 WHERE id = $2 AND revoked_at IS NULL', [at, id]);
+    return r.rowCount === 1;
+  }
+
+  async insertAdminEvent(e: AdminEvent): Promise<void> {
+    await this.run('INSERT INTO admin_events (id, actor, action, target_id, reason, details, created_at) VALUES ($1, $2, $3, $4, $5, $6, $7)', row.adminEventParams(e));
+  }
+
+  async listAdminEvents(q: { targetId?: string; limit: number; after?: string | null }): Promise<Page<AdminEvent>> {
+    const clauses: string[] = [];
+    const values: unknown[] = [];
+    if (q.targetId) {
+      clauses.push('target_id = ?');
+      values.push(q.targetId);
+    }
+    if (q.after) {
+      const c = decodeCursor(q.after);
+      clauses.push('(created_at < ? OR (created_at = ? AND id < ?))');
+      values.push(time(c.at), time(c.at), c.id);
+    }
+    const where = clauses.length ? `WHERE ${clauses.join(' AND ')}` : '';
+    const { rows } = await this.run<row.AdminEventRow>(numbered(`SELECT * FROM admin_events ${where} ORDER BY created_at DESC, id DESC LIMIT ?`), [...values, q.limit + 1]);
+    return toPage(rows.map(row.adminEvent), q.limit, (e) => e.createdAt);
   }
 
   async listVerifyTransactions(q: AuditQuery): Promise<Page<VerifyTransactionRecord>> {

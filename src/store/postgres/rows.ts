@@ -4,6 +4,9 @@
 // converted here.
 import type {
   Account,
+  AdminEvent,
+  AdminRole,
+  AdminToken,
   ApiKey,
   CreditHold,
   ErrorKind,
@@ -185,3 +188,46 @@ export const noNul = (s: string): string => (s.includes('\0') ? s.replaceAll('\0
 function jsonb(value: unknown): string {
   return JSON.stringify(value, (_key, v: unknown) => (typeof v === 'string' ? noNul(v) : v));
 }
+
+export interface AdminTokenRow {
+  id: string;
+  name: string;
+  role: string;
+  prefix: string;
+  hash: string;
+  created_at: Date;
+  last_used_at: Date | null;
+  revoked_at: Date | null;
+}
+export interface AdminEventRow {
+  id: string;
+  actor: string;
+  action: string;
+  target_id: string | null;
+  reason: string | null;
+  details: Record<string, unknown>;
+  created_at: Date;
+}
+
+export const adminToken = (r: AdminTokenRow): AdminToken => ({
+  id: r.id,
+  name: r.name,
+  role: r.role as AdminRole,
+  prefix: r.prefix,
+  hash: r.hash,
+  createdAt: r.created_at,
+  lastUsedAt: r.last_used_at,
+  revokedAt: r.revoked_at,
+});
+
+export const adminEvent = (r: AdminEventRow): AdminEvent => ({
+  id: r.id,
+  actor: r.actor,
+  action: r.action,
+  targetId: r.target_id,
+  reason: r.reason,
+  details: r.details,
+  createdAt: r.created_at,
+});
+
+export const adminEventParams = (e: AdminEvent): unknown[] => [e.id, e.actor, e.action, e.targetId, e.reason, jsonb(e.details), e.createdAt];

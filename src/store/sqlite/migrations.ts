@@ -78,4 +78,28 @@ export const SQLITE_MIGRATIONS: readonly string[] = [
   );
   CREATE INDEX credit_ledger_account ON credit_ledger (account_id, created_at);
   `,
+  `
+  CREATE TABLE admin_tokens (
+    id TEXT PRIMARY KEY,
+    name TEXT NOT NULL,
+    role TEXT NOT NULL,
+    prefix TEXT NOT NULL,
+    hash TEXT NOT NULL UNIQUE,
+    created_at INTEGER NOT NULL,
+    last_used_at INTEGER,
+    revoked_at INTEGER
+  );
+
+  CREATE TABLE admin_events (
+    id TEXT PRIMARY KEY,
+    actor TEXT NOT NULL,
+    action TEXT NOT NULL,
+    target_id TEXT,
+    reason TEXT,
+    details TEXT NOT NULL,
+    created_at INTEGER NOT NULL
+  );
+  CREATE INDEX admin_events_time ON admin_events (created_at, id);
+  CREATE INDEX admin_events_target ON admin_events (target_id, created_at, id);
+  `,
 ];

@@ -1,6 +1,9 @@
 // Row shapes of the SQLite schema and their mapping to domain types.
 import type {
   Account,
+  AdminEvent,
+  AdminRole,
+  AdminToken,
   ApiKey,
   CreditHold,
   ErrorKind,
@@ -147,3 +150,44 @@ export const vtParams = (r: VerifyTransactionRecord) => ({
 export const errorParams = (r: RequestErrorRecord) => ({ ...r, createdAt: r.createdAt.getTime() });
 
 export const ledgerParams = (e: LedgerEntry) => ({ ...e, createdAt: e.createdAt.getTime() });
+
+export interface AdminTokenRow {
+  id: string;
+  name: string;
+  role: string;
+  prefix: string;
+  hash: string;
+  created_at: number;
+  last_used_at: number | null;
+  revoked_at: number | null;
+}
+export interface AdminEventRow {
+  id: string;
+  actor: string;
+  action: string;
+  target_id: string | null;
+  reason: string | null;
+  details: string;
+  created_at: number;
+}
+
+export const adminToken = (r: AdminTokenRow): AdminToken => ({
+  id: r.id,
+  name: r.name,
+  role: r.role as AdminRole,
+  prefix: r.prefix,
+  hash: r.hash,
+  createdAt: date(r.created_at),
+  lastUsedAt: maybeDate(r.last_used_at),
+  revokedAt: maybeDate(r.revoked_at),
+});
+
+export const adminEvent = (r: AdminEventRow): AdminEvent => ({
+  id: r.id,
+  actor: r.actor,
+  action: r.action,
+  targetId: r.target_id,
+  reason: r.reason,
+  details: JSON.parse(r.details) as Record<string, unknown>,
+  createdAt: date(r.created_at),
+});

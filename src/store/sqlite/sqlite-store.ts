@@ -5,6 +5,8 @@ import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import type {
   Account,
+  AdminEvent,
+  AdminToken,
   ApiKey,
   CreditHold,
   LedgerEntry,
@@ -12,7 +14,7 @@ import type {
   VerifyTransactionRecord,
 } from '../../domain/types.js';
 import { UPSTREAM_MESSAGES } from '../../domain/errors.js';
-import { toPage } from '../cursor.js';
+import { decodeCursor, toPage } from '../cursor.js';
 import { accountFilter, auditFilter } from '../sql/audit-filter.js';
 import {
   StoreError,
@@ -268,6 +270,52 @@ export class SqliteStore implements Store {
                 (SELECT count(*) FROM verify_transactions WHERE account_id = ?) AS verifyTransactions`,
       )
       .get(accountId, accountId) as AuditTotals;
+  }
+
+  async createAdminToken(t: AdminToken): Promise<void> {
+    try {
+      this.db
+        .prepare('INSERT INTO admin_tokens (id, name, role, prefix, hash, created_at) VALUES (?, ?, ?, ?, ?, ?)')
+        .run(t.id, t.name, t.role, t.prefix, t.hash, t.createdAt.getTime());
+    } catch (err) {
+      throw mapError(err);
+    }
+  }
+
+  async findAdminTokenByHash(hash: string): Promise<AdminToken | null> {
+    const r = this.db.prepare('SELECT * FROM admin_tokens WHERE hash = ?').get(hash) as row.AdminTokenRow | undefined;
+    return r ? row.adminToken(r) : null;
+  }
+
+  async listAdminTokens(): Promise<AdminToken[]> {
+    return (this.db.prepare('SELECT * FROM admin_tokens ORDER BY created_at DESC, id DESC').all() as row.AdminTokenRow[]).map(row.adminToken);
+  }
+
+  async revokeAdminToken(id: string, at: Date): Promise<boolean> {
+    return this.db.prepare('UPDATE admin_tokens SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL').run(at.getTime(), id).changes === 1;
+  }
+
+  async insertAdminEvent(e: AdminEvent): Promise<void> {
+    this.db
+      .prepare('INSERT INTO admin_events (id, actor, action, target_id, reason, details, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)')
+      .run(e.id, e.actor, e.action, e.targetId, e.reason, JSON.stringify(e.details), e.createdAt.getTime());
+  }
+
+  async listAdminEvents(q: { targetId?: string; limit: number; after?: string | null }): Promise<Page<AdminEvent>> {
+    const clauses: string[] = [];
+    const params: unknown[] = [];
+    if (q.targetId) {
+      clauses.push('target_id = ?');
+      params.push(q.targetId);
+    }
+    if (q.after) {
+      const c = decodeCursor(q.after);
+      clauses.push('(created_at < ? OR (created_at = ? AND id < ?))');
+      params.push(c.at, c.at, c.id);
+    }
+    const where = clauses.length ? `WHERE ${clauses.join(' AND ')}` : '';
+    const rows = this.db.prepare(`SELECT * FROM admin_events ${where} ORDER BY created_at DESC, id DESC LIMIT ?`).all(...params, q.limit + 1);
+    return toPage((rows as row.AdminEventRow[]).map(row.adminEvent), q.limit, (e) => e.createdAt);
   }
 
   async listVerifyTransactions(q: AuditQuery): Promise<Page<VerifyTransactionRecord>> {

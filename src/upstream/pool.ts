@@ -1,0 +1,229 @@
+// The domain configurations as one Upstream: each request goes to a domain
+// chosen at random by weight among those enabled and not shut out by their
+// circuit breaker. The caller's AbortSignal is the one deadline for all of it;
+// when a domain cannot even be reached, one other domain is tried within it.
+import type { UpstreamConfig, UpstreamProvider } from './config.js';
+import { DomainHealthTracker, type BreakerState, type FailureCounts } from './domain-health.js';
+import { failure, isConnectionFailure, MESSAGES, publicResult } from './shared/outcomes.js';
+import type { SlipQuery, Upstream, UpstreamResult } from './upstream.js';
+
+/** The part of a pino logger the pool uses. */
+export interface UpstreamLogger {
+  warn(obj: object, msg: string): void;
+  info?(obj: object, msg: string): void;
+}
+
+export interface UpstreamPoolOptions {
+  /** Builds the adapter of one domain; see build.ts. */
+  createAdapter: (config: UpstreamConfig) => Upstream;
+  logger?: UpstreamLogger;
+  /** Uniform in [0, 1); injectable so tests are deterministic. */
+  random?: () => number;
+  /** Clock for breaker cooldowns (tests). */
+  now?: () => number;
+  /** Consecutive failures that open a domain's breaker (default 5). */
+  breakerThreshold?: number;
+  /** How long an open breaker keeps a domain out (default 30 s). */
+  breakerCooldownMs?: number;
+  /** Latencies kept per domain for p50/p95 (default 1000). */
+  latencySamples?: number;
+}
+
+export interface DomainHealth {
+  name: string;
+  provider: UpstreamProvider;
+  enabled: boolean;
+  weight: number;
+  /** Requests sent to this domain, failover attempts included. */
+  requests: number;
+  /** Every non-success answer, slip_not_found included (see failuresByKind). */
+  failures: number;
+  failuresByKind: FailureCounts;
+  /** Failures in a row that count towards the breaker. */
+  consecutiveFailures: number;
+  /** Over the last `latencySamples` requests; null before the first. */
+  p50Ms: number | null;
+  p95Ms: number | null;
+  breaker: BreakerState;
+}
+
+export interface ReloadSummary {
+  added: string[];
+  changed: string[];
+  removed: string[];
+  unchanged: string[];
+}
+
+interface Member {
+  readonly config: UpstreamConfig;
+  readonly upstream: Upstream;
+  readonly health: DomainHealthTracker;
+  inFlight: number;
+  /** Replaced by a reload; closed once its last request finishes. */
+  retired: boolean;
+}
+
+const ALL_UNAVAILABLE: UpstreamResult = { ok: false, kind: 'upstream_unavailable', message: MESSAGES.unavailable, upstream: null };
+
+export class UpstreamPool implements Upstream {
+  readonly name = 'pool';
+  private members: Member[] = [];
+  private readonly random: () => number;
+  private readonly now: () => number;
+  private readonly breaker: { threshold: number; cooldownMs: number };
+  private readonly latencySamples: number;
+
+  constructor(
+    configs: UpstreamConfig[],
+    private readonly opts: UpstreamPoolOptions,
+  ) {
+    this.random = opts.random ?? Math.random;
+    this.now = opts.now ?? Date.now;
+    this.breaker = { threshold: opts.breakerThreshold ?? 5, cooldownMs: opts.breakerCooldownMs ?? 30_000 };
+    this.latencySamples = opts.latencySamples ?? 1000;
+    this.reload(configs);
+  }
+
+  async verify(query: SlipQuery, signal: AbortSignal): Promise<UpstreamResult> {
+    // Out of time before asking anyone: no domain is to blame.
+    if (signal.aborted) return { ok: false, kind: 'upstream_timeout', message: MESSAGES.timeout, upstream: null };
+    const first = this.pick(null);
+    if (!first) return ALL_UNAVAILABLE;
+    const result = await this.attempt(first, query, signal);
+    // Only when the bank never got the request is a second domain safe and useful.
+    if (result.ok || !isConnectionFailure(result) || signal.aborted) return publicResult(result);
+    const second = this.pick(first);
+    if (!second) return publicResult(result);
+    return publicResult(await this.attempt(second, query, signal));
+  }
+
+  /**
+   * Swaps in a new set of domains (SIGHUP). A domain whose configuration is
+   * unchanged keeps its adapter (and token) and its health; a changed one
+   * starts afresh. Replaced adapters close after their in-flight requests.
+   * Throws, leaving the current set in place, when an adapter cannot be built.
+   */
+  reload(configs: UpstreamConfig[]): ReloadSummary {
+    if (configs.length === 0) throw new Error('the upstream pool needs at least one domain configuration');
+    const summary: ReloadSummary = { added: [], changed: [], removed: [], unchanged: [] };
+    const next: Member[] = [];
+    const created: Member[] = [];
+    try {
+      for (const config of configs) {
+        const current = this.members.find((m) => m.config.name === config.name);
+        if (current && sameConfig(current.config, config)) {
+          next.push(current);
+          summary.unchanged.push(config.name);
+          continue;
+        }
+        const member = this.newMember(config);
+        created.push(member);
+        next.push(member);
+        (current ? summary.changed : summary.added).push(config.name);
+      }
+    } catch (err) {
+      for (const member of created) void closeQuietly(member.upstream);
+      throw err;
+    }
+    for (const old of this.members) {
+      if (next.includes(old)) continue;
+      if (!configs.some((c) => c.name === old.config.name)) summary.removed.push(old.config.name);
+      old.retired = true;
+      if (old.inFlight === 0) void closeQuietly(old.upstream);
+    }
+    this.members = next;
+    return summary;
+  }
+
+  health(): DomainHealth[] {
+    return this.members.map(({ config, health }) => ({
+      name: config.name,
+      provider: config.provider,
+      enabled: config.enabled,
+      weight: config.weight,
+      requests: health.requests,
+      failures: health.failures,
+      failuresByKind: { ...health.failuresByKind },
+      consecutiveFailures: health.consecutiveFailures,
+      p50Ms: health.percentile(50),
+      p95Ms: health.percentile(95),
+      breaker: health.breaker(),
+    }));
+  }
+
+  async close(): Promise<void> {
+    const members = this.members;
+    this.members = [];
+    await Promise.all(members.map((m) => closeQuietly(m.upstream)));
+  }
+
+  /** Weighted random choice among domains that may take a request now. */
+  private pick(exclude: Member | null): Member | undefined {
+    const eligible = this.members.filter((m) => m !== exclude && m.config.enabled && m.health.canTakeRequest());
+    const total = eligible.reduce((sum, m) => sum + m.config.weight, 0);
+    let point = this.random() * total;
+    for (const member of eligible) {
+      point -= member.config.weight;
+      if (point < 0) return member;
+    }
+    return eligible.at(-1);
+  }
+
+  private async attempt(member: Member, query: SlipQuery, signal: AbortSignal): Promise<UpstreamResult> {
+    const { name } = member.config;
+    const wasProbe = member.health.begin();
+    member.inFlight++;
+    const started = performance.now();
+    let result: UpstreamResult;
+    try {
+      result = await member.upstream.verify(query, signal);
+    } catch (err) {
+      // The port says adapters never reject; one that does is a bug, not an outage.
+      this.opts.logger?.warn({ err, upstream: name, requestId: query.requestId }, 'upstream adapter threw');
+      result = failure('upstream_error', MESSAGES.error, name);
+    } finally {
+      member.inFlight--;
+      if (member.retired && member.inFlight === 0) void closeQuietly(member.upstream);
+    }
+    const latencyMs = Math.round(performance.now() - started);
+    const change = member.health.record(result, latencyMs, wasProbe);
+    if (!result.ok) {
+      this.opts.logger?.warn(
+        { upstream: name, requestId: query.requestId, kind: result.kind, reason: result.message, latencyMs },
+        'upstream verification failed',
+      );
+    }
+    if (change === 'opened') {
+      this.opts.logger?.warn(
+        { upstream: name, consecutiveFailures: member.health.consecutiveFailures, cooldownMs: this.breaker.cooldownMs },
+        'upstream circuit breaker opened',
+      );
+    } else if (change === 'closed') {
+      this.opts.logger?.info?.({ upstream: name }, 'upstream circuit breaker closed');
+    }
+    return result;
+  }
+
+  private newMember(config: UpstreamConfig): Member {
+    return {
+      config,
+      upstream: this.opts.createAdapter(config),
+      health: new DomainHealthTracker(this.breaker, this.now, this.latencySamples),
+      inFlight: 0,
+      retired: false,
+    };
+  }
+}
+
+/** Configurations are plain data built in a fixed key order by the loader. */
+function sameConfig(a: UpstreamConfig, b: UpstreamConfig): boolean {
+  return JSON.stringify(a) === JSON.stringify(b);
+}
+
+async function closeQuietly(upstream: Upstream): Promise<void> {
+  try {
+    await upstream.close?.();
+  } catch {
+    // Closing is best effort: sockets die with the process anyway.
+  }
+}

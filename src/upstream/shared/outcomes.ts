@@ -1,0 +1,66 @@
+// Results adapters hand back, with the texts callers see (spec §7). A failure
+// may carry `connectionFailed`: the bank was never reached, so the pool may
+// safely ask another domain within the same deadline.
+import type { UpstreamFailureKind, UpstreamResult } from '../upstream.js';
+
+export type UpstreamFailure = Extract<UpstreamResult, { ok: false }>;
+
+/** Internal failure shape: the pool strips `connectionFailed` before answering. */
+export type AdapterFailure = UpstreamFailure & { connectionFailed?: true };
+export type AdapterResult = Extract<UpstreamResult, { ok: true }> | AdapterFailure;
+
+export const MESSAGES = {
+  timeout: 'verification service timed out',
+  unavailable: 'verification service unavailable',
+  error: 'verification service error',
+  notFound: 'slip not found',
+} as const;
+
+export function failure(kind: UpstreamFailureKind, message: string, upstream: string | null): AdapterFailure {
+  return { ok: false, kind, message, upstream };
+}
+
+export const timedOut = (upstream: string): AdapterFailure => failure('upstream_timeout', MESSAGES.timeout, upstream);
+
+export const unreachable = (upstream: string): AdapterFailure => ({
+  ...failure('upstream_unavailable', MESSAGES.unavailable, upstream),
+  connectionFailed: true,
+});
+
+export const bankError = (upstream: string, detail: string): AdapterFailure =>
+  failure('upstream_error', `${MESSAGES.error}: ${detail}`, upstream);
+
+export const slipNotFound = (upstream: string, bankText: string | undefined): AdapterFailure =>
+  failure('slip_not_found', `${MESSAGES.notFound}: ${plainWords(bankText) || 'transaction not found'}`, upstream);
+
+export function isConnectionFailure(result: UpstreamResult): boolean {
+  return !result.ok && (result as AdapterFailure).connectionFailed === true;
+}
+
+/** The public shape only: internal flags never reach callers or audit records. */
+export function publicResult(result: UpstreamResult): UpstreamResult {
+  if (result.ok) return result;
+  return { ok: false, kind: result.kind, message: result.message, upstream: result.upstream };
+}
+
+const MAX_BANK_TEXT = 200;
+
+/**
+ * A bank's status text as plain lower-case words for the caller's message:
+ * "Transaction not found or too old." → "transaction not found or too old".
+ * Control characters are dropped and the length is capped, since the text
+ * comes from outside and lands in responses and audit records.
+ */
+export function plainWords(text: unknown): string {
+  if (typeof text !== 'string') return '';
+  const cleaned = text
+    .replace(/[\u0000-\u001f\u007f]+/g, ' ')
+    .replace(/\s+/g, ' ')
+    .trim()
+    .replace(/[.!]+$/, '')
+    .slice(0, MAX_BANK_TEXT);
+  // All-caps banner texts ("TRANSACTION NOT FOUND") read better in lower case;
+  // otherwise only the sentence-initial capital goes.
+  if (cleaned === cleaned.toUpperCase()) return cleaned.toLowerCase();
+  return /^[A-Z][a-z]/.test(cleaned) ? cleaned.charAt(0).toLowerCase() + cleaned.slice(1) : cleaned;
+}

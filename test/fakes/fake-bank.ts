@@ -1,0 +1,56 @@
+// A simulated bank on a real loopback port with the knobs tests need. The
+// protocol itself lives in src/upstream/simulator (written once).
+import { createServer } from 'node:http';
+import { createServer as createTlsServer } from 'node:https';
+import type { AddressInfo } from 'node:net';
+import { closeServer, createBankResponder, listen, type SimulatedProvider } from '../../src/upstream/simulator.js';
+import { SimulatedBankState, type BankBehavior, type BankCalls, type BankCredentials } from '../../src/upstream/simulator/bank-state.js';
+
+export interface FakeBankOptions {
+  behavior?: Partial<BankBehavior>;
+  credentials?: BankCredentials;
+  random?: () => number;
+  /** Serve HTTPS and demand a client certificate signed by `ca` (mutual TLS). */
+  tls?: { cert: string; key: string; ca: string };
+}
+
+export interface FakeBank {
+  url: string;
+  port: number;
+  credentials: BankCredentials;
+  /** Live counters of token and verify calls. */
+  calls: BankCalls;
+  state: SimulatedBankState;
+  setBehavior(patch: Partial<BankBehavior>): void;
+  /** Every issued token stops working; the next verify gets 401. */
+  expireTokens(): void;
+  /** Closes the listening socket and drops open connections: connects are refused. */
+  refuseConnections(): Promise<void>;
+  /** Listens again on the same port. */
+  acceptConnections(): Promise<void>;
+  close(): Promise<void>;
+}
+
+export async function startFakeBank(provider: SimulatedProvider, credentials: BankCredentials, opts: FakeBankOptions = {}): Promise<FakeBank> {
+  const state = new SimulatedBankState(opts.credentials ?? credentials, opts.behavior, opts.random);
+  const responder = createBankResponder(provider, state);
+  const server = opts.tls ? createTlsServer({ ...opts.tls, requestCert: true, rejectUnauthorized: true }, responder) : createServer(responder);
+  await listen(server, 0, '127.0.0.1');
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `${opts.tls ? 'https' : 'http'}://127.0.0.1:${port}`,
+    port,
+    credentials: state.credentials,
+    calls: state.calls,
+    state,
+    setBehavior(patch) {
+      state.behavior = { ...state.behavior, ...patch };
+    },
+    expireTokens: () => state.expireTokens(),
+    refuseConnections: () => closeServer(server),
+    async acceptConnections() {
+      if (!server.listening) await listen(server, port, '127.0.0.1');
+    },
+    close: () => closeServer(server),
+  };
+}

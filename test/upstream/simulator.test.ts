@@ -1,0 +1,123 @@
+// The simulated banks checked against the protocols as written in the issue,
+// with plain fetch and literal paths: the adapters and the simulator share
+// constants, so this is what keeps both honest.
+import { Command } from 'commander';
+import { afterEach, describe, expect, it } from 'vitest';
+import { InputError } from '../../src/domain/accounts.js';
+import { registerSimulateBankCommand } from '../../src/cli/simulate-bank.js';
+import { startSimulatedBank, type SimulatedBank } from '../../src/upstream/simulator.js';
+
+let bank: SimulatedBank | undefined;
+afterEach(async () => {
+  await bank?.close();
+  bank = undefined;
+});
+
+const uuid = '3f2b8c1e-4d5a-4e6f-8a9b-0c1d2e3f4a5b';
+
+/** The parsed body; callers say what shape they expect to read from it. */
+async function json<T = Record<string, unknown>>(res: Response): Promise<T> {
+  return JSON.parse(await res.text()) as T;
+}
+
+describe('simulated KBank', () => {
+  async function token(b: SimulatedBank, auth = `${b.credentials.id}:${b.credentials.secret}`) {
+    return fetch(`${b.url}/v2/oauth/token`, {
+      method: 'POST',
+      headers: { authorization: `Basic ${Buffer.from(auth).toString('base64')}`, 'content-type': 'application/x-www-form-urlencoded' },
+      body: 'grant_type=client_credentials',
+    });
+  }
+  const verifyBody = { rqUID: uuid, rqDt: '2025-10-05T22:10:00+07:00', data: { sendingBank: '004', transRef: '015278121420BTF05718' } };
+
+  it('issues a token for the right client credentials and verifies with it', async () => {
+    bank = await startSimulatedBank({ provider: 'kbank', port: 0 });
+    expect((await token(bank, 'someone:else')).status).toBe(401);
+    const issued = await json<{ access_token: string }>(await token(bank));
+    expect(issued).toMatchObject({ access_token: expect.any(String), token_type: 'Bearer', expires_in: '3600' });
+
+    const res = await fetch(`${bank.url}/v1/verslip/kbank/verify`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${issued.access_token}`, 'content-type': 'application/json' },
+      body: JSON.stringify(verifyBody),
+    });
+    const body = await json(res);
+    expect(res.status).toBe(200);
+    expect(body).toMatchObject({ statusCode: '0000', data: { transRef: '015278121420BTF05718', sendingBank: '004', amount: expect.any(Number) } });
+  });
+
+  it('refuses verify without a valid bearer token, and malformed requests', async () => {
+    bank = await startSimulatedBank({ provider: 'kbank', port: 0 });
+    const noToken = await fetch(`${bank.url}/v1/verslip/kbank/verify`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(verifyBody) });
+    expect(noToken.status).toBe(401);
+
+    const { access_token } = await json<{ access_token: string }>(await token(bank));
+    const utcTime = await fetch(`${bank.url}/v1/verslip/kbank/verify`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${access_token}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ ...verifyBody, rqDt: '2025-10-05T15:10:00Z' }),
+    });
+    expect(utcTime.status).toBe(400);
+  });
+
+  it('fails the configured share of verify calls with HTTP 500', async () => {
+    const rolls = [0.01, 0.9, 0.02, 0.5];
+    bank = await startSimulatedBank({ provider: 'kbank', port: 0, errorRate: 0.05, random: () => rolls.shift() ?? 0.9 });
+    const { access_token } = await json<{ access_token: string }>(await token(bank));
+    const statuses: number[] = [];
+    for (let i = 0; i < 4; i++) {
+      const res = await fetch(`${bank.url}/v1/verslip/kbank/verify`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${access_token}`, 'content-type': 'application/json' },
+        body: JSON.stringify(verifyBody),
+      });
+      statuses.push(res.status);
+    }
+    expect(statuses).toEqual([500, 200, 500, 200]);
+  });
+});
+
+describe('simulated SCB', () => {
+  it('issues a token for the application key and secret and verifies with it', async () => {
+    bank = await startSimulatedBank({ provider: 'scb', port: 0 });
+    const { id: apiKey, secret: apiSecret } = bank.credentials;
+    const headers = { resourceOwnerId: apiKey, requestUId: uuid, 'accept-language': 'EN', 'content-type': 'application/json' };
+    const refused = await fetch(`${bank.url}/v1/oauth/token`, { method: 'POST', headers, body: JSON.stringify({ applicationKey: apiKey, applicationSecret: 'wrong' }) });
+    expect(refused.status).toBe(401);
+
+    const issued = await json<{ data: { accessToken: string } }>(
+      await fetch(`${bank.url}/v1/oauth/token`, { method: 'POST', headers, body: JSON.stringify({ applicationKey: apiKey, applicationSecret: apiSecret }) }),
+    );
+    expect(issued).toMatchObject({ status: { code: 1000 }, data: { accessToken: expect.any(String), expiresIn: 3600 } });
+
+    const url = `${bank.url}/v1/payment/billpayment/transactions/015278121420BTF05718?sendingBank=014`;
+    const verifyHeaders = { authorization: `Bearer ${issued.data.accessToken}`, resourceOwnerId: apiKey, requestUId: uuid, 'accept-language': 'EN' };
+    const res = await fetch(url, { headers: verifyHeaders });
+    expect(res.status).toBe(200);
+    expect(await json(res)).toMatchObject({ status: { code: 1000 }, data: { transRef: '015278121420BTF05718', sendingBank: '014', amount: expect.stringMatching(/^\d+\.\d\d$/) } });
+
+    const { resourceOwnerId: _omit, ...withoutOwner } = verifyHeaders;
+    expect((await fetch(url, { headers: withoutOwner })).status).toBe(401);
+  });
+});
+
+describe('slipgate simulate-bank', () => {
+  function program(): Command {
+    const p = new Command('slipgate').exitOverride();
+    p.configureOutput({ writeErr: () => {}, writeOut: () => {} });
+    registerSimulateBankCommand(p);
+    return p;
+  }
+
+  it('requires a known provider', async () => {
+    await expect(program().parseAsync(['simulate-bank'], { from: 'user' })).rejects.toThrow(/--provider/);
+    await expect(program().parseAsync(['simulate-bank', '--provider', 'bbl'], { from: 'user' })).rejects.toThrow(/Allowed choices are kbank, scb/);
+  });
+
+  it('checks its numbers before starting', async () => {
+    await expect(program().parseAsync(['simulate-bank', '--provider', 'kbank', '--error-rate', '5'], { from: 'user' })).rejects.toThrow(InputError);
+    await expect(program().parseAsync(['simulate-bank', '--provider', 'scb', '--port', 'http'], { from: 'user' })).rejects.toThrow(
+      '--port must be a whole number from 0 to 65535',
+    );
+  });
+});
