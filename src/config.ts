@@ -21,6 +21,10 @@ const schema = z.object({
   HOLD_STALE_MS: z.coerce.number().int().min(1).optional(),
   /** Simulated latency of the built-in sandbox network (demos, benchmarks, tests). */
   SANDBOX_LATENCY_MS: z.coerce.number().int().min(0).max(600_000).default(0),
+  /** How long an API key lookup is reused; revocations elsewhere apply within it. */
+  API_KEY_CACHE_TTL_MS: z.coerce.number().int().min(0).max(300_000).default(5_000),
+  /** Verifications one account may have in flight per process; more get 429. */
+  MAX_INFLIGHT_PER_ACCOUNT: z.coerce.number().int().min(1).max(1_000_000).default(256),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   /** Cap on one verify request body (spec leaves it open). */
   MAX_BODY_BYTES: z.coerce.number().int().min(256).max(1_048_576).default(16_384),

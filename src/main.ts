@@ -47,6 +47,8 @@ export async function run(config: Config, { logger, ...opts }: RunOptions): Prom
     store,
     upstream,
     timeoutMs: config.UPSTREAM_TIMEOUT_MS,
+    keyCacheTtlMs: config.API_KEY_CACHE_TTL_MS,
+    maxInFlightPerAccount: config.MAX_INFLIGHT_PER_ACCOUNT,
     logger,
     newId: () => newId('req'),
   });

@@ -9,6 +9,7 @@ import { ACCOUNT_ERRORS, UPSTREAM_MESSAGES, type AccountErrorKind } from './erro
 import { mapSlip, SlipMappingError } from './mapping.js';
 import { parseSlipQr } from './slip-qr.js';
 import type { ApiKey, ErrorKind, RequestErrorRecord, VerifiedSlip } from './types.js';
+import { KeyCache } from './key-cache.js';
 import { checkVerifyBody } from './verify-request.js';
 
 export interface VerifyInput {
@@ -35,6 +36,10 @@ export interface VerificationDeps {
   logger: Logger;
   now?: () => Date;
   newId: () => string;
+  /** How long a key lookup may be reused; 0 disables the cache. */
+  keyCacheTtlMs?: number;
+  /** Verifications one account may have at the network at once (429 beyond). */
+  maxInFlightPerAccount?: number;
 }
 
 const SUCCESS_MESSAGE = 'slip verified';
@@ -47,9 +52,14 @@ export class VerificationService {
   private readonly inFlight = new Set<Promise<unknown>>();
   private readonly lastTouch = new Map<string, number>();
   private readonly now: () => Date;
+  private readonly keys: KeyCache;
+  private readonly perAccount = new Map<string, number>();
+  private readonly maxPerAccount: number;
 
   constructor(private readonly deps: VerificationDeps) {
     this.now = deps.now ?? (() => new Date());
+    this.keys = new KeyCache(deps.keyCacheTtlMs ?? 0);
+    this.maxPerAccount = deps.maxInFlightPerAccount ?? Number.POSITIVE_INFINITY;
   }
 
   /** Never rejects: store outages become a 503 JSON answer. */
@@ -77,33 +87,59 @@ export class VerificationService {
     const base = { id: this.deps.newId(), requestId: input.requestId };
 
     if (!input.apiKey) return this.accountError('missing_api_key', { ...base, accountId: null, keyId: null });
-    const key = await store.findApiKeyByHash(hashSecret(input.apiKey));
-    if (!key || key.revokedAt) return this.accountError('invalid_api_key', { ...base, accountId: null, keyId: null });
+    const key = await this.findKey(input.apiKey);
+    if (!key) return this.accountError('invalid_api_key', { ...base, accountId: null, keyId: null });
     const who = { ...base, accountId: key.accountId, keyId: key.id };
-    const account = await store.getAccount(key.accountId);
-    if (!account || account.deletedAt) return this.accountError('user_not_found', who);
 
+    // The hold below checks deletion and balance atomically; the account is
+    // read only on the rare paths where the spec's error order needs it.
     const body = checkVerifyBody(input.contentType, input.rawBody);
-    if (!body.ok) return { httpStatus: body.status, body: { status: 'error', message: body.message } };
+    if (!body.ok) {
+      const account = await store.getAccount(key.accountId);
+      if (!account || account.deletedAt) return this.accountError('user_not_found', who);
+      return { httpStatus: body.status, body: { status: 'error', message: body.message } };
+    }
     const { qrcode } = body;
-
-    // A cheap read first so an empty account gets 1023 before any QR error;
-    // the hold below is what really guards the balance.
-    if (account.credits <= 0) return this.accountError('insufficient_fund', { ...who, qrcode });
 
     const started = performance.now();
     const parsed = parseSlipQr(qrcode);
     if (!parsed.ok) {
+      const account = await store.getAccount(key.accountId);
+      if (!account || account.deletedAt) return this.accountError('user_not_found', { ...who, qrcode });
+      if (account.credits <= 0) return this.accountError('insufficient_fund', { ...who, qrcode });
       const message = `invalid slip QR code: ${parsed.reason}`;
       await store.insertRequestError(this.errorRecord(who, qrcode, 'invalid_qr', message, null, 0));
       return failure(message);
     }
 
+    // One account must not take all upstream capacity (per process).
+    const inFlight = this.perAccount.get(key.accountId) ?? 0;
+    if (inFlight >= this.maxPerAccount) {
+      return { httpStatus: 429, body: { status: 'error', message: 'too many verifications in flight for this account; retry shortly' } };
+    }
+    this.perAccount.set(key.accountId, inFlight + 1);
+    try {
+      return await this.holdAndVerify(who, key, qrcode, parsed.slip, started);
+    } finally {
+      const left = (this.perAccount.get(key.accountId) ?? 1) - 1;
+      if (left > 0) this.perAccount.set(key.accountId, left);
+      else this.perAccount.delete(key.accountId);
+    }
+  }
+
+  private async holdAndVerify(
+    who: { id: string; requestId: string; accountId: string; keyId: string },
+    key: ApiKey,
+    qrcode: string,
+    slip: { sendingBank: string; transRef: string },
+    started: number,
+  ): Promise<VerifyOutcome> {
+    const { store } = this.deps;
     const held = await store.holdCredit({ id: who.id, accountId: key.accountId, keyId: key.id, createdAt: this.now() });
     if (held === 'insufficient') return this.accountError('insufficient_fund', { ...who, qrcode });
     if (held === 'no_account') return this.accountError('user_not_found', { ...who, qrcode });
 
-    const result = await this.askNetwork({ ...parsed.slip, requestId: input.requestId });
+    const result = await this.askNetwork({ ...slip, requestId: who.requestId });
     const latencyMs = Math.round(performance.now() - started);
 
     if (!result.ok) {
@@ -123,7 +159,7 @@ export class VerificationService {
       id: who.id,
       accountId: key.accountId,
       keyId: key.id,
-      requestId: input.requestId,
+      requestId: who.requestId,
       qrcode,
       transactionId: data.transactionId,
       amount: data.amount,
@@ -177,6 +213,26 @@ export class VerificationService {
     latencyMs: number | null,
   ): RequestErrorRecord {
     return { id: who.id, accountId: who.accountId, keyId: who.keyId, requestId: who.requestId, qrcode, kind, message, upstream, latencyMs, createdAt: this.now() };
+  }
+
+  /** A live (not revoked) key, from the cache or the store. */
+  private async findKey(secret: string): Promise<ApiKey | null> {
+    const hash = hashSecret(secret);
+    const cached = this.keys.get(hash);
+    if (cached) return cached;
+    const key = await this.deps.store.findApiKeyByHash(hash);
+    if (!key || key.revokedAt) return null;
+    this.keys.set(hash, key);
+    return key;
+  }
+
+  /** Called when a key is revoked or an account deleted in this process. */
+  forgetKey(keyId: string): void {
+    this.keys.evictKey(keyId);
+  }
+
+  forgetAccount(accountId: string): void {
+    this.keys.evictAccount(accountId);
   }
 
   private touch(key: ApiKey): void {
