@@ -3,6 +3,9 @@ WORKDIR /app
 RUN apt-get update && apt-get install -y --no-install-recommends python3 make g++ && rm -rf /var/lib/apt/lists/*
 COPY package.json package-lock.json tsconfig.json tsconfig.build.json ./
 COPY src ./src
+# npm ci's prepare step also bundles the admin dashboard into dist/dashboard.
+COPY dashboard ./dashboard
+COPY scripts/build-dashboard.mjs ./scripts/
 RUN npm ci && npm prune --omit=dev
 
 FROM node:20-bookworm-slim

@@ -6,5 +6,7 @@ export default defineConfig({
     testTimeout: 20_000,
     hookTimeout: 60_000,
     pool: 'forks',
+    // Starts the MongoDB-wire test server (FerretDB) unless MONGODB_URI is set.
+    globalSetup: ['test/global-setup.ts'],
   },
 });

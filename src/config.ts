@@ -28,10 +28,24 @@ const schema = z.object({
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   /** Cap on one verify request body (spec leaves it open). */
   MAX_BODY_BYTES: z.coerce.number().int().min(256).max(1_048_576).default(16_384),
+  /** Public requests per minute one API key may make (per process); 0 = no limit. See SECURITY.md. */
+  RATE_LIMIT_PER_KEY_PER_MIN: z.coerce.number().int().min(0).max(10_000_000).default(0),
+  /** Public requests per minute one client IP may make (per process); 0 = no limit. */
+  RATE_LIMIT_PER_IP_PER_MIN: z.coerce.number().int().min(0).max(10_000_000).default(0),
+  /** Reverse proxies in front of the public port whose X-Forwarded-For is trusted (client IP). */
+  TRUST_PROXY_HOPS: z.coerce.number().int().min(0).max(16).default(0),
+  /** Slow clients: time to send all headers, and the whole request (default timeout + 20 s). */
+  HEADERS_TIMEOUT_MS: ms(15_000),
+  REQUEST_TIMEOUT_MS: z.coerce.number().int().min(1).max(3_600_000).optional(),
+  /** `serve` processes sharing the listeners (node:cluster); 0 or "auto" = one per CPU core. */
+  /** Folder with the built dashboard (index.html, assets/); default <package>/dist/dashboard. */
+  DASHBOARD_DIR: z.string().min(1).optional(),
+  WORKERS: z.union([z.literal('auto'), z.coerce.number().int().min(0).max(256)], { error: 'must be a whole number from 0 to 256, or "auto"' }).default(1),
 });
 
-export type Config = Omit<z.infer<typeof schema>, 'HOLD_STALE_MS'> & {
+export type Config = Omit<z.infer<typeof schema>, 'HOLD_STALE_MS' | 'REQUEST_TIMEOUT_MS'> & {
   HOLD_STALE_MS: number;
+  REQUEST_TIMEOUT_MS: number;
   /** Raw env, for adapters that read their own settings (UPSTREAMS…). */
   env: NodeJS.ProcessEnv;
 };
@@ -49,5 +63,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     throw new ConfigError(`invalid configuration:\n${lines.join('\n')}`);
   }
   const c = parsed.data;
-  return { ...c, HOLD_STALE_MS: c.HOLD_STALE_MS ?? c.UPSTREAM_TIMEOUT_MS + 60_000, env };
+  return {
+    ...c,
+    HOLD_STALE_MS: c.HOLD_STALE_MS ?? c.UPSTREAM_TIMEOUT_MS + 60_000,
+    REQUEST_TIMEOUT_MS: c.REQUEST_TIMEOUT_MS ?? c.UPSTREAM_TIMEOUT_MS + 20_000,
+    env,
+  };
 }

@@ -19,3 +19,11 @@ export function createLogger(level: string, destination?: NodeJS.WritableStream)
   const options = { level, redact: { paths: REDACT_PATHS, censor: '[redacted]' }, base: { service: 'slipgate' } };
   return destination ? pino(options, destination) : pino(options);
 }
+
+/**
+ * Request paths are caller text: one who puts a key in the URL
+ * (/api/v1/verify/slip_…) must not get it written to the log.
+ */
+export function scrubSecrets(text: string): string {
+  return text.replace(/(slip|sgadm)_[A-Za-z0-9_-]{4,}/g, '$1_[redacted]');
+}

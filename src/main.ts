@@ -7,6 +7,8 @@ import { newId } from './domain/api-key.js';
 import { VerificationService } from './domain/verify.js';
 import type { Config } from './config.js';
 import { createAdminApp } from './http/admin-app.js';
+import { answerClientErrorsWithJson } from './http/client-errors.js';
+import { defaultDashboardDir, mountDashboard } from './http/dashboard.js';
 import { createPublicApp } from './http/public-app.js';
 import { openStore } from './store/open.js';
 import type { Store } from './store/store.js';
@@ -36,6 +38,8 @@ export interface Running {
 }
 
 export async function run(config: Config, { logger, ...opts }: RunOptions): Promise<Running> {
+  // Imported here, not at the top, so CLI commands that never serve skip loading yoga and Pothos.
+  const { mountGraphql } = await import('./graphql/server.js');
   const configs = upstreamConfigs(config, logger);
   const store = await openStore(config.DATABASE_URL);
   const pool = buildUpstream(configs, {
@@ -57,15 +61,27 @@ export async function run(config: Config, { logger, ...opts }: RunOptions): Prom
   await recovery.once();
 
   const publicServer = await listen(
-    createPublicApp({ verification, logger, maxBodyBytes: config.MAX_BODY_BYTES }),
+    createPublicApp({ verification, logger, maxBodyBytes: config.MAX_BODY_BYTES, limits: config }),
     config.PORT,
     config.HOST,
   );
-  // Slow or stalled clients must not hold sockets forever, but a request
-  // may legitimately wait for the whole upstream budget.
-  publicServer.requestTimeout = config.UPSTREAM_TIMEOUT_MS + 20_000;
-  publicServer.headersTimeout = 15_000;
-  const adminServer = await listen(createAdminApp({ store, logger }), config.ADMIN_PORT, config.ADMIN_HOST);
+  // Slow or stalled clients (slowloris) must not hold sockets forever; the
+  // clocks stop once the request is read, so the upstream wait is not cut.
+  publicServer.requestTimeout = config.REQUEST_TIMEOUT_MS;
+  publicServer.headersTimeout = Math.min(config.HEADERS_TIMEOUT_MS, config.REQUEST_TIMEOUT_MS);
+  answerClientErrorsWithJson(publicServer);
+  // The internal GraphQL API lives on the admin listener only.
+  const graphql = { store, keyCache: verification, upstreamHealth: () => pool.health(), logger };
+  const dashboard = { dir: config.DASHBOARD_DIR ?? defaultDashboardDir(), logger };
+  const adminApp = createAdminApp({
+    store,
+    logger,
+    mount: (app) => {
+      mountGraphql(app, graphql);
+      mountDashboard(app, dashboard);
+    },
+  });
+  const adminServer = await listen(adminApp, config.ADMIN_PORT, config.ADMIN_HOST);
 
   const publicUrl = urlOf(publicServer);
   const adminUrl = urlOf(adminServer);
@@ -116,11 +132,19 @@ function startHoldRecovery(store: Store, staleMs: number, logger: Logger) {
   return { once, stop: () => clearInterval(timer) };
 }
 
+/** The kernel caps it at net.core.somaxconn (4096 on current Linux). */
+const LISTEN_BACKLOG = 4096;
+
 function listen(app: RequestListener, port: number, host: string): Promise<Server> {
-  const server = createServer(app);
+  // Node checks the header/request timeouts on this interval (default 30 s).
+  // No virtual hosts here, so a missing Host header is no reason for Node's
+  // bodyless 400; the request gets a JSON answer like any other.
+  const server = createServer({ connectionsCheckingInterval: 1_000, requireHostHeader: false }, app);
   return new Promise((resolve, reject) => {
     server.once('error', reject);
-    server.listen(port, host, () => resolve(server));
+    // Campaign bursts open thousands of connections at once; Node's default
+    // backlog (511) drops the excess SYNs and clients retry seconds later.
+    server.listen({ port, host, backlog: LISTEN_BACKLOG }, () => resolve(server));
   });
 }
 

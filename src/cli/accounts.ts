@@ -12,8 +12,8 @@ export function registerAccountCommands(program: Command): void {
     .option('--credits <n>', 'initial credits', positiveInt, 0)
     .option('--json', 'print JSON: {"accountId","apiKey"}')
     .action((opts: { name: string; credits: number; json?: boolean }) =>
-      withStore(async ({ accounts: service, actor }) => {
-        const { account, apiKey } = await service.createAccount({ name: opts.name, credits: opts.credits, actor });
+      withStore(async ({ admin, actor }) => {
+        const { account, apiKey } = await admin.createAccount(actor, { name: opts.name, credits: opts.credits });
         if (opts.json) return printJson({ accountId: account.id, apiKey: apiKey.secret });
         console.log(`Account ${account.id} (${account.name}) created with ${account.credits} credits.`);
         console.log(`API key, shown only now, store it safely: ${apiKey.secret}`);
@@ -28,8 +28,8 @@ export function registerAccountCommands(program: Command): void {
     .option('--idempotency-key <key>', 'repeat-safe key: the same key never adds credits twice')
     .option('--json', 'print JSON')
     .action((accountId: string, opts: { credits: number; reason: string; idempotencyKey?: string; json?: boolean }) =>
-      withStore(async ({ accounts: service, actor }) => {
-        const r = await service.topUp({ accountId, credits: opts.credits, reason: opts.reason, actor, idempotencyKey: opts.idempotencyKey ?? null });
+      withStore(async ({ admin, actor }) => {
+        const r = await admin.topUp(actor, { accountId, credits: opts.credits, reason: opts.reason, idempotencyKey: opts.idempotencyKey ?? null });
         if (opts.json) return printJson({ accountId, credits: r.account.credits, ledgerEntryId: r.entry.id, created: r.created });
         console.log(`${r.created ? 'Added' : 'Already added (same idempotency key)'} ${r.entry.delta} credits; balance is now ${r.account.credits}.`);
       }),
@@ -54,8 +54,8 @@ export function registerAccountCommands(program: Command): void {
     .command('delete <accountId>')
     .description('delete an account: its keys answer 1022 from now on; history is kept')
     .action((accountId: string) =>
-      withStore(async ({ accounts: service }) => {
-        await service.deleteAccount(accountId);
+      withStore(async ({ admin, actor }) => {
+        await admin.deleteAccount(actor, accountId);
         console.log(`Account ${accountId} deleted.`);
       }),
     );
@@ -67,8 +67,8 @@ export function registerAccountCommands(program: Command): void {
     .description('issue another API key for an account (shown once)')
     .option('--json', 'print JSON: {"keyId","apiKey"}')
     .action((accountId: string, opts: { json?: boolean }) =>
-      withStore(async ({ accounts: service }) => {
-        const issued = await service.createApiKey(accountId);
+      withStore(async ({ admin, actor }) => {
+        const issued = await admin.createApiKey(actor, accountId);
         if (opts.json) return printJson({ keyId: issued.key.id, apiKey: issued.secret });
         console.log(`Key ${issued.key.id} created. API key, shown only now: ${issued.secret}`);
       }),
@@ -90,8 +90,8 @@ export function registerAccountCommands(program: Command): void {
     .command('revoke <keyId>')
     .description('revoke a key: it answers 1021 from now on')
     .action((keyId: string) =>
-      withStore(async ({ accounts: service }) => {
-        await service.revokeApiKey(keyId);
+      withStore(async ({ admin, actor }) => {
+        await admin.revokeApiKey(actor, keyId);
         console.log(`Key ${keyId} revoked.`);
       }),
     );

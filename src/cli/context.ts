@@ -3,12 +3,15 @@ import { InvalidArgumentError } from 'commander';
 import { userInfo } from 'node:os';
 import { loadConfig } from '../config.js';
 import { AccountService } from '../domain/accounts.js';
+import { AdminActions } from '../domain/admin-actions.js';
 import { openStore } from '../store/open.js';
 import type { Store } from '../store/store.js';
 
 export interface CliContext {
   store: Store;
   accounts: AccountService;
+  /** AccountService changes plus the admin event trail (who, why). */
+  admin: AdminActions;
   actor: string;
 }
 
@@ -17,7 +20,8 @@ export async function withStore<T>(fn: (ctx: CliContext) => Promise<T>): Promise
   const config = loadConfig();
   const store = await openStore(config.DATABASE_URL);
   try {
-    return await fn({ store, accounts: new AccountService(store), actor: `cli:${userInfo().username}` });
+    const accounts = new AccountService(store);
+    return await fn({ store, accounts, admin: new AdminActions({ store, accounts }), actor: `cli:${userInfo().username}` });
   } finally {
     await store.close();
   }

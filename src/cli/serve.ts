@@ -1,35 +1,60 @@
 // `slipgate serve`: run until SIGTERM/SIGINT, then shut down gracefully.
+// With --workers N (or WORKERS) > 1 the process becomes a node:cluster
+// primary that only supervises N workers, each running this same command.
+import cluster from 'node:cluster';
 import type { Command } from 'commander';
-import { loadConfig } from '../config.js';
+import type { Logger } from 'pino';
+import { loadConfig, type Config } from '../config.js';
 import { createLogger } from '../log.js';
 import { run } from '../main.js';
+import { READY_MESSAGE, superviseWorkers, workerCount } from './serve-cluster.js';
 
 export function registerServeCommand(program: Command): void {
   program
     .command('serve')
     .description('run the public verify API and the admin listener')
-    .action(async () => {
-      const config = loadConfig();
+    .option('--workers <n>', 'processes sharing the listeners; 0 or "auto" = one per CPU core (default: WORKERS or 1)')
+    .action(async (opts: { workers?: string }) => {
+      const config = loadConfig(opts.workers === undefined ? process.env : { ...process.env, WORKERS: opts.workers });
       const logger = createLogger(config.LOG_LEVEL);
-      const app = await run(config, { logger });
-      const stop = (signal: string) => {
-        logger.info({ signal }, 'signal received');
-        app.close().then(
-          () => process.exit(0),
-          (err: unknown) => {
-            logger.error({ err }, 'shutdown failed');
-            process.exit(1);
-          },
-        );
-      };
-      process.on('SIGHUP', () => {
-        try {
-          logger.info({ changes: app.reloadUpstreams() }, 'upstream domains reloaded');
-        } catch (err) {
-          logger.error({ err }, 'upstream reload failed; keeping the current domains');
-        }
-      });
-      process.once('SIGTERM', stop);
-      process.once('SIGINT', stop);
+      const workers = workerCount(config.WORKERS);
+      if (cluster.isPrimary && workers > 1) return superviseWorkers(config, logger, workers);
+      await serveInThisProcess(config, cluster.worker ? logger.child({ worker: cluster.worker.id }) : logger);
     });
+}
+
+async function serveInThisProcess(config: Config, logger: Logger): Promise<void> {
+  const app = await run(config, { logger });
+  const stop = (signal: string) => {
+    logger.info({ signal }, 'signal received');
+    app.close().then(
+      () => process.exit(0),
+      (err: unknown) => {
+        logger.error({ err }, 'shutdown failed');
+        process.exit(1);
+      },
+    );
+  };
+  process.on('SIGHUP', () => {
+    try {
+      logger.info({ changes: app.reloadUpstreams() }, 'upstream domains reloaded');
+    } catch (err) {
+      logger.error({ err }, 'upstream reload failed; keeping the current domains');
+    }
+  });
+  if (cluster.isWorker) {
+    // A signal often reaches a worker twice (the whole process group from a
+    // terminal or systemd, then the primary): the repeat must not kill the drain.
+    let stopping = false;
+    const once = (signal: string) => {
+      if (!stopping) stop(signal);
+      stopping = true;
+    };
+    process.on('SIGTERM', once);
+    process.on('SIGINT', once);
+  } else {
+    process.once('SIGTERM', stop);
+    process.once('SIGINT', stop);
+  }
+  if (cluster.isWorker) process.send?.(READY_MESSAGE);
 }

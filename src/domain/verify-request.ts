@@ -1,8 +1,10 @@
 // Validation of the verify request body (spec §2.1). The spec leaves bad input
 // open; our answer is a 4xx JSON error that names the problem.
+import type { CheckRequest } from './checks.js';
+import { parseCheckRequest } from './check-request.js';
 
 export type BodyCheck =
-  | { ok: true; qrcode: string; body: Record<string, unknown> }
+  | { ok: true; qrcode: string; body: Record<string, unknown>; checks?: CheckRequest }
   | { ok: false; status: 400 | 415; message: string };
 
 const JSON_TYPE = /^application\/(?:[\w.+-]+\+)?json\s*(?:;|$)/i;
@@ -25,5 +27,9 @@ export function checkVerifyBody(contentType: string | undefined, raw: Buffer): B
   if (qrcode === undefined || qrcode === null) return { ok: false, status: 400, message: 'qrcode is required' };
   if (typeof qrcode !== 'string') return { ok: false, status: 400, message: 'qrcode must be a string' };
   if (qrcode.trim() === '') return { ok: false, status: 400, message: 'qrcode must not be empty' };
-  return { ok: true, qrcode, body: record };
+  // Opt-in merchant checks (issue 9); absent means the spec's plain response.
+  if (!Object.hasOwn(record, 'checks')) return { ok: true, qrcode, body: record };
+  const checks = parseCheckRequest(record.checks);
+  if (!checks.ok) return { ok: false, status: 400, message: checks.message };
+  return { ok: true, qrcode, body: record, checks: checks.checks };
 }

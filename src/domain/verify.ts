@@ -11,6 +11,8 @@ import { parseSlipQr } from './slip-qr.js';
 import type { ApiKey, ErrorKind, RequestErrorRecord, VerifiedSlip } from './types.js';
 import { KeyCache } from './key-cache.js';
 import { checkVerifyBody } from './verify-request.js';
+import { evaluateChecks, type CheckRequest, type CheckResults } from './checks.js';
+import { duplicateHistory } from './duplicate-history.js';
 
 export interface VerifyInput {
   apiKey: string | undefined;
@@ -20,7 +22,7 @@ export interface VerifyInput {
 }
 
 export type VerifyBody =
-  | { status: 'success'; data: VerifiedSlip; message: string; qrcode: string }
+  | { status: 'success'; data: VerifiedSlip; message: string; qrcode: string; checks?: CheckResults }
   | { status: 'error'; code?: number; message: string };
 
 export interface VerifyOutcome {
@@ -119,7 +121,7 @@ export class VerificationService {
     }
     this.perAccount.set(key.accountId, inFlight + 1);
     try {
-      return await this.holdAndVerify(who, key, qrcode, parsed.slip, started);
+      return await this.holdAndVerify(who, key, qrcode, parsed.slip, started, body.checks);
     } finally {
       const left = (this.perAccount.get(key.accountId) ?? 1) - 1;
       if (left > 0) this.perAccount.set(key.accountId, left);
@@ -133,6 +135,7 @@ export class VerificationService {
     qrcode: string,
     slip: { sendingBank: string; transRef: string },
     started: number,
+    checks?: CheckRequest,
   ): Promise<VerifyOutcome> {
     const { store } = this.deps;
     const held = await store.holdCredit({ id: who.id, accountId: key.accountId, keyId: key.id, createdAt: this.now() });
@@ -171,7 +174,24 @@ export class VerificationService {
       createdAt: this.now(),
     });
     this.touch(key);
-    return { httpStatus: 200, body: { status: 'success', data, message: SUCCESS_MESSAGE, qrcode } };
+    const success = { status: 'success', data, message: SUCCESS_MESSAGE, qrcode } as const;
+    // Without `checks` the body is exactly the spec's; with them, one extra field.
+    if (!checks) return { httpStatus: 200, body: success };
+    return { httpStatus: 200, body: { ...success, checks: await this.runChecks(checks, data, who) } };
+  }
+
+  /** After settling, so the duplicate lookup can leave this verification out. */
+  private async runChecks(checks: CheckRequest, data: VerifiedSlip, who: { id: string; requestId: string; accountId: string }): Promise<CheckResults> {
+    const history = checks.duplicate
+      ? await duplicateHistory(this.deps.store, { accountId: who.accountId, transactionId: data.transactionId, sendingBank: data.senderBankCode, excludeId: who.id }).catch(
+          (err: unknown) => {
+            // Already charged: answer the verification, report the check as unknown.
+            this.deps.logger.error({ err, requestId: who.requestId }, 'duplicate check lookup failed');
+            return { error: 'could not look up earlier verifications; the slip was verified and charged' };
+          },
+        )
+      : undefined;
+    return evaluateChecks(checks, data, { now: this.now(), history });
   }
 
   /**

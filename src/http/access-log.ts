@@ -1,6 +1,7 @@
 // One log line per request, written when the response is done.
 import type { RequestHandler } from 'express';
 import type { Logger } from 'pino';
+import { scrubSecrets } from '../log.js';
 
 export function accessLog(logger: Logger): RequestHandler {
   return (req, res, next) => {
@@ -10,7 +11,7 @@ export function accessLog(logger: Logger): RequestHandler {
         {
           requestId: res.locals.requestId,
           method: req.method,
-          path: req.path,
+          path: scrubSecrets(req.path),
           status: res.statusCode,
           ms: Math.round((performance.now() - started) * 10) / 10,
         },

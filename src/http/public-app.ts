@@ -1,9 +1,10 @@
 // The public listener: exactly one route, POST /api/v1/verify (spec §4).
-import express, { type Request, type Response } from 'express';
+import express, { type Request, type RequestHandler, type Response } from 'express';
 import type { Logger } from 'pino';
 import type { VerificationService } from '../domain/verify.js';
 import { errorHandler, methodNotAllowed, notFound } from './json-errors.js';
 import { accessLog } from './access-log.js';
+import { perIpLimit, perKeyLimit, type RateLimitSettings } from './rate-limit.js';
 import { requestId } from './request-id.js';
 
 export const VERIFY_PATH = '/api/v1/verify';
@@ -12,6 +13,8 @@ export interface PublicAppDeps {
   verification: VerificationService;
   logger: Logger;
   maxBodyBytes: number;
+  /** Abuse limits (0 = off) and the proxies whose X-Forwarded-For names the client. */
+  limits?: RateLimitSettings & { TRUST_PROXY_HOPS: number };
 }
 
 export function createPublicApp(deps: PublicAppDeps): express.Express {
@@ -19,11 +22,16 @@ export function createPublicApp(deps: PublicAppDeps): express.Express {
   app.disable('x-powered-by');
   app.set('etag', false);
   app.use(requestId, accessLog(deps.logger));
+  if (deps.limits?.TRUST_PROXY_HOPS) app.set('trust proxy', deps.limits.TRUST_PROXY_HOPS);
+  // Order matters; see rate-limit.ts. Per IP: every request, any route.
+  const byIp = perIpLimit(deps.limits?.RATE_LIMIT_PER_IP_PER_MIN ?? 0, deps.logger);
+  if (byIp) app.use(byIp);
+  const byKey: RequestHandler = perKeyLimit(deps.limits?.RATE_LIMIT_PER_KEY_PER_MIN ?? 0, deps.logger) ?? ((_req, _res, next) => next());
 
   // The body is read raw: auth comes before body checks (spec §5 order), so
   // JSON parsing happens inside the verification path, not here.
   const rawBody = express.raw({ type: () => true, limit: deps.maxBodyBytes });
-  app.post(VERIFY_PATH, rawBody, async (req: Request, res: Response) => {
+  app.post(VERIFY_PATH, byKey, rawBody, async (req: Request, res: Response) => {
     const header = req.headers['x-api-key'];
     const outcome = await deps.verification.verify({
       apiKey: typeof header === 'string' ? header : undefined,
@@ -31,6 +39,8 @@ export function createPublicApp(deps: PublicAppDeps): express.Express {
       rawBody: Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0),
       requestId: res.locals.requestId as string,
     });
+    // 429 here is the per-account in-flight cap: a slot frees within seconds.
+    if (outcome.httpStatus === 429) res.setHeader('retry-after', '1');
     res.status(outcome.httpStatus).json(outcome.body);
   });
   app.all(VERIFY_PATH, methodNotAllowed('POST'));

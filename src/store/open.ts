@@ -12,6 +12,9 @@ export async function openStore(url: string): Promise<Store> {
   } else if (url.startsWith('postgres://') || url.startsWith('postgresql://')) {
     const { PostgresStore } = await import('./postgres/postgres-store.js');
     store = new PostgresStore(url);
+  } else if (url.startsWith('mongodb://') || url.startsWith('mongodb+srv://')) {
+    const { MongoStore } = await import('./mongo/mongo-store.js');
+    store = new MongoStore(url);
   } else {
     throw new Error(`unsupported DATABASE_URL scheme: ${url.split(':')[0]}`);
   }

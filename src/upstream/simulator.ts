@@ -70,7 +70,8 @@ export type AnyHttpServer = HttpServer | HttpsServer;
 export function listen(server: AnyHttpServer, port: number, host: string): Promise<void> {
   return new Promise((resolve, reject) => {
     server.once('error', reject);
-    server.listen(port, host, () => {
+    // A large backlog so benchmark bursts are not dropped before accept().
+    server.listen({ port, host, backlog: 4096 }, () => {
       server.off('error', reject);
       resolve();
     });

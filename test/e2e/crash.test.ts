@@ -7,7 +7,8 @@ import { openStore } from '../../src/store/open.js';
 import type { Store } from '../../src/store/store.js';
 import { sandboxQr } from '../../src/upstream/sandbox/sandbox-qr.js';
 import { eventually, postVerify, spawnSlipgate, type Child } from '../helpers/child.js';
-import { testEngines } from '../helpers/engines.js';
+import { runDoctor } from '../helpers/doctor.js';
+import { concurrencyCase, testEngines } from '../helpers/engines.js';
 
 describe.each(testEngines())('SIGKILL mid-verification on %s', (engine) => {
   const children: Child[] = [];
@@ -18,7 +19,8 @@ describe.each(testEngines())('SIGKILL mid-verification on %s', (engine) => {
     await engine.dispose?.();
   });
 
-  it('releases the dead process\u2019s holds on restart and reconciles exactly', async () => {
+  // Both cases verify on one account concurrently: see concurrencyCase().
+  concurrencyCase(engine)('releases the dead process\u2019s holds on restart and reconciles exactly', async () => {
     const databaseUrl = await engine.databaseUrl();
     store = await openStore(databaseUrl);
     const accounts = new AccountService(store);
@@ -48,6 +50,7 @@ describe.each(testEngines())('SIGKILL mid-verification on %s', (engine) => {
     const interrupted = await store.listRequestErrors({ accountId: account.id, kind: 'interrupted', limit: 10 });
     expect(interrupted.items).toHaveLength(3);
     expect((await reconcileAccount(store, account.id)).problems).toEqual([]);
+    expect(await runDoctor(databaseUrl)).toMatchObject({ code: 0, accounts: 1, discrepancies: [], openHolds: 0 });
 
     // The restarted process serves as usual.
     expect((await postVerify(second.publicUrl, apiKey.secret, sandboxQr())).body.status).toBe('success');
@@ -55,7 +58,7 @@ describe.each(testEngines())('SIGKILL mid-verification on %s', (engine) => {
     expect(await second.exited).toBe(0);
   });
 
-  it('reconciles after a kill at a random moment under load', async () => {
+  concurrencyCase(engine)('reconciles after a kill at a random moment under load', async () => {
     const databaseUrl = await engine.databaseUrl();
     const own = await openStore(databaseUrl);
     try {
@@ -77,6 +80,7 @@ describe.each(testEngines())('SIGKILL mid-verification on %s', (engine) => {
       // Every success a caller saw was charged; a charge may exist whose answer was lost with the socket.
       expect(check.usage).toBeGreaterThanOrEqual(answered);
       expect(check.credits + check.usage).toBe(300);
+      expect(await runDoctor(databaseUrl)).toMatchObject({ code: 0, accounts: 1, discrepancies: [], openHolds: 0 });
       restarted.proc.kill('SIGTERM');
       await restarted.exited;
     } finally {

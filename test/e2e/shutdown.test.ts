@@ -6,6 +6,7 @@ import { reconcileAccount } from '../../src/domain/reconcile.js';
 import { openStore } from '../../src/store/open.js';
 import { sandboxQr } from '../../src/upstream/sandbox/sandbox-qr.js';
 import { postVerify, spawnSlipgate, type Child } from '../helpers/child.js';
+import { runDoctor } from '../helpers/doctor.js';
 import { tempDir } from '../helpers/temp.js';
 
 describe('graceful shutdown', () => {
@@ -35,5 +36,6 @@ describe('graceful shutdown', () => {
     expect({ credits: after!.credits, held: after!.held, usage: after!.usage }).toEqual({ credits: 12, held: 0, usage: 8 });
     expect((await reconcileAccount(store, account.id)).problems).toEqual([]);
     await store.close();
+    expect(await runDoctor(databaseUrl)).toMatchObject({ code: 0, accounts: 1, discrepancies: [], openHolds: 0 });
   });
 });

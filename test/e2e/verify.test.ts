@@ -4,7 +4,7 @@ import { sandboxQr, slipQr } from '../../src/upstream/sandbox/sandbox-qr.js';
 import { SandboxUpstream } from '../../src/upstream/sandbox/sandbox-upstream.js';
 import { sandboxTransaction } from '../../src/upstream/sandbox/transaction.js';
 import { counting, startApp, type TestApp } from '../helpers/app.js';
-import { testEngines } from '../helpers/engines.js';
+import { concurrencyCase, testEngines } from '../helpers/engines.js';
 
 const DATA_FIELDS = {
   amount: 'number',
@@ -201,7 +201,7 @@ describe.each(testEngines())('POST /api/v1/verify on %s', (engine) => {
     });
   });
 
-  it('never overdraws: 50 simultaneous requests against 5 credits', async () => {
+  concurrencyCase(engine)('never overdraws: 50 simultaneous requests against 5 credits', async () => {
     const { accountId, apiKey } = await app.account(5);
     const results = await Promise.all(Array.from({ length: 50 }, () => app.verify(apiKey, sandboxQr())));
     expect(results.filter((r) => r.status === 200 && r.body.status === 'success')).toHaveLength(5);

@@ -1,6 +1,7 @@
 // Starts a real slipgate (both listeners, a real store) for a test and talks
 // to it over real HTTP.
 import { join } from 'node:path';
+import type { Logger } from 'pino';
 import { loadConfig } from '../../src/config.js';
 import { AccountService } from '../../src/domain/accounts.js';
 import { VERIFY_PATH } from '../../src/http/public-app.js';
@@ -24,6 +25,8 @@ export interface TestAppOptions {
   upstream?: Upstream;
   /** Defaults to a fresh SQLite file. */
   databaseUrl?: string;
+  /** Defaults to a silent logger. */
+  logger?: Logger;
 }
 
 export async function startApp(opts: TestAppOptions = {}): Promise<TestApp> {
@@ -34,7 +37,7 @@ export async function startApp(opts: TestAppOptions = {}): Promise<TestApp> {
     DATABASE_URL: opts.databaseUrl ?? `sqlite:${join(dir.path, 'slipgate.db')}`,
     ...opts.env,
   });
-  const running = await run(config, { logger: createLogger('silent'), upstream: opts.upstream ?? new SandboxUpstream() });
+  const running = await run(config, { logger: opts.logger ?? createLogger('silent'), upstream: opts.upstream ?? new SandboxUpstream() });
   const accounts = new AccountService(running.store);
 
   const post = async (body: unknown, headers: Record<string, string> = {}) => {

@@ -1,6 +1,8 @@
 // The storage engines end-to-end tests run against: each databaseUrl() call
 // makes a fresh, throwaway database; dispose() removes them all.
 import { join } from 'node:path';
+import { it } from 'vitest';
+import { createMongoDatabase, MONGO_CONCURRENCY_LIMITATION } from './mongo.js';
 import { createTestDatabase } from './postgres.js';
 import { tempDir } from './temp.js';
 
@@ -8,6 +10,11 @@ export interface TestEngine {
   name: string;
   databaseUrl(): Promise<string>;
   dispose(): Promise<void>;
+  /**
+   * Set when the engine under test cannot prove concurrency guarantees
+   * (FerretDB standing in for MongoDB); see concurrencyCase().
+   */
+  concurrencyLimitation?: string;
   /** describe.each prints engines by name. */
   toString(): string;
 }
@@ -19,13 +26,25 @@ export function testEngines(): TestEngine[] {
       return { url: `sqlite:${join(dir.path, 'e2e.db')}`, drop: async () => dir.remove() };
     }),
     engine('postgres', createTestDatabase),
+    engine('mongo', async () => createMongoDatabase(), MONGO_CONCURRENCY_LIMITATION),
   ];
 }
 
-function engine(name: string, create: () => Promise<{ url: string; drop(): Promise<void> }>): TestEngine {
+/**
+ * `it` for a case that proves a concurrency guarantee: on an engine with a
+ * known limitation it runs only against the real server, and says why.
+ */
+export function concurrencyCase(engine: TestEngine): typeof it {
+  if (!engine.concurrencyLimitation) return it;
+  console.warn(`[${engine.name}] concurrency cases run only against a real server: ${engine.concurrencyLimitation}`);
+  return it.runIf(false) as typeof it;
+}
+
+function engine(name: string, create: () => Promise<{ url: string; drop(): Promise<void> }>, concurrencyLimitation?: string): TestEngine {
   const made: { drop(): Promise<void> }[] = [];
   return {
     name,
+    concurrencyLimitation,
     toString: () => name,
     async databaseUrl() {
       const db = await create();

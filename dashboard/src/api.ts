@@ -1,0 +1,67 @@
+// The dashboard's only way to the server: POST graphql (relative, so the page
+// also works behind a path prefix) with the admin token as a Bearer header.
+import { getToken } from './session.js';
+
+export type AdminRole = 'VIEWER' | 'SUPPORT' | 'ADMIN';
+
+export type ApiFailure =
+  /** 401: the token is unknown, revoked or expired. */
+  | 'unauthorized'
+  /** GraphQL FORBIDDEN: the token's role may not do this. */
+  | 'forbidden'
+  /** The request never got an answer. */
+  | 'network'
+  /** Any other GraphQL error (validation, not found, bad input…). */
+  | 'graphql'
+  /** An answer that is not GraphQL (e.g. 5xx from a proxy). */
+  | 'server';
+
+export class ApiError extends Error {
+  constructor(
+    readonly failure: ApiFailure,
+    message: string,
+    readonly code?: string,
+  ) {
+    super(message);
+    this.name = 'ApiError';
+  }
+}
+
+interface GraphqlBody<T> {
+  data?: T | null;
+  errors?: { message: string; extensions?: { code?: string } }[];
+}
+
+export async function gql<T>(query: string, variables: Record<string, unknown> = {}, token = getToken()): Promise<T> {
+  let res: Response;
+  try {
+    res = await fetch('graphql', {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        accept: 'application/json',
+        authorization: `Bearer ${token ?? ''}`,
+      },
+      body: JSON.stringify({ query, variables }),
+      credentials: 'omit',
+      cache: 'no-store',
+    });
+  } catch {
+    throw new ApiError('network', 'Cannot reach slipgate (network error). Check that the admin listener is running and reachable, then try again.');
+  }
+  if (res.status === 401) throw new ApiError('unauthorized', 'The admin token was not accepted (unknown, revoked or expired).');
+  let body: GraphqlBody<T>;
+  try {
+    body = (await res.json()) as GraphqlBody<T>;
+  } catch {
+    throw new ApiError('server', `slipgate answered HTTP ${res.status} without a GraphQL response. Try again in a moment.`);
+  }
+  const first = body.errors?.[0];
+  if (first) {
+    const code = first.extensions?.code;
+    if (code === 'FORBIDDEN') throw new ApiError('forbidden', first.message, code);
+    throw new ApiError('graphql', first.message, code);
+  }
+  if (!res.ok || body.data == null) throw new ApiError('server', `slipgate answered HTTP ${res.status}. Try again in a moment.`);
+  return body.data;
+}

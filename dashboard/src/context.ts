@@ -1,0 +1,50 @@
+// What every page gets from the shell.
+import { ApiError, type AdminRole } from './api.js';
+import { h } from './dom.js';
+
+export interface Me {
+  id: string;
+  name: string;
+  role: AdminRole;
+  prefix: string;
+}
+
+export interface PageContext {
+  /** The page's area; the shell has emptied it. */
+  main: HTMLElement;
+  /** Route segments after "#/", e.g. ["accounts", "acc_1"]. */
+  path: string[];
+  params: URLSearchParams;
+  me: Me;
+  /** Read out by screen readers (polite). */
+  announce(message: string): void;
+  /** False once the operator moved to another page: drop late results. */
+  isCurrent(): boolean;
+  /** A 401 ends the session (back to sign-in); anything else becomes the returned message element. */
+  problem(err: unknown, retry?: () => void): HTMLElement;
+}
+
+export const roleName = (role: AdminRole): string => role.toLowerCase();
+
+/** Sentence for an error a page cannot handle itself. */
+export function describeError(err: unknown, me: Me): string {
+  if (err instanceof ApiError) {
+    if (err.failure === 'forbidden') return `Your role (${roleName(me.role)}) cannot do this. Ask someone with a higher role.`;
+    return err.message;
+  }
+  return `Something went wrong in the dashboard: ${err instanceof Error ? err.message : String(err)}`;
+}
+
+/** An alert box with an optional retry button. */
+export function errorBox(message: string, retry?: () => void): HTMLElement {
+  return h(
+    'div',
+    { class: 'notice error', role: 'alert' },
+    h('p', {}, message),
+    retry ? h('button', { type: 'button', class: 'secondary', onclick: retry }, 'Try again') : null,
+  );
+}
+
+export function pageHeading(title: string, ...rest: (Node | string | null)[]): HTMLElement {
+  return h('div', { class: 'page-head' }, h('h1', { tabindex: -1 }, title), ...rest);
+}

@@ -1,0 +1,330 @@
+// The audit log: successful verifications or failed requests, with the
+// GraphQL API's filters, cursor paging, and a slip-image search that reads
+// the QR in the browser and looks its transaction up.
+import { gql } from '../api.js';
+import { pageHeading, type PageContext } from '../context.js';
+import { h, text } from '../dom.js';
+import { bangkokInput, formatCount, formatThb } from '../format.js';
+import { href } from '../router.js';
+import { readSlipImage } from '../slip-image.js';
+import { badge, CursorPager, dataTable, empty, loading, time } from '../ui.js';
+import { BANKS, bankLabel, ERROR_KINDS, errorKindLabel } from '../vocabulary.js';
+
+type RecordType = 'verifications' | 'failures';
+
+/** Filter names in the address; values as typed (times are Bangkok wall-clock). */
+const FIELDS = ['from', 'to', 'account', 'transactionId', 'bank', 'kind', 'upstream'] as const;
+type Field = (typeof FIELDS)[number];
+const VERIFICATION_ONLY: Field[] = ['transactionId', 'bank'];
+const FAILURE_ONLY: Field[] = ['kind'];
+
+interface Page<T> {
+  nodes: T[];
+  pageInfo: { endCursor: string | null; hasNextPage: boolean };
+}
+interface AccountName {
+  id: string;
+  name: string;
+}
+interface Verification {
+  id: string;
+  transactionId: string;
+  amount: number;
+  sendingBank: string;
+  receivingBank: string;
+  upstream: string;
+  latencyMs: number;
+  createdAt: string;
+  accountId: string;
+  account: AccountName | null;
+}
+interface Failure {
+  id: string;
+  kind: string;
+  message: string;
+  upstream: string | null;
+  latencyMs: number | null;
+  createdAt: string;
+  accountId: string | null;
+  account: AccountName | null;
+}
+
+const PAGE_SIZE = 25;
+const VERIFICATIONS = `query Verifications($filter: VerifyTransactionFilter, $after: String) {
+  verifyTransactions(filter: $filter, first: ${PAGE_SIZE}, after: $after) {
+    nodes { id transactionId amount sendingBank receivingBank upstream latencyMs createdAt accountId account { id name } }
+    pageInfo { endCursor hasNextPage }
+  }
+}`;
+const FAILURES = `query Failures($filter: RequestErrorFilter, $after: String) {
+  requestErrors(filter: $filter, first: ${PAGE_SIZE}, after: $after) {
+    nodes { id kind message upstream latencyMs createdAt accountId account { id name } }
+    pageInfo { endCursor hasNextPage }
+  }
+}`;
+const UPSTREAM_NAMES = 'query UpstreamNames { upstreams { name } }';
+
+export async function auditPage(ctx: PageContext): Promise<void> {
+  const pager = new CursorPager();
+  const inputs = filterInputs(ctx.params);
+  const typeRadios = (['verifications', 'failures'] as const).map((value) =>
+    h('input', { type: 'radio', name: 'type', id: `type-${value}`, value, checked: (ctx.params.get('type') ?? 'verifications') === value }),
+  );
+  const results = h('section', { 'aria-labelledby': 'results-h', class: 'results' });
+  const resultStatus = h('p', { class: 'visually-hidden', role: 'status', 'aria-live': 'polite' });
+  const slipStatus = h('div', { id: 'slip-status', role: 'status', 'aria-live': 'polite' });
+
+  const recordType = (): RecordType => (typeRadios[1]!.checked ? 'failures' : 'verifications');
+  const syncDisabled = () => {
+    const type = recordType();
+    for (const f of VERIFICATION_ONLY) inputs[f].disabled = type !== 'verifications';
+    for (const f of FAILURE_ONLY) inputs[f].disabled = type !== 'failures';
+  };
+  syncDisabled();
+
+  const values = (): Record<Field, string> => Object.fromEntries(FIELDS.map((f) => [f, inputs[f].disabled ? '' : inputs[f].value.trim()])) as Record<Field, string>;
+
+  const load = async () => {
+    const type = recordType();
+    const v = values();
+    const title = type === 'verifications' ? 'Verifications' : 'Failed requests';
+    results.replaceChildren(h('h2', { id: 'results-h' }, `${title}, newest first`), loading(title.toLowerCase()));
+    const common = { accountId: v.account || null, from: bangkokInput(v.from), to: bangkokInput(v.to), upstream: v.upstream || null };
+    try {
+      let table: HTMLElement;
+      let page: Page<unknown>;
+      if (type === 'verifications') {
+        const filter = { ...common, transactionId: v.transactionId || null, sendingBank: v.bank || null };
+        const data = await gql<{ verifyTransactions: Page<Verification> }>(VERIFICATIONS, { filter, after: pager.after });
+        page = data.verifyTransactions;
+        table = verificationTable(data.verifyTransactions.nodes);
+      } else {
+        const filter = { ...common, kind: v.kind || null };
+        const data = await gql<{ requestErrors: Page<Failure> }>(FAILURES, { filter, after: pager.after });
+        page = data.requestErrors;
+        table = failureTable(data.requestErrors.nodes);
+      }
+      if (!ctx.isCurrent()) return;
+      results.lastChild?.remove();
+      if (page.nodes.length === 0) {
+        const none = noneMessage(type, v);
+        results.append(empty(none));
+        resultStatus.textContent = none;
+        return;
+      }
+      results.append(table, pager.controls(title, page.pageInfo.hasNextPage ? page.pageInfo.endCursor : null, () => void load()));
+      resultStatus.textContent = `${title}: ${page.nodes.length} shown on page ${pager.page}${page.pageInfo.hasNextPage ? ', more on the next page' : ''}.`;
+    } catch (err) {
+      if (!ctx.isCurrent()) return;
+      results.lastChild?.remove();
+      results.append(ctx.problem(err, () => void load()));
+    }
+  };
+
+  const search = () => {
+    pager.reset();
+    const v = values();
+    // Filters go in the address (shareable, back button); the token never does.
+    history.pushState(null, '', href(['audit'], { type: recordType() === 'failures' ? 'failures' : null, ...v }));
+    void load();
+  };
+
+  const form = h(
+    'form',
+    {
+      class: 'filters card',
+      'aria-labelledby': 'filters-h',
+      onsubmit: (event: SubmitEvent) => {
+        event.preventDefault();
+        search();
+      },
+    },
+    h('h2', { id: 'filters-h' }, 'Filters'),
+    h(
+      'fieldset',
+      { class: 'type', onchange: syncDisabled },
+      h('legend', {}, 'Show'),
+      h('span', {}, typeRadios[0], h('label', { for: 'type-verifications' }, 'Verifications (charged)')),
+      h('span', {}, typeRadios[1], h('label', { for: 'type-failures' }, 'Failed requests (not charged)')),
+    ),
+    h(
+      'div',
+      { class: 'fields' },
+      field('from', 'From (Bangkok time)', inputs.from),
+      field('to', 'To, exclusive (Bangkok time)', inputs.to),
+      field('account', 'Account ID', inputs.account),
+      field('upstream', 'Upstream', inputs.upstream),
+      field('transactionId', 'Transaction ID', inputs.transactionId, 'verifications only'),
+      field('bank', 'Sending bank', inputs.bank, 'verifications only'),
+      field('kind', 'Error kind', inputs.kind, 'failed requests only'),
+      h(
+        'div',
+        { class: 'buttons' },
+        h('button', { type: 'submit' }, 'Search'),
+        h(
+          'button',
+          {
+            type: 'button',
+            class: 'secondary',
+            onclick: () => {
+              for (const f of FIELDS) inputs[f].value = '';
+              search();
+            },
+          },
+          'Clear filters',
+        ),
+      ),
+    ),
+  );
+
+  const onSlip = async (file: File | undefined) => {
+    if (!file) return;
+    slipStatus.replaceChildren(h('p', { class: 'notice' }, `Reading the QR code in “${file.name}”…`));
+    const read = await readSlipImage(file);
+    if (!ctx.isCurrent()) return;
+    if (!read.ok) {
+      slipStatus.replaceChildren(h('p', { class: 'notice error' }, read.reason));
+      return;
+    }
+    slipStatus.replaceChildren(
+      h(
+        'p',
+        { class: 'notice ok' },
+        'Slip QR read: ',
+        bankLabel(read.slip.sendingBank),
+        ', transaction ',
+        h('code', { 'data-testid': 'slip-trans-ref' }, read.slip.transRef),
+        '. Showing its verifications.',
+      ),
+    );
+    typeRadios[0]!.checked = true;
+    syncDisabled();
+    for (const f of FIELDS) inputs[f].value = '';
+    inputs.transactionId.value = read.slip.transRef;
+    search();
+  };
+
+  ctx.main.append(
+    pageHeading('Audit log'),
+    h('div', { class: 'audit-top' }, form, slipDropZone(onSlip, slipStatus)),
+    resultStatus,
+    results,
+  );
+  void fillUpstreamNames(inputs.upstream);
+  await load();
+}
+
+function filterInputs(params: URLSearchParams): Record<Field, HTMLInputElement | HTMLSelectElement> {
+  const value = (f: Field) => params.get(f) ?? '';
+  const input = (f: Field, attrs: Record<string, string> = {}) => h('input', { id: `f-${f}`, name: f, value: value(f), autocomplete: 'off', ...attrs });
+  const bank = h('select', { id: 'f-bank', name: 'bank' }, h('option', { value: '' }, 'Any bank'), Object.keys(BANKS).map((code) => h('option', { value: code }, bankLabel(code))));
+  bank.value = value('bank');
+  const kind = h('select', { id: 'f-kind', name: 'kind' }, h('option', { value: '' }, 'Any kind'), ERROR_KINDS.map((k) => h('option', { value: k }, errorKindLabel(k))));
+  kind.value = value('kind');
+  return {
+    from: input('from', { type: 'datetime-local', step: '1' }),
+    to: input('to', { type: 'datetime-local', step: '1' }),
+    account: input('account', { placeholder: 'acc_…', spellcheck: 'false' }),
+    transactionId: input('transactionId', { spellcheck: 'false' }),
+    bank,
+    kind,
+    upstream: input('upstream', { list: 'upstream-names', spellcheck: 'false' }),
+  };
+}
+
+/** `note` says which record type a filter applies to; it is part of the label so rows stay aligned. */
+function field(name: Field, label: string, control: HTMLElement, note?: string): HTMLElement {
+  return h('div', { class: 'field' }, h('label', { for: `f-${name}` }, label, note ? h('span', { class: 'label-note' }, ` · ${note}`) : null), control);
+}
+
+async function fillUpstreamNames(input: HTMLInputElement | HTMLSelectElement): Promise<void> {
+  try {
+    const data = await gql<{ upstreams: { name: string }[] }>(UPSTREAM_NAMES);
+    input.after(h('datalist', { id: 'upstream-names' }, data.upstreams.map((u) => h('option', { value: u.name }))));
+  } catch {
+    // Suggestions only; the field still takes any name.
+  }
+}
+
+function slipDropZone(onFile: (file: File | undefined) => void, status: HTMLElement): HTMLElement {
+  const file = h('input', {
+    type: 'file',
+    id: 'slip-file',
+    accept: 'image/png,image/jpeg,image/webp,image/gif,image/bmp',
+    onchange: (event: Event) => {
+      const input = event.target as HTMLInputElement;
+      onFile(input.files?.[0]);
+      input.value = '';
+    },
+  });
+  const zone = h(
+    'div',
+    {
+      class: 'dropzone',
+      'data-testid': 'slip-drop',
+      ondragover: (event: DragEvent) => {
+        event.preventDefault();
+        zone.classList.add('over');
+      },
+      ondragleave: () => zone.classList.remove('over'),
+      ondrop: (event: DragEvent) => {
+        event.preventDefault();
+        zone.classList.remove('over');
+        onFile(event.dataTransfer?.files[0]);
+      },
+    },
+    h('p', {}, 'Drop a photo or screenshot of a slip here, or'),
+    h('label', { for: 'slip-file', class: 'button-link' }, 'Choose a slip image…'),
+    file,
+    h('p', { class: 'hint' }, 'The QR code is read in this browser; the image is not uploaded.'),
+  );
+  return h('section', { class: 'card slip', 'aria-labelledby': 'slip-h' }, h('h2', { id: 'slip-h' }, 'Find a slip by its image'), zone, status);
+}
+
+function accountCell(id: string | null, account: AccountName | null): HTMLElement | string {
+  if (!id) return h('span', { class: 'muted' }, 'no account (bad key)');
+  return h('a', { href: href(['accounts', id]) }, account ? text(account.name) : id);
+}
+
+function verificationTable(rows: Verification[]): HTMLElement {
+  return dataTable(
+    'Verifications',
+    [{ label: 'Time (Bangkok)' }, { label: 'Account' }, { label: 'Transaction ID' }, { label: 'Amount', numeric: true }, { label: 'Sending bank' }, { label: 'Receiving bank' }, { label: 'Upstream' }, { label: 'Latency', numeric: true }],
+    rows.map((r) => [
+      time(r.createdAt),
+      accountCell(r.accountId, r.account),
+      h('code', {}, r.transactionId),
+      formatThb(r.amount),
+      bankLabel(r.sendingBank),
+      bankLabel(r.receivingBank),
+      r.upstream,
+      `${formatCount(r.latencyMs)} ms`,
+    ]),
+    { captionHidden: true },
+  );
+}
+
+function failureTable(rows: Failure[]): HTMLElement {
+  return dataTable(
+    'Failed requests',
+    [{ label: 'Time (Bangkok)' }, { label: 'Account' }, { label: 'Error kind' }, { label: 'Message' }, { label: 'Upstream' }, { label: 'Latency', numeric: true }],
+    rows.map((r) => [
+      time(r.createdAt),
+      accountCell(r.accountId, r.account),
+      badge(errorKindLabel(r.kind), 'bad'),
+      r.message,
+      r.upstream ?? h('span', { class: 'muted' }, '—'),
+      r.latencyMs == null ? '' : `${formatCount(r.latencyMs)} ms`,
+    ]),
+    { captionHidden: true },
+  );
+}
+
+function noneMessage(type: RecordType, v: Record<Field, string>): string {
+  if (type === 'verifications' && v.transactionId) {
+    return `No verification of transaction ${v.transactionId} matches. It may never have been verified successfully; look under “Failed requests”.`;
+  }
+  const filtered = FIELDS.some((f) => v[f]);
+  const what = type === 'verifications' ? 'verifications' : 'failed requests';
+  return filtered ? `No ${what} match these filters.` : `No ${what} yet.`;
+}

@@ -1,0 +1,38 @@
+// Reads a dropped slip photo in the browser: draw it on a canvas, find the QR
+// with jsQR (src/client/qr-from-pixels, shared with the SDK) and parse it
+// with the server's own slip QR parser (tag 00 → 01 bank, 02 transRef).
+import { findQrInPixels } from '../../src/client/qr-from-pixels.js';
+import { parseSlipQr, type SlipRef } from '../../src/domain/slip-qr.js';
+
+export type SlipImageResult = { ok: true; slip: SlipRef; qrcode: string } | { ok: false; reason: string };
+
+/** Camera photos are huge; jsQR is quicker and no worse on a smaller copy. */
+const MAX_SIDE = 2000;
+
+export async function readSlipImage(file: File): Promise<SlipImageResult> {
+  if (file.type && !file.type.startsWith('image/')) return { ok: false, reason: `“${file.name}” is not an image (${file.type}). Drop a PNG or JPEG of the slip.` };
+  let bitmap: ImageBitmap;
+  try {
+    bitmap = await createImageBitmap(file);
+  } catch {
+    return { ok: false, reason: `“${file.name}” could not be opened as an image. Drop a PNG or JPEG of the slip.` };
+  }
+  const scale = Math.min(1, MAX_SIDE / Math.max(bitmap.width, bitmap.height));
+  const width = Math.max(1, Math.round(bitmap.width * scale));
+  const height = Math.max(1, Math.round(bitmap.height * scale));
+  const canvas = document.createElement('canvas');
+  canvas.width = width;
+  canvas.height = height;
+  const g = canvas.getContext('2d', { willReadFrequently: true });
+  if (!g) return { ok: false, reason: 'This browser cannot read images (no canvas).' };
+  // White first: transparent PNGs would otherwise read as black.
+  g.fillStyle = '#fff';
+  g.fillRect(0, 0, width, height);
+  g.drawImage(bitmap, 0, 0, width, height);
+  bitmap.close();
+  const qrcode = findQrInPixels({ data: g.getImageData(0, 0, width, height).data, width, height });
+  if (!qrcode) return { ok: false, reason: 'No QR code found in this image. Try a sharper photo or a screenshot of the slip, with the whole QR visible.' };
+  const parsed = parseSlipQr(qrcode);
+  if (!parsed.ok) return { ok: false, reason: `The QR code in this image is not a bank slip QR: ${parsed.reason}.` };
+  return { ok: true, slip: parsed.slip, qrcode };
+}

@@ -1,0 +1,90 @@
+// Command-line flags of `npm run bench`.
+import { availableParallelism } from 'node:os';
+
+export const SCENARIO_IDS = ['A', 'B', 'C', 'D'] as const;
+export type ScenarioId = (typeof SCENARIO_IDS)[number];
+export const ENGINE_NAMES = ['sqlite', 'postgres', 'mongodb'] as const;
+export type EngineName = (typeof ENGINE_NAMES)[number];
+
+export interface BenchArgs {
+  quick: boolean;
+  scenarios: ScenarioId[];
+  engines: EngineName[];
+  /** slipgate (and baseline) processes: `serve --workers N`. */
+  workers: number;
+  /** Also run scenario A once more under --cpu-prof and summarise it. */
+  profile: boolean;
+  /** Where the results file goes (default bench/results/<date>[-quick].md). */
+  out: string | undefined;
+  /** Keep the work directory (process logs, profiles) instead of deleting it. */
+  keep: boolean;
+}
+
+const USAGE = `usage: npm run bench -- [--quick] [--scenario A,B,C,D] [--engine sqlite,postgres,mongodb]
+                       [--workers N|auto] [--profile] [--keep] [--out FILE]`;
+
+export function parseArgs(argv: string[]): BenchArgs {
+  const args: BenchArgs = { quick: false, scenarios: [...SCENARIO_IDS], engines: [...ENGINE_NAMES], workers: 1, profile: false, out: undefined, keep: false };
+  for (let i = 0; i < argv.length; i++) {
+    const [flag, inline] = argv[i]!.split(/=(.*)/s, 2) as [string, string | undefined];
+    const value = (): string => {
+      const v = inline ?? argv[++i];
+      if (v === undefined) fail(`${flag} needs a value`);
+      return v;
+    };
+    switch (flag) {
+      case '--quick':
+        args.quick = true;
+        break;
+      case '--profile':
+        args.profile = true;
+        break;
+      case '--keep':
+        args.keep = true;
+        break;
+      case '--scenario':
+      case '--scenarios':
+        args.scenarios = list(value().toUpperCase(), SCENARIO_IDS, flag);
+        break;
+      case '--engine':
+      case '--engines':
+        args.engines = list(value().toLowerCase(), ENGINE_NAMES, flag);
+        break;
+      case '--workers': {
+        const v = value();
+        const n = v === 'auto' || v === '0' ? availableParallelism() : Number(v);
+        if (!Number.isInteger(n) || n < 1) fail('--workers must be a whole number, or auto');
+        args.workers = n;
+        break;
+      }
+      case '--out':
+        args.out = value();
+        break;
+      case '--help':
+      case '-h':
+        console.log(USAGE);
+        process.exit(0);
+        break;
+      default:
+        fail(`unknown flag ${flag}`);
+    }
+  }
+  return args;
+}
+
+const ALIASES: Record<string, string> = { mongo: 'mongodb', pg: 'postgres', postgresql: 'postgres' };
+
+function list<T extends string>(raw: string, allowed: readonly T[], flag: string): T[] {
+  const items = raw
+    .split(',')
+    .map((s) => ALIASES[s.trim()] ?? s.trim())
+    .filter(Boolean);
+  const bad = items.filter((s) => !allowed.includes(s as T));
+  if (items.length === 0 || bad.length > 0) fail(`${flag}: expected some of ${allowed.join(',')}, got ${raw}`);
+  return allowed.filter((a) => items.includes(a));
+}
+
+function fail(message: string): never {
+  console.error(`bench: ${message}\n${USAGE}`);
+  process.exit(2);
+}

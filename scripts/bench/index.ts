@@ -1,0 +1,214 @@
+// `npm run bench`: the load benchmark of issue 7. Starts the simulated bank,
+// slipgate (or the baseline) as child processes on loopback, drives them with
+// autocannon, and writes bench/results/<date>.md. See README "Performance".
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { loadavg, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { AccountService } from '../../src/domain/accounts.js';
+import { reconcileAll } from '../../src/domain/reconcile.js';
+import { openStore } from '../../src/store/open.js';
+import { sandboxQr } from '../../src/upstream/sandbox/sandbox-qr.js';
+import { SIMULATOR_CREDENTIALS } from '../../src/upstream/simulator.js';
+import { parseArgs, type EngineName, type ScenarioId } from './args.js';
+import { buildForBench, type BuiltApp } from './build.js';
+import { createDatabase, type BenchDatabase } from './engines.js';
+import { runLoad, type LoadResult } from './load.js';
+import { jsonLines, listenOverflows, startProcess, type Started } from './processes.js';
+import { summariseProfiles } from './profile.js';
+import { markdown, table, targets, type Report, type Row } from './report.js';
+import { expectedMaxRate, scenarios, type Scenario } from './scenarios.js';
+
+const ROOT = fileURLToPath(new URL('../..', import.meta.url)).replace(/\/$/, '');
+const ACCOUNTS = 32;
+const CREDITS_PER_ACCOUNT = 10_000_000;
+
+const args = parseArgs(process.argv.slice(2));
+const all = scenarios(args.quick);
+const chosen = (id: ScenarioId) => args.scenarios.includes(id);
+const say = (line: string) => console.log(`[bench] ${line}`);
+
+const work = mkdtempSync(join(tmpdir(), 'slipgate-bench-'));
+const report: Report = {
+  date: new Date().toISOString().slice(0, 10),
+  quick: args.quick,
+  workers: args.workers,
+  commandLine: ['npm run bench', ...(process.argv.length > 2 ? ['--', ...process.argv.slice(2)] : [])].join(' '),
+  loadBefore: loadavg(),
+  loadAfter: [],
+  engines: {},
+  rows: [],
+  skipped: [],
+  reconcile: {},
+  profiles: {},
+};
+
+try {
+  say(`load average ${report.loadBefore.map((n) => n.toFixed(2)).join(' ')}${report.loadBefore[0]! > 1.5 ? ' (busy machine: numbers will be noisy)' : ''}`);
+  say('transpiling src/ with esbuild');
+  const app = await buildForBench(ROOT);
+
+  if (chosen('D')) report.rows.push(await measure(app, all.D, 'none', null, []));
+  for (const engine of args.engines) {
+    const needsDb = (['A', 'B', 'C'] as const).some(chosen);
+    if (!needsDb) break;
+    await benchEngine(app, engine);
+  }
+} finally {
+  if (args.keep) say(`logs and profiles kept in ${work}`);
+  else rmSync(work, { recursive: true, force: true });
+}
+
+report.loadAfter = loadavg();
+console.log(`\n${table(report.rows)}\n`);
+for (const s of report.skipped) console.log(`${s.engine} skipped: ${s.reason}`);
+for (const line of targets(report.rows)) console.log(`- ${line.replaceAll('**', '')}`);
+const out = args.out ?? join(ROOT, 'bench', 'results', `${report.date}${args.quick ? '-quick' : ''}.md`);
+mkdirSync(join(out, '..'), { recursive: true });
+writeFileSync(out, `${markdown(report)}\n`);
+say(`results written to ${out}`);
+
+async function benchEngine(app: BuiltApp, engine: EngineName): Promise<void> {
+  const setup = await createDatabase(engine, work, ROOT);
+  if (!setup.ok) {
+    say(`${engine}: skipped (${setup.reason})`);
+    report.skipped.push({ engine, reason: setup.reason });
+    return;
+  }
+  const { db } = setup;
+  report.engines[engine] = db.description;
+  try {
+    const keys = await seedAccounts(db);
+    for (const id of ['A', 'B', 'C'] as const) {
+      if (chosen(id)) report.rows.push(await measure(app, all[id], engine, db, keys));
+    }
+    if (args.profile) {
+      const dir = join(work, `profile-${engine}`);
+      mkdirSync(dir);
+      report.rows.push(await measure(app, all.A, engine, db, keys, dir));
+      report.profiles[engine] = summariseProfiles(dir, app.dir);
+    }
+    report.reconcile[engine] = await reconcile(db);
+  } finally {
+    await db.drop();
+  }
+}
+
+async function seedAccounts(db: BenchDatabase): Promise<string[]> {
+  const store = await openStore(db.url);
+  try {
+    const accounts = new AccountService(store);
+    const keys: string[] = [];
+    for (let i = 0; i < ACCOUNTS; i++) {
+      const { apiKey } = await accounts.createAccount({ name: `Bench shop ${i + 1}`, credits: CREDITS_PER_ACCOUNT, actor: 'bench' });
+      keys.push(apiKey.secret);
+    }
+    return keys;
+  } finally {
+    await store.close();
+  }
+}
+
+async function reconcile(db: BenchDatabase): Promise<string> {
+  const store = await openStore(db.url);
+  try {
+    const results = await reconcileAll(store);
+    const bad = results.filter((r) => r.problems.length > 0);
+    const holds = (await store.listHolds()).length;
+    const usage = results.reduce((sum, r) => sum + r.usage, 0);
+    return bad.length === 0
+      ? `all ${results.length} accounts reconcile; ${usage.toLocaleString('en-US')} credits spent; ${holds} holds open`
+      : `${bad.length} DISCREPANCIES: ${bad.map((r) => `${r.accountId}: ${r.problems.join('; ')}`).join(' | ')}`;
+  } finally {
+    await store.close();
+  }
+}
+
+/** One scenario, fresh processes: simulated bank, then slipgate or the baseline, warm-up, measured run. */
+async function measure(app: BuiltApp, scenario: Scenario, engine: string, db: BenchDatabase | null, keys: string[], profileDir?: string): Promise<Row> {
+  const tag = `${scenario.id}${profileDir ? '*' : ''}/${engine}`;
+  say(`${tag}: ${scenario.title}, ${scenario.durationSec} s`);
+  const bank = await startProcess({
+    name: 'simulated bank',
+    args: [app.cli, 'simulate-bank', '--provider', 'kbank', '--port', '0', '--latency-ms', String(scenario.upstreamLatencyMs)],
+    env: { ...process.env },
+    logFile: join(work, `bank-${tag.replace('/', '-')}.log`),
+    ready: (lines) => lines.map((l) => /listening on (http:\/\/\S+)/.exec(l)?.[1]).find(Boolean),
+  });
+  let target: Started | undefined;
+  try {
+    target = scenario.target === 'baseline' ? await startBaseline(app, bank.url, tag) : await startSlipgate(app, db!, bank.url, tag, profileDir);
+    const bodies = qrBodies(scenario);
+    const load = { url: target.url, connections: scenario.connections, overallRate: scenario.overallRate, apiKeys: keys.length ? keys : ['none'], nextBody: bodies.next };
+    if (scenario.warmupSec > 0) await runLoad({ ...load, durationSec: scenario.warmupSec });
+    const overflowsBefore = listenOverflows();
+    const result: LoadResult = await runLoad({ ...load, durationSec: scenario.durationSec });
+    const overflows = listenOverflows() - overflowsBefore;
+    const peakRssBytes = target.peakRssBytes();
+    say(
+      `${tag}: ${Math.round(result.responses / result.durationSec)} req/s, ${result.successes} ok, ${result.failures + result.errors} not ok, ` +
+        `p50 ${result.latencyMs.p50.toFixed(2)} p99 ${result.latencyMs.p99.toFixed(2)} ms, peak RSS ${(peakRssBytes / 2 ** 20).toFixed(0)} MB` +
+        (bodies.extra() > 0 ? `, ${bodies.extra()} QRs made during the run` : ''),
+    );
+    return { scenario, engine, profiled: profileDir !== undefined, load: result, peakRssBytes, listenOverflows: overflows };
+  } finally {
+    const code = await target?.stop();
+    if (code !== undefined && code !== 0) say(`${tag}: ${target!.name} exited with ${code} (log: ${target!.logFile})`);
+    await bank.stop();
+  }
+}
+
+function startSlipgate(app: BuiltApp, db: BenchDatabase, bankUrl: string, tag: string, profileDir?: string): Promise<Started> {
+  const creds = SIMULATOR_CREDENTIALS.kbank;
+  return startProcess({
+    name: 'slipgate',
+    args: [...(profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : []), app.cli, 'serve'],
+    env: {
+      ...process.env,
+      DATABASE_URL: db.url,
+      PORT: '0',
+      ADMIN_PORT: '0',
+      LOG_LEVEL: 'info',
+      WORKERS: String(args.workers),
+      UPSTREAMS: JSON.stringify([{ name: 'kbank-sim', provider: 'kbank', baseUrl: bankUrl, clientId: creds.id, clientSecret: creds.secret }]),
+    },
+    logFile: join(work, `slipgate-${tag.replace('/', '-').replace('*', 'p')}.log`),
+    ready: (lines) => readyUrl(lines, 'slipgate listening'),
+    timeoutMs: 60_000,
+  });
+}
+
+function startBaseline(app: BuiltApp, bankUrl: string, tag: string): Promise<Started> {
+  const creds = SIMULATOR_CREDENTIALS.kbank;
+  return startProcess({
+    name: 'baseline',
+    args: [app.baseline],
+    env: { ...process.env, PORT: '0', WORKERS: String(args.workers), BASELINE_UPSTREAM: bankUrl, BASELINE_CLIENT_ID: creds.id, BASELINE_CLIENT_SECRET: creds.secret },
+    logFile: join(work, `baseline-${tag.replace('/', '-')}.log`),
+    ready: (lines) => readyUrl(lines, 'baseline listening'),
+  });
+}
+
+/** The public URL once every worker listens. */
+function readyUrl(lines: string[], listening: string): string | undefined {
+  const entries = jsonLines(lines);
+  const url = entries.find((e) => e.msg === listening)?.publicUrl as string | undefined;
+  if (!url) return undefined;
+  return args.workers > 1 && !entries.some((e) => e.msg === 'all workers listening') ? undefined : url;
+}
+
+/** Request bodies with distinct QRs, made before the run so the client spends its time sending. */
+function qrBodies(scenario: Scenario): { next: () => string; extra: () => number } {
+  const count = Math.ceil(expectedMaxRate(scenario) * (scenario.durationSec + scenario.warmupSec));
+  const made = Array.from({ length: count }, () => `{"qrcode":"${sandboxQr()}"}`);
+  let i = 0;
+  let extra = 0;
+  return {
+    next: () => {
+      if (i < made.length) return made[i++]!;
+      extra++;
+      return `{"qrcode":"${sandboxQr()}"}`;
+    },
+    extra: () => extra,
+  };
+}

@@ -1,0 +1,42 @@
+// The four scenarios of issue 7. Durations shrink with --quick (smoke runs).
+import type { ScenarioId } from './args.js';
+
+export interface Scenario {
+  id: ScenarioId;
+  title: string;
+  /** What is measured: slipgate, or the bare express + got baseline. */
+  target: 'slipgate' | 'baseline';
+  upstreamLatencyMs: number;
+  connections: number;
+  durationSec: number;
+  /** Offered requests/s in total; unset = closed loop, as fast as answers come. */
+  overallRate?: number;
+  warmupSec: number;
+}
+
+export function scenarios(quick: boolean): Record<ScenarioId, Scenario> {
+  const d = (full: number, short: number) => (quick ? short : full);
+  return {
+    A: { id: 'A', title: 'zero-latency upstream, 100 connections', target: 'slipgate', upstreamLatencyMs: 0, connections: 100, durationSec: d(20, 4), warmupSec: d(3, 1) },
+    B: {
+      id: 'B',
+      title: '200 ms upstream, 1,000 req/s offered',
+      target: 'slipgate',
+      upstreamLatencyMs: 200,
+      // 1,000/s × 0.2 s = 200 in flight; room for queueing.
+      connections: 400,
+      overallRate: 1000,
+      durationSec: d(20, 5),
+      warmupSec: d(3, 1),
+    },
+    C: { id: 'C', title: '2 s upstream, 5,000 requests in flight', target: 'slipgate', upstreamLatencyMs: 2000, connections: 5000, durationSec: d(20, 8), warmupSec: 0 },
+    D: { id: 'D', title: 'as A, bare express + got baseline', target: 'baseline', upstreamLatencyMs: 0, connections: 100, durationSec: d(20, 4), warmupSec: d(3, 1) },
+  };
+}
+
+/** Upper bound of requests/s for pre-generating QRs (more are made on the fly). */
+export function expectedMaxRate(s: Scenario): number {
+  if (s.overallRate) return s.overallRate * 1.2;
+  if (s.upstreamLatencyMs > 0) return (s.connections / (s.upstreamLatencyMs / 1000)) * 1.2;
+  return 10_000;
+}

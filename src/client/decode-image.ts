@@ -1,0 +1,91 @@
+// Reads the QR of a slip photo or screenshot (PNG, JPEG, WebP, HEIC where
+// libvips has it) in Node: sharp decodes, normalises and resizes, jsQR reads.
+// Camera shots need more than one look, so a few scales, contrast
+// treatments and rotations are tried, cheapest first.
+import sharp, { type Metadata, type Sharp } from 'sharp';
+import { decodeQrFromPixels } from './qr-from-pixels.js';
+
+export class SlipImageError extends Error {
+  override name = 'SlipImageError';
+}
+
+/** Longest side of each attempt; slips are read best around 800–1200 px. */
+const SCALES = [1000, 1400, 700, 2000, 500];
+/** jsQR copes with tilts itself; a 45° turn helps with the hardest ones. */
+const ROTATIONS = [0, 45];
+/** Grayscale working copy every attempt starts from. */
+const WORKING_MAX = 2400;
+
+export interface DecodeAttempt {
+  maxSide: number;
+  rotation: number;
+  /** Unsharp mask: helps with blur. */
+  sharpen: boolean;
+  /** Contrast stretch: helps dim photos, hurts clean ones (so never first). */
+  normalise: boolean;
+}
+
+/** Cheapest and likeliest first: most photos read on the first attempt. */
+const PLAN: DecodeAttempt[] = [
+  ...SCALES.map((maxSide) => ({ maxSide, rotation: 0, sharpen: false, normalise: false })),
+  ...[1000, 1400, 700].map((maxSide) => ({ maxSide, rotation: 0, sharpen: true, normalise: false })),
+  ...[1000, 1400].map((maxSide) => ({ maxSide, rotation: 0, sharpen: false, normalise: true })),
+  ...ROTATIONS.slice(1).flatMap((rotation) => [1000, 1400].map((maxSide) => ({ maxSide, rotation, sharpen: false, normalise: false }))),
+];
+
+export interface DecodedSlipImage {
+  qrcode: string;
+  /** Which attempt read it (for tuning and for the decode-rate report). */
+  attempt: DecodeAttempt;
+  attempts: number;
+}
+
+interface Gray {
+  data: Buffer;
+  width: number;
+  height: number;
+}
+
+/** The slip QR text of an image, or null when no QR could be read. */
+export async function decodeSlipImage(input: Buffer | Uint8Array | string): Promise<string | null> {
+  return (await decodeSlipImageDetailed(input))?.qrcode ?? null;
+}
+
+export async function decodeSlipImageDetailed(input: Buffer | Uint8Array | string): Promise<DecodedSlipImage | null> {
+  let working: Gray;
+  try {
+    // EXIF orientation first: phone photos are often stored sideways.
+    const { data, info } = await sharp(input, { failOn: 'none', limitInputPixels: 100_000_000 })
+      .autoOrient()
+      .resize({ width: WORKING_MAX, height: WORKING_MAX, fit: 'inside', withoutEnlargement: true })
+      .grayscale()
+      .raw()
+      .toBuffer({ resolveWithObject: true });
+    working = { data, width: info.width, height: info.height };
+  } catch (err) {
+    throw new SlipImageError(`not a readable image: ${(err as Error).message}`);
+  }
+  const longest = Math.max(working.width, working.height);
+  let attempts = 0;
+  for (const attempt of PLAN) {
+    // Enlarging far beyond the source only adds work.
+    if (attempt.maxSide > longest * 1.5 && attempt.maxSide !== SCALES[0]) continue;
+    attempts++;
+    const qrcode = decodeQrFromPixels(await render(working, attempt));
+    if (qrcode) return { qrcode, attempt, attempts };
+  }
+  return null;
+}
+
+async function render(working: Gray, a: DecodeAttempt): Promise<{ data: Uint8Array; width: number; height: number }> {
+  // Scale first, then turn: turning grows the canvas, and the QR must keep its size.
+  let img = sharp(working.data, { raw: { width: working.width, height: working.height, channels: 1 } }).resize({ width: a.maxSide, height: a.maxSide, fit: 'inside' });
+  if (a.rotation !== 0) {
+    const scaled = await img.raw().toBuffer({ resolveWithObject: true });
+    img = sharp(scaled.data, { raw: { width: scaled.info.width, height: scaled.info.height, channels: 1 } }).rotate(a.rotation, { background: '#ffffff' });
+  }
+  if (a.normalise) img = img.normalise();
+  if (a.sharpen) img = img.sharpen({ sigma: 1.2 });
+  const { data, info } = await img.toColourspace('srgb').ensureAlpha().raw().toBuffer({ resolveWithObject: true });
+  return { data, width: info.width, height: info.height };
+}

@@ -1,0 +1,80 @@
+// Wire types of POST /api/v1/verify as the SDK returns them. The slip and
+// check result shapes are the server's own (type-only imports, no runtime).
+import type { CheckResults } from '../domain/checks.js';
+import type { VerifiedSlip } from '../domain/types.js';
+
+export type {
+  AmountResult,
+  CheckResults,
+  DuplicateResult,
+  DuplicateUnknown,
+  MaxAgeResult,
+  ReceiverAccountResult,
+  ReceiverNameResult,
+} from '../domain/checks.js';
+export type SlipData = VerifiedSlip;
+
+/** The opt-in `checks` of a request, as sent on the wire. */
+export interface Checks {
+  /** Report earlier verifications of this slip by your own account. */
+  duplicate?: boolean;
+  /** Expected amount in baht (at most 2 decimals), compared in satang. */
+  amount?: number;
+  /** Your account or PromptPay number, or a run of at least 4 of its digits. */
+  receiverAccount?: string;
+  /** Your name or company name, Thai or English; titles and legal forms are ignored. */
+  receiverName?: string;
+  /** Refuse slips older than this. */
+  maxAgeMinutes?: number;
+}
+
+/** Result keys exist exactly for the checks that were requested. */
+export type ChecksFor<C extends Checks> = {
+  [K in keyof C & keyof CheckResults as C[K] extends false | undefined ? never : K]-?: NonNullable<CheckResults[K]>;
+};
+
+/** Spec §7: the only errors with a numeric code. */
+export const ERROR_CODES = {
+  API_KEY_MISSING: 1020,
+  INVALID_API_KEY: 1021,
+  USER_NOT_FOUND: 1022,
+  INSUFFICIENT_FUND: 1023,
+} as const;
+export type ErrorCode = (typeof ERROR_CODES)[keyof typeof ERROR_CODES];
+
+interface SuccessBody {
+  status: 'success';
+  httpStatus: 200;
+  data: SlipData;
+  message: string;
+  qrcode: string;
+}
+
+/** `checks` is there exactly when checks were requested. */
+export type VerifySuccess<R = undefined> = SuccessBody & ([R] extends [undefined] ? { checks?: undefined } : { checks: R });
+
+/** 1020–1023: the key or the account is the problem; nothing was charged. */
+export interface AccountError {
+  status: 'error';
+  kind: 'account';
+  httpStatus: number;
+  code: ErrorCode;
+  message: string;
+}
+
+/**
+ * Every other error answer. `verification`: the slip could not be verified
+ * (HTTP 200: not found, bank error, timeout, malformed QR). `invalid_request`:
+ * 400/413/415 — fix the request. `rate_limited` (429) and `unavailable` (503)
+ * were retried already. Nothing was charged in any of them.
+ */
+export interface OtherError {
+  status: 'error';
+  kind: 'verification' | 'invalid_request' | 'rate_limited' | 'unavailable' | 'server_error';
+  httpStatus: number;
+  code?: undefined;
+  message: string;
+}
+
+export type VerifyError = AccountError | OtherError;
+export type VerifyResult<R = undefined> = VerifySuccess<R> | VerifyError;

@@ -1,0 +1,101 @@
+// What people do to accounts through the admin surfaces (GraphQL, CLI): the
+// AccountService change itself, then an AdminEvent naming the actor and the
+// reason. The money rules stay in AccountService and the store.
+import type { LedgerResult, Store } from '../store/store.js';
+import { StoreError } from '../store/store.js';
+import type { AccountService, IssuedKey } from './accounts.js';
+import { recordAdminEvent } from './admin-events.js';
+import type { Account, ApiKey } from './types.js';
+
+/** The part of VerificationService that caches keys in this process. */
+export interface KeyCacheControl {
+  forgetKey(keyId: string): void;
+  forgetAccount(accountId: string): void;
+}
+
+/** The idempotency key was used before for another account or amount. */
+export class IdempotencyConflictError extends Error {
+  override name = 'IdempotencyConflictError';
+}
+
+export interface AdminActionsDeps {
+  store: Store;
+  accounts: AccountService;
+  /** Absent in the CLI: other processes drop cached keys after their TTL. */
+  keyCache?: KeyCacheControl;
+  now?: () => Date;
+}
+
+export class AdminActions {
+  private readonly now: () => Date;
+
+  constructor(private readonly deps: AdminActionsDeps) {
+    this.now = deps.now ?? (() => new Date());
+  }
+
+  async createAccount(actor: string, input: { name: string; credits: number; reason?: string | null }): Promise<{ account: Account; apiKey: IssuedKey }> {
+    const created = await this.deps.accounts.createAccount({ name: input.name, credits: input.credits, actor });
+    await this.record(actor, 'createAccount', created.account.id, input.reason, {
+      name: created.account.name,
+      credits: input.credits,
+      keyId: created.apiKey.key.id,
+    });
+    return created;
+  }
+
+  /** A replay of the same idempotency key changes nothing and records nothing. */
+  async topUp(actor: string, input: { accountId: string; credits: number; reason: string; idempotencyKey: string | null }): Promise<LedgerResult> {
+    const result = await idempotent(input.idempotencyKey, () => this.deps.accounts.topUp({ ...input, actor }));
+    if (result.created) {
+      await this.record(actor, 'topUpCredits', input.accountId, result.entry.reason, ledgerDetails(result));
+    }
+    return result;
+  }
+
+  async adjust(actor: string, input: { accountId: string; delta: number; reason: string; idempotencyKey?: string | null }): Promise<LedgerResult> {
+    const result = await idempotent(input.idempotencyKey ?? null, () => this.deps.accounts.adjust({ ...input, actor }));
+    if (result.created) {
+      await this.record(actor, 'adjustCredits', input.accountId, result.entry.reason, ledgerDetails(result));
+    }
+    return result;
+  }
+
+  async createApiKey(actor: string, accountId: string, reason?: string | null): Promise<IssuedKey> {
+    const issued = await this.deps.accounts.createApiKey(accountId);
+    await this.record(actor, 'createApiKey', accountId, reason, { keyId: issued.key.id, prefix: issued.key.prefix });
+    return issued;
+  }
+
+  async revokeApiKey(actor: string, keyId: string, reason?: string | null): Promise<ApiKey> {
+    const key = await this.deps.accounts.revokeApiKey(keyId);
+    this.deps.keyCache?.forgetKey(keyId);
+    await this.record(actor, 'revokeApiKey', keyId, reason, { accountId: key.accountId, prefix: key.prefix });
+    return key;
+  }
+
+  async deleteAccount(actor: string, accountId: string, reason?: string | null): Promise<Account> {
+    const account = await this.deps.accounts.deleteAccount(accountId);
+    this.deps.keyCache?.forgetAccount(accountId);
+    await this.record(actor, 'deleteAccount', accountId, reason, { name: account.name, credits: account.credits });
+    return account;
+  }
+
+  private record(actor: string, action: string, targetId: string, reason: string | null | undefined, details: Record<string, unknown>) {
+    return recordAdminEvent(this.deps.store, this.now(), { actor, action, targetId, reason: reason?.trim() || null, details });
+  }
+}
+
+async function idempotent(key: string | null, change: () => Promise<LedgerResult>): Promise<LedgerResult> {
+  try {
+    return await change();
+  } catch (err) {
+    if (key !== null && err instanceof StoreError && err.code === 'conflict') {
+      throw new IdempotencyConflictError('this idempotency key was already used for a different account or amount');
+    }
+    throw err;
+  }
+}
+
+function ledgerDetails(result: LedgerResult): Record<string, unknown> {
+  return { ledgerEntryId: result.entry.id, delta: result.entry.delta, idempotencyKey: result.entry.idempotencyKey, balance: result.account.credits };
+}

@@ -1,0 +1,23 @@
+// The trail of who did what through the admin surfaces, and why.
+import type { Store } from '../store/store.js';
+import { newId } from './api-key.js';
+
+export interface AdminEventInput {
+  actor: string;
+  action: string;
+  targetId: string | null;
+  reason?: string | null;
+  details?: Record<string, unknown>;
+}
+
+export async function recordAdminEvent(store: Store, at: Date, input: AdminEventInput): Promise<void> {
+  await store.insertAdminEvent({
+    id: newId('evt'),
+    actor: input.actor,
+    action: input.action,
+    targetId: input.targetId,
+    reason: input.reason ?? null,
+    details: input.details ?? {},
+    createdAt: at,
+  });
+}

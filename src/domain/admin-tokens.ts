@@ -1,0 +1,81 @@
+// Tokens for the internal GraphQL API and what each role may do. Like API
+// keys they are shown once and stored as SHA-256 hashes.
+import { randomBytes } from 'node:crypto';
+import type { Store } from '../store/store.js';
+import { InputError } from './accounts.js';
+import { recordAdminEvent } from './admin-events.js';
+import { hashSecret, newId } from './api-key.js';
+import type { AdminRole, AdminToken } from './types.js';
+
+export const ADMIN_TOKEN_PREFIX = 'sgadm_';
+/** Visible start kept for lists and logs: prefix + 8 characters. */
+const VISIBLE_LENGTH = ADMIN_TOKEN_PREFIX.length + 8;
+
+export const ADMIN_ROLES: readonly AdminRole[] = ['viewer', 'support', 'admin'];
+
+/** Each role may do everything the roles before it may. */
+const RANK: Record<AdminRole, number> = { viewer: 0, support: 1, admin: 2 };
+
+export function roleAllows(role: AdminRole, needed: AdminRole): boolean {
+  return RANK[role] >= RANK[needed];
+}
+
+export function isAdminRole(value: string): value is AdminRole {
+  return (ADMIN_ROLES as readonly string[]).includes(value);
+}
+
+export interface IssuedAdminToken {
+  token: AdminToken;
+  /** The only time the whole token is ever available. */
+  secret: string;
+}
+
+export class AdminTokenService {
+  constructor(
+    private readonly store: Store,
+    private readonly now: () => Date = () => new Date(),
+  ) {}
+
+  async create(input: { name: string; role: string; actor: string }): Promise<IssuedAdminToken> {
+    const name = input.name.trim();
+    if (name.length === 0 || name.length > 100) throw new InputError('name must be 1 to 100 characters');
+    if (!isAdminRole(input.role)) throw new InputError(`role must be one of ${ADMIN_ROLES.join(', ')}`);
+    const secret = ADMIN_TOKEN_PREFIX + randomBytes(24).toString('base64url');
+    const token: AdminToken = {
+      id: newId('adm'),
+      name,
+      role: input.role,
+      prefix: secret.slice(0, VISIBLE_LENGTH),
+      hash: hashSecret(secret),
+      createdAt: this.now(),
+      lastUsedAt: null,
+      revokedAt: null,
+    };
+    await this.store.createAdminToken(token);
+    await recordAdminEvent(this.store, this.now(), { actor: input.actor, action: 'createAdminToken', targetId: token.id, details: { name, role: token.role } });
+    return { token, secret };
+  }
+
+  list(): Promise<AdminToken[]> {
+    return this.store.listAdminTokens();
+  }
+
+  /** False when the token does not exist or was already revoked. */
+  async revoke(id: string, actor: string): Promise<boolean> {
+    const revoked = await this.store.revokeAdminToken(id, this.now());
+    if (revoked) await recordAdminEvent(this.store, this.now(), { actor, action: 'revokeAdminToken', targetId: id });
+    return revoked;
+  }
+
+  /** A live token for the secret, or null (unknown, malformed or revoked). */
+  async authenticate(secret: string): Promise<AdminToken | null> {
+    if (!secret.startsWith(ADMIN_TOKEN_PREFIX) || secret.length > 200) return null;
+    const token = await this.store.findAdminTokenByHash(hashSecret(secret));
+    return token && !token.revokedAt ? token : null;
+  }
+}
+
+/** How a token appears as `actor` in ledger entries and admin events. */
+export function tokenActor(token: AdminToken): string {
+  return `admin:${token.id}:${token.name}`;
+}

@@ -1,0 +1,137 @@
+// The audit log: successful verifications and failed requests, filtered and
+// paged newest first. `account` on each record goes through the DataLoader.
+import type { RequestErrorRecord, VerifyTransactionRecord } from '../domain/types.js';
+import type { AuditQuery } from '../store/store.js';
+import { builder } from './builder.js';
+import type { GraphqlContext } from './context.js';
+import { ErrorKindEnum } from './enums.js';
+import { userInputError } from './errors.js';
+import { connection, pageArgs, pageSize, withCursor } from './pagination.js';
+import { AccountRef, RequestErrorRef, VerifyTransactionRef } from './refs.js';
+
+VerifyTransactionRef.implement({
+  description: 'A successful verification; it cost its account one credit.',
+  fields: (t) => ({
+    id: t.exposeID('id'),
+    accountId: t.exposeID('accountId'),
+    account: t.field({ type: AccountRef, nullable: true, resolve: (r, _args, ctx) => ctx.loaders.account.load(r.accountId) }),
+    keyId: t.exposeID('keyId'),
+    requestId: t.exposeString('requestId'),
+    qrcode: t.exposeString('qrcode'),
+    transactionId: t.exposeString('transactionId'),
+    amount: t.exposeFloat('amount', { description: 'THB.' }),
+    sendingBank: t.exposeString('sendingBank', { description: 'Bank code, e.g. 014.' }),
+    receivingBank: t.exposeString('receivingBank'),
+    upstream: t.exposeString('upstream', { description: 'Bank network domain that answered.' }),
+    latencyMs: t.exposeInt('latencyMs'),
+    response: t.expose('response', { type: 'JSON', description: 'The `data` object returned to the caller.' }),
+    createdAt: t.expose('createdAt', { type: 'DateTime' }),
+  }),
+});
+
+RequestErrorRef.implement({
+  description: 'A failed request; never charged.',
+  fields: (t) => ({
+    id: t.exposeID('id'),
+    accountId: t.exposeID('accountId', { nullable: true }),
+    account: t.field({
+      type: AccountRef,
+      nullable: true,
+      resolve: (r, _args, ctx) => (r.accountId ? ctx.loaders.account.load(r.accountId) : null),
+    }),
+    keyId: t.exposeID('keyId', { nullable: true }),
+    requestId: t.exposeString('requestId'),
+    qrcode: t.exposeString('qrcode', { nullable: true }),
+    kind: t.expose('kind', { type: ErrorKindEnum }),
+    message: t.exposeString('message'),
+    upstream: t.exposeString('upstream', { nullable: true }),
+    latencyMs: t.exposeInt('latencyMs', { nullable: true }),
+    createdAt: t.expose('createdAt', { type: 'DateTime' }),
+  }),
+});
+
+export const ActivityUnion = builder.unionType('Activity', {
+  description: 'One request of an account: a verification or a failure.',
+  types: [VerifyTransactionRef, RequestErrorRef],
+  resolveType: (item) => ('transactionId' in item ? VerifyTransactionRef : RequestErrorRef),
+});
+
+/** Both kinds of record merged, newest first. */
+export async function recentActivity(ctx: GraphqlContext, accountId: string, limit: number): Promise<(VerifyTransactionRecord | RequestErrorRecord)[]> {
+  const [ok, failed] = await Promise.all([
+    ctx.store.listVerifyTransactions({ accountId, limit }),
+    ctx.store.listRequestErrors({ accountId, limit }),
+  ]);
+  return [...ok.items, ...failed.items]
+    .sort((a, b) => b.createdAt.getTime() - a.createdAt.getTime() || (a.id < b.id ? 1 : -1))
+    .slice(0, limit);
+}
+
+const VerifyTransactionFilter = builder.inputType('VerifyTransactionFilter', {
+  fields: (t) => ({
+    accountId: t.id({ required: false }),
+    from: t.field({ type: 'DateTime', required: false, description: 'Inclusive.' }),
+    to: t.field({ type: 'DateTime', required: false, description: 'Exclusive.' }),
+    upstream: t.string({ required: false, description: 'Bank network domain name.' }),
+    transactionId: t.string({ required: false }),
+    sendingBank: t.string({ required: false, description: 'Bank code, e.g. 014.' }),
+    receivingBank: t.string({ required: false }),
+  }),
+});
+
+const RequestErrorFilter = builder.inputType('RequestErrorFilter', {
+  fields: (t) => ({
+    accountId: t.id({ required: false }),
+    from: t.field({ type: 'DateTime', required: false, description: 'Inclusive.' }),
+    to: t.field({ type: 'DateTime', required: false, description: 'Exclusive.' }),
+    upstream: t.string({ required: false, description: 'Bank network domain name.' }),
+    kind: t.field({ type: ErrorKindEnum, required: false }),
+  }),
+});
+
+interface FilterInput {
+  accountId?: string | number | null;
+  from?: Date | null;
+  to?: Date | null;
+  upstream?: string | null;
+  transactionId?: string | null;
+  sendingBank?: string | null;
+  receivingBank?: string | null;
+  kind?: AuditQuery['kind'] | null;
+}
+
+/** GraphQL nulls become "no filter"; an empty time range is a mistake worth telling. */
+function auditQuery(filter: FilterInput | null | undefined, first: number | null | undefined, after: string | null | undefined): AuditQuery {
+  const f = filter ?? {};
+  if (f.from && f.to && f.to.getTime() <= f.from.getTime()) throw userInputError('filter.to must be later than filter.from');
+  return {
+    accountId: f.accountId == null ? undefined : String(f.accountId),
+    from: f.from ?? undefined,
+    to: f.to ?? undefined,
+    upstream: f.upstream ?? undefined,
+    transactionId: f.transactionId ?? undefined,
+    sendingBank: f.sendingBank ?? undefined,
+    receivingBank: f.receivingBank ?? undefined,
+    kind: f.kind ?? undefined,
+    limit: pageSize(first),
+    after: after ?? null,
+  };
+}
+
+const VerifyTransactionConnection = connection('VerifyTransactionConnection', VerifyTransactionRef);
+const RequestErrorConnection = connection('RequestErrorConnection', RequestErrorRef);
+
+builder.queryFields((t) => ({
+  verifyTransactions: t.field({
+    type: VerifyTransactionConnection,
+    description: 'Successful verifications, newest first.',
+    args: { filter: t.arg({ type: VerifyTransactionFilter, required: false }), ...pageArgs },
+    resolve: (_root, args, ctx) => withCursor(() => ctx.store.listVerifyTransactions(auditQuery(args.filter, args.first, args.after))),
+  }),
+  requestErrors: t.field({
+    type: RequestErrorConnection,
+    description: 'Failed requests, newest first.',
+    args: { filter: t.arg({ type: RequestErrorFilter, required: false }), ...pageArgs },
+    resolve: (_root, args, ctx) => withCursor(() => ctx.store.listRequestErrors(auditQuery(args.filter, args.first, args.after))),
+  }),
+}));

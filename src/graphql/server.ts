@@ -1,0 +1,62 @@
+// Mounts the GraphQL API on the admin listener: bearer token (401) → body
+// size cap (413) → graphql-yoga. The public listener never gets this.
+import express, { type Express } from 'express';
+import { createYoga } from 'graphql-yoga';
+import type { Logger } from 'pino';
+import { AccountService } from '../domain/accounts.js';
+import { AdminActions, type KeyCacheControl } from '../domain/admin-actions.js';
+import { AdminTokenService } from '../domain/admin-tokens.js';
+import type { AdminToken } from '../domain/types.js';
+import type { Store } from '../store/store.js';
+import type { DomainHealth } from '../upstream/pool.js';
+import { armorPlugins, introspectionForAdminsOnly } from './armor.js';
+import { buildContext, requireAdminToken, type GraphqlContext, type ServerContext } from './context.js';
+import { createMaskError } from './errors.js';
+import { graphqlSchema } from './schema.js';
+
+export const GRAPHQL_PATH = '/graphql';
+export const DEFAULT_MAX_GRAPHQL_BODY_BYTES = 64 * 1024;
+
+export interface GraphqlServerDeps {
+  store: Store;
+  /** The process's verification service: revocations here apply at once. */
+  keyCache: KeyCacheControl;
+  upstreamHealth: () => DomainHealth[];
+  logger: Logger;
+  maxBodyBytes?: number;
+}
+
+export function mountGraphql(app: Express, deps: GraphqlServerDeps): void {
+  const logger = deps.logger.child({ component: 'graphql' });
+  const accounts = new AccountService(deps.store);
+  const actions = new AdminActions({ store: deps.store, accounts, keyCache: deps.keyCache });
+  const context = { store: deps.store, actions, upstreamHealth: deps.upstreamHealth, logger };
+
+  const yoga = createYoga<ServerContext, GraphqlContext>({
+    schema: graphqlSchema(),
+    graphqlEndpoint: GRAPHQL_PATH,
+    context: (server) => buildContext(context, server),
+    maskedErrors: { maskError: createMaskError(logger), errorMessage: 'Unexpected error.', isDev: false },
+    graphiql: (_request, server) => server?.admin.role === 'admin',
+    landingPage: false,
+    cors: false,
+    multipart: false,
+    logging: {
+      debug: () => undefined,
+      info: () => undefined,
+      warn: (...args: unknown[]) => logger.warn({ detail: args }, 'graphql-yoga warning'),
+      // Masked resolver errors reach yoga's log as GraphQLErrors; maskError logged them already.
+      error: (...args: unknown[]) => {
+        if (args[0] instanceof Error && args[0].name === 'GraphQLError') return;
+        logger.error({ err: args[0], detail: args.slice(1) }, 'graphql-yoga error');
+      },
+    },
+    plugins: [...armorPlugins(), introspectionForAdminsOnly()],
+  });
+
+  const body = express.raw({ type: () => true, limit: deps.maxBodyBytes ?? DEFAULT_MAX_GRAPHQL_BODY_BYTES });
+  app.all(GRAPHQL_PATH, requireAdminToken(new AdminTokenService(deps.store)), body, (req, res) => {
+    const admin = res.locals.admin as AdminToken;
+    return yoga(req, res, { admin });
+  });
+}

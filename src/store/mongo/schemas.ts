@@ -1,0 +1,173 @@
+// Mongoose schemas and their indexes. Indexes are declared here and built by
+// MongoStore.migrate() (autoIndex is off: building them is a startup step
+// that must finish, or fail, before the gateway listens). No TTL or
+// partialFilterExpression indexes: FerretDB, the test server, lacks them.
+import { Schema, type Connection, type Model, type mongo } from 'mongoose';
+import type {
+  AccountDoc,
+  AdminEventDoc,
+  AdminTokenDoc,
+  ApiKeyDoc,
+  HoldEntry,
+  HoldOutcomeDoc,
+  LedgerDoc,
+  RequestErrorDoc,
+  VerifyTransactionDoc,
+} from './docs.js';
+
+// minimize: false keeps empty objects in `response`/`details` (stored as given).
+const OPTIONS = { versionKey: false, minimize: false, autoIndex: false, autoCreate: false, strict: true } as const;
+const Int32 = Schema.Types.Int32;
+const str = { type: String, required: true } as const;
+const optStr = { type: String, default: null } as const;
+const date = { type: Date, required: true } as const;
+const optDate = { type: Date, default: null } as const;
+/** Newest first with the id as tie-breaker: the keyset order of every page. */
+const NEWEST = { createdAt: -1, _id: -1 } as const;
+
+const holdSchema = new Schema<HoldEntry>({ _id: str, keyId: str, createdAt: date }, { ...OPTIONS });
+
+const accountSchema = new Schema<AccountDoc>(
+  {
+    _id: str,
+    name: str,
+    // Credits are whole numbers: Int32 keeps $inc exact and refuses fractions.
+    credits: { type: Int32, required: true },
+    usage: { type: Int32, required: true },
+    holds: { type: [holdSchema], default: [] },
+    appliedLedger: { type: [String], default: [] },
+    refusedLedger: { type: [String], default: [] },
+    createdAt: date,
+    deletedAt: optDate,
+  },
+  OPTIONS,
+);
+accountSchema.index(NEWEST);
+// Stale-hold recovery looks for accounts holding credits since before a cutoff.
+accountSchema.index({ 'holds.createdAt': 1 });
+
+const apiKeySchema = new Schema<ApiKeyDoc>(
+  { _id: str, accountId: str, prefix: str, hash: str, createdAt: date, lastUsedAt: optDate, revokedAt: optDate },
+  OPTIONS,
+);
+apiKeySchema.index({ hash: 1 }, { unique: true });
+apiKeySchema.index({ accountId: 1, ...NEWEST });
+
+const verifyTransactionSchema = new Schema<VerifyTransactionDoc>(
+  {
+    _id: str,
+    accountId: str,
+    keyId: str,
+    requestId: str,
+    qrcode: str,
+    transactionId: str,
+    // Baht with satang; the gateway never sums amounts in the store.
+    amount: { type: Number, required: true },
+    sendingBank: str,
+    receivingBank: str,
+    upstream: str,
+    latencyMs: { type: Number, required: true },
+    // The caller's `data` (rawData included), stored and returned unchanged.
+    response: { type: Schema.Types.Mixed, required: true },
+    createdAt: date,
+  },
+  OPTIONS,
+);
+verifyTransactionSchema.index({ accountId: 1, ...NEWEST });
+verifyTransactionSchema.index(NEWEST);
+verifyTransactionSchema.index({ transactionId: 1 });
+
+const requestErrorSchema = new Schema<RequestErrorDoc>(
+  {
+    _id: str,
+    accountId: optStr,
+    keyId: optStr,
+    requestId: str,
+    qrcode: optStr,
+    kind: str,
+    message: str,
+    upstream: optStr,
+    latencyMs: { type: Number, default: null },
+    createdAt: date,
+  },
+  OPTIONS,
+);
+requestErrorSchema.index({ accountId: 1, ...NEWEST });
+requestErrorSchema.index(NEWEST);
+
+const ledgerSchema = new Schema<LedgerDoc>(
+  {
+    _id: str,
+    accountId: str,
+    kind: str,
+    delta: { type: Int32, required: true },
+    reason: str,
+    actor: str,
+    idempotencyKey: optStr,
+    claim: str,
+    state: { type: String, enum: ['pending', 'applied'], required: true },
+    appliedAt: optDate,
+    pruned: { type: Boolean, required: true },
+    createdAt: date,
+  },
+  OPTIONS,
+);
+ledgerSchema.index({ claim: 1 }, { unique: true });
+ledgerSchema.index({ accountId: 1, ...NEWEST });
+// Recovery: pending entries to finish, applied ones to prune (ledger.ts).
+ledgerSchema.index({ state: 1, createdAt: 1 });
+ledgerSchema.index({ pruned: 1, appliedAt: 1 });
+
+const holdOutcomeSchema = new Schema<HoldOutcomeDoc>(
+  { _id: str, accountId: str, outcome: { type: String, enum: ['charged', 'refunded'], required: true }, at: date },
+  OPTIONS,
+);
+// Purged by recovery after a day (no TTL index on the test server).
+holdOutcomeSchema.index({ at: 1 });
+
+const adminTokenSchema = new Schema<AdminTokenDoc>(
+  { _id: str, name: str, role: str, prefix: str, hash: str, createdAt: date, lastUsedAt: optDate, revokedAt: optDate },
+  OPTIONS,
+);
+adminTokenSchema.index({ hash: 1 }, { unique: true });
+adminTokenSchema.index(NEWEST);
+
+const adminEventSchema = new Schema<AdminEventDoc>(
+  { _id: str, actor: str, action: str, targetId: optStr, reason: optStr, details: { type: Schema.Types.Mixed, required: true }, createdAt: date },
+  OPTIONS,
+);
+adminEventSchema.index(NEWEST);
+adminEventSchema.index({ targetId: 1, ...NEWEST });
+
+export interface Models {
+  accounts: Model<AccountDoc>;
+  apiKeys: Model<ApiKeyDoc>;
+  verifyTransactions: Model<VerifyTransactionDoc>;
+  requestErrors: Model<RequestErrorDoc>;
+  ledger: Model<LedgerDoc>;
+  holdOutcomes: Model<HoldOutcomeDoc>;
+  adminTokens: Model<AdminTokenDoc>;
+  adminEvents: Model<AdminEventDoc>;
+}
+
+/** Registers the models on one connection (one store = one connection). */
+export function defineModels(conn: Connection): Models {
+  return {
+    accounts: conn.model<AccountDoc>('Account', accountSchema, 'accounts'),
+    apiKeys: conn.model<ApiKeyDoc>('ApiKey', apiKeySchema, 'api_keys'),
+    verifyTransactions: conn.model<VerifyTransactionDoc>('VerifyTransaction', verifyTransactionSchema, 'verify_transactions'),
+    requestErrors: conn.model<RequestErrorDoc>('RequestError', requestErrorSchema, 'request_errors'),
+    ledger: conn.model<LedgerDoc>('CreditLedger', ledgerSchema, 'credit_ledger'),
+    holdOutcomes: conn.model<HoldOutcomeDoc>('HoldOutcome', holdOutcomeSchema, 'hold_outcomes'),
+    adminTokens: conn.model<AdminTokenDoc>('AdminToken', adminTokenSchema, 'admin_tokens'),
+    adminEvents: conn.model<AdminEventDoc>('AdminEvent', adminEventSchema, 'admin_events'),
+  };
+}
+
+/**
+ * The accounts collection through the driver itself: the money writes must
+ * reach the server exactly as written (no casting, no defaults added).
+ */
+export function rawAccounts(m: Models): mongo.Collection<AccountDoc> {
+  return m.accounts.collection as unknown as mongo.Collection<AccountDoc>;
+}

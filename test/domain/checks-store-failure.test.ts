@@ -1,0 +1,55 @@
+// The duplicate check fails closed: when the history lookup breaks after the
+// verification was charged, the slip is still answered as verified and the
+// check says it does not know (passed: false), instead of "not seen".
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { AccountService } from '../../src/domain/accounts.js';
+import { newId } from '../../src/domain/api-key.js';
+import { VerificationService } from '../../src/domain/verify.js';
+import { createLogger } from '../../src/log.js';
+import { openStore } from '../../src/store/open.js';
+import type { Store } from '../../src/store/store.js';
+import { sandboxQr } from '../../src/upstream/sandbox/sandbox-qr.js';
+import { SandboxUpstream } from '../../src/upstream/sandbox/sandbox-upstream.js';
+import { tempDir } from '../helpers/temp.js';
+
+describe('duplicate check when the history lookup fails', () => {
+  const dir = tempDir();
+  let store: Store;
+  beforeAll(async () => {
+    store = await openStore(`sqlite:${join(dir.path, 'checks.db')}`);
+    await store.migrate();
+  });
+  afterAll(async () => {
+    await store?.close();
+    dir.remove();
+  });
+
+  it('answers success, charges once and reports the check as unknown', async () => {
+    // A real SQLite store whose audit listing breaks (as during a failover).
+    const failing = new Proxy(store, {
+      get(target, prop, receiver) {
+        if (prop === 'listVerifyTransactions') return () => Promise.reject(new Error('connection lost'));
+        const value = Reflect.get(target, prop, receiver) as unknown;
+        return typeof value === 'function' ? value.bind(target) : value;
+      },
+    });
+    const { account, apiKey } = await new AccountService(store).createAccount({ name: 'Shop', credits: 2, actor: 'test' });
+    const verification = new VerificationService({ store: failing, upstream: new SandboxUpstream(), timeoutMs: 2_000, logger: createLogger('silent'), newId: () => newId('req') });
+    const out = await verification.verify({
+      apiKey: apiKey.secret,
+      contentType: 'application/json',
+      rawBody: Buffer.from(JSON.stringify({ qrcode: sandboxQr({ amount: 10 }), checks: { duplicate: true, amount: 10 } })),
+      requestId: 'r1',
+    });
+    expect(out.httpStatus).toBe(200);
+    expect(out.body).toMatchObject({
+      status: 'success',
+      checks: {
+        duplicate: { passed: false, error: expect.stringMatching(/could not look up earlier verifications/) },
+        amount: { passed: true },
+      },
+    });
+    expect(await store.getAccount(account.id)).toMatchObject({ credits: 1, held: 0, usage: 1 });
+  });
+});

@@ -1,0 +1,107 @@
+// PostgreSQL outage under load. A TCP proxy sits between slipgate and the
+// shared server (which is never restarted): first every connection is reset
+// (server crash/restart), then traffic silently vanishes (network partition).
+// Callers get a clean 503 JSON answer meanwhile; slipgate recovers on its own
+// (same process, same pool); nothing is charged twice; doctor is clean.
+import { afterAll, describe, expect, it } from 'vitest';
+import { AccountService } from '../../src/domain/accounts.js';
+import { openStore } from '../../src/store/open.js';
+import type { Store } from '../../src/store/store.js';
+import { sandboxQr } from '../../src/upstream/sandbox/sandbox-qr.js';
+import { SandboxUpstream } from '../../src/upstream/sandbox/sandbox-upstream.js';
+import { startApp, type TestApp } from '../helpers/app.js';
+import { eventually } from '../helpers/child.js';
+import { runDoctor } from '../helpers/doctor.js';
+import { sleep, startLoad, untilSuccessIn } from '../helpers/load.js';
+import { createTestDatabase, PG_ADMIN_URL, type TestDatabase } from '../helpers/postgres.js';
+import { startTcpProxy, type TcpProxy } from '../helpers/tcp-proxy.js';
+
+const CREDITS = 50_000;
+const UNAVAILABLE = { status: 'error', message: 'service temporarily unavailable' };
+/** Worst case in a partition: a statement waits statement_timeout + 5 s (query_timeout in sql.ts). */
+const DEADLINE_MS = 15_000;
+
+describe('database outage under load (PostgreSQL)', () => {
+  let db: TestDatabase | undefined;
+  let proxy: TcpProxy | undefined;
+  let app: TestApp | undefined;
+  let direct: Store | undefined;
+  afterAll(async () => {
+    await app?.stop().catch(() => {});
+    await direct?.close();
+    await proxy?.close();
+    await db?.drop();
+  });
+
+  it('fails cleanly with 503 JSON and recovers without a restart', { timeout: 120_000 }, async () => {
+    db = await createTestDatabase();
+    const server = new URL(PG_ADMIN_URL);
+    proxy = await startTcpProxy({ host: server.hostname, port: Number(server.port || 5432) });
+    const viaProxy = new URL(db.url);
+    viaProxy.host = `127.0.0.1:${proxy.port}`;
+    viaProxy.search = '?pool_max=4&connect_timeout=1000&statement_timeout=1000';
+
+    // The test's own view of the database bypasses the proxy.
+    direct = await openStore(`${db.url}?pool_max=2`);
+    const { account, apiKey } = await new AccountService(direct).createAccount({ name: 'Outage Shop', credits: CREDITS, actor: 'test' });
+
+    app = await startApp({
+      databaseUrl: viaProxy.toString(),
+      upstream: new SandboxUpstream('sandbox', 10),
+      // Holds orphaned by a failed settle/release are recovered soon after the database is back.
+      env: { UPSTREAM_TIMEOUT_MS: '1000', HOLD_STALE_MS: '2500', API_KEY_CACHE_TTL_MS: '200' },
+    });
+    const readyz = async () => (await fetch(`${app!.adminUrl}/readyz`)).status;
+
+    const load = startLoad({ publicUrl: app.publicUrl, apiKey: apiKey.secret, qrcode: () => sandboxQr(), workers: 4, deadlineMs: DEADLINE_MS });
+    const phase = (name: string) => (load.phase = name);
+    phase('up');
+    await untilSuccessIn(load, 'up');
+    await sleep(300);
+
+    phase('reset');
+    proxy.cut('reset');
+    await eventually(async () => load.inPhase('reset').some((a) => a.status === 503));
+    expect(await readyz()).toBe(503);
+    await sleep(800);
+    const acceptedBefore = proxy.accepted;
+    phase('back-after-reset');
+    proxy.restore();
+    await untilSuccessIn(load, 'back-after-reset');
+    // The pool replaced its dead connections with new ones.
+    expect(proxy.accepted).toBeGreaterThan(acceptedBefore);
+    expect(await readyz()).toBe(200);
+
+    phase('partition');
+    proxy.cut('blackhole');
+    await eventually(async () => load.inPhase('partition').some((a) => a.status === 503), DEADLINE_MS);
+    await sleep(1_000);
+    phase('back-after-partition');
+    proxy.restore();
+    await untilSuccessIn(load, 'back-after-partition', DEADLINE_MS);
+    await sleep(300);
+    const answers = await load.stop();
+
+    // Every caller got a well-formed JSON answer: a verification, or a clean 503.
+    expect(answers.filter((a) => a.problem)).toEqual([]);
+    for (const a of answers) {
+      if (a.status === 200) expect(a.body).toMatchObject({ status: 'success' });
+      else expect({ status: a.status, body: a.body }).toEqual({ status: 503, body: UNAVAILABLE });
+    }
+
+    // Holds stranded by the outage are settled or released by the running process.
+    await eventually(async () => (await direct!.listHolds(account.id)).length === 0, 20_000);
+    const after = (await direct.getAccount(account.id))!;
+    const successes = answers.filter((a) => a.status === 200).length;
+    const unavailable = answers.length - successes;
+    // Every success a caller saw was charged once; a 503 may hide a charge
+    // whose commit reached the server just before the connection died.
+    expect(after.usage).toBeGreaterThanOrEqual(successes);
+    expect(after.usage).toBeLessThanOrEqual(successes + unavailable);
+    expect(after.credits + after.usage).toBe(CREDITS);
+    expect(after.held).toBe(0);
+
+    const doctor = await runDoctor(db.url);
+    expect(doctor).toMatchObject({ code: 0, accounts: 1, discrepancies: [], openHolds: 0 });
+  });
+});

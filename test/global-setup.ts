@@ -1,0 +1,25 @@
+// Vitest globalSetup: one MongoDB-wire server for the whole run. MONGODB_URI
+// (a real MongoDB) wins; otherwise scripts/mongo-wire.sh starts FerretDB on a
+// free loopback port (building it first if the cached binary is missing) and
+// stops it, data and all, when the run ends.
+import { execFile } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import type { TestProject } from 'vitest/node';
+
+const run = promisify(execFile);
+const SCRIPT = fileURLToPath(new URL('../scripts/mongo-wire.sh', import.meta.url));
+
+export default async function setup(project: TestProject): Promise<() => Promise<void>> {
+  if (process.env.MONGODB_URI) {
+    project.provide('mongoUri', process.env.MONGODB_URI);
+    return async () => {};
+  }
+  // A fresh machine builds FerretDB first (a few minutes, once).
+  const { stdout } = await run('bash', [SCRIPT, 'start'], { timeout: 15 * 60_000, maxBuffer: 16 * 1024 * 1024 });
+  const uri = stdout.trim().split('\n').pop()!;
+  project.provide('mongoUri', uri);
+  return async () => {
+    await run('bash', [SCRIPT, 'stop', uri], { timeout: 60_000 });
+  };
+}

@@ -1,0 +1,66 @@
+// Decode rate of slip images (issue 9): a generated set of slip photos and
+// screenshots, each read by the Node decoder (sharp + jsQR) and compared with
+// the QR it was made from. The rate is printed; README records it.
+import sharp from 'sharp';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { decodeSlipImage, decodeSlipImageDetailed, SlipImageError } from '../../src/client/decode-image.js';
+import { findQrInPixels } from '../../src/client/qr-from-pixels.js';
+import { generateSlipImages, type SlipImage } from './slip-images.js';
+
+const COUNT = 80;
+const FLOOR = 0.98;
+
+describe('slip image decoding', () => {
+  let set: SlipImage[];
+  beforeAll(async () => {
+    set = await generateSlipImages(COUNT);
+  }, 240_000);
+
+  it(`reads at least ${FLOOR * 100}% of the images a phone reasonably produces`, { timeout: 240_000 }, async () => {
+    const rows: { image: SlipImage; ok: boolean; attempts: number }[] = [];
+    for (const image of set) {
+      const found = await decodeSlipImageDetailed(image.image);
+      rows.push({ image, ok: found?.qrcode === image.qrcode, attempts: found?.attempts ?? 0 });
+      // A decoder that reads a different QR than the one on the slip would be worse than none.
+      if (found) expect(found.qrcode).toBe(image.qrcode);
+    }
+    const rate = (xs: typeof rows) => (xs.length ? xs.filter((r) => r.ok).length / xs.length : 1);
+    const reasonable = rows.filter((r) => r.image.reasonable);
+    const report = {
+      reasonable: `${reasonable.filter((r) => r.ok).length}/${reasonable.length} (${(rate(reasonable) * 100).toFixed(1)}%)`,
+      all: `${rows.filter((r) => r.ok).length}/${rows.length} (${(rate(rows) * 100).toFixed(1)}%)`,
+      screenshots: `${(rate(rows.filter((r) => r.image.params.kind === 'screenshot')) * 100).toFixed(1)}%`,
+      camera: `${(rate(rows.filter((r) => r.image.params.kind === 'camera')) * 100).toFixed(1)}%`,
+      firstAttempt: `${rows.filter((r) => r.attempts === 1).length}/${rows.length}`,
+      missed: rows.filter((r) => !r.ok).map((r) => `${r.image.name}${r.image.reasonable ? '' : ' (beyond reasonable)'}`),
+    };
+    console.log('slip image decode rate', JSON.stringify(report, null, 2));
+    expect(reasonable.length).toBeGreaterThan(COUNT * 0.6);
+    expect(rate(reasonable)).toBeGreaterThanOrEqual(FLOOR);
+    // Even past what a phone should produce (tiny, very blurred QRs) most still read.
+    expect(rate(rows)).toBeGreaterThanOrEqual(0.9);
+  });
+
+  it('the browser decoder (jsQR on RGBA pixels, no sharp) reads every screenshot', { timeout: 60_000 }, async () => {
+    const screenshots = set.filter((s) => s.params.kind === 'screenshot');
+    expect(screenshots.length).toBeGreaterThan(10);
+    for (const shot of screenshots) {
+      const { data, info } = await sharp(shot.image).ensureAlpha().raw().toBuffer({ resolveWithObject: true });
+      expect(findQrInPixels({ data, width: info.width, height: info.height }), shot.name).toBe(shot.qrcode);
+    }
+  });
+
+  it('says no QR for an image without one, and refuses what is not an image', async () => {
+    const blank = await sharp({ create: { width: 640, height: 480, channels: 3, background: '#eeeeee' } }).jpeg().toBuffer();
+    expect(await decodeSlipImage(blank)).toBeNull();
+    await expect(decodeSlipImage(Buffer.from('not an image'))).rejects.toBeInstanceOf(SlipImageError);
+  });
+
+  it('follows EXIF orientation of phone photos', async () => {
+    const upright = set.find((s) => s.params.kind === 'screenshot')!;
+    // Stored sideways with orientation 6 ("rotate 90° to view"), as phones do.
+    const sideways = await sharp(upright.image).rotate(-90).withMetadata({ orientation: 6 }).jpeg({ quality: 90 }).toBuffer();
+    expect((await sharp(sideways).metadata()).orientation).toBe(6);
+    expect(await decodeSlipImage(sideways)).toBe(upright.qrcode);
+  });
+});

@@ -1,0 +1,163 @@
+// openapi.json against real answers of a running slipgate: every response
+// (success, checks, each error code, upstream failures, 4xx, 429, 503) must
+// match the schema documented for its HTTP status, and every request we
+// send must match (or, for bad checks, fail) the request schema.
+import { readFileSync } from 'node:fs';
+import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
+import addFormatsModule from 'ajv-formats';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { sandboxQr } from '../../src/upstream/sandbox/sandbox-qr.js';
+import { startApp, type TestApp } from '../helpers/app.js';
+import { eventually } from '../helpers/child.js';
+
+const DOC_URL = new URL('../../openapi.json', import.meta.url);
+const doc = JSON.parse(readFileSync(DOC_URL, 'utf8')) as {
+  openapi: string;
+  paths: Record<string, { post: { responses: Record<string, { content: Record<string, { schema: unknown }> }> } }>;
+  components: { securitySchemes: Record<string, unknown> };
+};
+const VERIFY = '/api/v1/verify';
+const ID = 'https://slipgate.local/openapi.json';
+
+const addFormats = (addFormatsModule as unknown as { default?: typeof addFormatsModule }).default ?? addFormatsModule;
+// Union types (`["string", "null"]`) are plain 2020-12; amounts are checked to the satang.
+const ajv = new Ajv2020({ allErrors: true, strict: true, allowUnionTypes: true, multipleOfPrecision: 6 });
+(addFormats as unknown as (a: Ajv2020) => void)(ajv);
+// The OpenAPI document is the root; its non-schema parts are just known keywords.
+ajv.addVocabulary(['openapi', 'info', 'servers', 'security', 'paths', 'components']);
+ajv.addSchema({ ...doc, $id: ID });
+
+const pointer = (...parts: string[]) => `${ID}#/${parts.map((p) => p.replaceAll('~', '~0').replaceAll('/', '~1')).join('/')}`;
+const component = (name: string) => ajv.compile({ $ref: pointer('components', 'schemas', name) });
+const responseSchemas = new Map<number, ValidateFunction>();
+function responseValidator(status: number): ValidateFunction {
+  let v = responseSchemas.get(status);
+  if (!v) {
+    const documented = doc.paths[VERIFY]!.post.responses[String(status)];
+    if (!documented) throw new Error(`HTTP ${status} is not documented`);
+    v = ajv.compile({ $ref: pointer('paths', VERIFY, 'post', 'responses', String(status), 'content', 'application/json', 'schema') });
+    responseSchemas.set(status, v);
+  }
+  return v;
+}
+const requestSchema = component('VerifyRequest');
+
+function expectValid(v: ValidateFunction, value: unknown, label: string): void {
+  const ok = v(value);
+  expect(ok, `${label}: ${ajv.errorsText(v.errors)}\n${JSON.stringify(value)}`).toBe(true);
+}
+
+describe('openapi.json', () => {
+  let app: TestApp;
+  beforeAll(async () => {
+    app = await startApp({ env: { MAX_INFLIGHT_PER_ACCOUNT: '1', UPSTREAM_TIMEOUT_MS: '400' } });
+  });
+  afterAll(() => app?.stop());
+
+  /** Sends a request, checks it against the request schema and the answer against the documented response. */
+  async function call(body: unknown, headers: Record<string, string>, component?: string) {
+    const res = await app.post(body, headers);
+    expectValid(responseValidator(res.status), res.body, `HTTP ${res.status}`);
+    if (component) expectValid(ajvComponent(component), res.body, component);
+    return res;
+  }
+  const cache = new Map<string, ValidateFunction>();
+  const ajvComponent = (name: string) => cache.get(name) ?? (cache.set(name, component(name)), cache.get(name)!);
+
+  it('is OpenAPI 3.1 with the one public route and the x-api-key scheme', () => {
+    expect(doc.openapi).toBe('3.1.0');
+    expect(Object.keys(doc.paths)).toEqual([VERIFY]);
+    expect(doc.components.securitySchemes).toEqual({ ApiKey: expect.objectContaining({ type: 'apiKey', in: 'header', name: 'x-api-key' }) });
+    expect(Object.keys(doc.paths[VERIFY]!.post.responses).sort()).toEqual(['200', '400', '401', '413', '415', '429', '500', '503']);
+  });
+
+  it('is strict enough to catch a changed answer', async () => {
+    const { apiKey } = await app.account(1);
+    const ok = await call({ qrcode: sandboxQr() }, { 'x-api-key': apiKey });
+    const ok200 = responseValidator(200);
+    expect(ok200({ ...ok.body, extra: 1 })).toBe(false);
+    expect(ok200({ ...ok.body, data: { ...ok.body.data, amount: '100.00' } })).toBe(false);
+    expect(ok200({ ...ok.body, checks: { amount: { passed: 'yes', expected: 1, actual: 1 } } })).toBe(false);
+    expect(ok200({ status: 'error', code: 1023, message: 'insufficient fund' })).toBe(false);
+    expect(responseValidator(401)({ status: 'error', code: 1023, message: 'insufficient fund' })).toBe(false);
+    expect(responseValidator(400)({ status: 'error', code: 1022, message: 'user not found!' })).toBe(false);
+  });
+
+  it('describes success, with and without every check', async () => {
+    const { apiKey } = await app.account(5);
+    const qrcode = sandboxQr({ amount: 250 });
+    const key = { 'x-api-key': apiKey };
+    const plain = await call({ qrcode }, key, 'VerifySuccess');
+    expect(plain.body.checks).toBeUndefined();
+    const checks = { duplicate: true, amount: 250, receiverAccount: '1234', receiverName: 'ร้านกาแฟ ดีดี', maxAgeMinutes: 60 };
+    expectValid(requestSchema, { qrcode, checks }, 'request with checks');
+    const checked = await call({ qrcode, checks }, key, 'VerifySuccess');
+    expect(Object.keys(checked.body.checks)).toEqual(Object.keys(checks));
+    expect(checked.body.checks.duplicate.seen).toBe(true);
+    await call({ qrcode: sandboxQr(), checks: { duplicate: true, amount: '100.00' } }, key, 'VerifySuccess');
+  });
+
+  it('describes 1020–1023 with their statuses', async () => {
+    const qrcode = sandboxQr();
+    expect((await call({ qrcode }, {}, 'Error1020')).status).toBe(401);
+    expect((await call({ qrcode }, { 'x-api-key': 'slip_unknownKey00000000000000000000' }, 'Error1021')).status).toBe(401);
+    const deleted = await app.account(1);
+    await app.accounts.deleteAccount(deleted.accountId);
+    expect((await call({ qrcode }, { 'x-api-key': deleted.apiKey }, 'Error1022')).status).toBe(400);
+    const broke = await app.account(0);
+    expect((await call({ qrcode }, { 'x-api-key': broke.apiKey }, 'Error1023')).status).toBe(400);
+  });
+
+  it('describes failed verifications: HTTP 200, no code', async () => {
+    const { apiKey } = await app.account(5);
+    const key = { 'x-api-key': apiKey };
+    for (const outcome of ['not-found', 'error', 'timeout'] as const) {
+      const res = await call({ qrcode: sandboxQr({ outcome }), checks: { duplicate: true } }, key, 'VerificationFailed');
+      expect(res.status).toBe(200);
+    }
+    expect((await call({ qrcode: 'not a slip' }, key, 'VerificationFailed')).status).toBe(200);
+  });
+
+  it('describes bad requests (400/413/415), and the request schema refuses the same bad checks', async () => {
+    const { apiKey } = await app.account(1);
+    const key = { 'x-api-key': apiKey };
+    const qrcode = sandboxQr();
+    for (const checks of [{ nope: true }, { amount: 1.005 }, { amount: -5 }, { duplicate: 'yes' }, { receiverAccount: '12' }, { maxAgeMinutes: 0 }]) {
+      expect(requestSchema({ qrcode, checks }), JSON.stringify(checks)).toBe(false);
+      expect((await call({ qrcode, checks }, key, 'RequestError')).status).toBe(400);
+    }
+    for (const body of [{}, { qrcode: 5 }, { qrcode: ' ' }]) {
+      expect(requestSchema(body)).toBe(false);
+      expect((await call(body, key, 'RequestError')).status).toBe(400);
+    }
+    expect((await call('{"qrcode":', key, 'RequestError')).status).toBe(400);
+    expect((await call({ qrcode: 'x'.repeat(20_000) }, key, 'RequestError')).status).toBe(413);
+    expect((await call('qrcode=x', { ...key, 'content-type': 'text/plain' }, 'RequestError')).status).toBe(415);
+  });
+
+  it('describes 429 with Retry-After', async () => {
+    const { apiKey } = await app.account(2);
+    const key = { 'x-api-key': apiKey };
+    const blocker = app.verify(apiKey, sandboxQr({ outcome: 'timeout' }));
+    await eventually(async () => app.verification.inFlightCount > 0);
+    const busy = await call({ qrcode: sandboxQr() }, key, 'RequestError');
+    expect(busy.status).toBe(429);
+    expect(busy.headers.get('retry-after')).toMatch(/^\d+$/);
+    await blocker;
+  });
+
+  it('describes 503 when slipgate loses its store', async () => {
+    const broken = await startApp();
+    try {
+      const { apiKey } = await broken.account(1);
+      // Warm the key cache, then take the database away.
+      await broken.verify(apiKey, sandboxQr());
+      await broken.store.close();
+      const res = await broken.post({ qrcode: sandboxQr() }, { 'x-api-key': apiKey });
+      expect(res.status).toBe(503);
+      expectValid(responseValidator(503), res.body, 'HTTP 503');
+    } finally {
+      await broken.stop().catch(() => undefined);
+    }
+  });
+});

@@ -1,0 +1,44 @@
+import mongoose from 'mongoose';
+import { MongoStore } from '../../src/store/mongo/mongo-store.js';
+import { createMongoDatabase, MONGO_CONCURRENCY_LIMITATION } from '../helpers/mongo.js';
+import { storeContract } from './contract.js';
+
+storeContract(
+  'mongo',
+  async () => {
+    const db = createMongoDatabase();
+    const store = new MongoStore(db.url);
+    await store.migrate();
+    // A client of our own: the probe reads what the server really holds.
+    const client = new mongoose.mongo.MongoClient(db.url, { serverSelectionTimeoutMS: 5_000 });
+    await client.connect();
+    const c = client.db(db.name);
+    const newestLast = { createdAt: 1, _id: 1 } as const;
+    return {
+      store,
+      probe: {
+        balance: async (id) => {
+          const a = await c.collection<{ _id: string; credits: number; usage: number }>('accounts').findOne({ _id: id });
+          return a ? { credits: a.credits, usage: a.usage } : null;
+        },
+        holdIds: async (id) => {
+          const a = await c.collection<{ _id: string; holds: { _id: string; createdAt: Date }[] }>('accounts').findOne({ _id: id });
+          return [...(a?.holds ?? [])].sort((x, y) => x.createdAt.getTime() - y.createdAt.getTime()).map((h) => h._id);
+        },
+        countVerifyTransactions: (id) => c.collection('verify_transactions').countDocuments({ accountId: id }),
+        requestErrorKinds: async (id) =>
+          (await c.collection<{ kind: string }>('request_errors').find({ accountId: id }).sort(newestLast).toArray()).map((r) => r.kind),
+        // Every stored entry, whatever its state: a finished call leaves no pending or refused one behind.
+        ledgerDeltas: async (id) =>
+          (await c.collection<{ delta: number }>('credit_ledger').find({ accountId: id }).sort(newestLast).toArray()).map((r) => r.delta),
+        storedKey: async (id) => c.collection<{ _id: string }>('api_keys').findOne({ _id: id }),
+      },
+      dispose: async () => {
+        await client.close();
+        await store.close();
+        await db.drop();
+      },
+    };
+  },
+  { concurrencyLimitation: MONGO_CONCURRENCY_LIMITATION },
+);
