@@ -1,7 +1,7 @@
 // Command-line flags of `npm run bench`.
 import { availableParallelism } from 'node:os';
 
-export const SCENARIO_IDS = ['A', 'B', 'C', 'D'] as const;
+export const SCENARIO_IDS = ['A', 'B', 'C', 'D', 'E'] as const;
 export type ScenarioId = (typeof SCENARIO_IDS)[number];
 export const ENGINE_NAMES = ['sqlite', 'postgres', 'mongodb'] as const;
 export type EngineName = (typeof ENGINE_NAMES)[number];
@@ -18,13 +18,15 @@ export interface BenchArgs {
   out: string | undefined;
   /** Keep the work directory (process logs, profiles) instead of deleting it. */
   keep: boolean;
+  /** V8 old-space cap (MB) for slipgate and the baseline, as a container would set; unset = V8's default for the machine. */
+  heapMb: number | undefined;
 }
 
-const USAGE = `usage: npm run bench -- [--quick] [--scenario A,B,C,D] [--engine sqlite,postgres,mongodb]
-                       [--workers N|auto] [--profile] [--keep] [--out FILE]`;
+const USAGE = `usage: npm run bench -- [--quick] [--scenario A,B,C,D,E] [--engine sqlite,postgres,mongodb]
+                       [--workers N|auto] [--heap-mb N] [--profile] [--keep] [--out FILE]`;
 
 export function parseArgs(argv: string[]): BenchArgs {
-  const args: BenchArgs = { quick: false, scenarios: [...SCENARIO_IDS], engines: [...ENGINE_NAMES], workers: 1, profile: false, out: undefined, keep: false };
+  const args: BenchArgs = { quick: false, scenarios: [...SCENARIO_IDS], engines: [...ENGINE_NAMES], workers: 1, profile: false, out: undefined, keep: false, heapMb: undefined };
   for (let i = 0; i < argv.length; i++) {
     const [flag, inline] = argv[i]!.split(/=(.*)/s, 2) as [string, string | undefined];
     const value = (): string => {
@@ -55,6 +57,12 @@ export function parseArgs(argv: string[]): BenchArgs {
         const n = v === 'auto' || v === '0' ? availableParallelism() : Number(v);
         if (!Number.isInteger(n) || n < 1) fail('--workers must be a whole number, or auto');
         args.workers = n;
+        break;
+      }
+      case '--heap-mb': {
+        const n = Number(value());
+        if (!Number.isInteger(n) || n < 64) fail('--heap-mb must be a whole number of MB, at least 64');
+        args.heapMb = n;
         break;
       }
       case '--out':

@@ -48,7 +48,9 @@ try {
   say('transpiling src/ with esbuild');
   const app = await buildForBench(ROOT);
 
-  if (chosen('D')) report.rows.push(await measure(app, all.D, 'none', null, []));
+  for (const id of ['D', 'E'] as const) {
+    if (chosen(id)) report.rows.push(await measure(app, all[id], 'none', null, []));
+  }
   for (const engine of args.engines) {
     const needsDb = (['A', 'B', 'C'] as const).some(chosen);
     if (!needsDb) break;
@@ -158,11 +160,16 @@ async function measure(app: BuiltApp, scenario: Scenario, engine: string, db: Be
   }
 }
 
+/** Cluster workers inherit these from their primary. */
+function heapFlags(): string[] {
+  return args.heapMb ? [`--max-old-space-size=${args.heapMb}`] : [];
+}
+
 function startSlipgate(app: BuiltApp, db: BenchDatabase, bankUrl: string, tag: string, profileDir?: string): Promise<Started> {
   const creds = SIMULATOR_CREDENTIALS.kbank;
   return startProcess({
     name: 'slipgate',
-    args: [...(profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : []), app.cli, 'serve'],
+    args: [...heapFlags(), ...(profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : []), app.cli, 'serve'],
     env: {
       ...process.env,
       DATABASE_URL: db.url,
@@ -182,7 +189,7 @@ function startBaseline(app: BuiltApp, bankUrl: string, tag: string): Promise<Sta
   const creds = SIMULATOR_CREDENTIALS.kbank;
   return startProcess({
     name: 'baseline',
-    args: [app.baseline],
+    args: [...heapFlags(), app.baseline],
     env: { ...process.env, PORT: '0', WORKERS: String(args.workers), BASELINE_UPSTREAM: bankUrl, BASELINE_CLIENT_ID: creds.id, BASELINE_CLIENT_SECRET: creds.secret },
     logFile: join(work, `baseline-${tag.replace('/', '-')}.log`),
     ready: (lines) => readyUrl(lines, 'baseline listening'),

@@ -42,10 +42,11 @@ const perSec = (n: number, r: Row) => n / r.load.durationSec;
 const mb = (bytes: number) => bytes / 1024 / 1024;
 const int = (n: number) => Math.round(n).toLocaleString('en-US');
 const ms = (n: number) => (Number.isFinite(n) ? n.toFixed(n < 10 ? 2 : 1) : '–');
+const signed = (n: number) => `${n >= 0 ? '+' : ''}${ms(n)}`;
 const pct = (n: number) => `${n >= 0 ? '+' : ''}${(n * 100).toFixed(0)}%`;
 
-function baselineOf(rows: Row[]): Row | undefined {
-  return rows.find((r) => r.scenario.id === 'D' && !r.profiled);
+function baselineOf(rows: Row[], id: 'D' | 'E' = 'D'): Row | undefined {
+  return rows.find((r) => r.scenario.id === id && !r.profiled);
 }
 
 function note(row: Row, rows: Row[]): string {
@@ -56,7 +57,10 @@ function note(row: Row, rows: Row[]): string {
     const d = baselineOf(rows);
     if (d) parts.push(`${(perSec(row.load.successes, row) / perSec(d.load.successes, d)).toFixed(2)}× D`);
   }
-  if (id === 'B') parts.push(`added p50 ${ms(row.load.latencyMs.p50 - upstreamLatencyMs)} / p99 ${ms(row.load.latencyMs.p99 - upstreamLatencyMs)} ms`);
+  if (id === 'B' || id === 'E') parts.push(`added p50 ${ms(row.load.latencyMs.p50 - upstreamLatencyMs)} / p99 ${ms(row.load.latencyMs.p99 - upstreamLatencyMs)} ms`);
+  const e = id === 'B' ? baselineOf(rows, 'E') : undefined;
+  // What slipgate adds over the bare stack under the same load and harness.
+  if (e) parts.push(`vs E: p50 ${signed(row.load.latencyMs.p50 - e.load.latencyMs.p50)} / p99 ${signed(row.load.latencyMs.p99 - e.load.latencyMs.p99)} ms`);
   if (row.scenario.overallRate) parts.push(`offered ${int(row.scenario.overallRate)}/s`);
   // At most one request per connection can be cut off by the end of the run.
   const unanswered = row.load.sent - row.load.responses - row.load.errors;

@@ -1,4 +1,5 @@
-// The four scenarios of issue 7. Durations shrink with --quick (smoke runs).
+// The four scenarios of issue 7, plus E: B's load against the baseline, the
+// latency floor of this harness and stack on this machine. Durations shrink with --quick (smoke runs).
 import type { ScenarioId } from './args.js';
 
 export interface Scenario {
@@ -16,21 +17,23 @@ export interface Scenario {
 
 export function scenarios(quick: boolean): Record<ScenarioId, Scenario> {
   const d = (full: number, short: number) => (quick ? short : full);
+  const b: Scenario = {
+    id: 'B',
+    title: '200 ms upstream, 1,000 req/s offered',
+    target: 'slipgate',
+    upstreamLatencyMs: 200,
+    // 1,000/s × 0.2 s = 200 in flight; room for queueing.
+    connections: 400,
+    overallRate: 1000,
+    durationSec: d(20, 5),
+    warmupSec: d(3, 1),
+  };
   return {
     A: { id: 'A', title: 'zero-latency upstream, 100 connections', target: 'slipgate', upstreamLatencyMs: 0, connections: 100, durationSec: d(20, 4), warmupSec: d(3, 1) },
-    B: {
-      id: 'B',
-      title: '200 ms upstream, 1,000 req/s offered',
-      target: 'slipgate',
-      upstreamLatencyMs: 200,
-      // 1,000/s × 0.2 s = 200 in flight; room for queueing.
-      connections: 400,
-      overallRate: 1000,
-      durationSec: d(20, 5),
-      warmupSec: d(3, 1),
-    },
+    B: b,
     C: { id: 'C', title: '2 s upstream, 5,000 requests in flight', target: 'slipgate', upstreamLatencyMs: 2000, connections: 5000, durationSec: d(20, 8), warmupSec: 0 },
     D: { id: 'D', title: 'as A, bare express + got baseline', target: 'baseline', upstreamLatencyMs: 0, connections: 100, durationSec: d(20, 4), warmupSec: d(3, 1) },
+    E: { ...b, id: 'E', title: 'as B, bare express + got baseline', target: 'baseline' },
   };
 }
 

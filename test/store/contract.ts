@@ -207,6 +207,25 @@ export function storeContract(name: string, open: () => Promise<EngineUnderTest>
         expect(await probe.balance(accountId)).toEqual({ credits: 1, usage: 0 });
       });
 
+      concurrency('fails a bad settle alone: concurrent good settles and releases still land', async () => {
+        const accountId = await account(4);
+        const holds = [hold(accountId), hold(accountId), hold(accountId)];
+        await Promise.all(holds.map((h) => store.holdCredit(h)));
+        const [a, b, c] = holds as [ReturnType<typeof hold>, ReturnType<typeof hold>, ReturnType<typeof hold>];
+        const results = await Promise.allSettled([
+          store.settleHold(vt(accountId, a.id)),
+          store.settleHold(vt(accountId, 'hold_that_never_was')),
+          store.releaseHold({ ...failure(accountId, b.id), accountId }),
+          store.settleHold(vt(accountId, c.id, { transactionId: 'TX3' })),
+        ]);
+        expect(results.map((r) => r.status)).toEqual(['fulfilled', 'rejected', 'fulfilled', 'fulfilled']);
+        expect((results[1] as PromiseRejectedResult).reason).toBeInstanceOf(StoreError);
+        expect(await probe.balance(accountId)).toEqual({ credits: 2, usage: 2 });
+        expect(await probe.holdIds(accountId)).toEqual([]);
+        expect(await probe.countVerifyTransactions(accountId)).toBe(2);
+        expect(await probe.requestErrorKinds(accountId)).toEqual(['upstream_error']);
+      });
+
       concurrency('200 concurrent holds against 50 credits: exactly 50 succeed', async () => {
         const accountId = await account(50);
         const results = await Promise.all(Array.from({ length: 200 }, () => store.holdCredit(hold(accountId))));

@@ -28,6 +28,7 @@ import {
   type Store,
   type UsageRow,
 } from '../store.js';
+import { GroupCommit } from './group-commit.js';
 import { SQLITE_MIGRATIONS } from './migrations.js';
 import * as row from './rows.js';
 
@@ -38,6 +39,9 @@ export class SqliteStore implements Store {
   readonly engine = 'sqlite' as const;
   private readonly db: Database.Database;
   private readonly stmt;
+  private readonly verifyWrite;
+  /** The verify path's writes (hold, settle, release, error record). */
+  private readonly writes: GroupCommit;
 
   /** `path` is a file path or ':memory:'. */
   constructor(path: string) {
@@ -51,6 +55,8 @@ export class SqliteStore implements Store {
     this.db.pragma('foreign_keys = ON');
     this.migrateNow();
     this.stmt = this.prepare();
+    this.verifyWrite = this.verifyWrites();
+    this.writes = new GroupCommit(this.db);
   }
 
   private migrateNow(): void {
@@ -101,7 +107,9 @@ export class SqliteStore implements Store {
   }
 
   async close(): Promise<void> {
-    if (this.db.open) this.db.close();
+    if (!this.db.open) return;
+    this.writes.flushAll();
+    this.db.close();
   }
 
   async createAccount(input: { id: string; name: string; createdAt: Date }): Promise<Account> {
@@ -166,31 +174,39 @@ export class SqliteStore implements Store {
   }
 
   async holdCredit(hold: CreditHold): Promise<HoldResult> {
-    return this.db.transaction((): HoldResult => {
-      if (this.stmt.hold.run(hold.accountId).changes === 1) {
-        this.stmt.insertHold.run(hold.id, hold.accountId, hold.keyId, hold.createdAt.getTime());
-        return 'held';
-      }
-      const a = this.stmt.account.get(hold.accountId) as row.AccountRow | undefined;
-      return !a || a.deleted_at !== null ? 'no_account' : 'insufficient';
-    }).immediate();
+    return this.writes.run(() => this.verifyWrite.hold(hold));
   }
 
   async settleHold(r: VerifyTransactionRecord): Promise<void> {
-    this.db.transaction(() => {
+    await this.writes.run(() => this.verifyWrite.settle(r));
+  }
+
+  async releaseHold(r: RequestErrorRecord & { accountId: string }): Promise<void> {
+    await this.writes.run(() => this.verifyWrite.release(r));
+  }
+
+  /** The verify path's money writes; each runs atomically in its own savepoint of a group commit. */
+  private verifyWrites() {
+    const hold = (h: CreditHold): HoldResult => {
+      if (this.stmt.hold.run(h.accountId).changes === 1) {
+        this.stmt.insertHold.run(h.id, h.accountId, h.keyId, h.createdAt.getTime());
+        return 'held';
+      }
+      const a = this.stmt.account.get(h.accountId) as row.AccountRow | undefined;
+      return !a || a.deleted_at !== null ? 'no_account' : 'insufficient';
+    };
+    const settle = (r: VerifyTransactionRecord): void => {
       if (this.stmt.deleteHold.run(r.id, r.accountId).changes !== 1) {
         throw new StoreError('conflict', `hold ${r.id} no longer exists`);
       }
       this.stmt.insertVt.run(row.vtParams(r));
       this.stmt.charge.run(r.accountId);
-    }).immediate();
-  }
-
-  async releaseHold(r: RequestErrorRecord & { accountId: string }): Promise<void> {
-    this.db.transaction(() => {
+    };
+    const release = (r: RequestErrorRecord & { accountId: string }): void => {
       if (this.stmt.deleteHold.run(r.id, r.accountId).changes === 1) this.stmt.refund.run(r.accountId);
       this.stmt.insertError.run(row.errorParams(r));
-    }).immediate();
+    };
+    return { hold, settle, release };
   }
 
   async recoverStaleHolds(olderThan: Date, now: Date): Promise<RecoveryResult> {
@@ -233,7 +249,7 @@ export class SqliteStore implements Store {
   }
 
   async insertRequestError(r: RequestErrorRecord): Promise<void> {
-    this.stmt.insertError.run(row.errorParams(r));
+    await this.writes.run(() => this.stmt.insertError.run(row.errorParams(r)));
   }
 
   async applyLedgerEntry(entry: LedgerEntry): Promise<LedgerResult> {

@@ -1,0 +1,75 @@
+// Group commit for the verify path's writes. Under load most of SQLite's cost
+// is the commit itself (each one appends every page it touched to the WAL),
+// and concurrent verifications touch the same pages: the account row, the
+// holds table, the audit indexes. So writes queued in one event-loop turn run
+// together in one IMMEDIATE transaction, each inside its own savepoint, so a
+// write that throws is rolled back alone. Nobody hears "done" before the
+// commit, so a crash still loses only writes that were never acknowledged.
+import type Database from 'better-sqlite3';
+
+interface Job {
+  write: () => unknown;
+  resolve: (value: unknown) => void;
+  reject: (err: unknown) => void;
+}
+
+type Outcome = { ok: true; value: unknown } | { ok: false; error: unknown };
+
+/** Enough to share pages; small enough that one batch never stalls the loop. */
+const MAX_BATCH = 256;
+
+export class GroupCommit {
+  private queue: Job[] = [];
+  private scheduled = false;
+  private readonly commitBatch: Database.Transaction<(jobs: Job[]) => Outcome[]>;
+
+  constructor(db: Database.Database) {
+    // A transaction function called inside another one runs as a savepoint.
+    const savepoint = db.transaction((write: () => unknown) => write());
+    this.commitBatch = db.transaction((jobs: Job[]) =>
+      jobs.map((job): Outcome => {
+        try {
+          return { ok: true, value: savepoint(job.write) };
+        } catch (error) {
+          return { ok: false, error };
+        }
+      }),
+    );
+  }
+
+  /** Runs `write` in the next batch; resolves once its batch has committed. */
+  run<T>(write: () => T): Promise<T> {
+    return new Promise<T>((resolve, reject) => {
+      this.queue.push({ write, resolve: resolve as (value: unknown) => void, reject });
+      if (!this.scheduled) {
+        this.scheduled = true;
+        setImmediate(() => this.flush());
+      }
+    });
+  }
+
+  /** Commits whatever is queued now (before the database closes). */
+  flushAll(): void {
+    while (this.queue.length > 0) this.flush();
+  }
+
+  private flush(): void {
+    const jobs = this.queue.splice(0, MAX_BATCH);
+    if (jobs.length === 0) return;
+    if (this.queue.length === 0) this.scheduled = false;
+    else setImmediate(() => this.flush());
+    let outcomes: Outcome[];
+    try {
+      outcomes = this.commitBatch.immediate(jobs);
+    } catch (error) {
+      // BEGIN or COMMIT failed (e.g. busy past busy_timeout): nothing was applied.
+      for (const job of jobs) job.reject(error);
+      return;
+    }
+    jobs.forEach((job, i) => {
+      const outcome = outcomes[i]!;
+      if (outcome.ok) job.resolve(outcome.value);
+      else job.reject(outcome.error);
+    });
+  }
+}
