@@ -54,12 +54,19 @@ export class ConfigError extends Error {
   override name = 'ConfigError';
 }
 
+/** The bad value, for the message; a URL's credentials are never echoed. */
+function shown(name: string, value: string | undefined): string {
+  if (value === undefined) return 'nothing';
+  if (name === 'DATABASE_URL') return JSON.stringify(value.replace(/\/\/[^@/]*@/, '//***@'));
+  return JSON.stringify(value);
+}
+
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   // Empty strings count as unset, as in most 12-factor tools.
   const present = Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined && v !== ''));
   const parsed = schema.safeParse(present);
   if (!parsed.success) {
-    const lines = parsed.error.issues.map((i) => `  ${i.path.join('.')}: ${i.message} (got ${JSON.stringify(present[String(i.path[0])])})`);
+    const lines = parsed.error.issues.map((i) => `  ${i.path.join('.')}: ${i.message} (got ${shown(String(i.path[0]), present[String(i.path[0])])})`);
     throw new ConfigError(`invalid configuration:\n${lines.join('\n')}`);
   }
   const c = parsed.data;

@@ -57,6 +57,10 @@ export async function run(config: Config, { logger, ...opts }: RunOptions): Prom
     newId: () => newId('req'),
   });
 
+  if (config.HOLD_STALE_MS <= config.UPSTREAM_TIMEOUT_MS) {
+    // Allowed (crash tests use it), but a live verification's hold can then be refunded under it.
+    logger.warn({ HOLD_STALE_MS: config.HOLD_STALE_MS, UPSTREAM_TIMEOUT_MS: config.UPSTREAM_TIMEOUT_MS }, 'HOLD_STALE_MS should be longer than UPSTREAM_TIMEOUT_MS');
+  }
   const recovery = startHoldRecovery(store, config.HOLD_STALE_MS, logger);
   await recovery.once();
 

@@ -88,7 +88,7 @@ export function registerAccountCommands(program: Command): void {
 
   keys
     .command('revoke <keyId>')
-    .description('revoke a key: it answers 1021 from now on')
+    .description('revoke a key: it answers 1021; running servers notice within API_KEY_CACHE_TTL_MS (default 5 s)')
     .action((keyId: string) =>
       withStore(async ({ admin, actor }) => {
         await admin.revokeApiKey(actor, keyId);

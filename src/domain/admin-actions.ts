@@ -43,20 +43,20 @@ export class AdminActions {
     return created;
   }
 
-  /** A replay of the same idempotency key changes nothing and records nothing. */
+  /**
+   * A replay of the same idempotency key changes nothing. Its event is keyed
+   * by the ledger entry, so a replay after a failed first event write fills
+   * the gap, and never adds a second one.
+   */
   async topUp(actor: string, input: { accountId: string; credits: number; reason: string; idempotencyKey: string | null }): Promise<LedgerResult> {
     const result = await idempotent(input.idempotencyKey, () => this.deps.accounts.topUp({ ...input, actor }));
-    if (result.created) {
-      await this.record(actor, 'topUpCredits', input.accountId, result.entry.reason, ledgerDetails(result));
-    }
+    await this.recordLedgerChange('topUpCredits', result);
     return result;
   }
 
   async adjust(actor: string, input: { accountId: string; delta: number; reason: string; idempotencyKey?: string | null }): Promise<LedgerResult> {
     const result = await idempotent(input.idempotencyKey ?? null, () => this.deps.accounts.adjust({ ...input, actor }));
-    if (result.created) {
-      await this.record(actor, 'adjustCredits', input.accountId, result.entry.reason, ledgerDetails(result));
-    }
+    await this.recordLedgerChange('adjustCredits', result);
     return result;
   }
 
@@ -80,8 +80,14 @@ export class AdminActions {
     return account;
   }
 
-  private record(actor: string, action: string, targetId: string, reason: string | null | undefined, details: Record<string, unknown>) {
-    return recordAdminEvent(this.deps.store, this.now(), { actor, action, targetId, reason: reason?.trim() || null, details });
+  private record(actor: string, action: string, targetId: string, reason: string | null | undefined, details: Record<string, unknown>, id?: string) {
+    return recordAdminEvent(this.deps.store, this.now(), { id, actor, action, targetId, reason: reason?.trim() || null, details });
+  }
+
+  /** Attributed to whoever made the change, even when someone else replays it. */
+  private recordLedgerChange(action: string, { entry, account }: LedgerResult) {
+    const details = { ledgerEntryId: entry.id, delta: entry.delta, idempotencyKey: entry.idempotencyKey, balance: account.credits };
+    return this.record(entry.actor, action, entry.accountId, entry.reason, details, `evt_${entry.id}`);
   }
 }
 
@@ -90,12 +96,9 @@ async function idempotent(key: string | null, change: () => Promise<LedgerResult
     return await change();
   } catch (err) {
     if (key !== null && err instanceof StoreError && err.code === 'conflict') {
-      throw new IdempotencyConflictError('this idempotency key was already used for a different account or amount');
+      throw new IdempotencyConflictError('this idempotency key was already used for a different change (account, amount or kind)');
     }
     throw err;
   }
 }
 
-function ledgerDetails(result: LedgerResult): Record<string, unknown> {
-  return { ledgerEntryId: result.entry.id, delta: result.entry.delta, idempotencyKey: result.entry.idempotencyKey, balance: result.account.credits };
-}

@@ -3,6 +3,8 @@ import type { Store } from '../store/store.js';
 import { newId } from './api-key.js';
 
 export interface AdminEventInput {
+  /** Given when a retry must not record the event twice; otherwise new. */
+  id?: string;
   actor: string;
   action: string;
   targetId: string | null;
@@ -12,7 +14,7 @@ export interface AdminEventInput {
 
 export async function recordAdminEvent(store: Store, at: Date, input: AdminEventInput): Promise<void> {
   await store.insertAdminEvent({
-    id: newId('evt'),
+    id: input.id ?? newId('evt'),
     actor: input.actor,
     action: input.action,
     targetId: input.targetId,

@@ -27,17 +27,17 @@ export function mapSlip(raw: RawSlipData): VerifiedSlip {
     timestamp,
     transactionId: raw.transRef,
     senderBankAccountNumber: valueOf(sender.account),
-    senderName: sender.displayName ?? '',
-    senderNameEN: sender.name ?? '',
+    senderName: text(sender.displayName, 'sender.displayName'),
+    senderNameEN: text(sender.name, 'sender.name'),
     senderBank: bankShortName(sendingBank),
     senderBankCode: sendingBank,
     receiverBankAccountNumber: valueOf(receiver.account),
-    receiverName: receiver.displayName ?? '',
-    receiverNameEN: receiver.name ?? '',
+    receiverName: text(receiver.displayName, 'receiver.displayName'),
+    receiverNameEN: text(receiver.name, 'receiver.name'),
     receiverBank: bankShortName(receivingBank),
     receiverBankCode: receivingBank,
     receiverPromptpay: valueOf(receiver.proxy),
-    receiverProxyType: typeof receiver.proxy === 'object' ? (receiver.proxy.type ?? '') : '',
+    receiverProxyType: receiver.proxy && typeof receiver.proxy === 'object' ? text(receiver.proxy.type, 'receiver.proxy.type') : '',
     rawData: raw,
   };
 }
@@ -51,7 +51,8 @@ export function bangkokTime(transDate: unknown, transTime: unknown): { dateTime:
   const [, h, mi, s] = t.map(Number) as [number, number, number, number];
   const utcMs = Date.UTC(y, mo - 1, da, h, mi, s) - BANGKOK_OFFSET_MS;
   const check = new Date(utcMs + BANGKOK_OFFSET_MS);
-  if (check.getUTCDate() !== da || check.getUTCHours() !== h || check.getUTCMinutes() !== mi) {
+  // Date.UTC rolls 2025-13-15 over into 2026-01-15: compare every part.
+  if (check.getUTCFullYear() !== y || check.getUTCMonth() !== mo - 1 || check.getUTCDate() !== da || check.getUTCHours() !== h || check.getUTCMinutes() !== mi) {
     throw new SlipMappingError('transDate/transTime is not a real time');
   }
   return { dateTime: `${d[1]}-${d[2]}-${d[3]}T${transTime as string}+07:00`, timestamp: utcMs / 1000 };
@@ -62,5 +63,13 @@ function party(p: RawParty | '' | undefined): RawParty {
 }
 
 function valueOf(field: RawParty['proxy']): string {
-  return field && typeof field === 'object' ? (field.value ?? '') : '';
+  return field && typeof field === 'object' ? text(field.value, 'account or proxy value') : '';
+}
+
+/** The spec's fields are strings: missing is empty, a number is its digits, anything else is a broken answer. */
+function text(value: unknown, what: string): string {
+  if (value === undefined || value === null) return '';
+  if (typeof value === 'string') return value;
+  if (typeof value === 'number' && Number.isFinite(value)) return String(value);
+  throw new SlipMappingError(`${what} is not text`);
 }

@@ -15,9 +15,10 @@ export interface AccountReconciliation {
 }
 
 export async function reconcileAccount(store: Store, accountId: string): Promise<AccountReconciliation> {
-  const [account, totals] = await Promise.all([store.getAccount(accountId), store.auditTotals(accountId)]);
-  if (!account) throw new Error(`account ${accountId} not found`);
-  const { credits, held, usage } = account;
+  // One read: balance and records from the same instant (on the SQL engines).
+  const totals = await store.auditTotals(accountId);
+  if (!totals) throw new Error(`account ${accountId} not found`);
+  const { credits, held, usage } = totals;
   const problems: string[] = [];
   if (credits < 0) problems.push(`negative balance ${credits}`);
   if (credits + held + usage !== totals.ledgerTotal) {
@@ -26,7 +27,7 @@ export async function reconcileAccount(store: Store, accountId: string): Promise
   if (usage !== totals.verifyTransactions) {
     problems.push(`usage ${usage} but ${totals.verifyTransactions} VerifyTransaction records`);
   }
-  return { accountId, credits, held, usage, ...totals, problems };
+  return { accountId, ...totals, problems };
 }
 
 /** Reconciles every account (deleted ones too), page by page. */

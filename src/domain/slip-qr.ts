@@ -22,7 +22,10 @@ export function parseSlipQr(input: string): SlipParseResult {
   const payload = input.trim();
   if (payload.length === 0) return { ok: false, reason: 'QR code is empty' };
   if (payload.length > MAX_QR_LENGTH) return { ok: false, reason: 'QR code is too long' };
-  if (!/^[\x20-\x7e]+$/.test(payload)) return { ok: false, reason: 'QR code has characters a slip QR never has' };
+  // Slip QRs are letters and digits only. This also keeps a sign out of the
+  // TLV length fields: promptparse's decoder loops forever (and fills memory)
+  // on a negative length such as "91-4".
+  if (!/^[0-9A-Za-z]+$/.test(payload)) return { ok: false, reason: 'QR code has characters a slip QR never has' };
 
   const slip = safe(() => slipVerify(payload, true));
   if (!slip) {

@@ -85,6 +85,9 @@ export interface RequestErrorRecord {
   keyId: string | null;
   requestId: string;
   qrcode: string | null;
+  /** The slip's transaction reference and sending bank, when its QR parsed: a failed slip is found like a verified one. */
+  transactionId: string | null;
+  sendingBank: string | null;
   kind: ErrorKind;
   message: string;
   upstream: string | null;

@@ -3,13 +3,18 @@
 import type { CheckRequest } from './checks.js';
 import { parseCheckRequest } from './check-request.js';
 
-export type BodyCheck =
-  | { ok: true; qrcode: string; body: Record<string, unknown>; checks?: CheckRequest }
-  | { ok: false; status: 400 | 415; message: string };
+/** A body that could not even be read (too large, bad encoding). */
+export interface BodyProblem {
+  status: 400 | 413 | 415;
+  message: string;
+}
+
+export type BodyCheck = { ok: true; qrcode: string; body: Record<string, unknown>; checks?: CheckRequest } | ({ ok: false } & BodyProblem);
 
 const JSON_TYPE = /^application\/(?:[\w.+-]+\+)?json\s*(?:;|$)/i;
 
-export function checkVerifyBody(contentType: string | undefined, raw: Buffer): BodyCheck {
+export function checkVerifyBody(contentType: string | undefined, raw: Buffer, unreadable?: BodyProblem): BodyCheck {
+  if (unreadable) return { ok: false, ...unreadable };
   if (!contentType || !JSON_TYPE.test(contentType)) {
     return { ok: false, status: 415, message: 'Content-Type must be application/json' };
   }

@@ -10,7 +10,7 @@ import { mapSlip, SlipMappingError } from './mapping.js';
 import { parseSlipQr } from './slip-qr.js';
 import type { ApiKey, ErrorKind, RequestErrorRecord, VerifiedSlip } from './types.js';
 import { KeyCache } from './key-cache.js';
-import { checkVerifyBody } from './verify-request.js';
+import { checkVerifyBody, type BodyProblem } from './verify-request.js';
 import { evaluateChecks, type CheckRequest, type CheckResults } from './checks.js';
 import { duplicateHistory } from './duplicate-history.js';
 
@@ -18,6 +18,8 @@ export interface VerifyInput {
   apiKey: string | undefined;
   contentType: string | undefined;
   rawBody: Buffer;
+  /** Set when the body was not read (too large, bad encoding): answered after the key checks. */
+  bodyProblem?: BodyProblem;
   requestId: string;
 }
 
@@ -45,6 +47,19 @@ export interface VerificationDeps {
 }
 
 const SUCCESS_MESSAGE = 'slip verified';
+const UNAVAILABLE: VerifyOutcome = { httpStatus: 503, body: { status: 'error', message: 'service temporarily unavailable' } };
+/** The bank said yes but recording the charge failed: it may have committed. */
+const OUTCOME_UNKNOWN: VerifyOutcome = {
+  httpStatus: 500,
+  body: { status: 'error', message: 'the verification could not be recorded and may have been charged; do not retry: look it up by x-request-id first' },
+};
+
+/** A store failure while recording a success: whether the charge committed is unknown. */
+class SettleFailedError extends Error {
+  constructor(cause: unknown) {
+    super('recording a verified slip failed', { cause });
+  }
+}
 const ABORT_GRACE_MS = 25;
 const TIMED_OUT: UpstreamResult = { ok: false, kind: 'upstream_timeout', message: UPSTREAM_MESSAGES.upstream_timeout, upstream: null };
 /** lastUsedAt is for people, so one write a minute per key is plenty. */
@@ -64,11 +79,15 @@ export class VerificationService {
     this.maxPerAccount = deps.maxInFlightPerAccount ?? Number.POSITIVE_INFINITY;
   }
 
-  /** Never rejects: store outages become a 503 JSON answer. */
+  /**
+   * Never rejects. A store failure is a 503 (nothing charged, safe to
+   * retry), except while recording a success: then the charge may have
+   * committed, and a 500 tells the caller not to retry blindly.
+   */
   verify(input: VerifyInput): Promise<VerifyOutcome> {
     const run = this.run(input).catch((err: unknown) => {
       this.deps.logger.error({ err, requestId: input.requestId }, 'verification failed inside slipgate');
-      return { httpStatus: 503, body: { status: 'error', message: 'service temporarily unavailable' } } as const;
+      return err instanceof SettleFailedError ? OUTCOME_UNKNOWN : UNAVAILABLE;
     });
     this.inFlight.add(run);
     void run.finally(() => this.inFlight.delete(run));
@@ -95,7 +114,7 @@ export class VerificationService {
 
     // The hold below checks deletion and balance atomically; the account is
     // read only on the rare paths where the spec's error order needs it.
-    const body = checkVerifyBody(input.contentType, input.rawBody);
+    const body = checkVerifyBody(input.contentType, input.rawBody, input.bodyProblem);
     if (!body.ok) {
       const account = await store.getAccount(key.accountId);
       if (!account || account.deletedAt) return this.accountError('user_not_found', who);
@@ -153,26 +172,33 @@ export class VerificationService {
     try {
       data = mapSlip(result.data);
     } catch (err) {
-      if (!(err instanceof SlipMappingError)) throw err;
-      const message = `${UPSTREAM_MESSAGES.upstream_error}: ${err.message}`;
+      // Whatever the bank sent, a payload we cannot map is the network's
+      // failure: answered as such, the credit released, never a 503.
+      if (!(err instanceof SlipMappingError)) this.deps.logger.error({ err, requestId: who.requestId }, 'unexpected bank payload');
+      const detail = err instanceof SlipMappingError ? err.message : 'unreadable transaction data';
+      const message = `${UPSTREAM_MESSAGES.upstream_error}: ${detail}`;
       await store.releaseHold({ ...this.errorRecord(who, qrcode, 'upstream_error', message, result.upstream, latencyMs), accountId: key.accountId });
       return failure(message);
     }
-    await store.settleHold({
-      id: who.id,
-      accountId: key.accountId,
-      keyId: key.id,
-      requestId: who.requestId,
-      qrcode,
-      transactionId: data.transactionId,
-      amount: data.amount,
-      sendingBank: data.senderBankCode,
-      receivingBank: data.receiverBankCode,
-      upstream: result.upstream,
-      latencyMs,
-      response: data,
-      createdAt: this.now(),
-    });
+    try {
+      await store.settleHold({
+        id: who.id,
+        accountId: key.accountId,
+        keyId: key.id,
+        requestId: who.requestId,
+        qrcode,
+        transactionId: data.transactionId,
+        amount: data.amount,
+        sendingBank: data.senderBankCode,
+        receivingBank: data.receiverBankCode,
+        upstream: result.upstream,
+        latencyMs,
+        response: data,
+        createdAt: this.now(),
+      });
+    } catch (err) {
+      throw new SettleFailedError(err);
+    }
     this.touch(key);
     const success = { status: 'success', data, message: SUCCESS_MESSAGE, qrcode } as const;
     // Without `checks` the body is exactly the spec's; with them, one extra field.
@@ -232,7 +258,23 @@ export class VerificationService {
     upstream: string | null,
     latencyMs: number | null,
   ): RequestErrorRecord {
-    return { id: who.id, accountId: who.accountId, keyId: who.keyId, requestId: who.requestId, qrcode, kind, message, upstream, latencyMs, createdAt: this.now() };
+    // Error paths only: parsing again is cheaper than threading the slip through.
+    const parsed = qrcode ? parseSlipQr(qrcode) : null;
+    const slip = parsed?.ok ? parsed.slip : null;
+    return {
+      id: who.id,
+      accountId: who.accountId,
+      keyId: who.keyId,
+      requestId: who.requestId,
+      qrcode,
+      transactionId: slip?.transRef ?? null,
+      sendingBank: slip?.sendingBank ?? null,
+      kind,
+      message,
+      upstream,
+      latencyMs,
+      createdAt: this.now(),
+    };
   }
 
   /** A live (not revoked) key, from the cache or the store. */

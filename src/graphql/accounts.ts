@@ -8,7 +8,7 @@ import { builder } from './builder.js';
 import { notFoundError } from './errors.js';
 import { ActivityUnion, recentActivity } from './audit.js';
 import { LedgerKindEnum } from './enums.js';
-import { connection, pageArgs, pageSize, withCursor } from './pagination.js';
+import { connection, pageArgs, pagedCost, pageSize, STORE_READ_COST, withCursor } from './pagination.js';
 import { AccountRef, AdminEventRef, ApiKeyRef, IssuedApiKeyRef, LedgerEntryRef } from './refs.js';
 
 AccountRef.implement({
@@ -24,24 +24,28 @@ AccountRef.implement({
     keys: t.field({
       type: [ApiKeyRef],
       description: 'API keys, newest first. Only the visible prefix; the whole key is never stored.',
+      complexity: { field: STORE_READ_COST, multiplier: 10 },
       resolve: (account, _args, ctx) => ctx.store.listApiKeys(account.id),
     }),
     ledger: t.field({
       type: [LedgerEntryRef],
       description: 'Credit changes made by people (initial credits, top-ups, adjustments), newest first.',
       args: { first: pageArgs.first },
+      complexity: pagedCost(),
       resolve: (account, args, ctx) => ctx.store.listLedger(account.id, pageSize(args.first)),
     }),
     recentActivity: t.field({
       type: [ActivityUnion],
       description: 'Verifications and failed requests of this account, newest first.',
       args: { first: pageArgs.first },
+      complexity: pagedCost(2),
       resolve: (account, args, ctx) => recentActivity(ctx, account.id, pageSize(args.first)),
     }),
     adminEvents: t.field({
       type: [AdminEventRef],
       description: 'What admins did to this account, newest first.',
       args: { first: pageArgs.first },
+      complexity: pagedCost(),
       resolve: async (account, args, ctx) => (await ctx.store.listAdminEvents({ targetId: account.id, limit: pageSize(args.first) })).items,
     }),
   }),
@@ -87,6 +91,7 @@ builder.queryFields((t) => ({
     type: AccountConnection,
     description: 'Live accounts, newest first; `search` matches part of the name (case-insensitive) or the exact id.',
     args: { search: t.arg.string({ required: false }), ...pageArgs },
+    complexity: pagedCost(),
     resolve: (_root, args, ctx) =>
       withCursor(() => ctx.store.listAccounts({ search: args.search?.trim() || undefined, limit: pageSize(args.first), after: args.after })),
   }),
@@ -146,7 +151,7 @@ builder.mutationFields((t) => ({
     authScopes: { support: true },
     description:
       'Adds credits. Repeat-safe: the same idempotencyKey returns the first result (created: false) and never adds twice; ' +
-      'reusing it for another account or amount is refused (IDEMPOTENCY_KEY_REUSED). Role: SUPPORT or ADMIN.',
+      'reusing it for another account, amount or kind of change is refused (IDEMPOTENCY_KEY_REUSED). Role: SUPPORT or ADMIN.',
     args: {
       accountId: t.arg.id({ required: true }),
       credits: t.arg.int({ required: true }),

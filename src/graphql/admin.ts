@@ -2,7 +2,7 @@
 import type { AdminToken } from '../domain/types.js';
 import { builder } from './builder.js';
 import { AdminRoleEnum } from './enums.js';
-import { connection, pageArgs, pageSize, withCursor } from './pagination.js';
+import { connection, pageArgs, pagedCost, pageSize, withCursor } from './pagination.js';
 import { AdminEventRef } from './refs.js';
 
 const AdminIdentity = builder.objectRef<AdminToken>('AdminIdentity').implement({
@@ -37,6 +37,7 @@ builder.queryFields((t) => ({
     type: AdminEventConnection,
     description: 'Admin actions, newest first; `targetId` narrows to one account, key or token.',
     args: { targetId: t.arg.id({ required: false }), ...pageArgs },
+    complexity: pagedCost(),
     resolve: (_root, args, ctx) =>
       withCursor(() =>
         ctx.store.listAdminEvents({ targetId: args.targetId == null ? undefined : String(args.targetId), limit: pageSize(args.first), after: args.after }),

@@ -2,11 +2,12 @@
 // paged newest first. `account` on each record goes through the DataLoader.
 import type { RequestErrorRecord, VerifyTransactionRecord } from '../domain/types.js';
 import type { AuditQuery } from '../store/store.js';
-import { builder } from './builder.js';
+import type { InputFieldBuilder } from '@pothos/core';
+import { builder, type Types } from './builder.js';
 import type { GraphqlContext } from './context.js';
 import { ErrorKindEnum } from './enums.js';
 import { userInputError } from './errors.js';
-import { connection, pageArgs, pageSize, withCursor } from './pagination.js';
+import { connection, pageArgs, pagedCost, pageSize, withCursor } from './pagination.js';
 import { AccountRef, RequestErrorRef, VerifyTransactionRef } from './refs.js';
 
 VerifyTransactionRef.implement({
@@ -42,6 +43,8 @@ RequestErrorRef.implement({
     keyId: t.exposeID('keyId', { nullable: true }),
     requestId: t.exposeString('requestId'),
     qrcode: t.exposeString('qrcode', { nullable: true }),
+    transactionId: t.exposeString('transactionId', { nullable: true, description: "The slip's transaction reference, read from its QR; null when the QR did not parse." }),
+    sendingBank: t.exposeString('sendingBank', { nullable: true, description: 'Bank code from the QR, e.g. 014.' }),
     kind: t.expose('kind', { type: ErrorKindEnum }),
     message: t.exposeString('message'),
     upstream: t.exposeString('upstream', { nullable: true }),
@@ -53,7 +56,7 @@ RequestErrorRef.implement({
 export const ActivityUnion = builder.unionType('Activity', {
   description: 'One request of an account: a verification or a failure.',
   types: [VerifyTransactionRef, RequestErrorRef],
-  resolveType: (item) => ('transactionId' in item ? VerifyTransactionRef : RequestErrorRef),
+  resolveType: (item) => ('kind' in item ? RequestErrorRef : VerifyTransactionRef),
 });
 
 /** Both kinds of record merged, newest first. */
@@ -67,26 +70,25 @@ export async function recentActivity(ctx: GraphqlContext, accountId: string, lim
     .slice(0, limit);
 }
 
-const VerifyTransactionFilter = builder.inputType('VerifyTransactionFilter', {
-  fields: (t) => ({
+/** Filters both audit lists take; a failure's transaction and bank are read from its slip QR. */
+function commonFilterFields(t: InputFieldBuilder<Types, 'InputObject'>) {
+  return {
     accountId: t.id({ required: false }),
     from: t.field({ type: 'DateTime', required: false, description: 'Inclusive.' }),
     to: t.field({ type: 'DateTime', required: false, description: 'Exclusive.' }),
     upstream: t.string({ required: false, description: 'Bank network domain name.' }),
-    transactionId: t.string({ required: false }),
+    requestId: t.string({ required: false, description: 'The x-request-id of the verify call.' }),
+    transactionId: t.string({ required: false, description: "The slip's transaction reference." }),
     sendingBank: t.string({ required: false, description: 'Bank code, e.g. 014.' }),
-    receivingBank: t.string({ required: false }),
-  }),
+  };
+}
+
+const VerifyTransactionFilter = builder.inputType('VerifyTransactionFilter', {
+  fields: (t) => ({ ...commonFilterFields(t), receivingBank: t.string({ required: false }) }),
 });
 
 const RequestErrorFilter = builder.inputType('RequestErrorFilter', {
-  fields: (t) => ({
-    accountId: t.id({ required: false }),
-    from: t.field({ type: 'DateTime', required: false, description: 'Inclusive.' }),
-    to: t.field({ type: 'DateTime', required: false, description: 'Exclusive.' }),
-    upstream: t.string({ required: false, description: 'Bank network domain name.' }),
-    kind: t.field({ type: ErrorKindEnum, required: false }),
-  }),
+  fields: (t) => ({ ...commonFilterFields(t), kind: t.field({ type: ErrorKindEnum, required: false }) }),
 });
 
 interface FilterInput {
@@ -94,6 +96,7 @@ interface FilterInput {
   from?: Date | null;
   to?: Date | null;
   upstream?: string | null;
+  requestId?: string | null;
   transactionId?: string | null;
   sendingBank?: string | null;
   receivingBank?: string | null;
@@ -109,6 +112,7 @@ function auditQuery(filter: FilterInput | null | undefined, first: number | null
     from: f.from ?? undefined,
     to: f.to ?? undefined,
     upstream: f.upstream ?? undefined,
+    requestId: f.requestId ?? undefined,
     transactionId: f.transactionId ?? undefined,
     sendingBank: f.sendingBank ?? undefined,
     receivingBank: f.receivingBank ?? undefined,
@@ -126,12 +130,14 @@ builder.queryFields((t) => ({
     type: VerifyTransactionConnection,
     description: 'Successful verifications, newest first.',
     args: { filter: t.arg({ type: VerifyTransactionFilter, required: false }), ...pageArgs },
+    complexity: pagedCost(),
     resolve: (_root, args, ctx) => withCursor(() => ctx.store.listVerifyTransactions(auditQuery(args.filter, args.first, args.after))),
   }),
   requestErrors: t.field({
     type: RequestErrorConnection,
     description: 'Failed requests, newest first.',
     args: { filter: t.arg({ type: RequestErrorFilter, required: false }), ...pageArgs },
+    complexity: pagedCost(),
     resolve: (_root, args, ctx) => withCursor(() => ctx.store.listRequestErrors(auditQuery(args.filter, args.first, args.after))),
   }),
 }));

@@ -1,10 +1,14 @@
 // The one Pothos builder. Every request is authenticated before GraphQL runs
 // (context.ts), so scopes only decide what the acting token's role may do.
 import SchemaBuilder from '@pothos/core';
+import ComplexityPlugin from '@pothos/plugin-complexity';
 import ScopeAuthPlugin from '@pothos/plugin-scope-auth';
 import { roleAllows } from '../domain/admin-tokens.js';
 import type { GraphqlContext } from './context.js';
-import { forbiddenError } from './errors.js';
+import { forbiddenError, tooComplexError } from './errors.js';
+
+/** Most an operation may cost; see pagination.ts for what things cost. */
+export const MAX_QUERY_COST = 5000;
 
 export const builder = new SchemaBuilder<{
   Context: GraphqlContext;
@@ -15,8 +19,17 @@ export const builder = new SchemaBuilder<{
   };
   DefaultFieldNullability: false;
 }>({
-  plugins: [ScopeAuthPlugin],
+  plugins: [ScopeAuthPlugin, ComplexityPlugin],
   defaultFieldNullability: false,
+  // Costed before any root field runs, from the arguments as resolved with
+  // the request's variables (graphql-armor's static rule cannot see
+  // `first: $n`). A scalar costs 1; unpaged lists count as 10 items.
+  complexity: {
+    defaultComplexity: 1,
+    defaultListMultiplier: 10,
+    limit: { complexity: MAX_QUERY_COST },
+    complexityError: (_kind, result) => tooComplexError(result.complexity, MAX_QUERY_COST),
+  },
   scopeAuth: {
     authScopes: (ctx) => ({
       viewer: roleAllows(ctx.admin.role, 'viewer'),

@@ -16,6 +16,7 @@ export const ERROR_CODES = {
   insufficientCredits: 'INSUFFICIENT_CREDITS',
   idempotencyKeyReused: 'IDEMPOTENCY_KEY_REUSED',
   conflict: 'CONFLICT',
+  queryTooComplex: 'QUERY_TOO_COMPLEX',
 } as const;
 
 function coded(code: string, message: string): GraphQLError {
@@ -25,6 +26,8 @@ function coded(code: string, message: string): GraphQLError {
 export const userInputError = (message: string) => coded(ERROR_CODES.badUserInput, message);
 export const notFoundError = (message: string) => coded(ERROR_CODES.notFound, message);
 export const forbiddenError = () => coded(ERROR_CODES.forbidden, 'your admin role may not do this');
+export const tooComplexError = (cost: number, max: number) =>
+  coded(ERROR_CODES.queryTooComplex, `query cost ${cost} is over the limit of ${max}: ask for fewer items (first) or fewer nested lists`);
 
 /** Code and message for errors whose text we wrote ourselves; null for the rest. */
 function knownError(err: unknown): { code: string; message: string } | null {

@@ -9,6 +9,16 @@ import { userInputError } from './errors.js';
 export const MAX_PAGE_SIZE = 100;
 export const DEFAULT_PAGE_SIZE = 20;
 
+// Query cost (checked by the complexity plugin, builder.ts): a field costs 1,
+// a store read STORE_READ_COST, and whatever a list selects counts once per
+// item it may return: `first` as asked (variables included), else the default.
+export const STORE_READ_COST = 10;
+
+/** Cost of a paged list that reads the store `reads` times. */
+export function pagedCost(reads = 1) {
+  return (args: { first?: number | null }) => ({ field: reads * STORE_READ_COST, multiplier: Math.max(0, args.first ?? DEFAULT_PAGE_SIZE) });
+}
+
 const PageInfoRef = builder.objectRef<Page<unknown>>('PageInfo').implement({
   fields: (t) => ({
     endCursor: t.string({
@@ -23,7 +33,8 @@ const PageInfoRef = builder.objectRef<Page<unknown>>('PageInfo').implement({
 export function connection<T>(name: string, node: ObjectRef<Types, T>) {
   return builder.objectRef<Page<T>>(name).implement({
     fields: (t) => ({
-      nodes: t.field({ type: [node], resolve: (page) => page.items }),
+      // The connection field already multiplied by the page size.
+      nodes: t.field({ type: [node], complexity: { field: 0, multiplier: 1 }, resolve: (page) => page.items }),
       pageInfo: t.field({ type: PageInfoRef, resolve: (page) => page }),
     }),
   });

@@ -38,6 +38,9 @@ export function mountGraphql(app: Express, deps: GraphqlServerDeps): void {
     context: (server) => buildContext(context, server),
     maskedErrors: { maskError: createMaskError(logger), errorMessage: 'Unexpected error.', isDev: false },
     graphiql: (_request, server) => server?.admin.role === 'admin',
+    // GraphiQL's own assets, served from here (yoga's default loads them from
+    // a CDN, which an admin network may not reach). Loaded on first use: 9 MB.
+    renderGraphiQL: async (options) => (await import('@graphql-yoga/render-graphiql')).renderGraphiQL(options),
     landingPage: false,
     cors: false,
     multipart: false,

@@ -3,6 +3,7 @@
 // the server (stack, framework) is revealed.
 import type { ErrorRequestHandler, Request, RequestHandler, Response } from 'express';
 import type { Logger } from 'pino';
+import type { BodyProblem } from '../domain/verify-request.js';
 
 export function sendError(res: Response, status: number, message: string): void {
   res.status(status).json({ status: 'error', message });
@@ -23,21 +24,29 @@ interface HttpError {
   limit?: number;
 }
 
+/** What a body-parser failure means for the client; null when it is not one. */
+export function bodyReadProblem(err: unknown): BodyProblem | null {
+  const e = (err ?? {}) as HttpError;
+  switch (e.type) {
+    case 'entity.too.large':
+      return { status: 413, message: `request body is larger than ${e.limit ?? 'the limit of'} bytes` };
+    case 'encoding.unsupported':
+    case 'charset.unsupported':
+      return { status: 415, message: 'unsupported content encoding or charset' };
+    case 'request.aborted':
+    case 'request.size.invalid':
+    case 'stream.encoding.set':
+      return { status: 400, message: 'request body could not be read' };
+  }
+  return null;
+}
+
 export function errorHandler(logger: Logger): ErrorRequestHandler {
   return (err: unknown, req: Request, res: Response, _next) => {
     const e = (err ?? {}) as HttpError;
     if (res.headersSent) return;
-    switch (e.type) {
-      case 'entity.too.large':
-        return sendError(res, 413, `request body is larger than ${e.limit ?? 'the limit of'} bytes`);
-      case 'encoding.unsupported':
-      case 'charset.unsupported':
-        return sendError(res, 415, 'unsupported content encoding or charset');
-      case 'request.aborted':
-      case 'request.size.invalid':
-      case 'stream.encoding.set':
-        return sendError(res, 400, 'request body could not be read');
-    }
+    const problem = bodyReadProblem(err);
+    if (problem) return sendError(res, problem.status, problem.message);
     if (typeof e.status === 'number' && e.status >= 400 && e.status < 500) return sendError(res, e.status, 'bad request');
     logger.error({ err, requestId: res.locals.requestId, path: req.path }, 'unhandled error');
     sendError(res, 500, 'internal error');

@@ -2,7 +2,8 @@
 import express, { type Request, type RequestHandler, type Response } from 'express';
 import type { Logger } from 'pino';
 import type { VerificationService } from '../domain/verify.js';
-import { errorHandler, methodNotAllowed, notFound } from './json-errors.js';
+import type { BodyProblem } from '../domain/verify-request.js';
+import { bodyReadProblem, errorHandler, methodNotAllowed, notFound } from './json-errors.js';
 import { accessLog } from './access-log.js';
 import { perIpLimit, perKeyLimit, type RateLimitSettings } from './rate-limit.js';
 import { requestId } from './request-id.js';
@@ -20,6 +21,9 @@ export interface PublicAppDeps {
 export function createPublicApp(deps: PublicAppDeps): express.Express {
   const app = express();
   app.disable('x-powered-by');
+  // Exactly one path: /API/V1/VERIFY and /api/v1/verify/ are not it.
+  app.set('case sensitive routing', true);
+  app.set('strict routing', true);
   app.set('etag', false);
   app.use(requestId, accessLog(deps.logger));
   if (deps.limits?.TRUST_PROXY_HOPS) app.set('trust proxy', deps.limits.TRUST_PROXY_HOPS);
@@ -31,12 +35,22 @@ export function createPublicApp(deps: PublicAppDeps): express.Express {
   // The body is read raw: auth comes before body checks (spec §5 order), so
   // JSON parsing happens inside the verification path, not here.
   const rawBody = express.raw({ type: () => true, limit: deps.maxBodyBytes });
-  app.post(VERIFY_PATH, byKey, rawBody, async (req: Request, res: Response) => {
+  // A body that cannot be read is a body error like any other: it is answered
+  // after the key checks, not before them.
+  const readBody: RequestHandler = (req, res, next) =>
+    rawBody(req, res, (err?: unknown) => {
+      const problem = err ? bodyReadProblem(err) : null;
+      if (err && !problem) return next(err);
+      if (problem) res.locals.bodyProblem = problem;
+      next();
+    });
+  app.post(VERIFY_PATH, byKey, readBody, async (req: Request, res: Response) => {
     const header = req.headers['x-api-key'];
     const outcome = await deps.verification.verify({
       apiKey: typeof header === 'string' ? header : undefined,
       contentType: req.headers['content-type'],
       rawBody: Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0),
+      bodyProblem: res.locals.bodyProblem as BodyProblem | undefined,
       requestId: res.locals.requestId as string,
     });
     // 429 here is the per-account in-flight cap: a slot frees within seconds.

@@ -12,6 +12,7 @@ import type {
   VerifyTransactionRecord,
   ErrorKind,
 } from '../domain/types.js';
+import { UPSTREAM_MESSAGES } from '../domain/errors.js';
 
 export type HoldResult = 'held' | 'insufficient' | 'no_account';
 
@@ -26,8 +27,11 @@ export interface AuditQuery {
   from?: Date;
   /** Exclusive upper bound. */
   to?: Date;
+  requestId?: string;
+  /** The slip's transaction reference; on failures, as read from its QR. */
   transactionId?: string;
   sendingBank?: string;
+  /** Verifications only. */
   receivingBank?: string;
   upstream?: string;
   kind?: ErrorKind;
@@ -59,8 +63,11 @@ export interface RecoveryResult {
   released: number;
 }
 
-/** What reconciliation compares with an account's balance. */
+/** An account's balance and the records it must agree with (reconciliation). */
 export interface AuditTotals {
+  credits: number;
+  held: number;
+  usage: number;
   /** Sum of every ledger delta (initial credits, top-ups, adjustments). */
   ledgerTotal: number;
   verifyTransactions: number;
@@ -116,12 +123,17 @@ export interface Store {
    */
   applyLedgerEntry(entry: LedgerEntry): Promise<LedgerResult>;
   listLedger(accountId: string, limit: number): Promise<LedgerEntry[]>;
-  auditTotals(accountId: string): Promise<AuditTotals>;
+  /**
+   * Null for an unknown account. The SQL engines read it in one statement (one
+   * snapshot), so it adds up even while verifications run; MongoDB cannot.
+   */
+  auditTotals(accountId: string): Promise<AuditTotals | null>;
 
   createAdminToken(token: AdminToken): Promise<void>;
   findAdminTokenByHash(hash: string): Promise<AdminToken | null>;
   listAdminTokens(): Promise<AdminToken[]>;
   revokeAdminToken(id: string, at: Date): Promise<boolean>;
+  /** An id stored before is left as it is: retried actions record their event once. */
   insertAdminEvent(event: AdminEvent): Promise<void>;
   /** Newest first; `targetId` narrows to one account/key/token. */
   listAdminEvents(query: { targetId?: string; limit: number; after?: string | null }): Promise<Page<AdminEvent>>;
@@ -144,4 +156,30 @@ export class StoreError extends Error {
     super(message, options);
     this.name = 'StoreError';
   }
+}
+
+/**
+ * An idempotency key replays only the very change it was first used for:
+ * same account, same amount, same kind (a top-up key is not an adjustment's).
+ */
+export function isSameLedgerChange(prior: LedgerEntry, entry: LedgerEntry): boolean {
+  return prior.accountId === entry.accountId && prior.delta === entry.delta && prior.kind === entry.kind;
+}
+
+/** The failure recorded when crash recovery refunds a hold (the request is gone, so the hold id stands in for it). */
+export function interruptedFailure(hold: { id: string; accountId: string; keyId: string | null }, now: Date): RequestErrorRecord {
+  return {
+    id: hold.id,
+    accountId: hold.accountId,
+    keyId: hold.keyId,
+    requestId: hold.id,
+    qrcode: null,
+    transactionId: null,
+    sendingBank: null,
+    kind: 'interrupted',
+    message: UPSTREAM_MESSAGES.interrupted,
+    upstream: null,
+    latencyMs: null,
+    createdAt: now,
+  };
 }

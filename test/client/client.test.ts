@@ -160,6 +160,26 @@ describe('slipgate/client', () => {
     expect(await balance(accountId)).toEqual({ credits: 1, usage: 1 });
   });
 
+  it('never retries when recording a verified slip failed: the charge may have committed', async () => {
+    const { accountId, apiKey } = await app.account(3);
+    // The commit reaches the store but its answer is lost (a connection that
+    // dies right after COMMIT): charged, yet slipgate saw an error.
+    const settle = app.store.settleHold.bind(app.store);
+    app.store.settleHold = async (record) => {
+      await settle(record);
+      throw new Error('connection terminated after commit');
+    };
+    try {
+      const { c, retries } = client(apiKey, { retries: 3 });
+      const r = await c.verify(sandboxQr());
+      expect(r).toMatchObject({ status: 'error', kind: 'server_error', httpStatus: 500, message: expect.stringMatching(/may have been charged; do not retry/) });
+      expect(retries).toEqual([]);
+    } finally {
+      app.store.settleHold = settle;
+    }
+    expect(await balance(accountId)).toEqual({ credits: 2, usage: 1 });
+  });
+
   it('retries when the connection is refused (the request never left)', async () => {
     const { apiKey } = await app.account(1);
     const probe = await frontServer(app, ['forward']);

@@ -30,6 +30,7 @@ describe('dashboard: audit log and upstreams', { timeout: 90_000 }, () => {
   let shop: string;
   let cafe: string;
   let slipQr: string;
+  let failedSlipQr: string;
   let rows: Row[];
   let failures: { kind: string; upstream: string | null; accountId: string | null }[];
 
@@ -49,7 +50,8 @@ describe('dashboard: audit log and upstreams', { timeout: 90_000 }, () => {
     for (let i = 0; i < 3; i++) expect((await t.app.verify(b.apiKey.secret, sandboxQr({ bank: '025', amount: 45.5 }))).body.status).toBe('success');
     slipQr = sandboxQr({ bank: '006', amount: 1890.75 });
     expect((await t.app.verify(b.apiKey.secret, slipQr)).body.status).toBe('success');
-    expect((await t.app.verify(a.apiKey.secret, sandboxQr({ outcome: 'not-found' }))).body.status).toBe('error');
+    failedSlipQr = sandboxQr({ bank: '004', outcome: 'not-found' });
+    expect((await t.app.verify(a.apiKey.secret, failedSlipQr)).body.status).toBe('error');
     expect((await t.app.verify(a.apiKey.secret, sandboxQr({ outcome: 'not-found' }))).body.status).toBe('error');
     expect((await t.app.verify(b.apiKey.secret, sandboxQr({ outcome: 'error' }))).body.status).toBe('error');
     expect((await t.app.verify(b.apiKey.secret, 'hello')).body.status).toBe('error');
@@ -148,10 +150,10 @@ describe('dashboard: audit log and upstreams', { timeout: 90_000 }, () => {
     await search(page);
     expect((await resultRows(page)).map((r) => r[2])).toEqual([rows[7]!.transactionId]);
 
-    // Failed requests: the transaction and bank fields do not apply there.
+    // Failed requests: the transaction and bank fields apply there too (read from the QR).
     await page.getByRole('button', { name: 'Clear filters' }).click();
     await page.getByLabel('Failed requests (not charged)').check();
-    expect(await page.getByLabel('Transaction ID').isDisabled()).toBe(true);
+    expect(await page.getByLabel('Transaction ID').isDisabled()).toBe(false);
     expect(await page.getByLabel('Error kind').isDisabled()).toBe(false);
     await page.getByLabel('Error kind').selectOption('SLIP_NOT_FOUND');
     await search(page);
@@ -186,7 +188,23 @@ describe('dashboard: audit log and upstreams', { timeout: 90_000 }, () => {
     expect(found[0]![1]).toBe('ร้านกาแฟ ดีดี');
     expect(found[0]![2]).toBe(parsed.slip.transRef);
     expect(found[0]![3]).toBe('฿1,890.75');
+    expect(await page.getByLabel('Sending bank').inputValue()).toBe('006');
+    await page.getByTestId('slip-failures').waitFor();
+    expect(await page.getByTestId('slip-failures').innerText()).toBe('No failed requests for this slip.');
     await screenshot(page, 'audit-log-slip-search');
+
+    // A slip that was never verified: no verification, and its failure one click away.
+    const failedSlip = parseSlipQr(failedSlipQr);
+    if (!failedSlip.ok) throw new Error(failedSlip.reason);
+    await dropFile(page, '[data-testid="slip-drop"]', { name: 'fake.jpg', mimeType: 'image/jpeg', bytes: await slipImage(failedSlipQr) });
+    await page.locator('section.results').getByText(`No verification of transaction ${failedSlip.slip.transRef} matches`).waitFor();
+    await page.getByTestId('slip-failures').getByText('1 failed request for this slip.').waitFor();
+    await page.getByRole('button', { name: 'Show failed requests' }).click();
+    await page.waitForFunction(() => document.querySelector('section.results h2')?.textContent?.startsWith('Failed requests'));
+    const failedRows = await resultRows(page);
+    expect(failedRows).toHaveLength(1);
+    expect(failedRows[0]!.slice(1, 3)).toEqual(['ร้านสมชาย', 'slip not found']);
+    expect(failedRows[0]![6]).toBe(failedSlip.slip.transRef);
 
     // The file picker works the same, and an image without a QR says so.
     const blank = await sharp({ create: { width: 400, height: 300, channels: 3, background: '#ffffff' } }).png().toBuffer();

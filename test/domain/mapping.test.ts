@@ -93,3 +93,22 @@ describe('bangkokTime', () => {
     expect(bangkokTime('20260101', '03:00:00')).toEqual({ dateTime: '2026-01-01T03:00:00+07:00', timestamp: Date.parse('2025-12-31T20:00:00Z') / 1000 });
   });
 });
+
+describe('mapSlip on odd bank payloads', () => {
+  it('treats a null proxy or account like an absent one', () => {
+    const data = raw({ receiver: { displayName: 'ร้าน', name: 'SHOP', proxy: null, account: null } as never });
+    expect(mapSlip(data)).toMatchObject({ receiverPromptpay: '', receiverProxyType: '', receiverBankAccountNumber: '' });
+  });
+
+  it('refuses dates that do not exist instead of rolling them over', () => {
+    for (const transDate of ['20251315', '20250015', '20250230']) {
+      expect(() => bangkokTime(transDate, '10:00:00'), transDate).toThrow(SlipMappingError);
+    }
+    expect(bangkokTime('20240229', '10:00:00').dateTime).toBe('2024-02-29T10:00:00+07:00');
+  });
+
+  it('answers names as text: digits become a string, other shapes are a broken answer', () => {
+    expect(mapSlip(raw({ sender: { displayName: 12345, name: null } as never })).senderName).toBe('12345');
+    expect(() => mapSlip(raw({ sender: { displayName: { th: 'x' } } as never }))).toThrow(/sender.displayName is not text/);
+  });
+});

@@ -36,7 +36,12 @@ describe('parseSlipQr', () => {
     ['empty', '', 'QR code is empty'],
     ['too long', '0'.repeat(MAX_QR_LENGTH + 1), 'QR code is too long'],
     ['non-ASCII', '0046สวัสดี', 'QR code has characters a slip QR never has'],
-    ['random text', 'hello world', 'not a slip QR code (cannot be decoded)'],
+    // Negative TLV lengths used to hang the process (promptparse's decoder never advanced).
+    ['negative CRC length', '0046000600000101030040225SBX0000010000S8UeApFxwOYH5102TH91-4FAAD', 'QR code has characters a slip QR never has'],
+    ['negative nested length', '00460006000001-1030040225SBX0000010000S8UeApFxwOYH5102TH9104FAAD', 'QR code has characters a slip QR never has'],
+    ['a space inside', '0046000600000101030040225SBX0000010000S8UeApFxwOYH5102TH 9104FAAD', 'QR code has characters a slip QR never has'],
+    ['random text', 'helloworld', 'not a slip QR code (cannot be decoded)'],
+    ['text with spaces', 'hello world', 'QR code has characters a slip QR never has'],
   ])('explains a %s payload', (_n, payload, reason) => {
     expect(parseSlipQr(payload)).toEqual({ ok: false, reason });
   });

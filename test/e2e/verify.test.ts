@@ -127,6 +127,10 @@ describe.each(testEngines())('POST /api/v1/verify on %s', (engine) => {
       const junk = '{not json';
       expect((await app.post(junk)).body.code).toBe(1020);
       expect((await app.post(junk, { 'x-api-key': 'slip_wrong' })).body.code).toBe(1021);
+      // A body too large to read is a body error too: the key is judged first.
+      const huge = { qrcode: 'x'.repeat(20_000) };
+      expect(await app.post(huge)).toMatchObject({ status: 401, body: { code: 1020 } });
+      expect(await app.post(huge, { 'x-api-key': 'slip_wrong' })).toMatchObject({ status: 401, body: { code: 1021 } });
 
       const deleted = await app.account(1);
       await app.accounts.deleteAccount(deleted.accountId);
@@ -235,6 +239,9 @@ describe('the public listener serves exactly one route', () => {
     ['POST', '/graphql', 404],
     ['GET', '/healthz', 404],
     ['POST', '/api/v2/verify', 404],
+    // Exactly one route: no case-folded or trailing-slash twin that also charges.
+    ['POST', '/API/V1/VERIFY', 404],
+    ['POST', '/api/v1/verify/', 404],
   ])('%s %s → %i JSON', async (method, path, status) => {
     const res = await fetch(app.publicUrl + path, { method });
     expect(res.status).toBe(status);
@@ -254,5 +261,36 @@ describe('the public listener serves exactly one route', () => {
   it('the admin listener answers health and readiness, the public one does not', async () => {
     expect(await (await fetch(`${app.adminUrl}/healthz`)).json()).toEqual({ status: 'ok' });
     expect(await (await fetch(`${app.adminUrl}/readyz`)).json()).toMatchObject({ status: 'ok' });
+  });
+});
+
+describe('POST /api/v1/verify with a bank answer slipgate cannot read', () => {
+  let app: TestApp;
+  // A real Upstream whose transaction blows up when read: the mapper's
+  // unexpected failure, not one of its own refusals.
+  const sandbox = new SandboxUpstream();
+  const broken = {
+    name: 'broken',
+    async verify(query: Parameters<SandboxUpstream['verify']>[0], signal: AbortSignal) {
+      const result = await sandbox.verify(query, signal);
+      if (!result.ok) return result;
+      const data = { ...result.data };
+      Object.defineProperty(data, 'amount', { get: () => { throw new TypeError('cannot read amount'); }, enumerable: true });
+      return { ...result, upstream: 'broken', data };
+    },
+  };
+  beforeAll(async () => {
+    app = await startApp({ upstream: broken });
+  });
+  afterAll(() => app?.stop());
+
+  it('answers the spec’s HTTP 200 error, releases the credit and records the failure', async () => {
+    const { accountId, apiKey } = await app.account(1);
+    const res = await app.verify(apiKey, sandboxQr());
+    expect(res.status).toBe(200);
+    expect(res.body).toStrictEqual({ status: 'error', message: expect.stringMatching(/^verification service error/) });
+    const account = await app.store.getAccount(accountId);
+    expect({ credits: account!.credits, held: account!.held, usage: account!.usage }).toEqual({ credits: 1, held: 0, usage: 0 });
+    expect((await app.store.listRequestErrors({ accountId, limit: 10 })).items).toMatchObject([{ kind: 'upstream_error', upstream: 'broken' }]);
   });
 });

@@ -1,5 +1,6 @@
 // Audit log, usage and upstream health after real verifications through the
 // public route, with the upstream pool built from UPSTREAMS as in production.
+import { parseSlipQr } from '../../src/domain/slip-qr.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sandboxQr } from '../../src/upstream/sandbox/sandbox-qr.js';
 import { dataOf, errorCodes, startGraphqlApp, type GraphqlTestApp } from './helpers.js';
@@ -23,6 +24,7 @@ const RE = `query ($filter: RequestErrorFilter, $first: Int, $after: String) {
 }`;
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+const RE_BY_SLIP = 'query($filter: RequestErrorFilter) { requestErrors(filter: $filter) { nodes { requestId transactionId sendingBank kind accountId } } }';
 const bangkokDay = (iso: string) => new Date(Date.parse(iso) + 7 * 3_600_000).toISOString().slice(0, 10);
 
 describe('GraphQL admin API: audit log, usage and upstreams', () => {
@@ -213,5 +215,28 @@ describe('GraphQL admin API: audit log, usage and upstreams', () => {
       store.getAccounts = getAccounts;
       store.getAccount = getAccount;
     }
+  });
+
+  it('finds a refused slip by its transaction and bank, and any request by its x-request-id', async () => {
+    const shop = await app.account(5);
+    const fake = sandboxQr({ bank: '014', outcome: 'not-found' });
+    const parsed = parseSlipQr(fake);
+    if (!parsed.ok) throw new Error(parsed.reason);
+    const refused = await app.verify(shop.apiKey, fake);
+    expect(refused.body).toEqual({ status: 'error', message: expect.stringMatching(/^slip not found/) });
+    const byFilter = async (filter: object) => dataOf(await app.gql('viewer', RE_BY_SLIP, { filter })).requestErrors.nodes;
+    const bySlip = await byFilter({ transactionId: parsed.slip.transRef, sendingBank: '014' });
+    expect(bySlip).toEqual([{ requestId: refused.headers.get('x-request-id'), transactionId: parsed.slip.transRef, sendingBank: '014', kind: 'SLIP_NOT_FOUND', accountId: shop.accountId }]);
+    expect(await byFilter({ transactionId: parsed.slip.transRef, sendingBank: '004' })).toEqual([]);
+    expect(await byFilter({ requestId: refused.headers.get('x-request-id') })).toEqual(bySlip);
+    // A QR that does not parse has no slip to file it under.
+    const garbage = await app.verify(shop.apiKey, 'not a slip');
+    expect(await byFilter({ requestId: garbage.headers.get('x-request-id') })).toEqual([
+      { requestId: garbage.headers.get('x-request-id'), transactionId: null, sendingBank: null, kind: 'INVALID_QR', accountId: shop.accountId },
+    ]);
+
+    const ok = await app.verify(shop.apiKey, sandboxQr());
+    const found = dataOf(await app.gql('viewer', VT, { filter: { requestId: ok.headers.get('x-request-id') } })).verifyTransactions.nodes;
+    expect(found.map((n: { accountId: string }) => n.accountId)).toEqual([shop.accountId]);
   });
 });

@@ -19,7 +19,7 @@ describe('GraphQL admin API: operation limits', () => {
 
   it('accepts realistic nested queries', async () => {
     dataOf(await app.gql('viewer', deepQuery(1)));
-    dataOf(await app.gql('viewer', '{ accounts { nodes { recentActivity { ... on VerifyTransaction { account { keys { prefix } } } } } } }'));
+    dataOf(await app.gql('viewer', '{ accounts(first: 5) { nodes { recentActivity { ... on VerifyTransaction { account { keys { prefix } } } } } } }'));
   });
 
   it('rejects queries nested deeper than the limit before running them', async () => {
@@ -43,12 +43,57 @@ describe('GraphQL admin API: operation limits', () => {
     expect(res.body.errors[0].message).toMatch(/token/i);
   });
 
-  it('rejects expensive queries by cost', async () => {
+  it('rejects expensive queries by cost before any resolver runs', async () => {
     const wide = 'id name credits heldCredits usage createdAt keys { id prefix createdAt } ledger { id delta reason actor }';
     const fields = Array.from({ length: ARMOR_LIMITS.maxAliases }, (_, i) => `a${i}: accounts(first: 100) { nodes { ${wide} recentActivity { ... on VerifyTransaction { account { ${wide} } } } } }`).join(' ');
     const res = await app.gql('admin', `{ ${fields} }`);
-    expect(res.body.data).toBeUndefined();
-    expect(res.body.errors[0].message).toMatch(/cost/i);
+    expect(res.body.data).toBeNull();
+    expect(errorCodes(res)).toContain('QUERY_TOO_COMPLEX');
+    expect(res.body.errors[0].message).toMatch(/cost \d+ is over the limit of 5000/);
+  });
+
+  it('costs page sizes given as variables, and nested pages multiply', async () => {
+    const query = `query Nested($n: Int) { accounts(first: $n) { nodes { id recentActivity(first: $n) { ... on VerifyTransaction { id amount } } } } }`;
+    await app.account(1);
+    // 100 accounts x 100 records each: ~20,000 store rows from one request.
+    const big = await app.gql('viewer', query, { n: 100 });
+    expect(big.body.data).toBeNull();
+    expect(errorCodes(big)).toEqual(['QUERY_TOO_COMPLEX']);
+    // Leaving `first` out costs the default page size, not nothing.
+    const defaults = 'accounts { nodes { id recentActivity { ... on VerifyTransaction { id amount transactionId sendingBank receivingBank upstream latencyMs createdAt } } } }';
+    const aliased = await app.gql('viewer', `{ a: ${defaults} b: ${defaults} c: ${defaults} }`);
+    expect(errorCodes(aliased)).toContain('QUERY_TOO_COMPLEX');
+    // The same shapes with small pages are fine.
+    expect(dataOf(await app.gql('viewer', query, { n: 5 })).accounts.nodes.length).toBeGreaterThan(0);
+    dataOf(await app.gql('viewer', `{ ${defaults} }`));
+  });
+
+  it('refuses a too-costly mutation without changing anything', async () => {
+    const acct = await app.account(7);
+    const res = await app.gql(
+      'admin',
+      `mutation($id: ID!, $n: Int) { topUpCredits(accountId: $id, credits: 5, reason: "cost test", idempotencyKey: "cost-1") {
+         account { ledger(first: $n) { id } recentActivity(first: $n) { ... on RequestError { id account { recentActivity(first: $n) { ... on RequestError { id } } } } } } } }`,
+      { id: acct.accountId, n: 100 },
+    );
+    expect(errorCodes(res)).toEqual(['QUERY_TOO_COMPLEX']);
+    const after = dataOf(await app.gql('viewer', `{ account(id: "${acct.accountId}") { credits ledger { id } } }`)).account;
+    expect(after).toEqual({ credits: 7, ledger: [expect.anything()] });
+  });
+
+  it('caps the usage range and costs it by days', async () => {
+    const { accountId } = await app.account(1);
+    const year = 'from: "2025-01-01T00:00:00Z", to: "2026-01-01T00:00:00Z"';
+    const tooLong = await app.gql('viewer', `{ usage(accountId: "${accountId}", from: "2020-01-01T00:00:00Z", to: "2022-01-01T00:00:00Z") { day } }`);
+    expect(errorCodes(tooLong)).toEqual(['BAD_USER_INPUT']);
+    expect(tooLong.body.errors[0].message).toMatch(/at most 400 days apart$/);
+    const everyoneForAYear = await app.gql('viewer', `{ usage(${year}) { day } }`);
+    expect(errorCodes(everyoneForAYear)).toEqual(['BAD_USER_INPUT']);
+    expect(everyoneForAYear.body.errors[0].message).toMatch(/at most 92 days apart without accountId/);
+    // A year of one account, each day row with the account's history: too costly.
+    const heavy = await app.gql('viewer', `{ usage(accountId: "${accountId}", ${year}) { day account { recentActivity { ... on VerifyTransaction { id } } } } }`);
+    expect(errorCodes(heavy)).toEqual(['QUERY_TOO_COMPLEX']);
+    expect(dataOf(await app.gql('viewer', `{ usage(accountId: "${accountId}", ${year}) { day successes failuresByKind { kind count } } }`)).usage).toEqual([]);
   });
 });
 

@@ -1,17 +1,10 @@
 // Talks to the GraphQL admin API of a real running slipgate over HTTP, with
 // one real admin token per role.
-import { join } from 'node:path';
 import { Writable } from 'node:stream';
-import { loadConfig } from '../../src/config.js';
-import { AccountService } from '../../src/domain/accounts.js';
 import { AdminTokenService } from '../../src/domain/admin-tokens.js';
 import type { AdminRole } from '../../src/domain/types.js';
-import { VERIFY_PATH } from '../../src/http/public-app.js';
 import { createLogger } from '../../src/log.js';
-import { run } from '../../src/main.js';
-import { SandboxUpstream } from '../../src/upstream/sandbox/sandbox-upstream.js';
 import { startApp, type TestApp, type TestAppOptions } from '../helpers/app.js';
-import { tempDir } from '../helpers/temp.js';
 
 export interface GraphqlTestApp extends TestApp {
   tokens: Record<AdminRole, string>;
@@ -75,38 +68,11 @@ export function dataOf(res: GqlResponse): any {
   return res.body.data;
 }
 
-/** Like test/helpers/app's startApp, with the configured network and/or a log to look at. */
-async function startOwnApp(opts: GraphqlTestAppOptions): Promise<TestApp> {
-  const dir = tempDir();
-  const config = loadConfig({ PORT: '0', ADMIN_PORT: '0', DATABASE_URL: opts.databaseUrl ?? `sqlite:${join(dir.path, 'slipgate.db')}`, ...opts.env });
+/** startApp with the configured network and/or a log to look at. */
+function startOwnApp(opts: GraphqlTestAppOptions): Promise<TestApp> {
   const logs = opts.logs;
   const logger = logs
     ? createLogger('error', new Writable({ write: (chunk: Buffer, _enc, done) => (logs.push(JSON.parse(chunk.toString())), done()) }))
     : createLogger('silent');
-  const upstream = opts.configuredNetwork ? undefined : (opts.upstream ?? new SandboxUpstream());
-  const running = await run(config, { logger, upstream });
-  const accounts = new AccountService(running.store);
-  const post = async (body: unknown, headers: Record<string, string> = {}) => {
-    const res = await fetch(running.publicUrl + VERIFY_PATH, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', ...headers },
-      body: typeof body === 'string' ? body : JSON.stringify(body),
-    });
-    const text = await res.text();
-    return { status: res.status, headers: res.headers, body: text ? JSON.parse(text) : null };
-  };
-  return {
-    ...running,
-    accounts,
-    async account(credits) {
-      const { account, apiKey } = await accounts.createAccount({ name: 'Test Shop', credits, actor: 'test' });
-      return { accountId: account.id, apiKey: apiKey.secret };
-    },
-    post,
-    verify: (apiKey, qrcode) => post({ qrcode }, { 'x-api-key': apiKey }),
-    async stop() {
-      await running.close();
-      dir.remove();
-    },
-  };
+  return startApp({ ...opts, logger, upstream: opts.configuredNetwork ? null : opts.upstream });
 }

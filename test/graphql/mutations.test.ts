@@ -71,11 +71,37 @@ describe.each(testEngines())('GraphQL mutations on %s', (engine) => {
     expect(await credits(accountId)).toBe(7);
     const ledger = await app.store.listLedger(accountId, 100);
     expect(ledger.filter((e) => e.idempotencyKey === key)).toHaveLength(1);
-    expect((await app.store.auditTotals(accountId)).ledgerTotal).toBe(7);
+    expect((await app.store.auditTotals(accountId))!.ledgerTotal).toBe(7);
     expect((await app.store.listAdminEvents({ targetId: accountId, limit: 100 })).items).toHaveLength(1);
   });
 
-  it('refuses to reuse an idempotency key for another amount or account', async () => {
+  it('a replay records the admin event that a failed first attempt could not, and only once', async () => {
+    const { accountId } = await app.account(0);
+    const key = `gap-${accountId}`;
+    const insert = app.store.insertAdminEvent.bind(app.store);
+    // The credits commit, then the event write fails (the store blinked).
+    app.store.insertAdminEvent = async () => {
+      throw new Error('connection reset while writing the admin event');
+    };
+    try {
+      expect(errorCodes(await topUp('support', { accountId, credits: 4, key }))).toEqual(['INTERNAL_SERVER_ERROR']);
+    } finally {
+      app.store.insertAdminEvent = insert;
+    }
+    expect(await credits(accountId)).toBe(4);
+    expect((await app.store.listAdminEvents({ targetId: accountId, limit: 10 })).items).toHaveLength(0);
+
+    // The caller retries with the same key (as another admin, even): nothing more is added, the trail is complete.
+    for (const as of ['admin', 'support'] as const) {
+      expect(dataOf(await topUp(as, { accountId, credits: 4, key })).topUpCredits.created).toBe(false);
+    }
+    expect(await credits(accountId)).toBe(4);
+    const events = (await app.store.listAdminEvents({ targetId: accountId, limit: 10 })).items;
+    expect(events).toHaveLength(1);
+    expect(events[0]).toMatchObject({ action: 'topUpCredits', actor: expect.stringMatching(/:support-token$/), reason: 'paid invoice', details: { delta: 4, idempotencyKey: key } });
+  });
+
+  it('refuses to reuse an idempotency key for another amount, account or kind', async () => {
     const a = await app.account(0);
     const b = await app.account(0);
     const key = `reuse-${a.accountId}`;
@@ -85,6 +111,9 @@ describe.each(testEngines())('GraphQL mutations on %s', (engine) => {
       expect(errorCodes(res)).toEqual(['IDEMPOTENCY_KEY_REUSED']);
       expect(res.body.errors[0].message).toMatch(/idempotency key was already used/);
     }
+    // The same account and amount as an adjustment is another change too.
+    const adjusted = await app.gql('admin', `mutation { adjustCredits(accountId: "${a.accountId}", delta: 5, reason: "fix", idempotencyKey: "${key}") { created } }`);
+    expect(errorCodes(adjusted)).toEqual(['IDEMPOTENCY_KEY_REUSED']);
     expect(await credits(a.accountId)).toBe(5);
     expect(await credits(b.accountId)).toBe(0);
   });

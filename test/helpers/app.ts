@@ -22,7 +22,8 @@ export interface TestApp extends Running {
 
 export interface TestAppOptions {
   env?: Record<string, string>;
-  upstream?: Upstream;
+  /** Defaults to the sandbox network; null uses the network configured by UPSTREAMS (env). */
+  upstream?: Upstream | null;
   /** Defaults to a fresh SQLite file. */
   databaseUrl?: string;
   /** Defaults to a silent logger. */
@@ -37,7 +38,8 @@ export async function startApp(opts: TestAppOptions = {}): Promise<TestApp> {
     DATABASE_URL: opts.databaseUrl ?? `sqlite:${join(dir.path, 'slipgate.db')}`,
     ...opts.env,
   });
-  const running = await run(config, { logger: opts.logger ?? createLogger('silent'), upstream: opts.upstream ?? new SandboxUpstream() });
+  const upstream = opts.upstream === null ? undefined : (opts.upstream ?? new SandboxUpstream());
+  const running = await run(config, { logger: opts.logger ?? createLogger('silent'), upstream });
   const accounts = new AccountService(running.store);
 
   const post = async (body: unknown, headers: Record<string, string> = {}) => {

@@ -5,7 +5,8 @@
 // Deterministic: the same seed gives the same images.
 import QRCode from 'qrcode';
 import sharp, { type Metadata, type Sharp } from 'sharp';
-import { sandboxQr } from '../../src/upstream/sandbox/sandbox-qr.js';
+import { slipQr } from '../../src/upstream/sandbox/sandbox-qr.js';
+import { sandboxTransRef } from '../../src/upstream/sandbox/transaction.js';
 
 export interface SlipImageParams {
   kind: 'screenshot' | 'camera';
@@ -185,12 +186,17 @@ function cardSvg(w: number, h: number, header: string, seed: number): string {
   );
 }
 
+const TAIL_CHARS = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
+
 /** The whole generated set; `count` images from `seed`. */
 export async function generateSlipImages(count: number, seed = 9): Promise<SlipImage[]> {
   const plan = slipImagePlan(count, seed);
   const out: SlipImage[] = [];
+  const r = rng(seed * 7 + 3);
+  const tail = () => Array.from({ length: 11 }, () => TAIL_CHARS[Math.floor(r() * TAIL_CHARS.length)]).join('');
   for (const [i, params] of plan.entries()) {
-    const qrcode = sandboxQr({ amount: 1 + i });
+    // The QR's content is seeded too: a rate that moves means the decoder changed.
+    const qrcode = slipQr('004', sandboxTransRef((1 + i) * 100, 'success', tail()));
     const image = await renderSlipImage(params, qrcode, seed * 1000 + i);
     const name = `${String(i).padStart(3, '0')}-${params.kind}-${params.qrPx}px-rot${Math.round(params.rotation)}-blur${params.blur}-${params.quality === null ? 'png' : `q${params.quality}`}`;
     out.push({ name, qrcode, params, image, reasonable: isReasonable(params) });

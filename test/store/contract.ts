@@ -84,7 +84,7 @@ export function storeContract(name: string, open: () => Promise<EngineUnderTest>
     }
 
     function failure(accountId: string | null, holdId: string, over: Partial<RequestErrorRecord> = {}): RequestErrorRecord {
-      return { id: holdId, accountId, keyId: null, requestId: holdId, qrcode: null, kind: 'upstream_error', message: 'boom', upstream: 'kbank-a', latencyMs: 5, createdAt: new Date(), ...over };
+      return { id: holdId, accountId, keyId: null, requestId: holdId, qrcode: null, transactionId: null, sendingBank: null, kind: 'upstream_error', message: 'boom', upstream: 'kbank-a', latencyMs: 5, createdAt: new Date(), ...over };
     }
 
     // See ContractOptions.concurrencyLimitation: such engines run these cases
@@ -187,7 +187,8 @@ export function storeContract(name: string, open: () => Promise<EngineUnderTest>
         expect(page.items).toHaveLength(1);
         expect(page.items[0]).toMatchObject({ id: h.id, transactionId: 'TX1', amount: 100.38, upstream: 'sandbox', latencyMs: 12 });
         expect(page.items[0]!.response).toEqual(record.response);
-        expect(await store.auditTotals(accountId)).toEqual({ ledgerTotal: 2, verifyTransactions: 1 });
+        expect(await store.auditTotals(accountId)).toEqual({ credits: 1, held: 0, usage: 1, ledgerTotal: 2, verifyTransactions: 1 });
+        expect(await store.auditTotals('acc_missing')).toBeNull();
 
         const again = await store.settleHold(record).catch((e: unknown) => e);
         expect(again).toBeInstanceOf(StoreError);
@@ -267,7 +268,7 @@ export function storeContract(name: string, open: () => Promise<EngineUnderTest>
         expect(await probe.ledgerDeltas(accountId)).toEqual([10]);
       });
 
-      concurrency('20 concurrent identical top-ups grant credits exactly once', async () => {
+      it('20 concurrent identical top-ups grant credits exactly once', async () => {
         const accountId = await account();
         const key = `topup-${randomUUID()}`;
         const results = await Promise.allSettled(Array.from({ length: 20 }, () => store.applyLedgerEntry(ledger(accountId, 7, key))));
@@ -282,13 +283,15 @@ export function storeContract(name: string, open: () => Promise<EngineUnderTest>
         const key = `k-${randomUUID()}`;
         await store.applyLedgerEntry(ledger(accountId, 3, key));
         await expect(store.applyLedgerEntry(ledger(accountId, 4, key))).rejects.toMatchObject({ code: 'conflict' });
+        // Same account and amount, but an adjustment is not the top-up the key was for.
+        await expect(store.applyLedgerEntry({ ...ledger(accountId, 3, key), kind: 'adjustment' })).rejects.toMatchObject({ code: 'conflict' });
         await expect(store.applyLedgerEntry(ledger(accountId, -9))).rejects.toMatchObject({ code: 'insufficient' });
         await expect(store.applyLedgerEntry(ledger('acc_missing', 1))).rejects.toMatchObject({ code: 'not_found' });
         const adjusted = await store.applyLedgerEntry(ledger(accountId, -8));
         expect(adjusted.account.credits).toBe(0);
         expect(await probe.balance(accountId)).toEqual({ credits: 0, usage: 0 });
         expect((await store.listLedger(accountId, 10)).map((e) => e.delta).sort()).toEqual([-8, 3, 5]);
-        expect(await store.auditTotals(accountId)).toEqual({ ledgerTotal: 0, verifyTransactions: 0 });
+        expect(await store.auditTotals(accountId)).toEqual({ credits: 0, held: 0, usage: 0, ledgerTotal: 0, verifyTransactions: 0 });
       });
     });
 
@@ -329,6 +332,17 @@ export function storeContract(name: string, open: () => Promise<EngineUnderTest>
         expect(timeouts.items.map((r) => r.kind)).toEqual(['upstream_timeout']);
         expect((await store.listRequestErrors({ accountId: a, limit: 10 })).items).toHaveLength(2);
 
+        // A refused slip is found by its transaction and bank, a request by its id.
+        const refused = failure(b, id('req'), { requestId: 'req-refused', transactionId: 'TX-FAKE', sendingBank: '014', kind: 'slip_not_found', createdAt: new Date(base + 3000) });
+        await store.insertRequestError(refused);
+        await store.insertRequestError(failure(b, id('req'), { transactionId: 'TX-FAKE', sendingBank: '004', kind: 'slip_not_found', createdAt: new Date(base + 4000) }));
+        const bySlip = await store.listRequestErrors({ transactionId: 'TX-FAKE', sendingBank: '014', limit: 10 });
+        expect(bySlip.items).toEqual([refused]);
+        expect((await store.listRequestErrors({ transactionId: 'TX-FAKE', limit: 10 })).items).toHaveLength(2);
+        expect((await store.listRequestErrors({ requestId: 'req-refused', limit: 10 })).items.map((r) => r.id)).toEqual([refused.id]);
+        const byRequest = await store.listVerifyTransactions({ requestId: (await store.listVerifyTransactions({ transactionId: 'TX-7', limit: 1 })).items[0]!.requestId, limit: 10 });
+        expect(byRequest.items.map((r) => r.transactionId)).toEqual(['TX-7']);
+
         const usage = await store.usage({ accountId: a });
         expect(usage).toEqual([{ accountId: a, day: '2026-03-01', successes: 20, failures: { invalid_qr: 1, upstream_timeout: 1 } }]);
       });
@@ -364,11 +378,18 @@ export function storeContract(name: string, open: () => Promise<EngineUnderTest>
           await store.insertAdminEvent({ id: id('evt'), actor: 'admin:ops', action: 'topUpCredits', targetId: target, reason: `r${i}`, details: { credits: i, nested: { th: 'เติม' } }, createdAt: new Date(base + i * 1000) });
         }
         await store.insertAdminEvent({ id: id('evt'), actor: 'admin:ops', action: 'createAccount', targetId: id('acc'), reason: null, details: {}, createdAt: new Date(base) });
+        // The same id again (a retried action) keeps the first event and adds none.
+        const once = { id: id('evt'), actor: 'admin:first', action: 'adjustCredits', targetId: target, reason: 'r5', details: {}, createdAt: new Date(base + 5000) };
+        await store.insertAdminEvent(once);
+        await store.insertAdminEvent({ ...once, actor: 'admin:second', reason: 'again', createdAt: new Date(base + 6000) });
+        const latest = await store.listAdminEvents({ targetId: target, limit: 10 });
+        expect(latest.items.filter((e) => e.id === once.id)).toEqual([once]);
+        expect(latest.items).toHaveLength(6);
         const first = await store.listAdminEvents({ targetId: target, limit: 3 });
         const rest = await store.listAdminEvents({ targetId: target, limit: 3, after: first.next });
-        expect([...first.items, ...rest.items].map((e) => e.reason)).toEqual(['r4', 'r3', 'r2', 'r1', 'r0']);
+        expect([...first.items, ...rest.items].map((e) => e.reason)).toEqual(['r5', 'r4', 'r3', 'r2', 'r1', 'r0']);
         expect(rest.next).toBeNull();
-        expect(first.items[0]).toMatchObject({ actor: 'admin:ops', action: 'topUpCredits', details: { credits: 4, nested: { th: 'เติม' } } });
+        expect(first.items[1]).toMatchObject({ actor: 'admin:ops', action: 'topUpCredits', details: { credits: 4, nested: { th: 'เติม' } } });
       });
     });
 

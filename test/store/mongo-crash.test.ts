@@ -65,6 +65,16 @@ describe('mongo store: crash windows', () => {
     const { id: _id, ...fields } = vt(accountId, holdId);
     await raw.collection('verify_transactions').insertOne({ _id, ...fields } as never);
   }
+  /** A ledger entry as a crashed applyLedgerEntry left it: claimed, pending, written long ago. */
+  async function insertPendingEntry(e: LedgerEntry): Promise<void> {
+    const claim = e.idempotencyKey ? `key:${e.idempotencyKey}` : `id:${e.id}`;
+    const { id: _id, createdAt: _at, ...fields } = e;
+    await raw.collection('credit_ledger').insertOne({ _id, ...fields, claim, state: 'pending', appliedAt: null, pruned: false, createdAt: LONG_AGO } as never);
+  }
+  /** The crash came after the account was credited (the entry is still pending). */
+  async function creditRaw(e: LedgerEntry): Promise<void> {
+    await raw.collection('accounts').updateOne({ _id: e.accountId } as never, { $inc: { credits: e.delta }, $push: { appliedLedger: e.id } } as never);
+  }
   const clean = async (accountId: string) => expect((await reconcileAccount(store, accountId)).problems).toEqual([]);
   const balance = async (accountId: string) => {
     const a = await store.getAccount(accountId);
@@ -121,10 +131,7 @@ describe('mongo store: crash windows', () => {
   it('a top-up killed before crediting the account is finished by recovery', async () => {
     const accountId = await account(0);
     const e = entry(accountId, 7, `k-${randomUUID()}`);
-    await raw.collection('credit_ledger').insertOne({
-      _id: e.id, accountId, kind: e.kind, delta: 7, reason: e.reason, actor: e.actor, idempotencyKey: e.idempotencyKey,
-      claim: `key:${e.idempotencyKey}`, state: 'pending', appliedAt: null, pruned: false, createdAt: LONG_AGO,
-    } as never);
+    await insertPendingEntry(e);
     // Not counted while the credits are not there: the invariant holds meanwhile.
     await clean(accountId);
 
@@ -139,11 +146,8 @@ describe('mongo store: crash windows', () => {
   it('a top-up killed after crediting, before being marked applied, is counted and never doubled', async () => {
     const accountId = await account(0);
     const e = entry(accountId, 5, `k-${randomUUID()}`);
-    await raw.collection('credit_ledger').insertOne({
-      _id: e.id, accountId, kind: e.kind, delta: 5, reason: e.reason, actor: e.actor, idempotencyKey: e.idempotencyKey,
-      claim: `key:${e.idempotencyKey}`, state: 'pending', appliedAt: null, pruned: false, createdAt: LONG_AGO,
-    } as never);
-    await raw.collection('accounts').updateOne({ _id: accountId } as never, { $inc: { credits: 5 }, $push: { appliedLedger: e.id } } as never);
+    await insertPendingEntry(e);
+    await creditRaw(e);
     await clean(accountId);
 
     // The retry finishes it instead of crediting again.
@@ -152,6 +156,30 @@ describe('mongo store: crash windows', () => {
     await store.recoverStaleHolds(cutoff(), new Date());
     expect(await balance(accountId)).toEqual({ credits: 5, held: 0, usage: 0 });
     expect((await store.listLedger(accountId, 10)).map((x) => x.delta)).toEqual([5]);
+    await clean(accountId);
+  });
+
+  it('a top-up without a key that died before crediting is abandoned, so the caller\'s retry credits once', async () => {
+    const accountId = await account(0);
+    const e = entry(accountId, 100, null);
+    await insertPendingEntry(e);
+    // The admin saw an error and tries again: a new entry, no key.
+    await store.applyLedgerEntry(entry(accountId, 100, null));
+    await store.recoverStaleHolds(cutoff(), new Date());
+    expect(await balance(accountId)).toEqual({ credits: 100, held: 0, usage: 0 });
+    expect((await store.listLedger(accountId, 10)).map((x) => x.delta)).toEqual([100]);
+    expect(await raw.collection('credit_ledger').countDocuments({ _id: e.id } as never)).toBe(0);
+    await clean(accountId);
+  });
+
+  it('a top-up without a key that died after crediting is kept, counted once', async () => {
+    const accountId = await account(0);
+    const e = entry(accountId, 9, null);
+    await insertPendingEntry(e);
+    await creditRaw(e);
+    await store.recoverStaleHolds(cutoff(), new Date());
+    expect(await balance(accountId)).toEqual({ credits: 9, held: 0, usage: 0 });
+    expect(await raw.collection('credit_ledger').findOne({ _id: e.id } as never)).toMatchObject({ state: 'applied' });
     await clean(accountId);
   });
 

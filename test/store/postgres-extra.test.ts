@@ -4,6 +4,7 @@
 import { randomUUID } from 'node:crypto';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { reconcileAccount } from '../../src/domain/reconcile.js';
 import type { LedgerEntry } from '../../src/domain/types.js';
 import { openStore } from '../../src/store/open.js';
 import { PG_MIGRATIONS } from '../../src/store/postgres/migrations.js';
@@ -98,7 +99,7 @@ describe('postgres store: several processes, one database', () => {
     const store = open(db.url);
     const accountId = await account(store, 1);
     await store.insertRequestError({
-      id: id('req'), accountId, keyId: null, requestId: 'r', qrcode: 'bad\0qr', kind: 'invalid_qr', message: 'm', upstream: null, latencyMs: 0, createdAt: new Date(),
+      id: id('req'), accountId, keyId: null, requestId: 'r', qrcode: 'bad\0qr', transactionId: null, sendingBank: null, kind: 'invalid_qr', message: 'm', upstream: null, latencyMs: 0, createdAt: new Date(),
     });
     const h = hold(accountId);
     await store.holdCredit(h);
@@ -120,6 +121,33 @@ describe('postgres store: several processes, one database', () => {
     expect(results.filter((r) => r === 'insufficient')).toHaveLength(150);
     expect(await one('SELECT credits, usage FROM accounts WHERE id = $1', accountId)).toEqual({ credits: 0, usage: 0 });
     expect(await one('SELECT count(*)::int AS n FROM credit_holds WHERE account_id = $1', accountId)).toEqual({ n: 50 });
+  });
+
+  it('reconciles a busy account: balance and records are read from one snapshot', async () => {
+    const writers = [open(db.url), open(db.url)];
+    const reader = open(db.url);
+    const accountId = await account(writers[0]!, 400);
+    let stop = false;
+    const work = writers.map(async (store) => {
+      while (!stop) {
+        const h = hold(accountId);
+        if ((await store.holdCredit(h)) !== 'held') return;
+        await store.settleHold({
+          id: h.id, accountId, keyId: h.keyId, requestId: h.id, qrcode: 'q', transactionId: h.id, amount: 1, sendingBank: '004',
+          receivingBank: '014', upstream: 'sandbox', latencyMs: 1, response: {} as never, createdAt: new Date(),
+        });
+      }
+    });
+    const snapshots = [];
+    for (let i = 0; i < 150; i++) snapshots.push((await reconcileAccount(reader, accountId)).problems);
+    stop = true;
+    await Promise.all(work);
+    const final = await reconcileAccount(reader, accountId);
+    // Verifications really ran while it read, and no read saw a half-finished one.
+    expect(final.usage).toBeGreaterThan(20);
+    expect(snapshots.filter((p) => p.length > 0)).toEqual([]);
+    expect(final.problems).toEqual([]);
+    expect(await reader.auditTotals('acc_missing')).toBeNull();
   });
 
   it('two processes: 20 identical top-ups grant once', async () => {

@@ -1,5 +1,9 @@
 import Database from 'better-sqlite3';
+import { execFile } from 'node:child_process';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import { SQLITE_MIGRATIONS } from '../../src/store/sqlite/migrations.js';
 import { SqliteStore } from '../../src/store/sqlite/sqlite-store.js';
 import { tempDir } from '../helpers/temp.js';
 import { storeContract } from './contract.js';
@@ -28,4 +32,26 @@ storeContract('sqlite', async () => {
       dir.remove();
     },
   };
+});
+
+describe('sqlite store: several processes on one file', () => {
+  it('migrates a fresh file once when four processes open it at the same instant', { timeout: 60_000 }, async () => {
+    const dir = tempDir();
+    const file = join(dir.path, 'shared.db');
+    const script = fileURLToPath(new URL('./fixtures/open-sqlite-store.ts', import.meta.url));
+    const at = Date.now() + 3_000;
+    const run = () =>
+      new Promise<string>((resolve, reject) => {
+        execFile(process.execPath, ['--import', 'tsx', script, file, String(at)], (err, stdout) => (err ? reject(err) : resolve(stdout.trim())));
+      });
+    try {
+      expect(await Promise.all([run(), run(), run(), run()])).toEqual(['ok', 'ok', 'ok', 'ok']);
+      const db = new Database(file, { readonly: true });
+      const versions = db.prepare('SELECT version FROM schema_migrations ORDER BY version').all() as { version: number }[];
+      db.close();
+      expect(versions.map((v) => v.version)).toEqual(SQLITE_MIGRATIONS.map((_, i) => i + 1));
+    } finally {
+      dir.remove();
+    }
+  });
 });

@@ -15,7 +15,6 @@ type RecordType = 'verifications' | 'failures';
 /** Filter names in the address; values as typed (times are Bangkok wall-clock). */
 const FIELDS = ['from', 'to', 'account', 'transactionId', 'bank', 'kind', 'upstream'] as const;
 type Field = (typeof FIELDS)[number];
-const VERIFICATION_ONLY: Field[] = ['transactionId', 'bank'];
 const FAILURE_ONLY: Field[] = ['kind'];
 
 interface Page<T> {
@@ -40,6 +39,7 @@ interface Verification {
 }
 interface Failure {
   id: string;
+  transactionId: string | null;
   kind: string;
   message: string;
   upstream: string | null;
@@ -58,11 +58,14 @@ const VERIFICATIONS = `query Verifications($filter: VerifyTransactionFilter, $af
 }`;
 const FAILURES = `query Failures($filter: RequestErrorFilter, $after: String) {
   requestErrors(filter: $filter, first: ${PAGE_SIZE}, after: $after) {
-    nodes { id kind message upstream latencyMs createdAt accountId account { id name } }
+    nodes { id transactionId kind message upstream latencyMs createdAt accountId account { id name } }
     pageInfo { endCursor hasNextPage }
   }
 }`;
 const UPSTREAM_NAMES = 'query UpstreamNames { upstreams { name } }';
+const SLIP_FAILURES = `query SlipFailures($filter: RequestErrorFilter) {
+  requestErrors(filter: $filter, first: 100) { nodes { id } pageInfo { hasNextPage } }
+}`;
 
 export async function auditPage(ctx: PageContext): Promise<void> {
   const pager = new CursorPager();
@@ -77,7 +80,6 @@ export async function auditPage(ctx: PageContext): Promise<void> {
   const recordType = (): RecordType => (typeRadios[1]!.checked ? 'failures' : 'verifications');
   const syncDisabled = () => {
     const type = recordType();
-    for (const f of VERIFICATION_ONLY) inputs[f].disabled = type !== 'verifications';
     for (const f of FAILURE_ONLY) inputs[f].disabled = type !== 'failures';
   };
   syncDisabled();
@@ -89,13 +91,19 @@ export async function auditPage(ctx: PageContext): Promise<void> {
     const v = values();
     const title = type === 'verifications' ? 'Verifications' : 'Failed requests';
     results.replaceChildren(h('h2', { id: 'results-h' }, `${title}, newest first`), loading(title.toLowerCase()));
-    const common = { accountId: v.account || null, from: bangkokInput(v.from), to: bangkokInput(v.to), upstream: v.upstream || null };
+    const common = {
+      accountId: v.account || null,
+      from: bangkokInput(v.from),
+      to: bangkokInput(v.to),
+      upstream: v.upstream || null,
+      transactionId: v.transactionId || null,
+      sendingBank: v.bank || null,
+    };
     try {
       let table: HTMLElement;
       let page: Page<unknown>;
       if (type === 'verifications') {
-        const filter = { ...common, transactionId: v.transactionId || null, sendingBank: v.bank || null };
-        const data = await gql<{ verifyTransactions: Page<Verification> }>(VERIFICATIONS, { filter, after: pager.after });
+        const data = await gql<{ verifyTransactions: Page<Verification> }>(VERIFICATIONS, { filter: common, after: pager.after });
         page = data.verifyTransactions;
         table = verificationTable(data.verifyTransactions.nodes);
       } else {
@@ -154,8 +162,8 @@ export async function auditPage(ctx: PageContext): Promise<void> {
       field('to', 'To, exclusive (Bangkok time)', inputs.to),
       field('account', 'Account ID', inputs.account),
       field('upstream', 'Upstream', inputs.upstream),
-      field('transactionId', 'Transaction ID', inputs.transactionId, 'verifications only'),
-      field('bank', 'Sending bank', inputs.bank, 'verifications only'),
+      field('transactionId', 'Transaction ID', inputs.transactionId),
+      field('bank', 'Sending bank', inputs.bank),
       field('kind', 'Error kind', inputs.kind, 'failed requests only'),
       h(
         'div',
@@ -201,7 +209,26 @@ export async function auditPage(ctx: PageContext): Promise<void> {
     syncDisabled();
     for (const f of FIELDS) inputs[f].value = '';
     inputs.transactionId.value = read.slip.transRef;
+    inputs.bank.value = read.slip.sendingBank;
     search();
+    // A slip that never verified (or was refused) shows up only as failures: say so here.
+    const failed = await slipFailures(read.slip);
+    if (!ctx.isCurrent() || failed === null) return;
+    const showFailures = () => {
+      typeRadios[1]!.checked = true;
+      syncDisabled();
+      search();
+    };
+    slipStatus.append(
+      failed.count === 0
+        ? h('p', { class: 'hint', 'data-testid': 'slip-failures' }, 'No failed requests for this slip.')
+        : h(
+            'p',
+            { class: 'notice', 'data-testid': 'slip-failures' },
+            `${failed.count}${failed.more ? '+' : ''} failed request${failed.count === 1 ? '' : 's'} for this slip. `,
+            h('button', { type: 'button', class: 'secondary', onclick: showFailures }, 'Show failed requests'),
+          ),
+    );
   };
 
   ctx.main.append(
@@ -235,6 +262,17 @@ function filterInputs(params: URLSearchParams): Record<Field, HTMLInputElement |
 /** `note` says which record type a filter applies to; it is part of the label so rows stay aligned. */
 function field(name: Field, label: string, control: HTMLElement, note?: string): HTMLElement {
   return h('div', { class: 'field' }, h('label', { for: `f-${name}` }, label, note ? h('span', { class: 'label-note' }, ` · ${note}`) : null), control);
+}
+
+/** How many failed requests name this slip (one page's worth); null when the lookup failed. */
+async function slipFailures(slip: { transRef: string; sendingBank: string }): Promise<{ count: number; more: boolean } | null> {
+  try {
+    const filter = { transactionId: slip.transRef, sendingBank: slip.sendingBank };
+    const data = await gql<{ requestErrors: Page<{ id: string }> }>(SLIP_FAILURES, { filter });
+    return { count: data.requestErrors.nodes.length, more: data.requestErrors.pageInfo.hasNextPage };
+  } catch {
+    return null;
+  }
 }
 
 async function fillUpstreamNames(input: HTMLInputElement | HTMLSelectElement): Promise<void> {
@@ -307,7 +345,15 @@ function verificationTable(rows: Verification[]): HTMLElement {
 function failureTable(rows: Failure[]): HTMLElement {
   return dataTable(
     'Failed requests',
-    [{ label: 'Time (Bangkok)' }, { label: 'Account' }, { label: 'Error kind' }, { label: 'Message' }, { label: 'Upstream' }, { label: 'Latency', numeric: true }],
+    [
+      { label: 'Time (Bangkok)' },
+      { label: 'Account' },
+      { label: 'Error kind' },
+      { label: 'Message' },
+      { label: 'Upstream' },
+      { label: 'Latency', numeric: true },
+      { label: 'Transaction ID' },
+    ],
     rows.map((r) => [
       time(r.createdAt),
       accountCell(r.accountId, r.account),
@@ -315,6 +361,7 @@ function failureTable(rows: Failure[]): HTMLElement {
       r.message,
       r.upstream ?? h('span', { class: 'muted' }, '—'),
       r.latencyMs == null ? '' : `${formatCount(r.latencyMs)} ms`,
+      r.transactionId ? h('code', {}, r.transactionId) : h('span', { class: 'muted' }, '—'),
     ]),
     { captionHidden: true },
   );

@@ -67,6 +67,8 @@ export interface RequestErrorDoc {
   keyId: string | null;
   requestId: string;
   qrcode: string | null;
+  transactionId?: string | null;
+  sendingBank?: string | null;
   kind: string;
   message: string;
   upstream: string | null;
@@ -188,6 +190,8 @@ export const requestError = (d: RequestErrorDoc): RequestErrorRecord => ({
   keyId: d.keyId ?? null,
   requestId: d.requestId,
   qrcode: d.qrcode ?? null,
+  transactionId: d.transactionId ?? null,
+  sendingBank: d.sendingBank ?? null,
   kind: d.kind as ErrorKind,
   message: d.message,
   upstream: d.upstream ?? null,
@@ -201,6 +205,8 @@ export const requestErrorDoc = (r: RequestErrorRecord): RequestErrorDoc => ({
   keyId: r.keyId,
   requestId: r.requestId,
   qrcode: r.qrcode,
+  transactionId: r.transactionId,
+  sendingBank: r.sendingBank,
   kind: r.kind,
   message: r.message,
   upstream: r.upstream,

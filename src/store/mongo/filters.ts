@@ -27,9 +27,10 @@ export function auditFilter(q: Omit<AuditQuery, 'limit'>, collection: 'verify_tr
   if (q.accountId) clauses.push({ accountId: q.accountId });
   if (q.from || q.to) clauses.push({ createdAt: { ...(q.from ? { $gte: q.from } : {}), ...(q.to ? { $lt: q.to } : {}) } });
   if (q.upstream) clauses.push({ upstream: q.upstream });
+  if (q.requestId) clauses.push({ requestId: q.requestId });
+  if (q.transactionId) clauses.push({ transactionId: q.transactionId });
+  if (q.sendingBank) clauses.push({ sendingBank: q.sendingBank });
   if (collection === 'verify_transactions') {
-    if (q.transactionId) clauses.push({ transactionId: q.transactionId });
-    if (q.sendingBank) clauses.push({ sendingBank: q.sendingBank });
     if (q.receivingBank) clauses.push({ receivingBank: q.receivingBank });
   } else if (q.kind) {
     clauses.push({ kind: q.kind });

@@ -20,8 +20,7 @@
 // it (it must go). Outcomes are purged after a day by recovery; by then no
 // request that could still race on the hold is alive.
 import type { CreditHold, RequestErrorRecord, VerifyTransactionRecord } from '../../domain/types.js';
-import { UPSTREAM_MESSAGES } from '../../domain/errors.js';
-import { StoreError, type HoldResult, type RecoveryResult } from '../store.js';
+import { interruptedFailure, StoreError, type HoldResult, type RecoveryResult } from '../store.js';
 import { isDuplicateKey } from './connection.js';
 import { requestErrorDoc, verifyTransactionDoc, type HoldEntry, type HoldOutcomeDoc } from './docs.js';
 import { rawAccounts, type Models } from './schemas.js';
@@ -93,18 +92,7 @@ export class HoldBook {
         const recorded = (await this.m.verifyTransactions.exists({ _id: entry._id })) !== null;
         const outcome = await this.decide(entry._id, acc._id, recorded ? 'charged' : 'refunded');
         if (outcome === 'refunded') {
-          await this.insertRequestError({
-            id: entry._id,
-            accountId: acc._id,
-            keyId: entry.keyId,
-            requestId: entry._id,
-            qrcode: null,
-            kind: 'interrupted',
-            message: UPSTREAM_MESSAGES.interrupted,
-            upstream: null,
-            latencyMs: null,
-            createdAt: now,
-          });
+          await this.insertRequestError(interruptedFailure({ id: entry._id, accountId: acc._id, keyId: entry.keyId }, now));
         }
         if (await this.close(acc._id, entry, outcome)) {
           result[outcome === 'charged' ? 'consumed' : 'released']++;

@@ -9,7 +9,8 @@
 // credits move once. Last, the entry is marked 'applied'.
 //
 // A crash between the steps leaves a pending entry; the next request with
-// the same key, or recovery, finishes it. An entry is counted (auditTotals,
+// the same key, or recovery, finishes it (recovery abandons one without a
+// key instead: see recover()). An entry is counted (auditTotals,
 // listLedger) once its id is in appliedLedger, whatever its own state.
 //
 // Refusals are decided in the account document too: a refused id goes onto
@@ -25,7 +26,7 @@
 // human mistakes (overdrawing adjustments), and keeping them is what makes
 // a late finisher harmless.
 import type { Account, LedgerEntry } from '../../domain/types.js';
-import { StoreError, type LedgerResult } from '../store.js';
+import { isSameLedgerChange, StoreError, type LedgerResult } from '../store.js';
 import { isDuplicateKey } from './connection.js';
 import { ledger, ledgerClaim, ledgerDoc, type LedgerDoc } from './docs.js';
 import { rawAccounts, type Models } from './schemas.js';
@@ -58,7 +59,7 @@ export class Ledger {
       // Refused and removed since: the key is free again.
       if (!prior) continue;
       const p = ledger(prior);
-      if (p.accountId !== entry.accountId || p.delta !== entry.delta) {
+      if (!isSameLedgerChange(p, entry)) {
         throw new StoreError('conflict', 'idempotency key was already used for a different change');
       }
       return await this.finish(p, prior.state, false);
@@ -66,16 +67,38 @@ export class Ledger {
     throw new StoreError('conflict', 'ledger entry id or idempotency key is already taken');
   }
 
-  /** Pending entries older than `olderThan` were left by a crash: finish them. */
+  /**
+   * Pending entries older than `olderThan` were left by a crash. One with an
+   * idempotency key is finished: its caller retries with that key and gets
+   * this entry back. One without a key is abandoned unless its credits already
+   * moved: its caller saw an error and retries as a new entry, so finishing
+   * this one too would credit twice (the SQL engines roll such a change back).
+   */
   async recover(olderThan: Date, now: Date): Promise<void> {
     const pending = await this.m.ledger.find({ state: 'pending', createdAt: { $lt: olderThan } }).lean<LedgerDoc[]>();
     for (const doc of pending) {
-      await this.finish(ledger(doc), 'pending', false).catch((err: unknown) => {
+      const entry = ledger(doc);
+      if (!entry.idempotencyKey) {
+        await this.abandon(entry);
+        continue;
+      }
+      await this.finish(entry, 'pending', false).catch((err: unknown) => {
         // Refused: finish() removed the entry, which is all recovery owes it.
         if (!(err instanceof StoreError && (err.code === 'not_found' || err.code === 'insufficient'))) throw err;
       });
     }
     await this.prune(now);
+  }
+
+  /** Decides a pending entry never moves credits, unless it already did (then it is kept, as applied). */
+  private async abandon(entry: LedgerEntry): Promise<void> {
+    const id = entry.id;
+    await this.accounts.updateOne({ _id: entry.accountId, appliedLedger: { $ne: id }, refusedLedger: { $ne: id } }, { $push: { refusedLedger: id } });
+    if (await this.isApplied(entry.accountId, id)) {
+      await this.m.ledger.updateOne({ _id: id, state: 'pending' }, { $set: { state: 'applied', appliedAt: new Date() } });
+    } else {
+      await this.m.ledger.deleteOne({ _id: id, state: 'pending' });
+    }
   }
 
   /** Pending entries of the account whose delta is already in its credits (a crash window). */

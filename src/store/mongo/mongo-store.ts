@@ -28,7 +28,7 @@ import {
   type UsageRow,
 } from '../store.js';
 import { usageRows } from '../usage.js';
-import { connectOptions, mapError, type MongoStoreOptions } from './connection.js';
+import { connectOptions, isDuplicateKey, mapError, type MongoStoreOptions } from './connection.js';
 import * as doc from './docs.js';
 import { accountFilter, afterCursor, all, auditFilter, NEWEST_FIRST, type Filter } from './filters.js';
 import { HoldBook } from './holds.js';
@@ -207,13 +207,15 @@ export class MongoStore implements Store {
     });
   }
 
-  async auditTotals(accountId: string): Promise<AuditTotals> {
+  async auditTotals(accountId: string): Promise<AuditTotals | null> {
+    const account = await this.getAccount(accountId);
+    if (!account) return null;
     return this.call(async () => {
       const [sums, verifyTransactions] = await Promise.all([
         this.countedLedger(accountId).then((filter) => this.m.ledger.aggregate<{ total: number }>([{ $match: filter }, { $group: { _id: null, total: { $sum: '$delta' } } }])),
         this.m.verifyTransactions.countDocuments({ accountId }),
       ]);
-      return { ledgerTotal: Number(sums[0]?.total ?? 0), verifyTransactions };
+      return { credits: account.credits, held: account.held, usage: account.usage, ledgerTotal: Number(sums[0]?.total ?? 0), verifyTransactions };
     });
   }
 
@@ -244,7 +246,15 @@ export class MongoStore implements Store {
   }
 
   async insertAdminEvent(e: AdminEvent): Promise<void> {
-    await this.call(() => this.m.adminEvents.create({ _id: e.id, actor: e.actor, action: e.action, targetId: e.targetId, reason: e.reason, details: e.details, createdAt: e.createdAt }));
+    const event = { actor: e.actor, action: e.action, targetId: e.targetId, reason: e.reason, details: e.details, createdAt: e.createdAt };
+    await this.call(async () => {
+      try {
+        await this.m.adminEvents.updateOne({ _id: e.id }, { $setOnInsert: event }, { upsert: true });
+      } catch (err) {
+        // Two upserts of one id raced and the other inserted: the event is there.
+        if (!isDuplicateKey(err)) throw err;
+      }
+    });
   }
 
   async listAdminEvents(q: { targetId?: string; limit: number; after?: string | null }): Promise<Page<AdminEvent>> {

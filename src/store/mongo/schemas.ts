@@ -84,6 +84,8 @@ const requestErrorSchema = new Schema<RequestErrorDoc>(
     keyId: optStr,
     requestId: str,
     qrcode: optStr,
+    transactionId: optStr,
+    sendingBank: optStr,
     kind: str,
     message: str,
     upstream: optStr,
@@ -94,6 +96,8 @@ const requestErrorSchema = new Schema<RequestErrorDoc>(
 );
 requestErrorSchema.index({ accountId: 1, ...NEWEST });
 requestErrorSchema.index(NEWEST);
+requestErrorSchema.index({ transactionId: 1 });
+requestErrorSchema.index({ requestId: 1 });
 
 const ledgerSchema = new Schema<LedgerDoc>(
   {

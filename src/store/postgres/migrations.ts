@@ -104,4 +104,10 @@ export const PG_MIGRATIONS: readonly string[] = [
   CREATE INDEX admin_events_time ON admin_events (created_at, id);
   CREATE INDEX admin_events_target ON admin_events (target_id, created_at, id);
   `,
+  `
+  ALTER TABLE request_errors ADD COLUMN transaction_id text, ADD COLUMN sending_bank text;
+  CREATE INDEX request_errors_transaction ON request_errors (transaction_id);
+  CREATE INDEX verify_transactions_request ON verify_transactions (request_id);
+  CREATE INDEX request_errors_request ON request_errors (request_id);
+  `,
 ];

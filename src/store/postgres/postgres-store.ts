@@ -18,6 +18,7 @@ import { UPSTREAM_MESSAGES } from '../../domain/errors.js';
 import { decodeCursor, toPage } from '../cursor.js';
 import { accountFilter, auditFilter } from '../sql/audit-filter.js';
 import {
+  isSameLedgerChange,
   StoreError,
   type AccountQuery,
   type AuditQuery,
@@ -243,7 +244,7 @@ export class PostgresStore implements Store {
        ), refunded AS (
          UPDATE accounts SET credits = credits + 1 WHERE id IN (SELECT account_id FROM released)
        )
-       INSERT INTO request_errors (${row.ERROR_COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)
+       INSERT INTO request_errors (${row.ERROR_COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)
        ON CONFLICT (id) DO NOTHING`,
       row.errorParams(r),
     );
@@ -267,7 +268,7 @@ export class PostgresStore implements Store {
          FROM per_account p WHERE a.id = p.account_id
        ), interrupted AS (
          INSERT INTO request_errors (${row.ERROR_COLUMNS})
-         SELECT id, account_id, key_id, id, NULL, 'interrupted', $2::text, NULL, NULL, $3::timestamptz
+         SELECT id, account_id, key_id, id, NULL, 'interrupted', $2::text, NULL, NULL, $3::timestamptz, NULL, NULL
          FROM stale WHERE NOT settled
          ON CONFLICT (id) DO NOTHING
        )
@@ -286,7 +287,7 @@ export class PostgresStore implements Store {
 
   async insertRequestError(r: RequestErrorRecord): Promise<void> {
     await this.run(
-      `INSERT INTO request_errors (${row.ERROR_COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) ON CONFLICT (id) DO NOTHING`,
+      `INSERT INTO request_errors (${row.ERROR_COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12) ON CONFLICT (id) DO NOTHING`,
       row.errorParams(r),
     );
   }
@@ -324,7 +325,7 @@ export class PostgresStore implements Store {
   private async replay(run: Run, entry: LedgerEntry): Promise<LedgerResult> {
     const { rows } = await run<row.LedgerRow>('SELECT * FROM credit_ledger WHERE idempotency_key = $1', [entry.idempotencyKey]);
     const prior = row.ledger(rows[0]!);
-    if (prior.accountId !== entry.accountId || prior.delta !== entry.delta) {
+    if (!isSameLedgerChange(prior, entry)) {
       throw new StoreError('conflict', 'idempotency key was already used for a different change');
     }
     return { entry: prior, created: false, account: await this.accountIn(run, prior.accountId) };
@@ -343,13 +344,16 @@ export class PostgresStore implements Store {
     return rows.map(row.ledger);
   }
 
-  async auditTotals(accountId: string): Promise<AuditTotals> {
-    const { rows } = await this.run<{ ledger_total: string; vts: number }>(
-      `SELECT (SELECT coalesce(sum(delta), 0) FROM credit_ledger WHERE account_id = $1) AS ledger_total,
-              (SELECT count(*)::int FROM verify_transactions WHERE account_id = $1) AS vts`,
+  async auditTotals(accountId: string): Promise<AuditTotals | null> {
+    const { rows } = await this.run<{ credits: number; usage: number; held: number; ledger_total: string; vts: number }>(
+      `SELECT a.credits, a.usage, (SELECT count(*)::int FROM credit_holds WHERE account_id = a.id) AS held,
+              (SELECT coalesce(sum(delta), 0) FROM credit_ledger WHERE account_id = a.id) AS ledger_total,
+              (SELECT count(*)::int FROM verify_transactions WHERE account_id = a.id) AS vts
+       FROM accounts a WHERE a.id = $1`,
       [accountId],
     );
-    return { ledgerTotal: Number(rows[0]!.ledger_total), verifyTransactions: rows[0]!.vts };
+    const r = rows[0];
+    return r ? { credits: r.credits, usage: r.usage, held: r.held, ledgerTotal: Number(r.ledger_total), verifyTransactions: r.vts } : null;
   }
 
   async createAdminToken(t: AdminToken): Promise<void> {
@@ -379,7 +383,7 @@ export class PostgresStore implements Store {
   }
 
   async insertAdminEvent(e: AdminEvent): Promise<void> {
-    await this.run('INSERT INTO admin_events (id, actor, action, target_id, reason, details, created_at) VALUES ($1, $2, $3, $4, $5, $6, $7)', row.adminEventParams(e));
+    await this.run('INSERT INTO admin_events (id, actor, action, target_id, reason, details, created_at) VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT (id) DO NOTHING', row.adminEventParams(e));
   }
 
   async listAdminEvents(q: { targetId?: string; limit: number; after?: string | null }): Promise<Page<AdminEvent>> {

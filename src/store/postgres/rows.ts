@@ -61,6 +61,8 @@ export interface ErrorRow {
   key_id: string | null;
   request_id: string;
   qrcode: string | null;
+  transaction_id: string | null;
+  sending_bank: string | null;
   kind: string;
   message: string;
   upstream: string | null;
@@ -122,6 +124,8 @@ export const requestError = (r: ErrorRow): RequestErrorRecord => ({
   keyId: r.key_id,
   requestId: r.request_id,
   qrcode: r.qrcode,
+  transactionId: r.transaction_id,
+  sendingBank: r.sending_bank,
   kind: r.kind as ErrorKind,
   message: r.message,
   upstream: r.upstream,
@@ -160,7 +164,7 @@ export const vtParams = (r: VerifyTransactionRecord): unknown[] => [
   r.createdAt,
 ];
 
-export const ERROR_COLUMNS = 'id, account_id, key_id, request_id, qrcode, kind, message, upstream, latency_ms, created_at';
+export const ERROR_COLUMNS = 'id, account_id, key_id, request_id, qrcode, kind, message, upstream, latency_ms, created_at, transaction_id, sending_bank';
 export const errorParams = (r: RequestErrorRecord): unknown[] => [
   r.id,
   r.accountId,
@@ -172,6 +176,8 @@ export const errorParams = (r: RequestErrorRecord): unknown[] => [
   r.upstream,
   r.latencyMs,
   r.createdAt,
+  r.transactionId,
+  r.sendingBank,
 ];
 
 export const LEDGER_COLUMNS = 'id, account_id, kind, delta, reason, actor, idempotency_key, created_at';

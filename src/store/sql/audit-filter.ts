@@ -23,9 +23,10 @@ export function auditFilter(q: AuditQuery, table: 'verify_transactions' | 'reque
   if (q.from) add('created_at >= ?', time(q.from.getTime()));
   if (q.to) add('created_at < ?', time(q.to.getTime()));
   if (q.upstream) add('upstream = ?', q.upstream);
+  if (q.requestId) add('request_id = ?', q.requestId);
+  if (q.transactionId) add('transaction_id = ?', q.transactionId);
+  if (q.sendingBank) add('sending_bank = ?', q.sendingBank);
   if (table === 'verify_transactions') {
-    if (q.transactionId) add('transaction_id = ?', q.transactionId);
-    if (q.sendingBank) add('sending_bank = ?', q.sendingBank);
     if (q.receivingBank) add('receiving_bank = ?', q.receivingBank);
   } else if (q.kind) {
     add('kind = ?', q.kind);

@@ -59,6 +59,8 @@ export interface ErrorRow {
   key_id: string | null;
   request_id: string;
   qrcode: string | null;
+  transaction_id: string | null;
+  sending_bank: string | null;
   kind: string;
   message: string;
   upstream: string | null;
@@ -123,6 +125,8 @@ export const requestError = (r: ErrorRow): RequestErrorRecord => ({
   keyId: r.key_id,
   requestId: r.request_id,
   qrcode: r.qrcode,
+  transactionId: r.transaction_id,
+  sendingBank: r.sending_bank,
   kind: r.kind as ErrorKind,
   message: r.message,
   upstream: r.upstream,

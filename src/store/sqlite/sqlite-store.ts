@@ -13,10 +13,11 @@ import type {
   RequestErrorRecord,
   VerifyTransactionRecord,
 } from '../../domain/types.js';
-import { UPSTREAM_MESSAGES } from '../../domain/errors.js';
 import { decodeCursor, toPage } from '../cursor.js';
 import { accountFilter, auditFilter } from '../sql/audit-filter.js';
 import {
+  interruptedFailure,
+  isSameLedgerChange,
   StoreError,
   type AccountQuery,
   type AuditQuery,
@@ -32,6 +33,7 @@ import { GroupCommit } from './group-commit.js';
 import { SQLITE_MIGRATIONS } from './migrations.js';
 import * as row from './rows.js';
 
+const BUSY_TIMEOUT_MS = 5000;
 const ACCOUNT_SELECT = `SELECT a.*, (SELECT count(*) FROM credit_holds h WHERE h.account_id = a.id) AS held FROM accounts a`;
 const BANGKOK_DAY = `strftime('%Y-%m-%d', created_at / 1000 + 25200, 'unixepoch')`;
 
@@ -47,11 +49,12 @@ export class SqliteStore implements Store {
   constructor(path: string) {
     if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
     this.db = new Database(path);
-    this.db.pragma('journal_mode = WAL');
-    // WAL + NORMAL survives process crashes (the case we guard); only an OS
-    // crash could lose the last commits.
-    this.db.pragma('synchronous = NORMAL');
-    this.db.pragma('busy_timeout = 5000');
+    this.db.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
+    switchToWal(this.db);
+    // FULL: a commit is on disk before the caller hears of it, so power loss
+    // never takes back an answered charge. Group commit (one fsync per batch)
+    // keeps its cost down under load.
+    this.db.pragma('synchronous = FULL');
     this.db.pragma('foreign_keys = ON');
     this.migrateNow();
     this.stmt = this.prepare();
@@ -60,9 +63,11 @@ export class SqliteStore implements Store {
   }
 
   private migrateNow(): void {
-    this.db.exec('CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, applied_at INTEGER NOT NULL)');
-    const applied = this.db.prepare('SELECT coalesce(max(version), 0) AS v FROM schema_migrations').get() as { v: number };
+    // Read and apply under one write lock: processes starting together on a
+    // fresh file take turns, and the later ones find the work done.
     this.db.transaction(() => {
+      this.db.exec('CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, applied_at INTEGER NOT NULL)');
+      const applied = this.db.prepare('SELECT coalesce(max(version), 0) AS v FROM schema_migrations').get() as { v: number };
       SQLITE_MIGRATIONS.forEach((sql, i) => {
         const version = i + 1;
         if (version <= applied.v) return;
@@ -88,8 +93,8 @@ export class SqliteStore implements Store {
         (id, account_id, key_id, request_id, qrcode, transaction_id, amount, sending_bank, receiving_bank, upstream, latency_ms, response, created_at)
         VALUES (@id, @accountId, @keyId, @requestId, @qrcode, @transactionId, @amount, @sendingBank, @receivingBank, @upstream, @latencyMs, @response, @createdAt)`),
       insertError: db.prepare(`INSERT OR IGNORE INTO request_errors
-        (id, account_id, key_id, request_id, qrcode, kind, message, upstream, latency_ms, created_at)
-        VALUES (@id, @accountId, @keyId, @requestId, @qrcode, @kind, @message, @upstream, @latencyMs, @createdAt)`),
+        (id, account_id, key_id, request_id, qrcode, transaction_id, sending_bank, kind, message, upstream, latency_ms, created_at)
+        VALUES (@id, @accountId, @keyId, @requestId, @qrcode, @transactionId, @sendingBank, @kind, @message, @upstream, @latencyMs, @createdAt)`),
       vtExists: db.prepare('SELECT 1 FROM verify_transactions WHERE id = ?'),
       ledgerByKey: db.prepare('SELECT * FROM credit_ledger WHERE idempotency_key = ?'),
       insertLedger: db.prepare(`INSERT INTO credit_ledger (id, account_id, kind, delta, reason, actor, idempotency_key, created_at)
@@ -221,20 +226,7 @@ export class SqliteStore implements Store {
           continue;
         }
         this.stmt.refund.run(h.account_id);
-        this.stmt.insertError.run(
-          row.errorParams({
-            id: h.id,
-            accountId: h.account_id,
-            keyId: h.key_id,
-            requestId: h.id,
-            qrcode: null,
-            kind: 'interrupted',
-            message: UPSTREAM_MESSAGES.interrupted,
-            upstream: null,
-            latencyMs: null,
-            createdAt: now,
-          }),
-        );
+        this.stmt.insertError.run(row.errorParams(interruptedFailure({ id: h.id, accountId: h.account_id, keyId: h.key_id }, now)));
         result.released++;
       }
       return result;
@@ -258,7 +250,7 @@ export class SqliteStore implements Store {
         const existing = this.stmt.ledgerByKey.get(entry.idempotencyKey) as row.LedgerRow | undefined;
         if (existing) {
           const prior = row.ledger(existing);
-          if (prior.accountId !== entry.accountId || prior.delta !== entry.delta) {
+          if (!isSameLedgerChange(prior, entry)) {
             throw new StoreError('conflict', 'idempotency key was already used for a different change');
           }
           return { entry: prior, created: false, account: row.account(this.stmt.account.get(prior.accountId) as row.AccountRow) };
@@ -279,13 +271,16 @@ export class SqliteStore implements Store {
     return (rows as row.LedgerRow[]).map(row.ledger);
   }
 
-  async auditTotals(accountId: string): Promise<AuditTotals> {
-    return this.db
+  async auditTotals(accountId: string): Promise<AuditTotals | null> {
+    const totals = this.db
       .prepare(
-        `SELECT (SELECT coalesce(sum(delta), 0) FROM credit_ledger WHERE account_id = ?) AS ledgerTotal,
-                (SELECT count(*) FROM verify_transactions WHERE account_id = ?) AS verifyTransactions`,
+        `SELECT a.credits, a.usage, (SELECT count(*) FROM credit_holds WHERE account_id = a.id) AS held,
+                (SELECT coalesce(sum(delta), 0) FROM credit_ledger WHERE account_id = a.id) AS ledgerTotal,
+                (SELECT count(*) FROM verify_transactions WHERE account_id = a.id) AS verifyTransactions
+         FROM accounts a WHERE a.id = ?`,
       )
-      .get(accountId, accountId) as AuditTotals;
+      .get(accountId) as AuditTotals | undefined;
+    return totals ?? null;
   }
 
   async createAdminToken(t: AdminToken): Promise<void> {
@@ -313,7 +308,7 @@ export class SqliteStore implements Store {
 
   async insertAdminEvent(e: AdminEvent): Promise<void> {
     this.db
-      .prepare('INSERT INTO admin_events (id, actor, action, target_id, reason, details, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)')
+      .prepare('INSERT OR IGNORE INTO admin_events (id, actor, action, target_id, reason, details, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)')
       .run(e.id, e.actor, e.action, e.targetId, e.reason, JSON.stringify(e.details), e.createdAt.getTime());
   }
 
@@ -364,4 +359,25 @@ function mapError(err: unknown): Error {
   const code = (err as { code?: string }).code ?? '';
   if (code.startsWith('SQLITE_CONSTRAINT')) return new StoreError('conflict', 'record already exists or references a missing record', { cause: err });
   return err instanceof Error ? err : new Error(String(err));
+}
+
+/**
+ * Switching a fresh file to WAL upgrades a shared lock to an exclusive one.
+ * When two processes start on the same new file together, SQLite answers
+ * one of them SQLITE_BUSY at once, without waiting (that wait could
+ * deadlock), so the busy timeout does not cover it: retry here instead.
+ */
+function switchToWal(db: Database.Database): void {
+  const deadline = Date.now() + BUSY_TIMEOUT_MS;
+  const pause = new Int32Array(new SharedArrayBuffer(4));
+  for (;;) {
+    try {
+      db.pragma('journal_mode = WAL');
+      return;
+    } catch (err) {
+      const busy = err instanceof Database.SqliteError && err.code.startsWith('SQLITE_BUSY');
+      if (!busy || Date.now() >= deadline) throw err;
+      Atomics.wait(pause, 0, 0, 5 + Math.random() * 20); // constructors are synchronous
+    }
+  }
 }
