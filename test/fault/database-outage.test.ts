@@ -11,14 +11,12 @@ import { sandboxQr } from '../../src/upstream/sandbox/sandbox-qr.js';
 import { SandboxUpstream } from '../../src/upstream/sandbox/sandbox-upstream.js';
 import { startApp, type TestApp } from '../helpers/app.js';
 import { eventually } from '../helpers/child.js';
-import { runDoctor } from '../helpers/doctor.js';
 import { sleep, startLoad, untilSuccessIn } from '../helpers/load.js';
 import { createTestDatabase, PG_ADMIN_URL, type TestDatabase } from '../helpers/postgres.js';
 import { startTcpProxy, type TcpProxy } from '../helpers/tcp-proxy.js';
+import { expectNothingLostOrDoubled } from './outage-checks.js';
 
 const CREDITS = 50_000;
-const UNAVAILABLE = { status: 'error', message: 'service temporarily unavailable' };
-const OUTCOME_UNKNOWN = { status: 'error', message: expect.stringMatching(/could not be recorded and may have been charged/) };
 /** Worst case in a partition: a statement waits statement_timeout + 5 s (query_timeout in sql.ts). */
 const DEADLINE_MS = 15_000;
 
@@ -83,29 +81,6 @@ describe('database outage under load (PostgreSQL)', () => {
     await sleep(300);
     const answers = await load.stop();
 
-    // Every caller got a well-formed JSON answer: a verification, a clean 503,
-    // or (the bank said yes, the store broke while recording it) a 500.
-    expect(answers.filter((a) => a.problem)).toEqual([]);
-    for (const a of answers) {
-      if (a.status === 200) expect(a.body).toMatchObject({ status: 'success' });
-      else if (a.status === 500) expect(a.body).toEqual(OUTCOME_UNKNOWN);
-      else expect({ status: a.status, body: a.body }).toEqual({ status: 503, body: UNAVAILABLE });
-    }
-
-    // Holds stranded by the outage are settled or released by the running process.
-    await eventually(async () => (await direct!.listHolds(account.id)).length === 0, 20_000);
-    const after = (await direct.getAccount(account.id))!;
-    const successes = answers.filter((a) => a.status === 200).length;
-    const unknown = answers.filter((a) => a.status === 500).length;
-    // Every success a caller saw was charged once; only a 500 may hide a
-    // charge whose commit reached the server just before the connection
-    // died. A 503 never does: it is always safe to retry.
-    expect(after.usage).toBeGreaterThanOrEqual(successes);
-    expect(after.usage).toBeLessThanOrEqual(successes + unknown);
-    expect(after.credits + after.usage).toBe(CREDITS);
-    expect(after.held).toBe(0);
-
-    const doctor = await runDoctor(db.url);
-    expect(doctor).toMatchObject({ code: 0, accounts: 1, discrepancies: [], openHolds: 0 });
+    await expectNothingLostOrDoubled({ answers, direct, databaseUrl: db.url, accountId: account.id, credits: CREDITS });
   });
 });
