@@ -37,7 +37,9 @@ import { isConnectionError, mapError, numbered, poolConfig, type PostgresStoreOp
 
 export type { PostgresStoreOptions } from './sql.js';
 
-type Run = <R extends QueryResultRow>(sql: string, params?: readonly unknown[]) => Promise<QueryResult<R>>;
+/** A named statement is parsed and planned once per connection, then only executed. */
+type Statement = string | { name: string; text: string };
+type Run = <R extends QueryResultRow>(sql: Statement, params?: readonly unknown[]) => Promise<QueryResult<R>>;
 
 const ACCOUNT_SELECT = `SELECT a.*, (SELECT count(*)::int FROM credit_holds h WHERE h.account_id = a.id) AS held FROM accounts a`;
 const BANGKOK_DAY = `to_char(created_at AT TIME ZONE 'Asia/Bangkok', 'YYYY-MM-DD')`;
@@ -45,8 +47,53 @@ const BANGKOK_DAY = `to_char(created_at AT TIME ZONE 'Asia/Bangkok', 'YYYY-MM-DD
 const MIGRATION_LOCK = `SELECT pg_advisory_xact_lock(hashtext('slipgate.schema_migrations'))`;
 const MIGRATION_TIMEOUT_MS = 10 * 60_000;
 
+// The verify path's statements, named so that each connection prepares them once.
+const HOLD_CREDIT = {
+  name: 'slipgate_hold_credit',
+  text: `WITH taken AS (
+     UPDATE accounts SET credits = credits - 1
+     WHERE id = $1 AND credits > 0 AND deleted_at IS NULL
+     RETURNING id
+   ), held AS (
+     INSERT INTO credit_holds (id, account_id, key_id, created_at)
+     SELECT $2::text, id, $3::text, $4::timestamptz FROM taken
+     RETURNING id
+   )
+   SELECT EXISTS (SELECT 1 FROM held) AS held,
+          EXISTS (SELECT 1 FROM accounts WHERE id = $1 AND deleted_at IS NULL) AS live`,
+};
+const SETTLE_HOLD = {
+  name: 'slipgate_settle_hold',
+  text: `WITH claimed AS (
+     DELETE FROM credit_holds WHERE id = $1 AND account_id = $2 RETURNING account_id
+   ), recorded AS (
+     INSERT INTO verify_transactions (${row.VT_COLUMNS})
+     SELECT $1::text, account_id, $3::text, $4::text, $5::text, $6::text, $7::numeric, $8::text, $9::text, $10::text, $11::integer, $12::jsonb, $13::timestamptz
+     FROM claimed
+     RETURNING id
+   ), charged AS (
+     UPDATE accounts SET usage = usage + 1 WHERE id IN (SELECT account_id FROM claimed)
+   )
+   SELECT EXISTS (SELECT 1 FROM recorded) AS settled`,
+};
+const RELEASE_HOLD = {
+  name: 'slipgate_release_hold',
+  text: `WITH released AS (
+     DELETE FROM credit_holds WHERE id = $1 AND account_id = $2 RETURNING account_id
+   ), refunded AS (
+     UPDATE accounts SET credits = credits + 1 WHERE id IN (SELECT account_id FROM released)
+   )
+   INSERT INTO request_errors (${row.ERROR_COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)
+   ON CONFLICT (id) DO NOTHING`,
+};
+const INSERT_REQUEST_ERROR = {
+  name: 'slipgate_insert_request_error',
+  text: `INSERT INTO request_errors (${row.ERROR_COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12) ON CONFLICT (id) DO NOTHING`,
+};
+
 const time = (ms: number) => new Date(ms);
 const params = (values: readonly unknown[]) => values.map((v) => (typeof v === 'string' ? row.noNul(v) : v));
+const query = (sql: Statement, values: readonly unknown[]): pg.QueryConfig => ({ ...(typeof sql === 'string' ? { text: sql } : sql), values: params(values) });
 
 export class PostgresStore implements Store {
   readonly engine = 'postgres' as const;
@@ -68,7 +115,7 @@ export class PostgresStore implements Store {
     this.pool.on('connect', (client) => client.on('error', () => {}));
     this.run = async (sql, values = []) => {
       try {
-        return await this.pool.query(sql, params(values));
+        return await this.pool.query(query(sql, values));
       } catch (err) {
         throw mapError(err);
       }
@@ -86,7 +133,7 @@ export class PostgresStore implements Store {
     let broken: Error | undefined;
     try {
       await client.query('BEGIN');
-      const result = await fn((sql, values = []) => client.query(sql, params(values)));
+      const result = await fn((sql, values = []) => client.query(query(sql, values)));
       await client.query('COMMIT');
       return result;
     } catch (err) {
@@ -199,20 +246,7 @@ export class PostgresStore implements Store {
     // One statement, so one transaction: the conditional UPDATE waits on the
     // row lock and re-checks `credits > 0` against the committed value, and
     // the hold row is written only if the credit was taken.
-    const { rows } = await this.run<{ held: boolean; live: boolean }>(
-      `WITH taken AS (
-         UPDATE accounts SET credits = credits - 1
-         WHERE id = $1 AND credits > 0 AND deleted_at IS NULL
-         RETURNING id
-       ), held AS (
-         INSERT INTO credit_holds (id, account_id, key_id, created_at)
-         SELECT $2::text, id, $3::text, $4::timestamptz FROM taken
-         RETURNING id
-       )
-       SELECT EXISTS (SELECT 1 FROM held) AS held,
-              EXISTS (SELECT 1 FROM accounts WHERE id = $1 AND deleted_at IS NULL) AS live`,
-      [hold.accountId, hold.id, hold.keyId, hold.createdAt],
-    );
+    const { rows } = await this.run<{ held: boolean; live: boolean }>(HOLD_CREDIT, [hold.accountId, hold.id, hold.keyId, hold.createdAt]);
     const r = rows[0]!;
     return r.held ? 'held' : r.live ? 'insufficient' : 'no_account';
   }
@@ -220,34 +254,12 @@ export class PostgresStore implements Store {
   async settleHold(r: VerifyTransactionRecord): Promise<void> {
     // Deleting the hold is the claim: a concurrent settle, release or
     // recovery of the same hold waits on the row and then finds it gone.
-    const { rows } = await this.run<{ settled: boolean }>(
-      `WITH claimed AS (
-         DELETE FROM credit_holds WHERE id = $1 AND account_id = $2 RETURNING account_id
-       ), recorded AS (
-         INSERT INTO verify_transactions (${row.VT_COLUMNS})
-         SELECT $1::text, account_id, $3::text, $4::text, $5::text, $6::text, $7::numeric, $8::text, $9::text, $10::text, $11::integer, $12::jsonb, $13::timestamptz
-         FROM claimed
-         RETURNING id
-       ), charged AS (
-         UPDATE accounts SET usage = usage + 1 WHERE id IN (SELECT account_id FROM claimed)
-       )
-       SELECT EXISTS (SELECT 1 FROM recorded) AS settled`,
-      row.vtParams(r),
-    );
+    const { rows } = await this.run<{ settled: boolean }>(SETTLE_HOLD, row.vtParams(r));
     if (!rows[0]!.settled) throw new StoreError('conflict', `hold ${r.id} no longer exists`);
   }
 
   async releaseHold(r: RequestErrorRecord & { accountId: string }): Promise<void> {
-    await this.run(
-      `WITH released AS (
-         DELETE FROM credit_holds WHERE id = $1 AND account_id = $2 RETURNING account_id
-       ), refunded AS (
-         UPDATE accounts SET credits = credits + 1 WHERE id IN (SELECT account_id FROM released)
-       )
-       INSERT INTO request_errors (${row.ERROR_COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)
-       ON CONFLICT (id) DO NOTHING`,
-      row.errorParams(r),
-    );
+    await this.run(RELEASE_HOLD, row.errorParams(r));
   }
 
   async recoverStaleHolds(olderThan: Date, now: Date): Promise<RecoveryResult> {
@@ -286,10 +298,7 @@ export class PostgresStore implements Store {
   }
 
   async insertRequestError(r: RequestErrorRecord): Promise<void> {
-    await this.run(
-      `INSERT INTO request_errors (${row.ERROR_COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12) ON CONFLICT (id) DO NOTHING`,
-      row.errorParams(r),
-    );
+    await this.run(INSERT_REQUEST_ERROR, row.errorParams(r));
   }
 
   async applyLedgerEntry(entry: LedgerEntry): Promise<LedgerResult> {
