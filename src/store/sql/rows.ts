@@ -1,0 +1,192 @@
+// Row shapes shared by the SQL engines and their mapping to domain types.
+// The schemas have the same tables and columns; what differs is how a driver
+// hands back three kinds of value, so each engine supplies a Codec: times
+// (SQLite: epoch ms; PostgreSQL: Date), amounts (SQLite: number; PostgreSQL:
+// numeric as a string, since it may not fit a double) and JSON (SQLite:
+// text; PostgreSQL: jsonb, already parsed).
+import type {
+  Account,
+  AdminEvent,
+  AdminRole,
+  AdminToken,
+  ApiKey,
+  CreditHold,
+  ErrorKind,
+  LedgerEntry,
+  LedgerKind,
+  RequestErrorRecord,
+  VerifyTransactionRecord,
+} from '../../domain/types.js';
+
+export interface Codec<Time, Amount, Json> {
+  date(value: Time): Date;
+  amount(value: Amount): number;
+  json<T>(value: Json): T;
+}
+
+export interface AccountRow<Time> {
+  id: string;
+  name: string;
+  credits: number;
+  usage: number;
+  held: number;
+  created_at: Time;
+  deleted_at: Time | null;
+}
+export interface ApiKeyRow<Time> {
+  id: string;
+  account_id: string;
+  prefix: string;
+  hash: string;
+  created_at: Time;
+  last_used_at: Time | null;
+  revoked_at: Time | null;
+}
+export interface HoldRow<Time> {
+  id: string;
+  account_id: string;
+  key_id: string;
+  created_at: Time;
+}
+export interface VtRow<Time, Amount, Json> {
+  id: string;
+  account_id: string;
+  key_id: string;
+  request_id: string;
+  qrcode: string;
+  transaction_id: string;
+  amount: Amount;
+  sending_bank: string;
+  receiving_bank: string;
+  upstream: string;
+  latency_ms: number;
+  response: Json;
+  created_at: Time;
+}
+export interface ErrorRow<Time> {
+  id: string;
+  account_id: string | null;
+  key_id: string | null;
+  request_id: string;
+  qrcode: string | null;
+  transaction_id: string | null;
+  sending_bank: string | null;
+  kind: string;
+  message: string;
+  upstream: string | null;
+  latency_ms: number | null;
+  created_at: Time;
+}
+export interface LedgerRow<Time> {
+  id: string;
+  account_id: string;
+  kind: string;
+  delta: number;
+  reason: string;
+  actor: string;
+  idempotency_key: string | null;
+  created_at: Time;
+}
+export interface AdminTokenRow<Time> {
+  id: string;
+  name: string;
+  role: string;
+  prefix: string;
+  hash: string;
+  created_at: Time;
+  last_used_at: Time | null;
+  revoked_at: Time | null;
+}
+export interface AdminEventRow<Time, Json> {
+  id: string;
+  actor: string;
+  action: string;
+  target_id: string | null;
+  reason: string | null;
+  details: Json;
+  created_at: Time;
+}
+
+/** The row → domain mappers of one engine. */
+export function rowMappers<Time, Amount, Json>(c: Codec<Time, Amount, Json>) {
+  const maybeDate = (value: Time | null) => (value === null ? null : c.date(value));
+  return {
+    account: (r: AccountRow<Time>): Account => ({
+      id: r.id,
+      name: r.name,
+      credits: r.credits,
+      held: r.held,
+      usage: r.usage,
+      createdAt: c.date(r.created_at),
+      deletedAt: maybeDate(r.deleted_at),
+    }),
+    apiKey: (r: ApiKeyRow<Time>): ApiKey => ({
+      id: r.id,
+      accountId: r.account_id,
+      prefix: r.prefix,
+      hash: r.hash,
+      createdAt: c.date(r.created_at),
+      lastUsedAt: maybeDate(r.last_used_at),
+      revokedAt: maybeDate(r.revoked_at),
+    }),
+    hold: (r: HoldRow<Time>): CreditHold => ({ id: r.id, accountId: r.account_id, keyId: r.key_id, createdAt: c.date(r.created_at) }),
+    verifyTransaction: (r: VtRow<Time, Amount, Json>): VerifyTransactionRecord => ({
+      id: r.id,
+      accountId: r.account_id,
+      keyId: r.key_id,
+      requestId: r.request_id,
+      qrcode: r.qrcode,
+      transactionId: r.transaction_id,
+      amount: c.amount(r.amount),
+      sendingBank: r.sending_bank,
+      receivingBank: r.receiving_bank,
+      upstream: r.upstream,
+      latencyMs: r.latency_ms,
+      response: c.json<VerifyTransactionRecord['response']>(r.response),
+      createdAt: c.date(r.created_at),
+    }),
+    requestError: (r: ErrorRow<Time>): RequestErrorRecord => ({
+      id: r.id,
+      accountId: r.account_id,
+      keyId: r.key_id,
+      requestId: r.request_id,
+      qrcode: r.qrcode,
+      transactionId: r.transaction_id,
+      sendingBank: r.sending_bank,
+      kind: r.kind as ErrorKind,
+      message: r.message,
+      upstream: r.upstream,
+      latencyMs: r.latency_ms,
+      createdAt: c.date(r.created_at),
+    }),
+    ledger: (r: LedgerRow<Time>): LedgerEntry => ({
+      id: r.id,
+      accountId: r.account_id,
+      kind: r.kind as LedgerKind,
+      delta: r.delta,
+      reason: r.reason,
+      actor: r.actor,
+      idempotencyKey: r.idempotency_key,
+      createdAt: c.date(r.created_at),
+    }),
+    adminToken: (r: AdminTokenRow<Time>): AdminToken => ({
+      id: r.id,
+      name: r.name,
+      role: r.role as AdminRole,
+      prefix: r.prefix,
+      hash: r.hash,
+      createdAt: c.date(r.created_at),
+      lastUsedAt: maybeDate(r.last_used_at),
+      revokedAt: maybeDate(r.revoked_at),
+    }),
+    adminEvent: (r: AdminEventRow<Time, Json>): AdminEvent => ({
+      id: r.id,
+      actor: r.actor,
+      action: r.action,
+      targetId: r.target_id,
+      reason: r.reason,
+      details: c.json<Record<string, unknown>>(r.details),
+      createdAt: c.date(r.created_at),
+    }),
+  };
+}
