@@ -7,7 +7,7 @@ import type { Upstream, UpstreamResult } from '../upstream/upstream.js';
 import { hashSecret } from './api-key.js';
 import { ACCOUNT_ERRORS, UPSTREAM_MESSAGES, type AccountErrorKind } from './errors.js';
 import { mapSlip, SlipMappingError } from './mapping.js';
-import { parseSlipQr } from './slip-qr.js';
+import { parseSlipQr, type SlipRef } from './slip-qr.js';
 import type { ApiKey, ErrorKind, RequestErrorRecord, VerifiedSlip } from './types.js';
 import { KeyCache } from './key-cache.js';
 import { checkVerifyBody, type BodyProblem } from './verify-request.js';
@@ -129,7 +129,7 @@ export class VerificationService {
       if (!account || account.deletedAt) return this.accountError('user_not_found', { ...who, qrcode });
       if (account.credits <= 0) return this.accountError('insufficient_fund', { ...who, qrcode });
       const message = `invalid slip QR code: ${parsed.reason}`;
-      await store.insertRequestError(this.errorRecord(who, qrcode, 'invalid_qr', message, null, 0));
+      await store.insertRequestError(this.errorRecord(who, qrcode, null, 'invalid_qr', message, null, 0));
       return failure(message);
     }
 
@@ -152,20 +152,20 @@ export class VerificationService {
     who: { id: string; requestId: string; accountId: string; keyId: string },
     key: ApiKey,
     qrcode: string,
-    slip: { sendingBank: string; transRef: string },
+    slip: SlipRef,
     started: number,
     checks?: CheckRequest,
   ): Promise<VerifyOutcome> {
     const { store } = this.deps;
     const held = await store.holdCredit({ id: who.id, accountId: key.accountId, keyId: key.id, createdAt: this.now() });
-    if (held === 'insufficient') return this.accountError('insufficient_fund', { ...who, qrcode });
-    if (held === 'no_account') return this.accountError('user_not_found', { ...who, qrcode });
+    if (held === 'insufficient') return this.accountError('insufficient_fund', { ...who, qrcode, slip });
+    if (held === 'no_account') return this.accountError('user_not_found', { ...who, qrcode, slip });
 
     const result = await this.askNetwork({ ...slip, requestId: who.requestId });
     const latencyMs = Math.round(performance.now() - started);
 
     if (!result.ok) {
-      await store.releaseHold({ ...this.errorRecord(who, qrcode, result.kind, result.message, result.upstream, latencyMs), accountId: key.accountId });
+      await store.releaseHold({ ...this.errorRecord(who, qrcode, slip, result.kind, result.message, result.upstream, latencyMs), accountId: key.accountId });
       return failure(result.message);
     }
     let data: VerifiedSlip;
@@ -177,7 +177,7 @@ export class VerificationService {
       if (!(err instanceof SlipMappingError)) this.deps.logger.error({ err, requestId: who.requestId }, 'unexpected bank payload');
       const detail = err instanceof SlipMappingError ? err.message : 'unreadable transaction data';
       const message = `${UPSTREAM_MESSAGES.upstream_error}: ${detail}`;
-      await store.releaseHold({ ...this.errorRecord(who, qrcode, 'upstream_error', message, result.upstream, latencyMs), accountId: key.accountId });
+      await store.releaseHold({ ...this.errorRecord(who, qrcode, slip, 'upstream_error', message, result.upstream, latencyMs), accountId: key.accountId });
       return failure(message);
     }
     try {
@@ -243,24 +243,23 @@ export class VerificationService {
 
   private async accountError(
     kind: AccountErrorKind,
-    who: { id: string; requestId: string; accountId: string | null; keyId: string | null; qrcode?: string },
+    who: { id: string; requestId: string; accountId: string | null; keyId: string | null; qrcode?: string; slip?: SlipRef },
   ): Promise<VerifyOutcome> {
     const { code, status, message } = ACCOUNT_ERRORS[kind];
-    await this.deps.store.insertRequestError(this.errorRecord(who, who.qrcode ?? null, kind, message, null, null));
+    await this.deps.store.insertRequestError(this.errorRecord(who, who.qrcode ?? null, who.slip ?? null, kind, message, null, null));
     return { httpStatus: status, body: { status: 'error', code, message } };
   }
 
   private errorRecord(
     who: { id: string; requestId: string; accountId: string | null; keyId: string | null },
     qrcode: string | null,
+    /** The parsed QR, when it parsed: a failed slip is then found like a verified one. */
+    slip: SlipRef | null,
     kind: ErrorKind,
     message: string,
     upstream: string | null,
     latencyMs: number | null,
   ): RequestErrorRecord {
-    // Error paths only: parsing again is cheaper than threading the slip through.
-    const parsed = qrcode ? parseSlipQr(qrcode) : null;
-    const slip = parsed?.ok ? parsed.slip : null;
     return {
       id: who.id,
       accountId: who.accountId,
