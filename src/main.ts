@@ -14,14 +14,14 @@ import { openStore } from './store/open.js';
 import type { Store } from './store/store.js';
 import { buildUpstream } from './upstream/build.js';
 import { describeUpstreamConfig, loadUpstreamConfigs, type UpstreamConfig } from './upstream/config.js';
-import type { DomainHealth, ReloadSummary, UpstreamPool } from './upstream/pool.js';
+import { UpstreamPool, type DomainHealth, type ReloadSummary } from './upstream/pool.js';
 import { SandboxUpstream } from './upstream/sandbox/sandbox-upstream.js';
-import type { Upstream } from './upstream/upstream.js';
+import type { BankAdapter } from './upstream/upstream.js';
 
 export interface RunOptions {
   logger: Logger;
-  /** Overrides the configured network (tests). */
-  upstream?: Upstream;
+  /** Overrides the configured network (tests): a pool, or one adapter whose answers are checked like any bank's. */
+  upstream?: BankAdapter | UpstreamPool;
 }
 
 export interface Running {
@@ -46,7 +46,8 @@ export async function run(config: Config, { logger, ...opts }: RunOptions): Prom
     logger,
     sandbox: (c) => new SandboxUpstream(c.name, config.SANDBOX_LATENCY_MS),
   });
-  const upstream: Upstream = opts.upstream ?? pool;
+  const override = opts.upstream;
+  const upstream = override instanceof UpstreamPool ? override : override ? UpstreamPool.of(override, { logger }) : pool;
   const verification = new VerificationService({
     store,
     upstream,
@@ -103,11 +104,11 @@ export async function run(config: Config, { logger, ...opts }: RunOptions): Prom
       await stopped;
       recovery.stop();
       await pool.close();
-      await opts.upstream?.close?.();
+      if (upstream !== pool) await upstream.close();
       await store.close();
       logger.info('stopped');
     })());
-  const reloadUpstreams = () => (opts.upstream ? null : pool.reload(upstreamConfigs({ ...config, env: process.env }, logger)));
+  const reloadUpstreams = () => (override ? null : pool.reload(upstreamConfigs({ ...config, env: process.env }, logger)));
   return { publicUrl, adminUrl, store, verification, upstreamHealth: () => pool.health(), reloadUpstreams, close };
 }
 

@@ -1,5 +1,7 @@
 // Maps the verification network's transaction (rawData) to the response
-// `data` of spec §2.2. rawData itself is passed through untouched.
+// `data` the caller gets (docs in README "API"). rawData itself is passed
+// through untouched. Everything the answer states is checked here, once:
+// a payload that cannot be answered truthfully is the network's failure.
 import { bankShortName } from './banks.js';
 import type { RawParty, RawSlipData, VerifiedSlip } from './types.js';
 
@@ -12,13 +14,11 @@ export class SlipMappingError extends Error {
 }
 
 export function mapSlip(raw: RawSlipData): VerifiedSlip {
-  const amount = typeof raw.amount === 'number' ? raw.amount : Number(raw.amount);
-  if (typeof raw.amount === 'string' && raw.amount.trim() === '') throw new SlipMappingError('amount is empty');
-  if (!Number.isFinite(amount)) throw new SlipMappingError('amount is not a number');
+  const amount = amountOf(raw.amount);
   if (typeof raw.transRef !== 'string' || raw.transRef === '') throw new SlipMappingError('transRef is missing');
   const { dateTime, timestamp } = bangkokTime(raw.transDate, raw.transTime);
-  const sender = party(raw.sender);
-  const receiver = party(raw.receiver);
+  const sender = party(raw.sender, 'sender');
+  const receiver = party(raw.receiver, 'receiver');
   const sendingBank = String(raw.sendingBank ?? '');
   const receivingBank = String(raw.receivingBank ?? '');
   return {
@@ -52,14 +52,42 @@ export function bangkokTime(transDate: unknown, transTime: unknown): { dateTime:
   const utcMs = Date.UTC(y, mo - 1, da, h, mi, s) - BANGKOK_OFFSET_MS;
   const check = new Date(utcMs + BANGKOK_OFFSET_MS);
   // Date.UTC rolls 2025-13-15 over into 2026-01-15: compare every part.
-  if (check.getUTCFullYear() !== y || check.getUTCMonth() !== mo - 1 || check.getUTCDate() !== da || check.getUTCHours() !== h || check.getUTCMinutes() !== mi) {
+  if (
+    check.getUTCFullYear() !== y ||
+    check.getUTCMonth() !== mo - 1 ||
+    check.getUTCDate() !== da ||
+    check.getUTCHours() !== h ||
+    check.getUTCMinutes() !== mi ||
+    check.getUTCSeconds() !== s
+  ) {
     throw new SlipMappingError('transDate/transTime is not a real time');
   }
   return { dateTime: `${d[1]}-${d[2]}-${d[3]}T${transTime as string}+07:00`, timestamp: utcMs / 1000 };
 }
 
-function party(p: RawParty | '' | undefined): RawParty {
-  return p && typeof p === 'object' ? p : {};
+const DECIMAL = /^\d+(?:\.\d+)?$/;
+
+/** Baht as a number or as plain decimal text; > 0, at most two decimals (satang). */
+function amountOf(value: unknown): number {
+  let amount: number;
+  if (typeof value === 'number') amount = value;
+  else if (typeof value === 'string' && DECIMAL.test(value.trim())) amount = Number(value.trim());
+  else throw new SlipMappingError(value === '' || value === undefined || value === null ? 'amount is empty' : 'amount is not a number');
+  if (!Number.isFinite(amount)) throw new SlipMappingError('amount is not a number');
+  if (amount <= 0) throw new SlipMappingError('amount is not positive');
+  const satang = amount * 100;
+  if (Math.abs(satang - Math.round(satang)) > 1e-6) throw new SlipMappingError('amount has more than two decimals');
+  return amount;
+}
+
+/** A party must be there and name someone: a name or a masked account or proxy. */
+function party(p: RawParty | '' | undefined, which: 'sender' | 'receiver'): RawParty {
+  if (!p || typeof p !== 'object' || Array.isArray(p)) throw new SlipMappingError(`${which} is missing`);
+  // A name of the wrong type counts as given here; text() then refuses it by name.
+  const named = [p.displayName, p.name].some((v) => v !== undefined && v !== null && !(typeof v === 'string' && v.trim() === ''));
+  const reachable = [p.account, p.proxy].some((f) => f && typeof f === 'object' && typeof f.value === 'string' && f.value.trim() !== '');
+  if (!named && !reachable) throw new SlipMappingError(`${which} is missing`);
+  return p;
 }
 
 function valueOf(field: RawParty['proxy']): string {

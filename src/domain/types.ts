@@ -34,20 +34,8 @@ export interface CreditHold {
   createdAt: Date;
 }
 
-export type ErrorKind =
-  | 'missing_api_key'
-  | 'invalid_api_key'
-  | 'user_not_found'
-  | 'insufficient_fund'
-  | 'invalid_qr'
-  | 'slip_not_found'
-  | 'upstream_timeout'
-  | 'upstream_error'
-  | 'upstream_unavailable'
-  /** The process died mid-verification; recovery released the hold. */
-  | 'interrupted';
-
-export const ERROR_KINDS: readonly ErrorKind[] = [
+/** Why a request failed; every failure is free. Listed once, the type follows. */
+export const ERROR_KINDS = [
   'missing_api_key',
   'invalid_api_key',
   'user_not_found',
@@ -57,8 +45,13 @@ export const ERROR_KINDS: readonly ErrorKind[] = [
   'upstream_timeout',
   'upstream_error',
   'upstream_unavailable',
+  /** The bank answered about another slip than the QR names. */
+  'upstream_mismatch',
+  /** The process died mid-verification; recovery released the hold. */
   'interrupted',
-];
+] as const;
+
+export type ErrorKind = (typeof ERROR_KINDS)[number];
 
 /** Audit record of a successful (charged) verification. */
 export interface VerifyTransactionRecord {

@@ -6,7 +6,6 @@ import type { Store } from '../store/store.js';
 import type { Upstream, UpstreamResult } from '../upstream/upstream.js';
 import { hashSecret } from './api-key.js';
 import { ACCOUNT_ERRORS, UPSTREAM_MESSAGES, type AccountErrorKind } from './errors.js';
-import { mapSlip, SlipMappingError } from './mapping.js';
 import { parseSlipQr, type SlipRef } from './slip-qr.js';
 import type { ApiKey, ErrorKind, RequestErrorRecord, VerifiedSlip } from './types.js';
 import { KeyCache } from './key-cache.js';
@@ -164,22 +163,13 @@ export class VerificationService {
     const result = await this.askNetwork({ ...slip, requestId: who.requestId });
     const latencyMs = Math.round(performance.now() - started);
 
+    // A refused bank answer (another slip, broken data) arrives here as a
+    // failure like any other: released, recorded, never charged.
     if (!result.ok) {
       await store.releaseHold({ ...this.errorRecord(who, qrcode, slip, result.kind, result.message, result.upstream, latencyMs), accountId: key.accountId });
       return failure(result.message);
     }
-    let data: VerifiedSlip;
-    try {
-      data = mapSlip(result.data);
-    } catch (err) {
-      // Whatever the bank sent, a payload we cannot map is the network's
-      // failure: answered as such, the credit released, never a 503.
-      if (!(err instanceof SlipMappingError)) this.deps.logger.error({ err, requestId: who.requestId }, 'unexpected bank payload');
-      const detail = err instanceof SlipMappingError ? err.message : 'unreadable transaction data';
-      const message = `${UPSTREAM_MESSAGES.upstream_error}: ${detail}`;
-      await store.releaseHold({ ...this.errorRecord(who, qrcode, slip, 'upstream_error', message, result.upstream, latencyMs), accountId: key.accountId });
-      return failure(message);
-    }
+    const data = result.slip;
     try {
       await store.settleHold({
         id: who.id,

@@ -27,5 +27,5 @@ export const BreakerStateEnum = builder.enumType('BreakerState', {
 });
 
 export const UpstreamFailureKindEnum = builder.enumType('UpstreamFailureKind', {
-  values: upper<UpstreamFailureKind>(['slip_not_found', 'upstream_timeout', 'upstream_error', 'upstream_unavailable']),
+  values: upper<UpstreamFailureKind>(['slip_not_found', 'upstream_timeout', 'upstream_error', 'upstream_unavailable', 'upstream_mismatch']),
 });

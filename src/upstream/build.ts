@@ -4,11 +4,11 @@ import { KbankUpstream } from './kbank/kbank-upstream.js';
 import { UpstreamPool, type UpstreamPoolOptions } from './pool.js';
 import { ScbUpstream } from './scb/scb-upstream.js';
 import type { OAuthBankOptions } from './shared/oauth-bank-upstream.js';
-import type { SlipQuery, Upstream, UpstreamResult } from './upstream.js';
+import type { BankAdapter, BankAnswer, SlipQuery } from './upstream.js';
 
 export interface BuildUpstreamOptions extends Omit<UpstreamPoolOptions, 'createAdapter'> {
   /** Builds the built-in sandbox network for provider "sandbox" entries. */
-  sandbox: (config: SandboxUpstreamConfig) => Upstream;
+  sandbox: (config: SandboxUpstreamConfig) => BankAdapter;
   /** Passed to every bank adapter (timeouts, clock). */
   bankOptions?: OAuthBankOptions;
 }
@@ -22,7 +22,7 @@ export function createAdapter(
   config: UpstreamConfig,
   sandbox: BuildUpstreamOptions['sandbox'],
   bankOptions: OAuthBankOptions = {},
-): Upstream {
+): BankAdapter {
   switch (config.provider) {
     case 'kbank':
       return new KbankUpstream(config, bankOptions);
@@ -34,11 +34,11 @@ export function createAdapter(
 }
 
 /** Results must carry the configured domain name, whatever the factory named it. */
-function named(inner: Upstream, name: string): Upstream {
+function named(inner: BankAdapter, name: string): BankAdapter {
   if (inner.name === name) return inner;
   return {
     name,
-    async verify(query: SlipQuery, signal: AbortSignal): Promise<UpstreamResult> {
+    async verify(query: SlipQuery, signal: AbortSignal): Promise<BankAnswer> {
       const result = await inner.verify(query, signal);
       return result.ok ? { ...result, upstream: name } : { ...result, upstream: result.upstream === null ? null : name };
     },

@@ -1,7 +1,7 @@
 // Health of one domain configuration: counters, recent latencies and a
 // circuit breaker, so a dead domain stops taking requests for a while and is
 // then probed with one request before it gets traffic again.
-import type { UpstreamFailureKind, UpstreamResult } from './upstream.js';
+import type { UpstreamFailureKind } from './upstream.js';
 
 export type BreakerState = 'closed' | 'open' | 'half_open';
 
@@ -14,15 +14,19 @@ export interface BreakerOptions {
 
 export type FailureCounts = Record<UpstreamFailureKind, number>;
 
-/** slip_not_found is a healthy bank answering "no such slip": it never trips the breaker. */
-const TRIPS_BREAKER: ReadonlySet<UpstreamFailureKind> = new Set(['upstream_error', 'upstream_unavailable', 'upstream_timeout']);
+/**
+ * slip_not_found is a healthy bank answering "no such slip": it never trips
+ * the breaker. A domain that answers about the wrong slip is as unusable as
+ * one that is down.
+ */
+const TRIPS_BREAKER: ReadonlySet<UpstreamFailureKind> = new Set(['upstream_error', 'upstream_unavailable', 'upstream_timeout', 'upstream_mismatch']);
 
 export type BreakerChange = 'opened' | 'closed' | null;
 
 export class DomainHealthTracker {
   requests = 0;
   consecutiveFailures = 0;
-  readonly failuresByKind: FailureCounts = { slip_not_found: 0, upstream_timeout: 0, upstream_error: 0, upstream_unavailable: 0 };
+  readonly failuresByKind: FailureCounts = { slip_not_found: 0, upstream_timeout: 0, upstream_error: 0, upstream_unavailable: 0, upstream_mismatch: 0 };
   private readonly latencies: LatencyRing;
   private openedAt: number | null = null;
   private probeInFlight = false;
@@ -58,7 +62,7 @@ export class DomainHealthTracker {
     return true;
   }
 
-  record(result: UpstreamResult, latencyMs: number, wasProbe: boolean): BreakerChange {
+  record(result: { ok: true } | { ok: false; kind: UpstreamFailureKind }, latencyMs: number, wasProbe: boolean): BreakerChange {
     this.latencies.add(latencyMs);
     if (wasProbe) this.probeInFlight = false;
     if (!result.ok) this.failuresByKind[result.kind]++;

@@ -2,20 +2,24 @@
 // chosen at random by weight among those enabled and not shut out by their
 // circuit breaker. The caller's AbortSignal is the one deadline for all of it;
 // when a domain cannot even be reached, one other domain is tried within it.
+// Every domain's answer passes acceptBankAnswer here, whatever its provider,
+// and a refused answer counts against that domain like any other failure.
+import { acceptBankAnswer } from '../domain/bank-answer.js';
 import type { UpstreamConfig, UpstreamProvider } from './config.js';
 import { DomainHealthTracker, type BreakerState, type FailureCounts } from './domain-health.js';
-import { failure, isConnectionFailure, MESSAGES, publicResult } from './shared/outcomes.js';
-import type { SlipQuery, Upstream, UpstreamResult } from './upstream.js';
+import { failure, isConnectionFailure, MESSAGES, publicFailure, type AdapterFailure } from './shared/outcomes.js';
+import type { BankAdapter, SlipQuery, Upstream, UpstreamFailure, UpstreamResult } from './upstream.js';
 
 /** The part of a pino logger the pool uses. */
 export interface UpstreamLogger {
+  error(obj: object, msg: string): void;
   warn(obj: object, msg: string): void;
   info?(obj: object, msg: string): void;
 }
 
 export interface UpstreamPoolOptions {
   /** Builds the adapter of one domain; see build.ts. */
-  createAdapter: (config: UpstreamConfig) => Upstream;
+  createAdapter: (config: UpstreamConfig) => BankAdapter;
   logger?: UpstreamLogger;
   /** Uniform in [0, 1); injectable so tests are deterministic. */
   random?: () => number;
@@ -56,7 +60,7 @@ export interface ReloadSummary {
 
 interface Member {
   readonly config: UpstreamConfig;
-  readonly upstream: Upstream;
+  readonly upstream: BankAdapter;
   readonly health: DomainHealthTracker;
   inFlight: number;
   /** Replaced by a reload; closed once its last request finishes. */
@@ -84,6 +88,16 @@ export class UpstreamPool implements Upstream {
     this.reload(configs);
   }
 
+  /**
+   * One adapter as a pool of one, so an injected network (tests, embedding)
+   * gets the same answer checks. No breaker by default: with a single
+   * domain there is nowhere else to send the traffic.
+   */
+  static of(adapter: BankAdapter, opts: Omit<UpstreamPoolOptions, 'createAdapter'> = {}): UpstreamPool {
+    const config: UpstreamConfig = { name: adapter.name, provider: 'sandbox', weight: 1, enabled: true };
+    return new UpstreamPool([config], { breakerThreshold: Number.POSITIVE_INFINITY, ...opts, createAdapter: () => adapter });
+  }
+
   async verify(query: SlipQuery, signal: AbortSignal): Promise<UpstreamResult> {
     // Out of time before asking anyone: no domain is to blame.
     if (signal.aborted) return { ok: false, kind: 'upstream_timeout', message: MESSAGES.timeout, upstream: null };
@@ -91,10 +105,11 @@ export class UpstreamPool implements Upstream {
     if (!first) return ALL_UNAVAILABLE;
     const result = await this.attempt(first, query, signal);
     // Only when the bank never got the request is a second domain safe and useful.
-    if (result.ok || !isConnectionFailure(result) || signal.aborted) return publicResult(result);
+    if (result.ok || !isConnectionFailure(result) || signal.aborted) return result.ok ? result : publicFailure(result);
     const second = this.pick(first);
-    if (!second) return publicResult(result);
-    return publicResult(await this.attempt(second, query, signal));
+    if (!second) return publicFailure(result);
+    const retried = await this.attempt(second, query, signal);
+    return retried.ok ? retried : publicFailure(retried);
   }
 
   /**
@@ -169,14 +184,15 @@ export class UpstreamPool implements Upstream {
     return eligible.at(-1);
   }
 
-  private async attempt(member: Member, query: SlipQuery, signal: AbortSignal): Promise<UpstreamResult> {
+  private async attempt(member: Member, query: SlipQuery, signal: AbortSignal): Promise<UpstreamResult | AdapterFailure> {
     const { name } = member.config;
     const wasProbe = member.health.begin();
     member.inFlight++;
     const started = performance.now();
-    let result: UpstreamResult;
+    let result: UpstreamResult | AdapterFailure;
     try {
-      result = await member.upstream.verify(query, signal);
+      const answer = await member.upstream.verify(query, signal);
+      result = answer.ok ? this.accept(query, answer.data, name) : answer;
     } catch (err) {
       // The port says adapters never reject; one that does is a bug, not an outage.
       this.opts.logger?.warn({ err, upstream: name, requestId: query.requestId }, 'upstream adapter threw');
@@ -204,6 +220,21 @@ export class UpstreamPool implements Upstream {
     return result;
   }
 
+  /** The domain's rule for bank answers; a refusal names the domain. */
+  private accept(query: SlipQuery, data: unknown, upstream: string): UpstreamResult {
+    const verdict = acceptBankAnswer(query, data);
+    if (verdict.ok) return { ok: true, slip: verdict.slip, upstream };
+    if (verdict.cause) this.opts.logger?.error({ err: verdict.cause, upstream, requestId: query.requestId }, 'unexpected bank payload');
+    if (verdict.answered) {
+      // Never a key or a QR: the references are what an operator needs to chase the domain.
+      this.opts.logger?.error(
+        { upstream, requestId: query.requestId, asked: { transRef: query.transRef, sendingBank: query.sendingBank }, answered: verdict.answered },
+        'bank answered about a different slip; answer refused',
+      );
+    }
+    return failure(verdict.kind, verdict.message, upstream) satisfies UpstreamFailure;
+  }
+
   private newMember(config: UpstreamConfig): Member {
     return {
       config,
@@ -220,7 +251,7 @@ function sameConfig(a: UpstreamConfig, b: UpstreamConfig): boolean {
   return JSON.stringify(a) === JSON.stringify(b);
 }
 
-async function closeQuietly(upstream: Upstream): Promise<void> {
+async function closeQuietly(upstream: BankAdapter): Promise<void> {
   try {
     await upstream.close?.();
   } catch {

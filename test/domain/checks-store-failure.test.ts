@@ -10,6 +10,7 @@ import { createLogger } from '../../src/log.js';
 import { openStore } from '../../src/store/open.js';
 import type { Store } from '../../src/store/store.js';
 import { sandboxQr } from '../../src/upstream/sandbox/sandbox-qr.js';
+import { UpstreamPool } from '../../src/upstream/pool.js';
 import { SandboxUpstream } from '../../src/upstream/sandbox/sandbox-upstream.js';
 import { tempDir } from '../helpers/temp.js';
 
@@ -35,7 +36,7 @@ describe('duplicate check when the history lookup fails', () => {
       },
     });
     const { account, apiKey } = await new AccountService(store).createAccount({ name: 'Shop', credits: 2, actor: 'test' });
-    const verification = new VerificationService({ store: failing, upstream: new SandboxUpstream(), timeoutMs: 2_000, logger: createLogger('silent'), newId: () => newId('req') });
+    const verification = new VerificationService({ store: failing, upstream: UpstreamPool.of(new SandboxUpstream()), timeoutMs: 2_000, logger: createLogger('silent'), newId: () => newId('req') });
     const out = await verification.verify({
       apiKey: apiKey.secret,
       contentType: 'application/json',

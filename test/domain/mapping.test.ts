@@ -66,9 +66,12 @@ describe('mapSlip', () => {
     expect(m.receiverProxyType).toBe('');
   });
 
-  it('answers "" for every party field when a party is the empty string', () => {
-    const m = mapSlip(raw({ sender: '', receiver: '' }));
-    expect([m.senderName, m.senderNameEN, m.senderBankAccountNumber, m.receiverName, m.receiverPromptpay]).toEqual(['', '', '', '', '']);
+  it('refuses an answer whose sender or receiver is missing or names nobody', () => {
+    expect(() => mapSlip(raw({ sender: '' }))).toThrow(/sender is missing/);
+    expect(() => mapSlip(raw({ receiver: '' }))).toThrow(/receiver is missing/);
+    expect(() => mapSlip(raw({ receiver: { displayName: ' ', name: '', proxy: '', account: '' } }))).toThrow(/receiver is missing/);
+    // A party known only by its masked account is still a party.
+    expect(mapSlip(raw({ sender: { proxy: '', account: { type: 'BANKAC', value: 'xxx-x-x1234-x' } } })).senderBankAccountNumber).toBe('xxx-x-x1234-x');
   });
 
   it('keeps unknown bank codes as they are', () => {
@@ -83,6 +86,13 @@ describe('mapSlip', () => {
     ['an impossible date', { transDate: '20250230' }],
     ['a malformed time', { transTime: '25:61' }],
     ['a missing transRef', { transRef: '' }],
+    ['a zero amount', { amount: '0.00' }],
+    ['a negative amount', { amount: -5 }],
+    ['an amount with three decimals', { amount: '100.385' }],
+    ['an amount in hexadecimal', { amount: '0x10' }],
+    ['an amount in exponent form', { amount: '1e3' }],
+    ['an infinite amount', { amount: Number.POSITIVE_INFINITY }],
+    ['a time with 60 seconds', { transTime: '10:00:60' }],
   ])('refuses %s', (_n, over) => {
     expect(() => mapSlip(raw(over as Partial<RawSlipData>))).toThrow(SlipMappingError);
   });

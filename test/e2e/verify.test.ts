@@ -274,7 +274,7 @@ describe('POST /api/v1/verify with a bank answer slipgate cannot read', () => {
     async verify(query: Parameters<SandboxUpstream['verify']>[0], signal: AbortSignal) {
       const result = await sandbox.verify(query, signal);
       if (!result.ok) return result;
-      const data = { ...result.data };
+      const data = { ...(result.data as object) };
       Object.defineProperty(data, 'amount', { get: () => { throw new TypeError('cannot read amount'); }, enumerable: true });
       return { ...result, upstream: 'broken', data };
     },

@@ -180,7 +180,7 @@ describe('GraphQL admin API: audit log, usage and upstreams', () => {
       const ok = successes.filter((n) => n.upstream === u.name).length;
       const failed = failures.filter((n) => n.upstream === u.name).length;
       expect(u).toMatchObject({ provider: 'sandbox', enabled: true, weight: 1, breaker: 'CLOSED', requests: ok + failed, failures: failed });
-      expect(u.failuresByKind.map((f: { kind: string }) => f.kind).sort()).toEqual(['SLIP_NOT_FOUND', 'UPSTREAM_ERROR', 'UPSTREAM_TIMEOUT', 'UPSTREAM_UNAVAILABLE']);
+      expect(u.failuresByKind.map((f: { kind: string }) => f.kind).sort()).toEqual(['SLIP_NOT_FOUND', 'UPSTREAM_ERROR', 'UPSTREAM_MISMATCH', 'UPSTREAM_TIMEOUT', 'UPSTREAM_UNAVAILABLE']);
       if (u.requests > 0) expect(u.p95Ms).toBeGreaterThanOrEqual(u.p50Ms);
     }
     expect(upstreams.reduce((n, u) => n + u.requests, 0)).toBe(8);

@@ -8,11 +8,14 @@ import { VERIFY_PATH } from '../../src/http/public-app.js';
 import { createLogger } from '../../src/log.js';
 import { run, type Running } from '../../src/main.js';
 import { SandboxUpstream } from '../../src/upstream/sandbox/sandbox-upstream.js';
-import type { Upstream } from '../../src/upstream/upstream.js';
+import type { UpstreamPool } from '../../src/upstream/pool.js';
+import type { BankAdapter } from '../../src/upstream/upstream.js';
 import { tempDir } from './temp.js';
 
 export interface TestApp extends Running {
   accounts: AccountService;
+  /** The store this app runs on, for doctor and raw probes. */
+  databaseUrl: string;
   /** A new account with `credits` and its API key. */
   account(credits: number): Promise<{ accountId: string; apiKey: string }>;
   post(body: unknown, headers?: Record<string, string>): Promise<{ status: number; headers: Headers; body: any }>;
@@ -23,7 +26,7 @@ export interface TestApp extends Running {
 export interface TestAppOptions {
   env?: Record<string, string>;
   /** Defaults to the sandbox network; null uses the network configured by UPSTREAMS (env). */
-  upstream?: Upstream | null;
+  upstream?: BankAdapter | UpstreamPool | null;
   /** Defaults to a fresh SQLite file. */
   databaseUrl?: string;
   /** Defaults to a silent logger. */
@@ -32,10 +35,11 @@ export interface TestAppOptions {
 
 export async function startApp(opts: TestAppOptions = {}): Promise<TestApp> {
   const dir = tempDir();
+  const databaseUrl = opts.databaseUrl ?? `sqlite:${join(dir.path, 'slipgate.db')}`;
   const config = loadConfig({
     PORT: '0',
     ADMIN_PORT: '0',
-    DATABASE_URL: opts.databaseUrl ?? `sqlite:${join(dir.path, 'slipgate.db')}`,
+    DATABASE_URL: databaseUrl,
     ...opts.env,
   });
   const upstream = opts.upstream === null ? undefined : (opts.upstream ?? new SandboxUpstream());
@@ -55,6 +59,7 @@ export async function startApp(opts: TestAppOptions = {}): Promise<TestApp> {
   return {
     ...running,
     accounts,
+    databaseUrl,
     async account(credits) {
       const { account, apiKey } = await accounts.createAccount({ name: 'Test Shop', credits, actor: 'test' });
       return { accountId: account.id, apiKey: apiKey.secret };
@@ -69,11 +74,11 @@ export async function startApp(opts: TestAppOptions = {}): Promise<TestApp> {
 }
 
 /** Wraps an upstream to count how often the network was asked. */
-export function counting(inner: Upstream): Upstream & { calls: number } {
+export function counting(inner: BankAdapter): BankAdapter & { calls: number } {
   const wrapper = {
     name: inner.name,
     calls: 0,
-    verify(query: Parameters<Upstream['verify']>[0], signal: AbortSignal) {
+    verify(query: Parameters<BankAdapter['verify']>[0], signal: AbortSignal) {
       wrapper.calls++;
       return inner.verify(query, signal);
     },

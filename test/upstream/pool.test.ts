@@ -1,7 +1,6 @@
 // The pool over real fake banks: weighted choice, failover on connection
 // failures, circuit breakers, health and reload.
 import { afterEach, describe, expect, it } from 'vitest';
-import { mapSlip } from '../../src/domain/mapping.js';
 import { createLogger } from '../../src/log.js';
 import { buildUpstream } from '../../src/upstream/build.js';
 import type { UpstreamConfig } from '../../src/upstream/config.js';
@@ -58,6 +57,7 @@ function recordingLogger() {
   const lines: { level: string; obj: Record<string, unknown>; msg: string }[] = [];
   return {
     lines,
+    error: (obj: object, msg: string) => lines.push({ level: 'error', obj: obj as Record<string, unknown>, msg }),
     warn: (obj: object, msg: string) => lines.push({ level: 'warn', obj: obj as Record<string, unknown>, msg }),
     info: (obj: object, msg: string) => lines.push({ level: 'info', obj: obj as Record<string, unknown>, msg }),
   };
@@ -92,10 +92,10 @@ describe('UpstreamPool', () => {
     if (!viaKbank.ok || !viaScb.ok) throw new Error('both should succeed');
     expect(viaKbank.upstream).toBe('k');
     expect(viaScb.upstream).toBe('s');
-    expect(typeof viaKbank.data.amount).toBe('number');
-    expect(typeof viaScb.data.amount).toBe('string');
-    const { rawData: _k, ...fromKbank } = mapSlip(viaKbank.data);
-    const { rawData: _s, ...fromScb } = mapSlip(viaScb.data);
+    expect(typeof viaKbank.slip.rawData.amount).toBe('number');
+    expect(typeof viaScb.slip.rawData.amount).toBe('string');
+    const { rawData: _k, ...fromKbank } = viaKbank.slip;
+    const { rawData: _s, ...fromScb } = viaScb.slip;
     expect(fromKbank).toEqual(fromScb);
   });
 

@@ -2,7 +2,6 @@
 // slip. See kbank-protocol.ts for the wire shapes.
 import { randomUUID } from 'node:crypto';
 import type { Response } from 'got';
-import type { RawSlipData } from '../../domain/types.js';
 import type { SlipQuery } from '../upstream.js';
 import type { ClientTls } from '../shared/bank-http.js';
 import { isRecord, parseJson } from '../shared/bank-http.js';
@@ -74,8 +73,8 @@ export class KbankUpstream extends OAuthBankUpstream {
       return bankError(this.name, `${plainWords(statusMessage) || 'request refused'} (code ${statusCode})`);
     }
     if (!isRecord(body.data)) return bankError(this.name, 'bank response has no transaction data');
-    // Passed through unchanged: it becomes rawData (spec §2.3).
-    return { ok: true, data: body.data as RawSlipData, upstream: this.name };
+    // Checked by the pool against the query, then passed through unchanged as rawData.
+    return { ok: true, data: body.data, upstream: this.name };
   }
 }
 

@@ -1,17 +1,17 @@
 // The built-in sandbox network: answers every well-formed slip QR from its
 // transRef, with no bank behind it. Used when no UPSTREAMS are configured.
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { SlipQuery, Upstream, UpstreamResult } from '../upstream.js';
+import type { BankAdapter, BankAnswer, SlipQuery } from '../upstream.js';
 import { sandboxOutcome, sandboxTransaction } from './transaction.js';
 
-export class SandboxUpstream implements Upstream {
+export class SandboxUpstream implements BankAdapter {
   constructor(
     readonly name = 'sandbox',
     /** Simulated network latency, for demos and benchmarks. */
     private readonly latencyMs = 0,
   ) {}
 
-  async verify(query: SlipQuery, signal: AbortSignal): Promise<UpstreamResult> {
+  async verify(query: SlipQuery, signal: AbortSignal): Promise<BankAnswer> {
     const outcome = sandboxOutcome(query.transRef);
     try {
       if (outcome === 'timeout') await sleep(2 ** 31 - 1, undefined, { signal });

@@ -3,7 +3,6 @@
 // requestUId. See scb-protocol.ts for the wire shapes.
 import { randomUUID } from 'node:crypto';
 import type { Response } from 'got';
-import type { RawSlipData } from '../../domain/types.js';
 import type { SlipQuery } from '../upstream.js';
 import { isRecord, parseJson } from '../shared/bank-http.js';
 import { OAuthBankUpstream, type OAuthBankOptions } from '../shared/oauth-bank-upstream.js';
@@ -76,7 +75,7 @@ export class ScbUpstream extends OAuthBankUpstream {
     if (SCB_NOT_FOUND_CODES.has(code)) return slipNotFound(this.name, description as string | undefined);
     if (code !== SCB_SUCCESS) return bankError(this.name, `${plainWords(description) || 'request refused'} (code ${code})`);
     if (!isRecord(body.data)) return bankError(this.name, 'bank response has no transaction data');
-    // Passed through unchanged: it becomes rawData (spec §2.3).
-    return { ok: true, data: body.data as RawSlipData, upstream: this.name };
+    // Checked by the pool against the query, then passed through unchanged as rawData.
+    return { ok: true, data: body.data, upstream: this.name };
   }
 }

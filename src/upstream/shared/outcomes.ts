@@ -1,13 +1,11 @@
 // Results adapters hand back, with the texts callers see (spec §7). A failure
 // may carry `connectionFailed`: the bank was never reached, so the pool may
 // safely ask another domain within the same deadline.
-import type { UpstreamFailureKind, UpstreamResult } from '../upstream.js';
-
-export type UpstreamFailure = Extract<UpstreamResult, { ok: false }>;
+import type { BankAnswer, UpstreamFailure, UpstreamFailureKind } from '../upstream.js';
 
 /** Internal failure shape: the pool strips `connectionFailed` before answering. */
 export type AdapterFailure = UpstreamFailure & { connectionFailed?: true };
-export type AdapterResult = Extract<UpstreamResult, { ok: true }> | AdapterFailure;
+export type AdapterResult = Extract<BankAnswer, { ok: true }> | AdapterFailure;
 
 export const MESSAGES = {
   timeout: 'verification service timed out',
@@ -33,13 +31,12 @@ export const bankError = (upstream: string, detail: string): AdapterFailure =>
 export const slipNotFound = (upstream: string, bankText: string | undefined): AdapterFailure =>
   failure('slip_not_found', `${MESSAGES.notFound}: ${plainWords(bankText) || 'transaction not found'}`, upstream);
 
-export function isConnectionFailure(result: UpstreamResult): boolean {
+export function isConnectionFailure(result: BankAnswer): boolean {
   return !result.ok && (result as AdapterFailure).connectionFailed === true;
 }
 
 /** The public shape only: internal flags never reach callers or audit records. */
-export function publicResult(result: UpstreamResult): UpstreamResult {
-  if (result.ok) return result;
+export function publicFailure(result: UpstreamFailure): UpstreamFailure {
   return { ok: false, kind: result.kind, message: result.message, upstream: result.upstream };
 }
 

@@ -2,6 +2,8 @@
 // issued, what it has been asked, and how it should misbehave. Tests flip the
 // knobs between requests; `slipgate simulate-bank` sets them once.
 import { randomBytes } from 'node:crypto';
+import type { RawSlipData } from '../../domain/types.js';
+import { sandboxTransaction } from '../sandbox/transaction.js';
 
 /** What a verify call answers (before the sandbox outcome in the transRef is considered). */
 export type BankAnswer =
@@ -26,6 +28,11 @@ export interface BankBehavior {
   answer: BankAnswer;
   /** expires_in of tokens issued from now on. */
   tokenLifetimeSec: number;
+  /**
+   * Changes the transaction before a success is sent: a misrouted proxy or a
+   * faulty bank answering about another slip, or with broken data.
+   */
+  rewrite: ((tx: RawSlipData) => Record<string, unknown>) | null;
 }
 
 export interface BankCalls {
@@ -48,6 +55,7 @@ export const DEFAULT_BEHAVIOR: BankBehavior = {
   httpStatus: null,
   answer: 'normal',
   tokenLifetimeSec: 3600,
+  rewrite: null,
 };
 
 export class SimulatedBankState {
@@ -82,6 +90,12 @@ export class SimulatedBankState {
   /** Every issued token stops working: the next verify gets 401. */
   expireTokens(): void {
     this.tokens.clear();
+  }
+
+  /** The transaction a success answers with, after any rewrite. */
+  transaction(sendingBank: string, transRef: string): Record<string, unknown> {
+    const tx = sandboxTransaction(sendingBank, transRef);
+    return this.behavior.rewrite ? this.behavior.rewrite(tx) : tx;
   }
 
   /** Whether this verify call fails at random (errorRate). */

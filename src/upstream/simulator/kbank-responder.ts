@@ -3,7 +3,6 @@
 // adapter is tested against the protocol, not against itself.
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
-import { sandboxTransaction } from '../sandbox/transaction.js';
 import { isRecord, parseJson } from '../shared/bank-http.js';
 import { bangkokIsoTime } from '../shared/bangkok-time.js';
 import {
@@ -101,9 +100,10 @@ async function verify(state: SimulatedBankState, req: IncomingMessage, res: Serv
     case 'bank_error':
       return sendJson(res, 200, reply(KBANK_SIM_CODES.systemError, 'System error, please try again later'));
     case 'success': {
-      const tx = sandboxTransaction(sendingBank, transRef);
+      const tx = state.transaction(sendingBank, transRef);
       // KBank sends the amount as a number.
-      return sendJson(res, 200, { ...reply(KBANK_SUCCESS, 'Success'), data: { ...tx, amount: Number(tx.amount) } });
+      const data = typeof tx.amount === 'string' ? { ...tx, amount: Number(tx.amount) } : tx;
+      return sendJson(res, 200, { ...reply(KBANK_SUCCESS, 'Success'), data });
     }
   }
 }

@@ -2,7 +2,6 @@
 // the headers SCB requires on every call (resourceOwnerId, requestUId,
 // bearer token) so the adapter is tested against the protocol.
 import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
-import { sandboxTransaction } from '../sandbox/transaction.js';
 import { isRecord, parseJson } from '../shared/bank-http.js';
 import { SCB_NOT_FOUND_MESSAGE, SCB_SUCCESS, SCB_TOKEN_PATH, SCB_VERIFY_PATH, type ScbTokenResponse, type ScbVerifyResponse } from '../scb/scb-protocol.js';
 import type { SimulatedBankState } from './bank-state.js';
@@ -95,12 +94,12 @@ async function verify(
     case 'bank_error':
       return sendJson(res, 200, status(SCB_SIM_CODES.systemError, 'Unexpected error has occurred'));
     case 'success': {
-      const answer: ScbVerifyResponse = { ...status(SCB_SUCCESS, 'Success'), data: sandboxTransaction(sendingBank, transRef) };
+      const answer = { ...status(SCB_SUCCESS, 'Success'), data: state.transaction(sendingBank, transRef) };
       return sendJson(res, 200, answer);
     }
   }
 }
 
-function status(code: number, description: string): ScbVerifyResponse {
+function status(code: number, description: string): Pick<ScbVerifyResponse, 'status'> {
   return { status: { code, description } };
 }
