@@ -6,6 +6,7 @@ import { readFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { z } from 'zod';
 import { ConfigError } from '../config.js';
+import { errorCode, SecretFiles, type Report } from './config-files.js';
 import type { ClientTls } from './shared/bank-http.js';
 
 export const UPSTREAM_PROVIDERS = ['kbank', 'scb', 'sandbox'] as const;
@@ -119,8 +120,6 @@ export function describeUpstreamConfig(c: UpstreamConfig): { name: string; provi
 
 // ---- one entry -------------------------------------------------------------
 
-type Report = (field: string | null, message: string) => void;
-
 const NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
 
 const common = {
@@ -221,48 +220,6 @@ function parseEntry(entry: unknown, baseDir: string, report: Report): UpstreamCo
   return problems === 0 ? config : undefined;
 }
 
-/** Credentials inline or from a file (Docker/Kubernetes secrets), exactly one of the two. */
-class SecretFiles {
-  constructor(
-    private readonly baseDir: string,
-    private readonly report: Report,
-  ) {}
-
-  secret<K extends string, F extends string>(entry: Partial<Record<K | F, string>>, inlineKey: K, fileKey: F): string {
-    const inline = entry[inlineKey];
-    const file = entry[fileKey];
-    if (inline !== undefined && file !== undefined) {
-      this.report(inlineKey, `give ${inlineKey} or ${fileKey}, not both`);
-      return '';
-    }
-    if (inline !== undefined) return inline;
-    if (file === undefined) {
-      this.report(inlineKey, `is required (or ${fileKey}, a file holding it)`);
-      return '';
-    }
-    const content = this.read(fileKey, file);
-    if (content === undefined) return '';
-    if (content.trim() === '') this.report(fileKey, `${JSON.stringify(file)} is empty`);
-    // Secret files usually end with a newline that is not part of the secret.
-    return content.trim();
-  }
-
-  pem(field: string, file: string): string {
-    const content = this.read(field, file);
-    if (content !== undefined && !content.includes('-----BEGIN ')) this.report(field, `${JSON.stringify(file)} is not a PEM file`);
-    return content ?? '';
-  }
-
-  private read(field: string, file: string): string | undefined {
-    try {
-      return readFileSync(resolve(this.baseDir, file), 'utf8');
-    } catch (err) {
-      this.report(field, `cannot read ${JSON.stringify(file)} (${errorCode(err)})`);
-      return undefined;
-    }
-  }
-}
-
 function reportIssue(issue: z.core.$ZodIssue, raw: Record<string, unknown>, report: Report): void {
   const field = issue.path.length > 0 ? issue.path.join('.') : null;
   switch (issue.code) {
@@ -318,8 +275,4 @@ function isProvider(value: unknown): value is UpstreamProvider {
 
 function trimSlash(url: string): string {
   return url.replace(/\/+$/, '');
-}
-
-function errorCode(err: unknown): string {
-  return (err as NodeJS.ErrnoException | undefined)?.code ?? (err instanceof Error ? err.message : 'unknown error');
 }
