@@ -7,7 +7,7 @@ import { dirname, resolve } from 'node:path';
 import { z } from 'zod';
 import { ConfigError } from '../config.js';
 import { errorCode, SecretFiles, type Report } from './config-files.js';
-import type { ClientTls } from './shared/bank-http.js';
+import { DEFAULT_IDLE_SOCKET_TIMEOUT_MS, type ClientTls } from './shared/bank-http.js';
 
 export const UPSTREAM_PROVIDERS = ['kbank', 'scb', 'sandbox'] as const;
 export type UpstreamProvider = (typeof UPSTREAM_PROVIDERS)[number];
@@ -19,18 +19,23 @@ interface DomainBase {
   enabled: boolean;
 }
 
-export interface KbankUpstreamConfig extends DomainBase {
-  provider: 'kbank';
+/** Connection settings of a real bank domain. */
+interface BankDomainBase extends DomainBase {
   baseUrl: string;
+  /** Idle keep-alive sockets close after this many ms; set on every parsed entry. */
+  idleSocketTimeoutMs?: number;
+}
+
+export interface KbankUpstreamConfig extends BankDomainBase {
+  provider: 'kbank';
   clientId: string;
   clientSecret: string;
   /** Mutual TLS: PEM contents read from certFile/keyFile/caFile. */
   tls?: ClientTls;
 }
 
-export interface ScbUpstreamConfig extends DomainBase {
+export interface ScbUpstreamConfig extends BankDomainBase {
   provider: 'scb';
-  baseUrl: string;
   apiKey: string;
   apiSecret: string;
 }
@@ -132,11 +137,20 @@ const baseUrl = z.string().superRefine((value, ctx) => {
   if (problem) ctx.addIssue({ code: 'custom', message: problem });
 });
 const text = z.string().min(1, 'must not be empty');
+// Below the idle timeouts banks and load balancers commonly use (5 s and up),
+// so slipgate closes an idle socket before the bank does.
+const idleSocketTimeoutMs = z
+  .number()
+  .int()
+  .min(100, 'must be at least 100 (milliseconds)')
+  .max(300_000, 'must be at most 300000 (5 minutes)')
+  .default(DEFAULT_IDLE_SOCKET_TIMEOUT_MS);
 
 const kbankSchema = z.strictObject({
   ...common,
   provider: z.literal('kbank'),
   baseUrl,
+  idleSocketTimeoutMs,
   clientId: text.optional(),
   clientSecret: text.optional(),
   clientIdFile: text.optional(),
@@ -148,6 +162,7 @@ const scbSchema = z.strictObject({
   ...common,
   provider: z.literal('scb'),
   baseUrl,
+  idleSocketTimeoutMs,
   apiKey: text.optional(),
   apiSecret: text.optional(),
   apiKeyFile: text.optional(),
@@ -190,6 +205,7 @@ function parseEntry(entry: unknown, baseDir: string, report: Report): UpstreamCo
         weight: value.weight,
         enabled: value.enabled,
         baseUrl: trimSlash(value.baseUrl),
+        idleSocketTimeoutMs: value.idleSocketTimeoutMs,
         clientId: files.secret(value, 'clientId', 'clientIdFile'),
         clientSecret: files.secret(value, 'clientSecret', 'clientSecretFile'),
       };
@@ -209,6 +225,7 @@ function parseEntry(entry: unknown, baseDir: string, report: Report): UpstreamCo
         weight: value.weight,
         enabled: value.enabled,
         baseUrl: trimSlash(value.baseUrl),
+        idleSocketTimeoutMs: value.idleSocketTimeoutMs,
         apiKey: files.secret(value, 'apiKey', 'apiKeyFile'),
         apiSecret: files.secret(value, 'apiSecret', 'apiSecretFile'),
       };
@@ -266,6 +283,7 @@ function valueAt(raw: Record<string, unknown>, path: readonly PropertyKey[]): un
 
 function article(expected: string): string {
   if (expected === 'object') return 'an object';
+  if (expected === 'int') return 'a whole number';
   return `a ${expected}`;
 }
 
