@@ -1,5 +1,5 @@
 // Turns validated domain configurations into the pool the gateway talks to.
-import type { SandboxUpstreamConfig, UpstreamConfig } from './config.js';
+import type { KbankUpstreamConfig, SandboxUpstreamConfig, ScbUpstreamConfig, UpstreamConfig } from './config.js';
 import { KbankUpstream } from './kbank/kbank-upstream.js';
 import { UpstreamPool, type UpstreamPoolOptions } from './pool.js';
 import { ScbUpstream } from './scb/scb-upstream.js';
@@ -25,12 +25,17 @@ export function createAdapter(
 ): BankAdapter {
   switch (config.provider) {
     case 'kbank':
-      return new KbankUpstream(config, bankOptions);
+      return new KbankUpstream(config, domainOptions(config, bankOptions));
     case 'scb':
-      return new ScbUpstream(config, bankOptions);
+      return new ScbUpstream(config, domainOptions(config, bankOptions));
     case 'sandbox':
       return named(sandbox(config), config.name);
   }
+}
+
+/** A domain's own connection settings win over the shared ones. */
+function domainOptions(config: KbankUpstreamConfig | ScbUpstreamConfig, shared: OAuthBankOptions): OAuthBankOptions {
+  return config.idleSocketTimeoutMs === undefined ? shared : { ...shared, idleSocketTimeoutMs: config.idleSocketTimeoutMs };
 }
 
 /** Results must carry the configured domain name, whatever the factory named it. */

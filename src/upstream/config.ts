@@ -6,7 +6,8 @@ import { readFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { z } from 'zod';
 import { ConfigError } from '../config.js';
-import type { ClientTls } from './shared/bank-http.js';
+import { errorCode, SecretFiles, type Report } from './config-files.js';
+import { DEFAULT_IDLE_SOCKET_TIMEOUT_MS, type ClientTls } from './shared/bank-http.js';
 
 export const UPSTREAM_PROVIDERS = ['kbank', 'scb', 'sandbox'] as const;
 export type UpstreamProvider = (typeof UPSTREAM_PROVIDERS)[number];
@@ -18,18 +19,23 @@ interface DomainBase {
   enabled: boolean;
 }
 
-export interface KbankUpstreamConfig extends DomainBase {
-  provider: 'kbank';
+/** Connection settings of a real bank domain. */
+interface BankDomainBase extends DomainBase {
   baseUrl: string;
+  /** Idle keep-alive sockets close after this many ms; set on every parsed entry. */
+  idleSocketTimeoutMs?: number;
+}
+
+export interface KbankUpstreamConfig extends BankDomainBase {
+  provider: 'kbank';
   clientId: string;
   clientSecret: string;
   /** Mutual TLS: PEM contents read from certFile/keyFile/caFile. */
   tls?: ClientTls;
 }
 
-export interface ScbUpstreamConfig extends DomainBase {
+export interface ScbUpstreamConfig extends BankDomainBase {
   provider: 'scb';
-  baseUrl: string;
   apiKey: string;
   apiSecret: string;
 }
@@ -119,8 +125,6 @@ export function describeUpstreamConfig(c: UpstreamConfig): { name: string; provi
 
 // ---- one entry -------------------------------------------------------------
 
-type Report = (field: string | null, message: string) => void;
-
 const NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
 
 const common = {
@@ -133,11 +137,20 @@ const baseUrl = z.string().superRefine((value, ctx) => {
   if (problem) ctx.addIssue({ code: 'custom', message: problem });
 });
 const text = z.string().min(1, 'must not be empty');
+// Below the idle timeouts banks and load balancers commonly use (5 s and up),
+// so slipgate closes an idle socket before the bank does.
+const idleSocketTimeoutMs = z
+  .number()
+  .int()
+  .min(100, 'must be at least 100 (milliseconds)')
+  .max(300_000, 'must be at most 300000 (5 minutes)')
+  .default(DEFAULT_IDLE_SOCKET_TIMEOUT_MS);
 
 const kbankSchema = z.strictObject({
   ...common,
   provider: z.literal('kbank'),
   baseUrl,
+  idleSocketTimeoutMs,
   clientId: text.optional(),
   clientSecret: text.optional(),
   clientIdFile: text.optional(),
@@ -149,6 +162,7 @@ const scbSchema = z.strictObject({
   ...common,
   provider: z.literal('scb'),
   baseUrl,
+  idleSocketTimeoutMs,
   apiKey: text.optional(),
   apiSecret: text.optional(),
   apiKeyFile: text.optional(),
@@ -191,6 +205,7 @@ function parseEntry(entry: unknown, baseDir: string, report: Report): UpstreamCo
         weight: value.weight,
         enabled: value.enabled,
         baseUrl: trimSlash(value.baseUrl),
+        idleSocketTimeoutMs: value.idleSocketTimeoutMs,
         clientId: files.secret(value, 'clientId', 'clientIdFile'),
         clientSecret: files.secret(value, 'clientSecret', 'clientSecretFile'),
       };
@@ -210,6 +225,7 @@ function parseEntry(entry: unknown, baseDir: string, report: Report): UpstreamCo
         weight: value.weight,
         enabled: value.enabled,
         baseUrl: trimSlash(value.baseUrl),
+        idleSocketTimeoutMs: value.idleSocketTimeoutMs,
         apiKey: files.secret(value, 'apiKey', 'apiKeyFile'),
         apiSecret: files.secret(value, 'apiSecret', 'apiSecretFile'),
       };
@@ -219,48 +235,6 @@ function parseEntry(entry: unknown, baseDir: string, report: Report): UpstreamCo
       break;
   }
   return problems === 0 ? config : undefined;
-}
-
-/** Credentials inline or from a file (Docker/Kubernetes secrets), exactly one of the two. */
-class SecretFiles {
-  constructor(
-    private readonly baseDir: string,
-    private readonly report: Report,
-  ) {}
-
-  secret<K extends string, F extends string>(entry: Partial<Record<K | F, string>>, inlineKey: K, fileKey: F): string {
-    const inline = entry[inlineKey];
-    const file = entry[fileKey];
-    if (inline !== undefined && file !== undefined) {
-      this.report(inlineKey, `give ${inlineKey} or ${fileKey}, not both`);
-      return '';
-    }
-    if (inline !== undefined) return inline;
-    if (file === undefined) {
-      this.report(inlineKey, `is required (or ${fileKey}, a file holding it)`);
-      return '';
-    }
-    const content = this.read(fileKey, file);
-    if (content === undefined) return '';
-    if (content.trim() === '') this.report(fileKey, `${JSON.stringify(file)} is empty`);
-    // Secret files usually end with a newline that is not part of the secret.
-    return content.trim();
-  }
-
-  pem(field: string, file: string): string {
-    const content = this.read(field, file);
-    if (content !== undefined && !content.includes('-----BEGIN ')) this.report(field, `${JSON.stringify(file)} is not a PEM file`);
-    return content ?? '';
-  }
-
-  private read(field: string, file: string): string | undefined {
-    try {
-      return readFileSync(resolve(this.baseDir, file), 'utf8');
-    } catch (err) {
-      this.report(field, `cannot read ${JSON.stringify(file)} (${errorCode(err)})`);
-      return undefined;
-    }
-  }
 }
 
 function reportIssue(issue: z.core.$ZodIssue, raw: Record<string, unknown>, report: Report): void {
@@ -309,6 +283,7 @@ function valueAt(raw: Record<string, unknown>, path: readonly PropertyKey[]): un
 
 function article(expected: string): string {
   if (expected === 'object') return 'an object';
+  if (expected === 'int') return 'a whole number';
   return `a ${expected}`;
 }
 
@@ -318,8 +293,4 @@ function isProvider(value: unknown): value is UpstreamProvider {
 
 function trimSlash(url: string): string {
   return url.replace(/\/+$/, '');
-}
-
-function errorCode(err: unknown): string {
-  return (err as NodeJS.ErrnoException | undefined)?.code ?? (err instanceof Error ? err.message : 'unknown error');
 }

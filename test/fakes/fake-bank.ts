@@ -1,8 +1,9 @@
 // A simulated bank on a real loopback port with the knobs tests need. The
 // protocol itself lives in src/upstream/simulator (written once).
-import { createServer } from 'node:http';
+import { EventEmitter } from 'node:events';
+import { createServer, type IncomingMessage, type RequestListener, type ServerResponse } from 'node:http';
 import { createServer as createTlsServer } from 'node:https';
-import type { AddressInfo } from 'node:net';
+import type { AddressInfo, Socket } from 'node:net';
 import { closeServer, createBankResponder, listen, type SimulatedProvider } from '../../src/upstream/simulator.js';
 import { SimulatedBankState, type BankBehavior, type BankCalls, type BankCredentials } from '../../src/upstream/simulator/bank-state.js';
 
@@ -12,6 +13,33 @@ export interface FakeBankOptions {
   random?: () => number;
   /** Serve HTTPS and demand a client certificate signed by `ca` (mutual TLS). */
   tls?: { cert: string; key: string; ca: string };
+  /**
+   * Closes every connection that has been idle this long, without announcing
+   * it in a Keep-Alive header, as load balancers do. Unset: Node's defaults.
+   */
+  idleCloseMs?: number;
+}
+
+/** How a request that arrives on an already used connection is spoiled. */
+export type ReusedConnectionFault =
+  /** The connection is dropped before anything is answered. */
+  | 'reset'
+  /** Half a status line and header, then the connection is dropped. */
+  | 'partial-head'
+  /** Status and headers of a 200, part of the body, then the connection is dropped. */
+  | 'partial-body';
+
+export interface BankTraffic {
+  /** Connections accepted. */
+  connections: number;
+  /** Connections closed, by either side. */
+  closed: number;
+  /** Requests received, spoiled ones included. */
+  requests: number;
+  /** Requests spoiled by faultReusedConnections. */
+  faults: number;
+  /** Requests that asked for their connection to be closed afterwards (Connection: close). */
+  oneShot: number;
 }
 
 export interface FakeBank {
@@ -20,7 +48,13 @@ export interface FakeBank {
   credentials: BankCredentials;
   /** Live counters of token and verify calls. */
   calls: BankCalls;
+  /** Live counters at the connection level. */
+  traffic: BankTraffic;
   state: SimulatedBankState;
+  /** The next `count` requests that arrive on an already used connection meet `fault`. */
+  faultReusedConnections(fault: ReusedConnectionFault, count?: number): void;
+  /** Resolves once `count` connections in all have closed. */
+  connectionsClosed(count: number): Promise<void>;
   setBehavior(patch: Partial<BankBehavior>): void;
   /** Every issued token stops working; the next verify gets 401. */
   expireTokens(): void;
@@ -33,8 +67,20 @@ export interface FakeBank {
 
 export async function startFakeBank(provider: SimulatedProvider, credentials: BankCredentials, opts: FakeBankOptions = {}): Promise<FakeBank> {
   const state = new SimulatedBankState(opts.credentials ?? credentials, opts.behavior, opts.random);
-  const responder = createBankResponder(provider, state);
-  const server = opts.tls ? createTlsServer({ ...opts.tls, requestCert: true, rejectUnauthorized: true }, responder) : createServer(responder);
+  const traffic: BankTraffic = { connections: 0, closed: 0, requests: 0, faults: 0, oneShot: 0 };
+  const closeEvents = new EventEmitter();
+  const fault = { kind: 'reset' as ReusedConnectionFault, left: 0 };
+  const handler = connectionAware(createBankResponder(provider, state), traffic, fault, opts.idleCloseMs);
+  const server = opts.tls ? createTlsServer({ ...opts.tls, requestCert: true, rejectUnauthorized: true }, handler) : createServer(handler);
+  server.on('connection', (socket: Socket) => {
+    traffic.connections++;
+    socket.once('close', () => {
+      traffic.closed++;
+      closeEvents.emit('close');
+    });
+  });
+  // 0 turns off Node's own idle close and its "Keep-Alive: timeout=" hint.
+  if (opts.idleCloseMs !== undefined) server.keepAliveTimeout = 0;
   await listen(server, 0, '127.0.0.1');
   const { port } = server.address() as AddressInfo;
   return {
@@ -42,7 +88,22 @@ export async function startFakeBank(provider: SimulatedProvider, credentials: Ba
     port,
     credentials: state.credentials,
     calls: state.calls,
+    traffic,
     state,
+    faultReusedConnections(kind, count = 1) {
+      fault.kind = kind;
+      fault.left = count;
+    },
+    connectionsClosed: (count) =>
+      new Promise((resolve) => {
+        const check = () => {
+          if (traffic.closed < count) return;
+          closeEvents.off('close', check);
+          resolve();
+        };
+        closeEvents.on('close', check);
+        check();
+      }),
     setBehavior(patch) {
       state.behavior = { ...state.behavior, ...patch };
     },
@@ -53,4 +114,48 @@ export async function startFakeBank(provider: SimulatedProvider, credentials: Ba
     },
     close: () => closeServer(server),
   };
+}
+
+/** Counts connections and requests, spoils requests on reused connections, closes idle ones. */
+function connectionAware(
+  responder: RequestListener,
+  traffic: BankTraffic,
+  fault: { kind: ReusedConnectionFault; left: number },
+  idleCloseMs: number | undefined,
+): RequestListener {
+  const served = new WeakMap<Socket, number>();
+  const idleTimers = new WeakMap<Socket, NodeJS.Timeout>();
+  return (req, res) => {
+    const socket = req.socket;
+    clearTimeout(idleTimers.get(socket));
+    traffic.requests++;
+    if (req.headers.connection?.toLowerCase() === 'close') traffic.oneShot++;
+    const earlier = served.get(socket) ?? 0;
+    served.set(socket, earlier + 1);
+    if (earlier > 0 && fault.left > 0) {
+      fault.left--;
+      traffic.faults++;
+      spoil(fault.kind, req, res);
+      return;
+    }
+    if (idleCloseMs !== undefined) {
+      res.once('finish', () => idleTimers.set(socket, setTimeout(() => socket.destroy(), idleCloseMs).unref()));
+    }
+    responder(req, res);
+  };
+}
+
+function spoil(kind: ReusedConnectionFault, req: IncomingMessage, res: ServerResponse): void {
+  const socket = req.socket;
+  switch (kind) {
+    case 'reset':
+      socket.destroy();
+      return;
+    case 'partial-head':
+      socket.write('HTTP/1.1 200 OK\r\ncontent-type: appli', () => socket.destroy());
+      return;
+    case 'partial-body':
+      res.writeHead(200, { 'content-type': 'application/json', 'content-length': '200' });
+      res.write('{"statusCode":"00', () => socket.destroy());
+  }
 }

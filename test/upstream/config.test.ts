@@ -49,13 +49,23 @@ describe('loadUpstreamConfigs', () => {
 
   it('reads every provider, with defaults', () => {
     expect(load([kbank, scb, { name: 'practice', provider: 'sandbox' }])).toEqual([
-      { name: 'kbank-main', provider: 'kbank', weight: 1, enabled: true, baseUrl: 'https://openapi.kasikornbank.com', clientId: 'kb-client', clientSecret: 'kb-TOP-SECRET' },
+      {
+        name: 'kbank-main',
+        provider: 'kbank',
+        weight: 1,
+        enabled: true,
+        baseUrl: 'https://openapi.kasikornbank.com',
+        idleSocketTimeoutMs: 4000,
+        clientId: 'kb-client',
+        clientSecret: 'kb-TOP-SECRET',
+      },
       {
         name: 'scb-main',
         provider: 'scb',
         weight: 3,
         enabled: true,
         baseUrl: 'https://api-sandbox.partners.scb/partners/sandbox',
+        idleSocketTimeoutMs: 4000,
         apiKey: 'scb-key',
         apiSecret: 'scb-TOP-SECRET',
       },
@@ -142,6 +152,29 @@ describe('loadUpstreamConfigs', () => {
       ].join('\n'),
     );
     expect(err.message).not.toContain('TOP-SECRET');
+  });
+
+  it('takes idleSocketTimeoutMs for bank domains, in whole milliseconds within bounds', () => {
+    expect(load([{ ...kbank, idleSocketTimeoutMs: 2500 }, { ...scb, idleSocketTimeoutMs: 100 }]).map((c) => 'idleSocketTimeoutMs' in c && c.idleSocketTimeoutMs)).toEqual([2500, 100]);
+    const err = errorOf(() =>
+      load([
+        { ...kbank, idleSocketTimeoutMs: 99 },
+        { ...scb, idleSocketTimeoutMs: 1.5 },
+        { ...scb, name: 's2', idleSocketTimeoutMs: '4000' },
+        { ...kbank, name: 'k2', idleSocketTimeoutMs: 300_001 },
+        { name: 'practice', provider: 'sandbox', idleSocketTimeoutMs: 1000 },
+      ]),
+    );
+    expect(err.message).toBe(
+      [
+        'invalid UPSTREAMS:',
+        '  UPSTREAMS[0] ("kbank-main") idleSocketTimeoutMs: must be at least 100 (milliseconds)',
+        '  UPSTREAMS[1] ("scb-main") idleSocketTimeoutMs: must be a whole number',
+        '  UPSTREAMS[2] ("s2") idleSocketTimeoutMs: must be a number',
+        '  UPSTREAMS[3] ("k2") idleSocketTimeoutMs: must be at most 300000 (5 minutes)',
+        '  UPSTREAMS[4] ("practice"): unknown field "idleSocketTimeoutMs"',
+      ].join('\n'),
+    );
   });
 
   it('requires each credential inline or from a file, not both', () => {

@@ -32,11 +32,11 @@ export class KbankUpstream extends OAuthBankUpstream {
     this.basicAuth = `Basic ${Buffer.from(`${config.clientId}:${config.clientSecret}`).toString('base64')}`;
   }
 
-  protected async requestToken(): Promise<TokenOutcome> {
-    const response = await this.http.got.post(this.baseUrl + KBANK_TOKEN_PATH, {
+  protected async requestToken(signal: AbortSignal): Promise<TokenOutcome> {
+    const response = await this.http.post(this.baseUrl + KBANK_TOKEN_PATH, {
       headers: { authorization: this.basicAuth, accept: 'application/json' },
       form: { grant_type: 'client_credentials' },
-      timeout: { request: this.tokenTimeoutMs },
+      signal,
     });
     if (response.statusCode !== 200) return { ok: false, failure: tokenRefused(this.name, response.statusCode) };
     const body = parseJson(response.body);
@@ -52,7 +52,7 @@ export class KbankUpstream extends OAuthBankUpstream {
       rqDt: bangkokIsoTime(),
       data: { sendingBank: query.sendingBank, transRef: query.transRef },
     };
-    return this.http.got.post(this.baseUrl + KBANK_VERIFY_PATH, {
+    return this.http.post(this.baseUrl + KBANK_VERIFY_PATH, {
       headers: { authorization: `Bearer ${token}`, accept: 'application/json' },
       json: body,
       signal,

@@ -34,12 +34,12 @@ export class ScbUpstream extends OAuthBankUpstream {
     return { resourceOwnerId: this.config.apiKey, requestUId: randomUUID(), 'accept-language': 'EN', accept: 'application/json' };
   }
 
-  protected async requestToken(): Promise<TokenOutcome> {
+  protected async requestToken(signal: AbortSignal): Promise<TokenOutcome> {
     const body: ScbTokenRequest = { applicationKey: this.config.apiKey, applicationSecret: this.config.apiSecret };
-    const response = await this.http.got.post(this.baseUrl + SCB_TOKEN_PATH, {
+    const response = await this.http.post(this.baseUrl + SCB_TOKEN_PATH, {
       headers: this.headers(),
       json: body,
-      timeout: { request: this.tokenTimeoutMs },
+      signal,
     });
     if (response.statusCode === 401 || response.statusCode === 403) {
       return { ok: false, failure: bankError(this.name, `bank rejected the API key and secret (HTTP ${response.statusCode})`) };
@@ -56,7 +56,7 @@ export class ScbUpstream extends OAuthBankUpstream {
   }
 
   protected sendVerify(query: SlipQuery, token: string, signal: AbortSignal): Promise<Response<string>> {
-    return this.http.got.get(`${this.baseUrl}${SCB_VERIFY_PATH}/${encodeURIComponent(query.transRef)}`, {
+    return this.http.get(`${this.baseUrl}${SCB_VERIFY_PATH}/${encodeURIComponent(query.transRef)}`, {
       searchParams: { sendingBank: query.sendingBank },
       headers: { ...this.headers(), authorization: `Bearer ${token}` },
       signal,

@@ -2,9 +2,15 @@
 // calls go to the same host again and again), no retries (the pool decides
 // about trying elsewhere, within one deadline), no redirects (a bank API that
 // redirects is misconfigured, and bearer tokens must not follow it).
+//
+// The one exception to "no retries": a bank or its load balancer closes idle
+// connections on its own clock, and a request sent on a pooled socket just as
+// it closes is reset before the bank answers. That is a stale socket, not an
+// unreachable bank, so such a request goes once more on a new connection.
 import http from 'node:http';
 import https from 'node:https';
-import { got, RequestError, type Got } from 'got';
+import type { Socket } from 'node:net';
+import { got, RequestError, type OptionsOfTextResponseBody, type Response } from 'got';
 import { bankError, timedOut, unreachable, type AdapterFailure } from './outcomes.js';
 
 /** PEM contents for mutual TLS, already read from the configured files. */
@@ -21,35 +27,100 @@ export interface BankHttpOptions {
    * real budget is the caller's AbortSignal.
    */
   requestTimeoutMs?: number;
+  /**
+   * Pooled sockets idle this long are closed. Shorter than the bank's own idle
+   * timeout, so we close first and rarely send on a socket the bank is closing.
+   */
+  idleSocketTimeoutMs?: number;
 }
 
+/** Requests to one domain; they resolve with any HTTP status and reject on transport errors. */
 export interface BankHttp {
-  readonly got: Got;
+  get(url: string, options: OptionsOfTextResponseBody): Promise<Response<string>>;
+  post(url: string, options: OptionsOfTextResponseBody): Promise<Response<string>>;
   /** Drops pooled sockets; in-flight requests fail. */
   close(): void;
 }
 
 const DEFAULT_REQUEST_TIMEOUT_MS = 30_000;
+export const DEFAULT_IDLE_SOCKET_TIMEOUT_MS = 4_000;
 
 export function createBankHttp(opts: BankHttpOptions = {}): BankHttp {
-  const agents = {
-    http: new http.Agent({ keepAlive: true }),
-    https: new https.Agent({ keepAlive: true, ...(opts.tls ?? {}) }),
+  const idle = new IdleSockets();
+  const timeout = opts.idleSocketTimeoutMs ?? DEFAULT_IDLE_SOCKET_TIMEOUT_MS;
+  const pooledAgents = {
+    http: idle.watch(new http.Agent({ keepAlive: true, timeout })),
+    https: idle.watch(new https.Agent({ keepAlive: true, timeout, ...(opts.tls ?? {}) })),
   };
-  const client = got.extend({
-    agent: agents,
+  // Not keep-alive: every request opens its own connection, so a retry can
+  // never be handed another stale socket from the pool.
+  const freshAgents = {
+    http: new http.Agent({ keepAlive: false }),
+    https: new https.Agent({ keepAlive: false, ...(opts.tls ?? {}) }),
+  };
+  const pooled = got.extend({
+    agent: pooledAgents,
     retry: { limit: 0 },
     throwHttpErrors: false,
     followRedirect: false,
     timeout: { request: opts.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS },
   });
+  const fresh = pooled.extend({ agent: freshAgents });
+
+  // The caller's signal travels in `options`, so the retry spends the same budget.
+  async function send(method: 'get' | 'post', url: string, options: OptionsOfTextResponseBody): Promise<Response<string>> {
+    try {
+      return await pooled[method](url, options);
+    } catch (err) {
+      if (!idle.closedWhileIdle(err)) throw err;
+      return fresh[method](url, options);
+    }
+  }
+
   return {
-    got: client,
+    get: (url, options) => send('get', url, options),
+    post: (url, options) => send('post', url, options),
     close() {
-      agents.http.destroy();
-      agents.https.destroy();
+      for (const agent of [pooledAgents.http, pooledAgents.https, freshAgents.http, freshAgents.https]) agent.destroy();
     },
   };
+}
+
+/** Errors a socket closed by the other side gives a request written to it. */
+const STALE_SOCKET_CODES = new Set(['ECONNRESET', 'EPIPE']);
+
+/**
+ * Knows which pooled sockets have received nothing since they went idle, so a
+ * reset on one of them provably came before any byte of an answer.
+ */
+class IdleSockets {
+  private readonly quiet = new WeakSet<Socket>();
+  private readonly listening = new WeakSet<Socket>();
+
+  watch<A extends http.Agent>(agent: A): A {
+    agent.on('free', (socket: Socket) => {
+      if (!this.listening.has(socket)) {
+        this.listening.add(socket);
+        socket.on('data', () => this.quiet.delete(socket));
+      }
+      this.quiet.add(socket);
+    });
+    return agent;
+  }
+
+  /**
+   * The request went out on a reused socket and was reset (or hit a closed
+   * pipe) before any response byte arrived: the bank closed the idle
+   * connection, it did not answer this request. A refused connect or a reset
+   * of a new connection is something else and stays a failure.
+   */
+  closedWhileIdle(err: unknown): boolean {
+    if (!(err instanceof RequestError) || err.response !== undefined || !STALE_SOCKET_CODES.has(err.code)) return false;
+    const request = err.request;
+    if (request?.reusedSocket !== true) return false;
+    const socket = request.socket;
+    return socket !== undefined && socket !== null && this.quiet.has(socket);
+  }
 }
 
 /**

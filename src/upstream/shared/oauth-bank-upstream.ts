@@ -18,7 +18,7 @@ const DEFAULT_TOKEN_TIMEOUT_MS = 10_000;
 
 export abstract class OAuthBankUpstream implements BankAdapter {
   protected readonly http: BankHttp;
-  protected readonly tokenTimeoutMs: number;
+  private readonly tokenTimeoutMs: number;
   private readonly tokens: TokenCache;
 
   protected constructor(
@@ -30,8 +30,8 @@ export abstract class OAuthBankUpstream implements BankAdapter {
     this.tokens = new TokenCache(() => this.requestTokenSafely(), opts.now);
   }
 
-  /** Asks the bank's token endpoint; may throw request errors. */
-  protected abstract requestToken(): Promise<TokenOutcome>;
+  /** Asks the bank's token endpoint within `signal`; may throw request errors. */
+  protected abstract requestToken(signal: AbortSignal): Promise<TokenOutcome>;
   /** Sends the verify request; may throw request errors. */
   protected abstract sendVerify(query: SlipQuery, token: string, signal: AbortSignal): Promise<Response<string>>;
   /** Reads a verify response other than 401. */
@@ -61,10 +61,12 @@ export abstract class OAuthBankUpstream implements BankAdapter {
   }
 
   private async requestTokenSafely(): Promise<TokenOutcome> {
+    // One budget for the token call, a retry on a fresh connection included.
+    const signal = AbortSignal.timeout(this.tokenTimeoutMs);
     try {
-      return await this.requestToken();
+      return await this.requestToken(signal);
     } catch (err) {
-      return { ok: false, failure: requestFailure(err, undefined, this.name) };
+      return { ok: false, failure: requestFailure(err, signal, this.name) };
     }
   }
 }
