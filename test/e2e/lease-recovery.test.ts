@@ -1,0 +1,119 @@
+// Leases, end to end: two serving processes share one store and one account
+// with few credits; one is SIGKILLed while its verifications wait at the
+// bank. With default settings its lease expires after three missed beats
+// and the surviving process releases the dead one's holds at once, long
+// before HOLD_STALE_MS (upstream timeout + 60 s = 90 s here) would: the test's
+// own timeout (60 s) is shorter, so only lease recovery can make it pass. The
+// survivor's own verifications, held at the same moment, are never touched
+// and are charged once each.
+import { afterAll, describe, expect, it } from 'vitest';
+import { AccountService } from '../../src/domain/accounts.js';
+import { reconcileAccount } from '../../src/domain/reconcile.js';
+import { openStore } from '../../src/store/open.js';
+import type { Store } from '../../src/store/store.js';
+import { sandboxQr } from '../../src/upstream/sandbox/sandbox-qr.js';
+import { startGatedKbank, type GatedKbank } from '../fakes/gated-kbank.js';
+import { eventually, postVerify, spawnSlipgate, type Child } from '../helpers/child.js';
+import { runDoctor } from '../helpers/doctor.js';
+import { testEngines } from '../helpers/engines.js';
+
+const CREDITS = 4;
+/** Longer than any wait here: the test's own timeout is the bound. */
+const UNBOUNDED = 120_000;
+
+const instanceOf = (child: Child) => child.logs.find((l) => l.msg === 'slipgate listening')?.instanceId as string;
+
+describe.each(testEngines())('a killed process\u2019s held credits come back by lease on %s', (engine) => {
+  const children: Child[] = [];
+  const banks: GatedKbank[] = [];
+  let store: Store | undefined;
+  afterAll(async () => {
+    for (const c of children) c.proc.kill('SIGKILL');
+    await Promise.all(children.map((c) => c.exited));
+    await Promise.all(banks.map((b) => b.close()));
+    await store?.close();
+    await engine.dispose();
+  });
+
+  it('releases the dead process\u2019s holds while the live one\u2019s in-flight verifications are charged once', { timeout: 60_000 }, async () => {
+    let databaseUrl = await engine.databaseUrl();
+    // Several helpers share PostgreSQL's 100 connections: small pools.
+    if (engine.name === 'postgres') databaseUrl += `${databaseUrl.includes('?') ? '&' : '?'}pool_max=4`;
+    store = await openStore(databaseUrl);
+    const db = store;
+    const { account, apiKey } = await new AccountService(db).createAccount({ name: 'Lease Shop', credits: CREDITS, actor: 'test' });
+    const holds = () => db.listHolds(account.id);
+
+    const [bankA, bankB] = await Promise.all([startGatedKbank(), startGatedKbank()]);
+    banks.push(bankA!, bankB!);
+    // Default lease settings and HOLD_STALE_MS; only the bank budget is long, so answers can wait.
+    const env = (bank: GatedKbank) => ({ DATABASE_URL: databaseUrl, UPSTREAMS: JSON.stringify([bank.config()]), UPSTREAM_TIMEOUT_MS: '30000' });
+    const [a, b] = await Promise.all([spawnSlipgate(env(bankA!)), spawnSlipgate(env(bankB!))]);
+    children.push(a!, b!);
+    const [doomed, survivor] = [instanceOf(a!), instanceOf(b!)];
+    expect(doomed).toMatch(/^ins_/);
+    expect(survivor).toMatch(/^ins_/);
+
+    // Two verifications in flight on each process, started one after the
+    // other (FerretDB's updates of one document must not overlap, see
+    // MONGO_CONCURRENCY_LIMITATION): each waits at its bank, its credit held.
+    const inFlight: Promise<Awaited<ReturnType<typeof postVerify>> | Error>[] = [];
+    for (const [i, [child, bank]] of ([[a, bankA], [b, bankB], [a, bankA], [b, bankB]] as const).entries()) {
+      inFlight.push(postVerify(child!.publicUrl, apiKey.secret, sandboxQr()).catch((e: Error) => e));
+      await eventually(async () => (await holds()).length === i + 1 && bank!.waiting() === Math.floor(i / 2) + 1, UNBOUNDED);
+    }
+    const before = await holds();
+    const heldBy = (id: string) => before.filter((h) => h.instanceId === id).map((h) => h.id).sort();
+    expect(heldBy(doomed)).toHaveLength(2);
+    expect(heldBy(survivor)).toHaveLength(2);
+    expect(await db.getAccount(account.id)).toMatchObject({ credits: 0, held: 4, usage: 0 });
+    // The credits are the account's, but held: a new verification is refused.
+    const refused = await postVerify(b!.publicUrl, apiKey.secret, sandboxQr());
+    expect(refused.body).toStrictEqual({ status: 'error', code: 1023, message: 'insufficient fund' });
+
+    a!.proc.kill('SIGKILL');
+    expect(await a!.exited).toBeNull();
+    const lost = await Promise.all(inFlight.filter((_, i) => i % 2 === 0));
+    for (const r of lost) expect(r).toBeInstanceOf(Error);
+
+    // The survivor recovers the dead lease's holds; its own stay held.
+    await eventually(async () => !(await holds()).some((h) => h.instanceId === doomed), UNBOUNDED);
+    const after = await holds();
+    expect(after.map((h) => h.id).sort()).toEqual(heldBy(survivor));
+    expect(await db.getAccount(account.id)).toMatchObject({ credits: 2, held: 2, usage: 0 });
+    const interrupted = await db.listRequestErrors({ accountId: account.id, kind: 'interrupted', limit: 10 });
+    expect(interrupted.items.map((r) => r.id).sort()).toEqual(heldBy(doomed));
+
+    // The survivor's verifications come back from the bank and are charged.
+    if (engine.concurrencyLimitation) {
+      for (let left = 2; left > 0; left--) {
+        bankB!.releaseOne();
+        await eventually(async () => (await holds()).length === left - 1, UNBOUNDED);
+      }
+    }
+    bankB!.open();
+    const answered = await Promise.all(inFlight.filter((_, i) => i % 2 === 1));
+    for (const r of answered) expect(r).toMatchObject({ status: 200, body: { status: 'success' } });
+
+    // The recovered credits are usable again.
+    for (let i = 0; i < 2; i++) {
+      expect((await postVerify(b!.publicUrl, apiKey.secret, sandboxQr())).body.status).toBe('success');
+    }
+    expect((await postVerify(b!.publicUrl, apiKey.secret, sandboxQr())).body).toMatchObject({ code: 1023 });
+
+    expect(await db.getAccount(account.id)).toMatchObject({ credits: 0, held: 0, usage: CREDITS });
+    const charged = (await db.listVerifyTransactions({ accountId: account.id, limit: 10 })).items.map((r) => r.id);
+    expect(charged).toHaveLength(CREDITS);
+    for (const id of heldBy(survivor)) expect(charged.filter((c) => c === id)).toHaveLength(1);
+    for (const id of heldBy(doomed)) expect(charged).not.toContain(id);
+    const failures = (await db.listRequestErrors({ accountId: account.id, limit: 20 })).items;
+    expect(failures.filter((f) => heldBy(survivor).includes(f.id))).toEqual([]);
+    expect((await reconcileAccount(db, account.id)).problems).toEqual([]);
+    expect(await runDoctor(databaseUrl)).toMatchObject({ code: 0, accounts: 1, discrepancies: [], openHolds: 0 });
+
+    // A graceful stop ends the survivor's lease.
+    b!.proc.kill('SIGTERM');
+    expect(await b!.exited).toBe(0);
+    await eventually(async () => b!.logs.some((l) => l.msg === 'lease ended' && l.instanceId === survivor), UNBOUNDED);
+  });
+});
