@@ -6,6 +6,7 @@
 // own timeout (60 s) is shorter, so only lease recovery can make it pass. The
 // survivor's own verifications, held at the same moment, are never touched
 // and are charged once each.
+import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { AccountService } from '../../src/domain/accounts.js';
 import { reconcileAccount } from '../../src/domain/reconcile.js';
@@ -16,6 +17,7 @@ import { startGatedKbank, type GatedKbank } from '../fakes/gated-kbank.js';
 import { eventually, postVerify, spawnSlipgate, type Child } from '../helpers/child.js';
 import { runDoctor } from '../helpers/doctor.js';
 import { testEngines } from '../helpers/engines.js';
+import { tempDir } from '../helpers/temp.js';
 
 const CREDITS = 4;
 /** Longer than any wait here: the test's own timeout is the bound. */
@@ -115,5 +117,70 @@ describe.each(testEngines())('a killed process\u2019s held credits come back by 
     b!.proc.kill('SIGTERM');
     expect(await b!.exited).toBe(0);
     await eventually(async () => b!.logs.some((l) => l.msg === 'lease ended' && l.instanceId === survivor), UNBOUNDED);
+  });
+});
+
+// SIGSTOP instead of SIGKILL: the process comes back after its lease was
+// taken over. On SQLite only: what differs between engines (the lease
+// clock, concurrent recovery) is covered by the store contract suite.
+describe('a paused process whose lease was taken over', () => {
+  const children: Child[] = [];
+  const banks: GatedKbank[] = [];
+  const dir = tempDir();
+  let store: Store | undefined;
+  afterAll(async () => {
+    for (const c of children) {
+      c.proc.kill('SIGCONT');
+      c.proc.kill('SIGKILL');
+    }
+    await Promise.all(children.map((c) => c.exited));
+    await Promise.all(banks.map((b) => b.close()));
+    await store?.close();
+    dir.remove();
+  });
+
+  it('cannot charge the hold recovery released, starts a new lease and serves on', { timeout: 60_000 }, async () => {
+    const databaseUrl = `sqlite:${join(dir.path, 'pause.db')}`;
+    store = await openStore(databaseUrl);
+    const db = store;
+    const { account, apiKey } = await new AccountService(db).createAccount({ name: 'Pause Shop', credits: 2, actor: 'test' });
+    const holds = () => db.listHolds(account.id);
+    const bank = await startGatedKbank();
+    banks.push(bank);
+    const env = { DATABASE_URL: databaseUrl, UPSTREAMS: JSON.stringify([bank.config()]), UPSTREAM_TIMEOUT_MS: '30000' };
+    const [paused, other] = await Promise.all([spawnSlipgate(env), spawnSlipgate({ DATABASE_URL: databaseUrl })]);
+    children.push(paused!, other!);
+    const lostLease = instanceOf(paused!);
+
+    const pending = postVerify(paused!.publicUrl, apiKey.secret, sandboxQr());
+    await eventually(async () => (await holds()).length === 1 && bank.waiting() === 1, UNBOUNDED);
+    const [held] = await holds();
+    expect(held!.instanceId).toBe(lostLease);
+    paused!.proc.kill('SIGSTOP');
+
+    // The other process sees the lease expire and releases the hold.
+    await eventually(async () => (await holds()).length === 0, UNBOUNDED);
+    expect(await db.getAccount(account.id)).toMatchObject({ credits: 2, held: 0, usage: 0 });
+
+    // The bank says yes while the process is stopped; it reads the answer on waking.
+    bank.open();
+    paused!.proc.kill('SIGCONT');
+    const answer = await pending;
+    expect(answer.status).toBe(500);
+    expect(answer.body.message).toMatch(/may have been charged/);
+    // It was not: the lookup shows the interrupted failure and no charge.
+    const failures = await db.listRequestErrors({ accountId: account.id, limit: 10 });
+    expect(failures.items.map((f) => [f.id, f.kind])).toEqual([[held!.id, 'interrupted']]);
+    expect((await db.listVerifyTransactions({ accountId: account.id, limit: 10 })).items).toEqual([]);
+
+    // Its next heartbeat finds the lease gone and starts a new one.
+    await eventually(async () => paused!.logs.some((l) => l.msg === 'lease expired while this process was alive; its holds count as abandoned; starting a new lease' && l.lostInstanceId === lostLease), UNBOUNDED);
+    const fresh = () => paused!.logs.filter((l) => l.msg === 'lease started').map((l) => l.instanceId as string).find((id) => id !== lostLease);
+    await eventually(async () => fresh() !== undefined, UNBOUNDED);
+    const next = postVerify(paused!.publicUrl, apiKey.secret, sandboxQr());
+    expect((await next).body.status).toBe('success');
+    expect(await db.getAccount(account.id)).toMatchObject({ credits: 1, held: 0, usage: 1 });
+    expect((await reconcileAccount(db, account.id)).problems).toEqual([]);
+    expect(await runDoctor(databaseUrl)).toMatchObject({ code: 0, accounts: 1, discrepancies: [], openHolds: 0 });
   });
 });
