@@ -159,8 +159,7 @@ export class VerificationService {
     checks?: CheckRequest,
   ): Promise<VerifyOutcome> {
     const { store } = this.deps;
-    const instanceId = this.deps.instanceId?.() ?? null;
-    const held = await store.holdCredit({ id: who.id, accountId: key.accountId, keyId: key.id, createdAt: this.now(), instanceId });
+    const held = await store.holdCredit({ id: who.id, accountId: key.accountId, keyId: key.id, createdAt: this.now(), instanceId: this.deps.instanceId?.() ?? null });
     if (held === 'insufficient') return this.accountError('insufficient_fund', { ...who, qrcode, slip });
     if (held === 'no_account') return this.accountError('user_not_found', { ...who, qrcode, slip });
 
