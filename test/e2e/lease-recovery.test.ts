@@ -1,9 +1,9 @@
 // Leases, end to end: two serving processes share one store and one account
 // with few credits; one is SIGKILLed while its verifications wait at the
-// bank. With default settings its lease expires after three missed beats
-// and the surviving process releases the dead one's holds at once, long
-// before HOLD_STALE_MS (upstream timeout + 60 s = 90 s here) would: the test's
-// own timeout (60 s) is shorter, so only lease recovery can make it pass. The
+// bank. With default lease settings its lease expires after three missed
+// beats and the surviving process releases the dead one's holds at once.
+// HOLD_STALE_MS is set far beyond the test's own timeout, so the age rule
+// cannot be what frees them: only the lease can make the test pass. The
 // survivor's own verifications, held at the same moment, are never touched
 // and are charged once each.
 import { join } from 'node:path';
@@ -20,8 +20,12 @@ import { testEngines } from '../helpers/engines.js';
 import { tempDir } from '../helpers/temp.js';
 
 const CREDITS = 4;
+/** The test's own timeout bounds every wait; generous, since child processes start slowly on a busy machine. */
+const TEST_TIMEOUT_MS = 120_000;
+/** Far beyond TEST_TIMEOUT_MS: the age rule never fires during a test. */
+const HOLD_STALE_MS = '600000';
 /** Longer than any wait here: the test's own timeout is the bound. */
-const UNBOUNDED = 120_000;
+const UNBOUNDED = 2 * TEST_TIMEOUT_MS;
 
 const instanceOf = (child: Child) => child.logs.find((l) => l.msg === 'slipgate listening')?.instanceId as string;
 
@@ -37,7 +41,7 @@ describe.each(testEngines())('a killed process\u2019s held credits come back by 
     await engine.dispose();
   });
 
-  it('releases the dead process\u2019s holds while the live one\u2019s in-flight verifications are charged once', { timeout: 60_000 }, async () => {
+  it('releases the dead process\u2019s holds while the live one\u2019s in-flight verifications are charged once', { timeout: TEST_TIMEOUT_MS }, async () => {
     let databaseUrl = await engine.databaseUrl();
     // Several helpers share PostgreSQL's 100 connections: small pools.
     if (engine.name === 'postgres') databaseUrl += `${databaseUrl.includes('?') ? '&' : '?'}pool_max=4`;
@@ -48,8 +52,8 @@ describe.each(testEngines())('a killed process\u2019s held credits come back by 
 
     const [bankA, bankB] = await Promise.all([startGatedKbank(), startGatedKbank()]);
     banks.push(bankA!, bankB!);
-    // Default lease settings and HOLD_STALE_MS; only the bank budget is long, so answers can wait.
-    const env = (bank: GatedKbank) => ({ DATABASE_URL: databaseUrl, UPSTREAMS: JSON.stringify([bank.config()]), UPSTREAM_TIMEOUT_MS: '30000' });
+    // Default lease settings; the bank budget is long, so answers can wait.
+    const env = (bank: GatedKbank) => ({ DATABASE_URL: databaseUrl, UPSTREAMS: JSON.stringify([bank.config()]), UPSTREAM_TIMEOUT_MS: '30000', HOLD_STALE_MS });
     const [a, b] = await Promise.all([spawnSlipgate(env(bankA!)), spawnSlipgate(env(bankB!))]);
     children.push(a!, b!);
     const [doomed, survivor] = [instanceOf(a!), instanceOf(b!)];
@@ -139,7 +143,7 @@ describe('a paused process whose lease was taken over', () => {
     dir.remove();
   });
 
-  it('cannot charge the hold recovery released, starts a new lease and serves on', { timeout: 60_000 }, async () => {
+  it('cannot charge the hold recovery released, starts a new lease and serves on', { timeout: TEST_TIMEOUT_MS }, async () => {
     const databaseUrl = `sqlite:${join(dir.path, 'pause.db')}`;
     store = await openStore(databaseUrl);
     const db = store;
@@ -147,8 +151,8 @@ describe('a paused process whose lease was taken over', () => {
     const holds = () => db.listHolds(account.id);
     const bank = await startGatedKbank();
     banks.push(bank);
-    const env = { DATABASE_URL: databaseUrl, UPSTREAMS: JSON.stringify([bank.config()]), UPSTREAM_TIMEOUT_MS: '30000' };
-    const [paused, other] = await Promise.all([spawnSlipgate(env), spawnSlipgate({ DATABASE_URL: databaseUrl })]);
+    const env = { DATABASE_URL: databaseUrl, UPSTREAMS: JSON.stringify([bank.config()]), UPSTREAM_TIMEOUT_MS: '30000', HOLD_STALE_MS };
+    const [paused, other] = await Promise.all([spawnSlipgate(env), spawnSlipgate({ DATABASE_URL: databaseUrl, HOLD_STALE_MS })]);
     children.push(paused!, other!);
     const lostLease = instanceOf(paused!);
 
