@@ -347,6 +347,33 @@ export function storeContract(name: string, open: () => Promise<EngineUnderTest>
         expect(await probe.requestErrorKinds(accountId)).toEqual(['interrupted']);
         expect(await store.renewLease(lease, TTL_MS, new Date())).toBe(false);
       });
+
+      concurrency('two recoveries racing the settles of an expired lease end every hold exactly one way', async () => {
+        const accountId = await account(20);
+        const lease = id('ins');
+        await store.startLease(lease, TTL_MS, new Date());
+        const holds = Array.from({ length: 20 }, () => hold(accountId, new Date(), lease));
+        for (const h of holds) expect(await store.holdCredit(h)).toBe('held');
+        await probe.expireLease(lease);
+        // A process that woke up after its lease was taken over settles half of them.
+        const settles = holds
+          .filter((_, i) => i % 2)
+          .map((h) =>
+            store.settleHold(vt(accountId, h.id)).then(
+              () => 'settled' as const,
+              (err: unknown) => {
+                expect((err as StoreError).code).toBe('conflict');
+                return 'lost' as const;
+              },
+            ),
+          );
+        const [settled] = await Promise.all([Promise.all(settles), store.recoverStaleHolds(young(), new Date()), store.recoverStaleHolds(young(), new Date())]);
+        const won = settled.filter((s) => s === 'settled').length;
+        expect(await probe.holdIds(accountId)).toEqual([]);
+        expect(await probe.balance(accountId)).toEqual({ credits: 20 - won, usage: won });
+        expect(await probe.countVerifyTransactions(accountId)).toBe(won);
+        expect(await probe.requestErrorKinds(accountId)).toEqual(Array.from({ length: 20 - won }, () => 'interrupted'));
+      });
     });
 
     describe('credit ledger', () => {
