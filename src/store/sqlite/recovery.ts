@@ -12,6 +12,11 @@ export function sqliteRecovery(db: Database.Database) {
     // Only a live lease is extended: once expired, its holds are recovery's.
     renew: db.prepare('UPDATE instance_leases SET expires_at = ? WHERE id = ? AND expires_at >= ?'),
     end: db.prepare('DELETE FROM instance_leases WHERE id = ?'),
+    // Read first: recovery runs on every heartbeat of every process, and the
+    // write lock it would take for nothing is the verify path's.
+    due: db
+      .prepare('SELECT EXISTS (SELECT 1 FROM credit_holds WHERE created_at < ?) OR EXISTS (SELECT 1 FROM instance_leases WHERE expires_at < ?)')
+      .pluck(),
     stale: db.prepare(`SELECT h.* FROM credit_holds h WHERE h.created_at < ?
       UNION SELECT h.* FROM credit_holds h JOIN instance_leases l ON l.id = h.instance_id WHERE l.expires_at < ?`),
     deleteHold: db.prepare('DELETE FROM credit_holds WHERE id = ? AND account_id = ?'),
@@ -45,7 +50,10 @@ export function sqliteRecovery(db: Database.Database) {
   });
 
   return {
-    recover: (olderThan: Date, now: Date): RecoveryResult => recover.immediate(olderThan, now),
+    recover(olderThan: Date, now: Date): RecoveryResult {
+      if (!stmt.due.get(olderThan.getTime(), now.getTime())) return { consumed: 0, released: 0 };
+      return recover.immediate(olderThan, now);
+    },
     startLease(instanceId: string, ttlMs: number, now: Date): void {
       stmt.start.run(instanceId, now.getTime(), now.getTime() + ttlMs);
     },
