@@ -19,6 +19,8 @@ const schema = z.object({
   UPSTREAM_TIMEOUT_MS: ms(10_000),
   /** Holds older than this are from a dead process; defaults to timeout + 60 s. */
   HOLD_STALE_MS: z.coerce.number().int().min(1).optional(),
+  /** How often a serving process renews its lease; it counts as dead after 3 missed beats. */
+  LEASE_HEARTBEAT_MS: z.coerce.number().int().min(100).max(60_000).default(2_000),
   /** Simulated latency of the built-in sandbox network (demos, benchmarks, tests). */
   SANDBOX_LATENCY_MS: z.coerce.number().int().min(0).max(600_000).default(0),
   /** How long an API key lookup is reused; revocations elsewhere apply within it. */

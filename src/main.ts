@@ -10,6 +10,7 @@ import { createAdminApp } from './http/admin-app.js';
 import { answerClientErrorsWithJson } from './http/client-errors.js';
 import { defaultDashboardDir, mountDashboard } from './http/dashboard.js';
 import { createPublicApp } from './http/public-app.js';
+import { startInstanceLease } from './lease.js';
 import { openStore } from './store/open.js';
 import type { Store } from './store/store.js';
 import { buildUpstream } from './upstream/build.js';
@@ -48,6 +49,12 @@ export async function run(config: Config, { logger, ...opts }: RunOptions): Prom
   });
   const override = opts.upstream;
   const upstream = override instanceof UpstreamPool ? override : override ? UpstreamPool.of(override, { logger }) : pool;
+  if (config.HOLD_STALE_MS <= config.UPSTREAM_TIMEOUT_MS) {
+    // Allowed (crash tests use it), but a live verification's hold can then be refunded under it.
+    logger.warn({ HOLD_STALE_MS: config.HOLD_STALE_MS, UPSTREAM_TIMEOUT_MS: config.UPSTREAM_TIMEOUT_MS }, 'HOLD_STALE_MS should be longer than UPSTREAM_TIMEOUT_MS');
+  }
+  // Before listening: every hold this process takes is covered by its lease.
+  const lease = await startInstanceLease(store, { heartbeatMs: config.LEASE_HEARTBEAT_MS, staleMs: config.HOLD_STALE_MS, logger });
   const verification = new VerificationService({
     store,
     upstream,
@@ -56,14 +63,8 @@ export async function run(config: Config, { logger, ...opts }: RunOptions): Prom
     maxInFlightPerAccount: config.MAX_INFLIGHT_PER_ACCOUNT,
     logger,
     newId: () => newId('req'),
+    instanceId: () => lease.instanceId(),
   });
-
-  if (config.HOLD_STALE_MS <= config.UPSTREAM_TIMEOUT_MS) {
-    // Allowed (crash tests use it), but a live verification's hold can then be refunded under it.
-    logger.warn({ HOLD_STALE_MS: config.HOLD_STALE_MS, UPSTREAM_TIMEOUT_MS: config.UPSTREAM_TIMEOUT_MS }, 'HOLD_STALE_MS should be longer than UPSTREAM_TIMEOUT_MS');
-  }
-  const recovery = startHoldRecovery(store, config.HOLD_STALE_MS, logger);
-  await recovery.once();
 
   const publicServer = await listen(
     createPublicApp({ verification, logger, maxBodyBytes: config.MAX_BODY_BYTES, limits: config }),
@@ -90,7 +91,7 @@ export async function run(config: Config, { logger, ...opts }: RunOptions): Prom
 
   const publicUrl = urlOf(publicServer);
   const adminUrl = urlOf(adminServer);
-  logger.info({ publicUrl, adminUrl, store: store.engine, upstream: upstream.name }, 'slipgate listening');
+  logger.info({ publicUrl, adminUrl, store: store.engine, upstream: upstream.name, instanceId: lease.instanceId() }, 'slipgate listening');
   if ((await store.listAccounts({ limit: 1 })).items.length === 0) {
     logger.info('no accounts yet; create one with: npx slipgate accounts create --name "My shop" --credits 100');
   }
@@ -102,7 +103,8 @@ export async function run(config: Config, { logger, ...opts }: RunOptions): Prom
       const stopped = Promise.all([stopServer(publicServer), stopServer(adminServer)]);
       await verification.drain();
       await stopped;
-      recovery.stop();
+      // Nothing is held under the lease any more: ending it tells the others at once.
+      await lease.end().catch((err: unknown) => logger.error({ err }, 'ending the lease failed; it expires by itself'));
       await pool.close();
       if (upstream !== pool) await upstream.close();
       await store.close();
@@ -121,20 +123,6 @@ function upstreamConfigs(config: Config, logger: Logger): UpstreamConfig[] {
   }
   logger.warn('SANDBOX MODE: no UPSTREAMS configured; slips are answered by the built-in sandbox network, not a bank');
   return [{ name: 'sandbox', provider: 'sandbox', weight: 1, enabled: true }];
-}
-
-/** Settles or releases holds left by a process that died mid-verification. */
-function startHoldRecovery(store: Store, staleMs: number, logger: Logger) {
-  const once = async () => {
-    const now = new Date();
-    const result = await store.recoverStaleHolds(new Date(now.getTime() - staleMs), now);
-    if (result.consumed + result.released > 0) logger.warn(result, 'recovered stale credit holds');
-  };
-  const timer = setInterval(() => {
-    once().catch((err: unknown) => logger.error({ err }, 'hold recovery failed'));
-  }, Math.min(Math.max(staleMs / 2, 50), 30_000));
-  timer.unref();
-  return { once, stop: () => clearInterval(timer) };
 }
 
 /** The kernel caps it at net.core.somaxconn (4096 on current Linux). */

@@ -14,4 +14,12 @@ describe('loadConfig', () => {
     expect(loadConfig({}).HOLD_STALE_MS).toBe(70_000);
     expect(loadConfig({ UPSTREAM_TIMEOUT_MS: '5000' }).HOLD_STALE_MS).toBe(65_000);
   });
+
+  it('beats the lease every 2 s unless told otherwise, and refuses a heartbeat out of range', () => {
+    expect(loadConfig({}).LEASE_HEARTBEAT_MS).toBe(2_000);
+    expect(loadConfig({ LEASE_HEARTBEAT_MS: '500' }).LEASE_HEARTBEAT_MS).toBe(500);
+    for (const bad of ['50', '60001', '1.5', 'soon']) {
+      expect(() => loadConfig({ LEASE_HEARTBEAT_MS: bad })).toThrow(/LEASE_HEARTBEAT_MS: .*\(got "/);
+    }
+  });
 });

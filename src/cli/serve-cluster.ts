@@ -4,8 +4,10 @@
 // every money rule is one atomic store write (SQLite: WAL + busy_timeout;
 // PostgreSQL: row locks), never process memory. What is per worker: the
 // API-key cache (a revocation made through one worker's admin API reaches
-// the others within API_KEY_CACHE_TTL_MS, as between separate instances)
-// and MAX_INFLIGHT_PER_ACCOUNT.
+// the others within API_KEY_CACHE_TTL_MS, as between separate instances),
+// MAX_INFLIGHT_PER_ACCOUNT, and the lease (src/lease.ts): each worker holds
+// its own, so a crashed worker's holds are recovered without waiting for
+// its replacement.
 import cluster, { type Worker } from 'node:cluster';
 import { availableParallelism } from 'node:os';
 import type { Logger } from 'pino';
@@ -77,7 +79,7 @@ export async function superviseWorkers(config: Config, logger: Logger, count: nu
       stop('SIGTERM', 1);
       return;
     }
-    // Its open credit holds are settled or released by hold recovery.
+    // Its open credit holds are settled or released once its lease expires.
     logger.error({ worker: worker.id, code, signal }, 'worker died; starting a replacement');
     setTimeout(() => {
       if (!stopping) fork();

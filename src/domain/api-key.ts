@@ -22,6 +22,6 @@ export function hashSecret(secret: string): string {
   return createHash('sha256').update(secret).digest('hex');
 }
 
-export function newId(kind: 'acc' | 'key' | 'req' | 'led' | 'adm' | 'evt'): string {
+export function newId(kind: 'acc' | 'key' | 'req' | 'led' | 'adm' | 'evt' | 'ins'): string {
   return `${kind}_${randomUUID().replaceAll('-', '')}`;
 }

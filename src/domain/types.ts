@@ -32,6 +32,12 @@ export interface CreditHold {
   accountId: string;
   keyId: string;
   createdAt: Date;
+  /**
+   * The lease of the serving process that took it: once that lease expires
+   * the hold is recovered at once. Null (old holds, or a process unsure its
+   * lease is still live) leaves it to the age rule (HOLD_STALE_MS).
+   */
+  instanceId?: string | null;
 }
 
 /** Why a request failed; every failure is free. Listed once, the type follows. */

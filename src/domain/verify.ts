@@ -43,6 +43,8 @@ export interface VerificationDeps {
   keyCacheTtlMs?: number;
   /** Verifications one account may have at the network at once (429 beyond). */
   maxInFlightPerAccount?: number;
+  /** The serving process's lease, recorded on each hold (see lease.ts). */
+  instanceId?: () => string | null;
 }
 
 const SUCCESS_MESSAGE = 'slip verified';
@@ -156,7 +158,7 @@ export class VerificationService {
     checks?: CheckRequest,
   ): Promise<VerifyOutcome> {
     const { store } = this.deps;
-    const held = await store.holdCredit({ id: who.id, accountId: key.accountId, keyId: key.id, createdAt: this.now() });
+    const held = await store.holdCredit({ id: who.id, accountId: key.accountId, keyId: key.id, createdAt: this.now(), instanceId: this.deps.instanceId?.() ?? null });
     if (held === 'insufficient') return this.accountError('insufficient_fund', { ...who, qrcode, slip });
     if (held === 'no_account') return this.accountError('user_not_found', { ...who, qrcode, slip });
 

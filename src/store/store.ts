@@ -108,9 +108,28 @@ export interface Store {
   settleHold(record: VerifyTransactionRecord): Promise<void>;
   /** Returns the held credit and writes the failure record, all or nothing. */
   releaseHold(record: RequestErrorRecord & { accountId: string }): Promise<void>;
-  /** Settles or releases holds created before `olderThan` (crash recovery). */
+  /**
+   * Crash recovery: settles (success record present) or releases holds
+   * created before `olderThan`, and at once, whatever their age, those of an
+   * instance whose lease expired before `now`; then deletes expired leases
+   * that hold nothing. PostgreSQL judges expiry by its own clock, not `now`.
+   */
   recoverStaleHolds(olderThan: Date, now: Date): Promise<RecoveryResult>;
   listHolds(accountId?: string): Promise<CreditHold[]>;
+
+  /**
+   * Registers a serving process's lease, live until `now + ttlMs` (PostgreSQL:
+   * the database clock). The caller picks a fresh id each time.
+   */
+  startLease(instanceId: string, ttlMs: number, now: Date): Promise<void>;
+  /**
+   * Extends a lease that is still live. False when it has expired or is gone:
+   * an expired lease never comes back, its holds are recovery's, and the
+   * process starts a new one under a new id.
+   */
+  renewLease(instanceId: string, ttlMs: number, now: Date): Promise<boolean>;
+  /** Deletes the record (graceful shutdown, after draining). */
+  endLease(instanceId: string): Promise<void>;
 
   /** Records a failure that never held a credit. */
   insertRequestError(record: RequestErrorRecord): Promise<void>;

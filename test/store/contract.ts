@@ -14,6 +14,14 @@ export interface EngineProbe {
   ledgerDeltas(accountId: string): Promise<number[]>;
   /** Every stored column/field of the key, to prove no secret is kept. */
   storedKey(keyId: string): Promise<Record<string, unknown> | null>;
+  /** The lease each of the account's holds was taken under (oldest hold first). */
+  holdInstanceIds(accountId: string): Promise<(string | null)[]>;
+  /** When the lease expires as stored; null when there is no record. */
+  leaseExpiry(instanceId: string): Promise<Date | null>;
+  /** Writes: the lease expired long ago (a process that stopped beating). */
+  expireLease(instanceId: string): Promise<void>;
+  /** Writes: a success record alone, as a settle that died before closing its hold leaves it on MongoDB. */
+  insertSuccessRecord(accountId: string, holdId: string): Promise<void>;
 }
 
 export interface EngineUnderTest {
@@ -60,8 +68,8 @@ export function storeContract(name: string, open: () => Promise<EngineUnderTest>
       return { id: id('led'), accountId, kind: delta > 0 ? 'top_up' : 'adjustment', delta, reason: 'test', actor: 'contract', idempotencyKey, createdAt: new Date() };
     }
 
-    function hold(accountId: string, createdAt = new Date()) {
-      return { id: id('req'), accountId, keyId: 'key_test', createdAt };
+    function hold(accountId: string, createdAt = new Date(), instanceId: string | null = null) {
+      return { id: id('req'), accountId, keyId: 'key_test', createdAt, instanceId };
     }
 
     function vt(accountId: string, holdId: string, over: Partial<VerifyTransactionRecord> = {}): VerifyTransactionRecord {
@@ -251,6 +259,120 @@ export function storeContract(name: string, open: () => Promise<EngineUnderTest>
         // Recovering again finds nothing more for this account.
         await store.recoverStaleHolds(new Date(Date.now() - 60_000), new Date());
         expect(await probe.balance(accountId)).toEqual({ credits: 2, usage: 0 });
+      });
+    });
+
+    describe('leases', () => {
+      const TTL_MS = 6_000;
+      const young = () => new Date(Date.now() - 60_000);
+
+      it('recovers the holds of an expired lease at once, whatever their age, and leaves a live lease\u2019s alone', async () => {
+        const accountId = await account(3);
+        const lease = id('ins');
+        await store.startLease(lease, TTL_MS, new Date());
+        const interrupted = hold(accountId, new Date(), lease);
+        const recorded = hold(accountId, new Date(), lease);
+        await store.holdCredit(interrupted);
+        await store.holdCredit(recorded);
+        await probe.insertSuccessRecord(accountId, recorded.id);
+        expect(await probe.holdInstanceIds(accountId)).toEqual([lease, lease]);
+        expect((await store.listHolds(accountId)).map((h) => h.instanceId)).toEqual([lease, lease]);
+
+        // Live lease, holds younger than the age cutoff: nothing to do.
+        await store.recoverStaleHolds(young(), new Date());
+        expect((await probe.holdIds(accountId)).sort()).toEqual([interrupted.id, recorded.id].sort());
+        expect(await probe.balance(accountId)).toEqual({ credits: 1, usage: 0 });
+
+        await probe.expireLease(lease);
+        const result = await store.recoverStaleHolds(young(), new Date());
+        expect(result.consumed).toBeGreaterThanOrEqual(1);
+        expect(result.released).toBeGreaterThanOrEqual(1);
+        expect(await probe.holdIds(accountId)).toEqual([]);
+        // The hold with a success record is charged, the other refunded as interrupted.
+        expect(await probe.balance(accountId)).toEqual({ credits: 2, usage: 1 });
+        expect(await probe.requestErrorKinds(accountId)).toEqual(['interrupted']);
+        expect((await store.listRequestErrors({ accountId, limit: 10 })).items.map((r) => r.id)).toEqual([interrupted.id]);
+        expect(await store.auditTotals(accountId)).toEqual({ credits: 2, held: 0, usage: 1, ledgerTotal: 3, verifyTransactions: 1 });
+        // Nothing is held under the dead lease any more: its record is gone too.
+        expect(await probe.leaseExpiry(lease)).toBeNull();
+      });
+
+      it('leaves holds without a live lease to the age rule: none recorded, or the lease ended', async () => {
+        const accountId = await account(3);
+        const dead = id('ins');
+        await store.startLease(dead, TTL_MS, new Date());
+        await probe.expireLease(dead);
+        const ended = id('ins');
+        await store.startLease(ended, TTL_MS, new Date());
+        expect(await probe.leaseExpiry(ended)).toBeInstanceOf(Date);
+        const old = hold(accountId, at('2020-01-01T00:00:00Z'));
+        const fresh = hold(accountId, new Date(Date.now() - 2_000));
+        const underEnded = hold(accountId, new Date(Date.now() - 1_000), ended);
+        for (const h of [old, fresh, underEnded]) expect(await store.holdCredit(h)).toBe('held');
+        await store.endLease(ended);
+        expect(await probe.leaseExpiry(ended)).toBeNull();
+        expect(await probe.holdInstanceIds(accountId)).toEqual([null, null, ended]);
+
+        await store.recoverStaleHolds(young(), new Date());
+        expect(await probe.holdIds(accountId)).toEqual([fresh.id, underEnded.id]);
+        expect(await probe.balance(accountId)).toEqual({ credits: 1, usage: 0 });
+        expect(await probe.requestErrorKinds(accountId)).toEqual(['interrupted']);
+        // The expired lease with nothing held under it is cleaned up.
+        expect(await probe.leaseExpiry(dead)).toBeNull();
+      });
+
+      it('keeps the holds of a renewed lease; an expired lease is never renewed', async () => {
+        const accountId = await account(1);
+        const lease = id('ins');
+        const t0 = new Date();
+        const later = (ms: number) => new Date(t0.getTime() + ms);
+        await store.startLease(lease, TTL_MS, t0);
+        const first = await probe.leaseExpiry(lease);
+        const h = hold(accountId, t0, lease);
+        await store.holdCredit(h);
+
+        expect(await store.renewLease(lease, TTL_MS, later(4_000))).toBe(true);
+        const renewed = await probe.leaseExpiry(lease);
+        expect(renewed!.getTime()).toBeGreaterThan(first!.getTime());
+        // Past the first expiry: engines on the process clock would recover it had the renewal not moved it.
+        await store.recoverStaleHolds(young(), later(TTL_MS + 2_000));
+        expect(await probe.holdIds(accountId)).toEqual([h.id]);
+        expect(await probe.leaseExpiry(lease)).toEqual(renewed);
+
+        await probe.expireLease(lease);
+        expect(await store.renewLease(lease, TTL_MS, new Date())).toBe(false);
+        await store.recoverStaleHolds(young(), new Date());
+        expect(await probe.holdIds(accountId)).toEqual([]);
+        expect(await probe.balance(accountId)).toEqual({ credits: 1, usage: 0 });
+        expect(await probe.requestErrorKinds(accountId)).toEqual(['interrupted']);
+        expect(await store.renewLease(lease, TTL_MS, new Date())).toBe(false);
+      });
+
+      concurrency('two recoveries racing the settles of an expired lease end every hold exactly one way', async () => {
+        const accountId = await account(20);
+        const lease = id('ins');
+        await store.startLease(lease, TTL_MS, new Date());
+        const holds = Array.from({ length: 20 }, () => hold(accountId, new Date(), lease));
+        for (const h of holds) expect(await store.holdCredit(h)).toBe('held');
+        await probe.expireLease(lease);
+        // A process that woke up after its lease was taken over settles half of them.
+        const settles = holds
+          .filter((_, i) => i % 2)
+          .map((h) =>
+            store.settleHold(vt(accountId, h.id)).then(
+              () => 'settled' as const,
+              (err: unknown) => {
+                expect((err as StoreError).code).toBe('conflict');
+                return 'lost' as const;
+              },
+            ),
+          );
+        const [settled] = await Promise.all([Promise.all(settles), store.recoverStaleHolds(young(), new Date()), store.recoverStaleHolds(young(), new Date())]);
+        const won = settled.filter((s) => s === 'settled').length;
+        expect(await probe.holdIds(accountId)).toEqual([]);
+        expect(await probe.balance(accountId)).toEqual({ credits: 20 - won, usage: won });
+        expect(await probe.countVerifyTransactions(accountId)).toBe(won);
+        expect(await probe.requestErrorKinds(accountId)).toEqual(Array.from({ length: 20 - won }, () => 'interrupted'));
       });
     });
 

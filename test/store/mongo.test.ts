@@ -32,6 +32,28 @@ storeContract(
         ledgerDeltas: async (id) =>
           (await c.collection<{ delta: number }>('credit_ledger').find({ accountId: id }).sort(newestLast).toArray()).map((r) => r.delta),
         storedKey: async (id) => c.collection<{ _id: string }>('api_keys').findOne({ _id: id }),
+        holdInstanceIds: async (id) => {
+          const a = await c.collection<{ _id: string; holds: { createdAt: Date; instanceId?: string | null }[] }>('accounts').findOne({ _id: id });
+          return [...(a?.holds ?? [])].sort((x, y) => x.createdAt.getTime() - y.createdAt.getTime()).map((h) => h.instanceId ?? null);
+        },
+        leaseExpiry: async (id) => (await c.collection<{ _id: string; expiresAt: Date }>('instance_leases').findOne({ _id: id }))?.expiresAt ?? null,
+        expireLease: async (id) => void (await c.collection<{ _id: string }>('instance_leases').updateOne({ _id: id }, { $set: { expiresAt: new Date(0) } })),
+        insertSuccessRecord: async (accountId, holdId) =>
+          void (await c.collection('verify_transactions').insertOne({
+            _id: holdId,
+            accountId,
+            keyId: 'key_test',
+            requestId: holdId,
+            qrcode: 'qr',
+            transactionId: 'TX',
+            amount: 1,
+            sendingBank: '004',
+            receivingBank: '014',
+            upstream: 'sandbox',
+            latencyMs: 1,
+            response: {},
+            createdAt: new Date(),
+          } as never)),
       },
       dispose: async () => {
         await client.close();

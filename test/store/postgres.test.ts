@@ -20,6 +20,17 @@ storeContract('postgres', async () => {
       requestErrorKinds: async (id) => (await all<{ kind: string }>('SELECT kind FROM request_errors WHERE account_id = $1 ORDER BY created_at', id)).map((r) => r.kind),
       ledgerDeltas: async (id) => (await all<{ delta: number }>('SELECT delta FROM credit_ledger WHERE account_id = $1 ORDER BY created_at, id', id)).map((r) => r.delta),
       storedKey: async (id) => (await all<Record<string, unknown>>('SELECT * FROM api_keys WHERE id = $1', id))[0] ?? null,
+      holdInstanceIds: async (id) =>
+        (await all<{ instance_id: string | null }>('SELECT instance_id FROM credit_holds WHERE account_id = $1 ORDER BY created_at', id)).map((r) => r.instance_id),
+      leaseExpiry: async (id) => (await all<{ expires_at: Date }>('SELECT expires_at FROM instance_leases WHERE id = $1', id))[0]?.expires_at ?? null,
+      expireLease: async (id) => void (await all(`UPDATE instance_leases SET expires_at = clock_timestamp() - interval '1 hour' WHERE id = $1`, id)),
+      insertSuccessRecord: async (accountId, holdId) =>
+        void (await all(
+          `INSERT INTO verify_transactions (id, account_id, key_id, request_id, qrcode, transaction_id, amount, sending_bank, receiving_bank, upstream, latency_ms, response, created_at)
+           VALUES ($1, $2, 'key_test', $1, 'qr', 'TX', 1, '004', '014', 'sandbox', 1, '{}', now())`,
+          holdId,
+          accountId,
+        )),
     },
     dispose: async () => {
       await client.end();

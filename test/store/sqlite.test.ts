@@ -13,8 +13,10 @@ storeContract('sqlite', async () => {
   const file = join(dir.path, 'contract.db');
   const store = new SqliteStore(file);
   await store.migrate();
-  // A second connection of our own: the probe reads what SQLite really holds.
-  const db = new Database(file, { readonly: true });
+  // A second connection of our own: the probe reads what SQLite really holds
+  // (and writes the few states a test must set up behind the adapter's back).
+  const db = new Database(file);
+  db.pragma('busy_timeout = 5000');
   const all = <T>(sql: string, ...args: unknown[]) => db.prepare(sql).all(...args) as T[];
   return {
     store,
@@ -25,6 +27,17 @@ storeContract('sqlite', async () => {
       requestErrorKinds: async (id) => all<{ kind: string }>('SELECT kind FROM request_errors WHERE account_id = ? ORDER BY created_at', id).map((r) => r.kind),
       ledgerDeltas: async (id) => all<{ delta: number }>('SELECT delta FROM credit_ledger WHERE account_id = ? ORDER BY created_at, id', id).map((r) => r.delta),
       storedKey: async (id) => (db.prepare('SELECT * FROM api_keys WHERE id = ?').get(id) as Record<string, unknown> | undefined) ?? null,
+      holdInstanceIds: async (id) => all<{ instance_id: string | null }>('SELECT instance_id FROM credit_holds WHERE account_id = ? ORDER BY created_at', id).map((r) => r.instance_id),
+      leaseExpiry: async (id) => {
+        const r = db.prepare('SELECT expires_at FROM instance_leases WHERE id = ?').get(id) as { expires_at: number } | undefined;
+        return r ? new Date(r.expires_at) : null;
+      },
+      expireLease: async (id) => void db.prepare('UPDATE instance_leases SET expires_at = 0 WHERE id = ?').run(id),
+      insertSuccessRecord: async (accountId, holdId) =>
+        void db
+          .prepare(`INSERT INTO verify_transactions (id, account_id, key_id, request_id, qrcode, transaction_id, amount, sending_bank, receiving_bank, upstream, latency_ms, response, created_at)
+            VALUES (?, ?, 'key_test', ?, 'qr', 'TX', 1, '004', '014', 'sandbox', 1, '{}', ?)`)
+          .run(holdId, accountId, holdId, Date.now()),
     },
     dispose: async () => {
       db.close();

@@ -19,6 +19,8 @@ export interface HoldEntry {
   _id: string;
   keyId: string;
   createdAt: Date;
+  /** The lease it was taken under; absent on holds older than leases. */
+  instanceId?: string | null;
 }
 
 export interface AccountDoc {
@@ -98,6 +100,13 @@ export interface LedgerDoc {
   createdAt: Date;
 }
 
+/** A serving process's lease (leases.ts); expiry by the process clock. */
+export interface InstanceLeaseDoc {
+  _id: string;
+  startedAt: Date;
+  expiresAt: Date;
+}
+
 /** Which way a hold went; inserting it is the decision (holds.ts). */
 export interface HoldOutcomeDoc {
   _id: string;
@@ -150,7 +159,7 @@ export const apiKey = (d: ApiKeyDoc): ApiKey => ({
   revokedAt: d.revokedAt ?? null,
 });
 
-export const hold = (accountId: string, h: HoldEntry): CreditHold => ({ id: h._id, accountId, keyId: h.keyId, createdAt: h.createdAt });
+export const hold = (accountId: string, h: HoldEntry): CreditHold => ({ id: h._id, accountId, keyId: h.keyId, createdAt: h.createdAt, instanceId: h.instanceId ?? null });
 
 export const verifyTransaction = (d: VerifyTransactionDoc): VerifyTransactionRecord => ({
   id: d._id,

@@ -40,7 +40,7 @@ export class HoldBook {
     // The one atomic write the design rests on (on a real MongoDB: the
     // filter is re-checked under the document lock). updateOne rather than
     // findOneAndUpdate: nothing of the document is needed back.
-    const entry: HoldEntry = { _id: h.id, keyId: h.keyId, createdAt: h.createdAt };
+    const entry: HoldEntry = { _id: h.id, keyId: h.keyId, createdAt: h.createdAt, instanceId: h.instanceId ?? null };
     const r = await this.accounts.updateOne(
       { _id: h.accountId, deletedAt: null, credits: { $gt: 0 } },
       { $inc: { credits: -1 }, $push: { holds: entry } },
@@ -78,17 +78,21 @@ export class HoldBook {
   }
 
   /**
-   * Holds older than `olderThan` belong to requests that died: the ones with
-   * a VerifyTransaction are charged, the others refunded as 'interrupted'.
+   * Holds older than `olderThan`, or taken under one of the `dead` (expired)
+   * leases, belong to requests that died: the ones with a VerifyTransaction
+   * are charged, the others refunded as 'interrupted'.
    */
-  async recover(olderThan: Date, now: Date): Promise<RecoveryResult> {
+  async recover(olderThan: Date, now: Date, dead: readonly string[] = []): Promise<RecoveryResult> {
     const result: RecoveryResult = { consumed: 0, released: 0 };
+    const deadLease = new Set(dead);
+    const aged = { 'holds.createdAt': { $lt: olderThan } };
     // Read first, then change: no cursor stays open over documents this
     // loop rewrites. Stale holds are few (only crashes leave them).
-    const stale = await this.accounts.find({ 'holds.createdAt': { $lt: olderThan } }, { projection: { holds: 1 } }).toArray();
+    const filter = dead.length > 0 ? { $or: [aged, { 'holds.instanceId': { $in: [...dead] } }] } : aged;
+    const stale = await this.accounts.find(filter, { projection: { holds: 1 } }).toArray();
     for (const acc of stale) {
       for (const entry of acc.holds ?? []) {
-        if (!(entry.createdAt < olderThan)) continue;
+        if (!(entry.createdAt < olderThan) && !(entry.instanceId && deadLease.has(entry.instanceId))) continue;
         const recorded = (await this.m.verifyTransactions.exists({ _id: entry._id })) !== null;
         const outcome = await this.decide(entry._id, acc._id, recorded ? 'charged' : 'refunded');
         if (outcome === 'refunded') {

@@ -27,18 +27,17 @@ import {
   type Store,
   type UsageRow,
 } from '../store.js';
-import { usageRows } from '../usage.js';
 import { connectOptions, isDuplicateKey, mapError, type MongoStoreOptions } from './connection.js';
 import * as doc from './docs.js';
 import { accountFilter, afterCursor, all, auditFilter, NEWEST_FIRST, type Filter } from './filters.js';
 import { HoldBook } from './holds.js';
+import { Leases } from './leases.js';
 import { Ledger } from './ledger.js';
+import { usageOf } from './usage-query.js';
 import { defineModels, type Models } from './schemas.js';
 
 export type { MongoStoreOptions } from './connection.js';
 
-const BANGKOK_OFFSET_MS = 7 * 60 * 60_000;
-const bangkokDay = (at: Date) => new Date(at.getTime() + BANGKOK_OFFSET_MS).toISOString().slice(0, 10);
 /** MongoDB's "collection already exists" (createCollection is not idempotent). */
 const NAMESPACE_EXISTS = 48;
 
@@ -47,6 +46,7 @@ export class MongoStore implements Store {
   private readonly conn: Connection;
   private readonly m: Models;
   private readonly holds: HoldBook;
+  private readonly leases: Leases;
   private readonly ledger: Ledger;
   private readonly connected: Promise<unknown>;
 
@@ -60,6 +60,7 @@ export class MongoStore implements Store {
     this.connected.catch(() => {});
     this.m = defineModels(this.conn);
     this.holds = new HoldBook(this.m);
+    this.leases = new Leases(this.m, this.holds);
     this.ledger = new Ledger(this.m, (id) => this.getAccount(id));
   }
 
@@ -175,11 +176,23 @@ export class MongoStore implements Store {
 
   async recoverStaleHolds(olderThan: Date, now: Date): Promise<RecoveryResult> {
     return this.call(async () => {
-      const result = await this.holds.recover(olderThan, now);
+      const result = await this.leases.recoverHolds(olderThan, now);
       // The ledger's crash leftovers are finished by the same periodic pass.
       await this.ledger.recover(olderThan, now);
       return result;
     });
+  }
+
+  async startLease(instanceId: string, ttlMs: number, now: Date): Promise<void> {
+    await this.call(() => this.leases.start(instanceId, ttlMs, now));
+  }
+
+  async renewLease(instanceId: string, ttlMs: number, now: Date): Promise<boolean> {
+    return this.call(() => this.leases.renew(instanceId, ttlMs, now));
+  }
+
+  async endLease(instanceId: string): Promise<void> {
+    await this.call(() => this.leases.end(instanceId));
   }
 
   async listHolds(accountId?: string): Promise<CreditHold[]> {
@@ -280,28 +293,6 @@ export class MongoStore implements Store {
   }
 
   async usage(q: { accountId?: string; from?: Date; to?: Date }): Promise<UsageRow[]> {
-    // Grouped here, not in an aggregation: the Bangkok day needs
-    // $dateToString, which FerretDB lacks. Only two small fields per record
-    // travel, streamed, and the counts stay per account and day.
-    return this.call(async () => {
-      const filter = auditFilter(q, 'request_errors');
-      const successes = new Map<string, { account_id: string; day: string; n: number }>();
-      for await (const r of this.m.verifyTransactions.find(filter, { accountId: 1, createdAt: 1 }).lean<doc.VerifyTransactionDoc>().cursor()) {
-        const day = bangkokDay(r.createdAt);
-        const k = `${r.accountId}\u0000${day}`;
-        const row = successes.get(k) ?? { account_id: r.accountId, day, n: 0 };
-        row.n++;
-        successes.set(k, row);
-      }
-      const failures = new Map<string, { account_id: string; day: string; kind: string; n: number }>();
-      for await (const r of this.m.requestErrors.find(all([filter, { accountId: { $ne: null } }]), { accountId: 1, createdAt: 1, kind: 1 }).lean<doc.RequestErrorDoc>().cursor()) {
-        const day = bangkokDay(r.createdAt);
-        const k = `${r.accountId}\u0000${day}\u0000${r.kind}`;
-        const row = failures.get(k) ?? { account_id: r.accountId!, day, kind: r.kind, n: 0 };
-        row.n++;
-        failures.set(k, row);
-      }
-      return usageRows([...successes.values()], [...failures.values()]);
-    });
+    return this.call(() => usageOf(this.m, q));
   }
 }

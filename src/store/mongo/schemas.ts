@@ -10,6 +10,7 @@ import type {
   ApiKeyDoc,
   HoldEntry,
   HoldOutcomeDoc,
+  InstanceLeaseDoc,
   LedgerDoc,
   RequestErrorDoc,
   VerifyTransactionDoc,
@@ -25,7 +26,7 @@ const optDate = { type: Date, default: null } as const;
 /** Newest first with the id as tie-breaker: the keyset order of every page. */
 const NEWEST = { createdAt: -1, _id: -1 } as const;
 
-const holdSchema = new Schema<HoldEntry>({ _id: str, keyId: str, createdAt: date }, { ...OPTIONS });
+const holdSchema = new Schema<HoldEntry>({ _id: str, keyId: str, createdAt: date, instanceId: optStr }, { ...OPTIONS });
 
 const accountSchema = new Schema<AccountDoc>(
   {
@@ -45,6 +46,8 @@ const accountSchema = new Schema<AccountDoc>(
 accountSchema.index(NEWEST);
 // Stale-hold recovery looks for accounts holding credits since before a cutoff.
 accountSchema.index({ 'holds.createdAt': 1 });
+// … and for the holds of processes whose lease expired.
+accountSchema.index({ 'holds.instanceId': 1 });
 
 const apiKeySchema = new Schema<ApiKeyDoc>(
   { _id: str, accountId: str, prefix: str, hash: str, createdAt: date, lastUsedAt: optDate, revokedAt: optDate },
@@ -129,6 +132,9 @@ const holdOutcomeSchema = new Schema<HoldOutcomeDoc>(
 // Purged by recovery after a day (no TTL index on the test server).
 holdOutcomeSchema.index({ at: 1 });
 
+const instanceLeaseSchema = new Schema<InstanceLeaseDoc>({ _id: str, startedAt: date, expiresAt: date }, OPTIONS);
+instanceLeaseSchema.index({ expiresAt: 1 });
+
 const adminTokenSchema = new Schema<AdminTokenDoc>(
   { _id: str, name: str, role: str, prefix: str, hash: str, createdAt: date, lastUsedAt: optDate, revokedAt: optDate },
   OPTIONS,
@@ -150,6 +156,7 @@ export interface Models {
   requestErrors: Model<RequestErrorDoc>;
   ledger: Model<LedgerDoc>;
   holdOutcomes: Model<HoldOutcomeDoc>;
+  instanceLeases: Model<InstanceLeaseDoc>;
   adminTokens: Model<AdminTokenDoc>;
   adminEvents: Model<AdminEventDoc>;
 }
@@ -163,6 +170,7 @@ export function defineModels(conn: Connection): Models {
     requestErrors: conn.model<RequestErrorDoc>('RequestError', requestErrorSchema, 'request_errors'),
     ledger: conn.model<LedgerDoc>('CreditLedger', ledgerSchema, 'credit_ledger'),
     holdOutcomes: conn.model<HoldOutcomeDoc>('HoldOutcome', holdOutcomeSchema, 'hold_outcomes'),
+    instanceLeases: conn.model<InstanceLeaseDoc>('InstanceLease', instanceLeaseSchema, 'instance_leases'),
     adminTokens: conn.model<AdminTokenDoc>('AdminToken', adminTokenSchema, 'admin_tokens'),
     adminEvents: conn.model<AdminEventDoc>('AdminEvent', adminEventSchema, 'admin_events'),
   };

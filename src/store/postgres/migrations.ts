@@ -110,4 +110,15 @@ export const PG_MIGRATIONS: readonly string[] = [
   CREATE INDEX verify_transactions_request ON verify_transactions (request_id);
   CREATE INDEX request_errors_request ON request_errors (request_id);
   `,
+  `
+  -- expires_at is written and compared with the database clock only.
+  CREATE TABLE instance_leases (
+    id text PRIMARY KEY,
+    started_at timestamptz NOT NULL,
+    expires_at timestamptz NOT NULL
+  );
+  CREATE INDEX instance_leases_expires ON instance_leases (expires_at);
+  ALTER TABLE credit_holds ADD COLUMN instance_id text;
+  CREATE INDEX credit_holds_instance ON credit_holds (instance_id);
+  `,
 ];

@@ -14,7 +14,6 @@ import type {
   RequestErrorRecord,
   VerifyTransactionRecord,
 } from '../../domain/types.js';
-import { UPSTREAM_MESSAGES } from '../../domain/errors.js';
 import { decodeCursor, toPage } from '../cursor.js';
 import { accountFilter, auditFilter } from '../sql/audit-filter.js';
 import {
@@ -32,6 +31,7 @@ import {
 } from '../store.js';
 import { usageRows } from '../usage.js';
 import { PG_MIGRATIONS } from './migrations.js';
+import * as recovery from './recovery.js';
 import * as row from './rows.js';
 import { isConnectionError, mapError, numbered, poolConfig, type PostgresStoreOptions } from './sql.js';
 
@@ -55,8 +55,8 @@ const HOLD_CREDIT = {
      WHERE id = $1 AND credits > 0 AND deleted_at IS NULL
      RETURNING id
    ), held AS (
-     INSERT INTO credit_holds (id, account_id, key_id, created_at)
-     SELECT $2::text, id, $3::text, $4::timestamptz FROM taken
+     INSERT INTO credit_holds (id, account_id, key_id, created_at, instance_id)
+     SELECT $2::text, id, $3::text, $4::timestamptz, $5::text FROM taken
      RETURNING id
    )
    SELECT EXISTS (SELECT 1 FROM held) AS held,
@@ -246,7 +246,7 @@ export class PostgresStore implements Store {
     // One statement, so one transaction: the conditional UPDATE waits on the
     // row lock and re-checks `credits > 0` against the committed value, and
     // the hold row is written only if the credit was taken.
-    const { rows } = await this.run<{ held: boolean; live: boolean }>(HOLD_CREDIT, [hold.accountId, hold.id, hold.keyId, hold.createdAt]);
+    const { rows } = await this.run<{ held: boolean; live: boolean }>(HOLD_CREDIT, [hold.accountId, hold.id, hold.keyId, hold.createdAt, hold.instanceId ?? null]);
     const r = rows[0]!;
     return r.held ? 'held' : r.live ? 'insufficient' : 'no_account';
   }
@@ -263,31 +263,20 @@ export class PostgresStore implements Store {
   }
 
   async recoverStaleHolds(olderThan: Date, now: Date): Promise<RecoveryResult> {
-    // SKIP LOCKED: a hold that a live request is settling or releasing right
-    // now is not stale after all; another instance recovering at the same
-    // time takes disjoint holds.
-    const { rows } = await this.run<{ consumed: number; released: number }>(
-      `WITH stale AS (
-         DELETE FROM credit_holds h
-         WHERE h.id IN (SELECT id FROM credit_holds WHERE created_at < $1 FOR UPDATE SKIP LOCKED)
-         RETURNING h.id, h.account_id, h.key_id,
-           EXISTS (SELECT 1 FROM verify_transactions v WHERE v.id = h.id) AS settled
-       ), per_account AS (
-         SELECT account_id, count(*) FILTER (WHERE settled) AS consumed, count(*) FILTER (WHERE NOT settled) AS released
-         FROM stale GROUP BY account_id
-       ), applied AS (
-         UPDATE accounts a SET usage = a.usage + p.consumed, credits = a.credits + p.released
-         FROM per_account p WHERE a.id = p.account_id
-       ), interrupted AS (
-         INSERT INTO request_errors (${row.ERROR_COLUMNS})
-         SELECT id, account_id, key_id, id, NULL, 'interrupted', $2::text, NULL, NULL, $3::timestamptz, NULL, NULL
-         FROM stale WHERE NOT settled
-         ON CONFLICT (id) DO NOTHING
-       )
-       SELECT (count(*) FILTER (WHERE settled))::int AS consumed, (count(*) FILTER (WHERE NOT settled))::int AS released FROM stale`,
-      [olderThan, UPSTREAM_MESSAGES.interrupted, now],
-    );
-    return { consumed: rows[0]!.consumed, released: rows[0]!.released };
+    return recovery.recover(this.run, olderThan, now);
+  }
+
+  // Lease times come from the database clock; `now` is for the engines without one.
+  async startLease(instanceId: string, ttlMs: number): Promise<void> {
+    await recovery.startLease(this.run, instanceId, ttlMs);
+  }
+
+  async renewLease(instanceId: string, ttlMs: number): Promise<boolean> {
+    return recovery.renewLease(this.run, instanceId, ttlMs);
+  }
+
+  async endLease(instanceId: string): Promise<void> {
+    await recovery.endLease(this.run, instanceId);
   }
 
   async listHolds(accountId?: string): Promise<CreditHold[]> {

@@ -47,6 +47,8 @@ export interface HoldRow<Time> {
   account_id: string;
   key_id: string;
   created_at: Time;
+  /** Null on holds taken before leases existed, or outside a live one. */
+  instance_id: string | null;
 }
 export interface VtRow<Time, Amount, Json> {
   id: string;
@@ -129,7 +131,7 @@ export function rowMappers<Time, Amount, Json>(c: Codec<Time, Amount, Json>) {
       lastUsedAt: maybeDate(r.last_used_at),
       revokedAt: maybeDate(r.revoked_at),
     }),
-    hold: (r: HoldRow<Time>): CreditHold => ({ id: r.id, accountId: r.account_id, keyId: r.key_id, createdAt: c.date(r.created_at) }),
+    hold: (r: HoldRow<Time>): CreditHold => ({ id: r.id, accountId: r.account_id, keyId: r.key_id, createdAt: c.date(r.created_at), instanceId: r.instance_id ?? null }),
     verifyTransaction: (r: VtRow<Time, Amount, Json>): VerifyTransactionRecord => ({
       id: r.id,
       accountId: r.account_id,

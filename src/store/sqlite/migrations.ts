@@ -109,4 +109,14 @@ export const SQLITE_MIGRATIONS: readonly string[] = [
   CREATE INDEX verify_transactions_request ON verify_transactions (request_id);
   CREATE INDEX request_errors_request ON request_errors (request_id);
   `,
+  `
+  CREATE TABLE instance_leases (
+    id TEXT PRIMARY KEY,
+    started_at INTEGER NOT NULL,
+    expires_at INTEGER NOT NULL
+  );
+  CREATE INDEX instance_leases_expires ON instance_leases (expires_at);
+  ALTER TABLE credit_holds ADD COLUMN instance_id TEXT;
+  CREATE INDEX credit_holds_instance ON credit_holds (instance_id);
+  `,
 ];

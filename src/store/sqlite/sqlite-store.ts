@@ -16,7 +16,6 @@ import type {
 import { decodeCursor, toPage } from '../cursor.js';
 import { accountFilter, auditFilter } from '../sql/audit-filter.js';
 import {
-  interruptedFailure,
   isSameLedgerChange,
   StoreError,
   type AccountQuery,
@@ -31,6 +30,7 @@ import {
 } from '../store.js';
 import { GroupCommit } from './group-commit.js';
 import { SQLITE_MIGRATIONS } from './migrations.js';
+import { sqliteRecovery } from './recovery.js';
 import * as row from './rows.js';
 
 const BUSY_TIMEOUT_MS = 5000;
@@ -44,6 +44,7 @@ export class SqliteStore implements Store {
   private readonly verifyWrite;
   /** The verify path's writes (hold, settle, release, error record). */
   private readonly writes: GroupCommit;
+  private readonly recovery;
 
   /** `path` is a file path or ':memory:'. */
   constructor(path: string) {
@@ -60,6 +61,7 @@ export class SqliteStore implements Store {
     this.stmt = this.prepare();
     this.verifyWrite = this.verifyWrites();
     this.writes = new GroupCommit(this.db);
+    this.recovery = sqliteRecovery(this.db);
   }
 
   private migrateNow(): void {
@@ -85,7 +87,7 @@ export class SqliteStore implements Store {
       keyByHash: db.prepare('SELECT * FROM api_keys WHERE hash = ?'),
       keyById: db.prepare('SELECT * FROM api_keys WHERE id = ?'),
       hold: db.prepare('UPDATE accounts SET credits = credits - 1 WHERE id = ? AND credits > 0 AND deleted_at IS NULL'),
-      insertHold: db.prepare('INSERT INTO credit_holds (id, account_id, key_id, created_at) VALUES (?, ?, ?, ?)'),
+      insertHold: db.prepare('INSERT INTO credit_holds (id, account_id, key_id, created_at, instance_id) VALUES (?, ?, ?, ?, ?)'),
       deleteHold: db.prepare('DELETE FROM credit_holds WHERE id = ? AND account_id = ?'),
       charge: db.prepare('UPDATE accounts SET usage = usage + 1 WHERE id = ?'),
       refund: db.prepare('UPDATE accounts SET credits = credits + 1 WHERE id = ?'),
@@ -95,7 +97,6 @@ export class SqliteStore implements Store {
       insertError: db.prepare(`INSERT OR IGNORE INTO request_errors
         (id, account_id, key_id, request_id, qrcode, transaction_id, sending_bank, kind, message, upstream, latency_ms, created_at)
         VALUES (@id, @accountId, @keyId, @requestId, @qrcode, @transactionId, @sendingBank, @kind, @message, @upstream, @latencyMs, @createdAt)`),
-      vtExists: db.prepare('SELECT 1 FROM verify_transactions WHERE id = ?'),
       ledgerByKey: db.prepare('SELECT * FROM credit_ledger WHERE idempotency_key = ?'),
       insertLedger: db.prepare(`INSERT INTO credit_ledger (id, account_id, kind, delta, reason, actor, idempotency_key, created_at)
         VALUES (@id, @accountId, @kind, @delta, @reason, @actor, @idempotencyKey, @createdAt)`),
@@ -194,7 +195,7 @@ export class SqliteStore implements Store {
   private verifyWrites() {
     const hold = (h: CreditHold): HoldResult => {
       if (this.stmt.hold.run(h.accountId).changes === 1) {
-        this.stmt.insertHold.run(h.id, h.accountId, h.keyId, h.createdAt.getTime());
+        this.stmt.insertHold.run(h.id, h.accountId, h.keyId, h.createdAt.getTime(), h.instanceId ?? null);
         return 'held';
       }
       const a = this.stmt.account.get(h.accountId) as row.AccountRow | undefined;
@@ -215,22 +216,19 @@ export class SqliteStore implements Store {
   }
 
   async recoverStaleHolds(olderThan: Date, now: Date): Promise<RecoveryResult> {
-    return this.db.transaction((): RecoveryResult => {
-      const stale = this.db.prepare('SELECT * FROM credit_holds WHERE created_at < ?').all(olderThan.getTime()) as row.HoldRow[];
-      const result = { consumed: 0, released: 0 };
-      for (const h of stale) {
-        this.stmt.deleteHold.run(h.id, h.account_id);
-        if (this.stmt.vtExists.get(h.id)) {
-          this.stmt.charge.run(h.account_id);
-          result.consumed++;
-          continue;
-        }
-        this.stmt.refund.run(h.account_id);
-        this.stmt.insertError.run(row.errorParams(interruptedFailure({ id: h.id, accountId: h.account_id, keyId: h.key_id }, now)));
-        result.released++;
-      }
-      return result;
-    }).immediate();
+    return this.recovery.recover(olderThan, now);
+  }
+
+  async startLease(instanceId: string, ttlMs: number, now: Date): Promise<void> {
+    this.recovery.startLease(instanceId, ttlMs, now);
+  }
+
+  async renewLease(instanceId: string, ttlMs: number, now: Date): Promise<boolean> {
+    return this.recovery.renewLease(instanceId, ttlMs, now);
+  }
+
+  async endLease(instanceId: string): Promise<void> {
+    this.recovery.endLease(instanceId);
   }
 
   async listHolds(accountId?: string): Promise<CreditHold[]> {
