@@ -74,8 +74,12 @@ interface Sent {
   other: Map<string, number>;
 }
 
-/** Verifies until KILL_AFTER successes are answered, then SIGKILLs slipgate with requests in flight. */
-async function driveUntilKilled(child: Child, apiKey: string): Promise<Sent> {
+/**
+ * Verifies until KILL_AFTER successes are answered, then pulls the plug with
+ * requests in flight: `freeze` stops the database server's processes at that
+ * instant (a power cut stops everything at once), and slipgate is SIGKILLed.
+ */
+async function driveUntilKilled(child: Child, apiKey: string, freeze: () => void = () => {}): Promise<Sent> {
   const sent: Sent = { succeeded: new Set(), unanswered: new Set(), other: new Map() };
   let killed = false;
   const until = Date.now() + 30_000;
@@ -96,6 +100,7 @@ async function driveUntilKilled(child: Child, apiKey: string): Promise<Sent> {
       }
       if (!killed && sent.succeeded.size >= KILL_AFTER) {
         killed = true;
+        freeze();
         child.proc.kill('SIGKILL');
       }
     }
@@ -232,7 +237,7 @@ describe('power loss', () => {
 
     const databaseUrl = `${server.url}?pool_max=8`;
     const first = await slipgate({ DATABASE_URL: databaseUrl, SANDBOX_LATENCY_MS: '2' });
-    const sent = await driveUntilKilled(first, apiKey.secret);
+    const sent = await driveUntilKilled(first, apiKey.secret, () => server.freeze());
     await server.kill();
     const dropped = await disk.cut();
     await disk.remount();

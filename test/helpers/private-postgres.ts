@@ -20,9 +20,12 @@ export interface PrivatePostgres {
   crash(): Promise<void>;
   start(): Promise<void>;
   /**
-   * SIGKILL for the postmaster and every process it started, all at once as
-   * far as signals allow: nothing gets to write or sync on its way out.
+   * SIGSTOP for the postmaster and every process it started, now
+   * (synchronously): the instant of a power cut, after which the server
+   * neither writes nor syncs anything.
    */
+  freeze(): void;
+  /** SIGKILL for the same processes (frozen first if they are not yet). */
   kill(): Promise<void>;
   /** Stops the server and removes its files. */
   dispose(): Promise<void>;
@@ -65,6 +68,21 @@ export async function startPrivatePostgres(opts: PrivatePostgresOptions = {}): P
   await pg('initdb', ['-D', data, '-U', 'postgres', '-A', 'trust', '--no-sync', '-E', 'UTF8']);
   await ctl('-o', options, 'start');
   let running = true;
+  let frozen: number[] = [];
+  const freeze = () => {
+    const postmaster = Number(readFileSync(join(data, 'postmaster.pid'), 'utf8').split('\n')[0]);
+    // The postmaster first, so it starts no new process after the listing.
+    process.kill(postmaster, 'SIGSTOP');
+    frozen = [postmaster, ...childrenOf(postmaster)];
+    for (const pid of frozen) process.kill(pid, 'SIGSTOP');
+  };
+  const kill = async () => {
+    if (frozen.length === 0) freeze();
+    for (const pid of frozen) process.kill(pid, 'SIGKILL');
+    running = false;
+    await untilGone(frozen);
+    frozen = [];
+  };
   return {
     url: `postgres://postgres@127.0.0.1:${port}/postgres`,
     async crash() {
@@ -81,16 +99,10 @@ export async function startPrivatePostgres(opts: PrivatePostgresOptions = {}): P
       }
       running = true;
     },
-    async kill() {
-      const postmaster = Number(readFileSync(join(data, 'postmaster.pid'), 'utf8').split('\n')[0]);
-      // Stopped first, so it starts no new process between the listing and the kill.
-      process.kill(postmaster, 'SIGSTOP');
-      const all = [postmaster, ...childrenOf(postmaster)];
-      for (const pid of all) process.kill(pid, 'SIGKILL');
-      running = false;
-      await untilGone(all);
-    },
+    freeze,
+    kill,
     async dispose() {
+      if (frozen.length > 0) await kill().catch(() => {});
       if (running) await ctl('-m', 'fast', 'stop').catch(() => {});
       dir.remove();
     },
