@@ -19,8 +19,8 @@
 //	cut    power cut: drop the volatile layer, answer "cut" and the stats
 //	       of what was dropped, unmount and exit
 //
-// SIGUSR1 is a power cut too. SIGTERM/SIGINT shut down cleanly (sync, then
-// unmount). "ready" is printed on stdout once the mount serves.
+// SIGUSR1 is a power cut too. SIGTERM/SIGINT shut down cleanly (unmount,
+// then sync). "ready" is printed on stdout once the mount serves.
 //
 // Not modelled: torn or partly written-back pages (a cut drops every unsynced
 // byte of a file, never half of them), hard links, symlinks, special files.
@@ -91,20 +91,25 @@ func main() {
 		for sig := range signals {
 			if sig == syscall.SIGUSR1 {
 				fmt.Fprintf(os.Stderr, "lazyfs: power cut: dropped %s\n", l.powerCut())
-			} else {
-				l.mu.Lock()
-				errno := l.syncAll()
-				l.cut = true
-				l.mu.Unlock()
-				if errno != 0 {
-					fmt.Fprintf(os.Stderr, "lazyfs: sync at shutdown failed: %v\n", errno)
-				}
+				unmount(server, *mount)
+				os.Exit(0)
 			}
-			unmountAndExit(server, *mount)
+			unmount(server, *mount)
 		}
 	}()
 	fmt.Println("ready")
 	server.Wait()
+	// Unmounted. Unless the power was cut, this is a clean shutdown: the
+	// kernel has written back its dirty mmap pages to us while unmounting,
+	// and everything now goes to the backing folder.
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if !l.cut {
+		if errno := l.syncAll(); errno != 0 {
+			fmt.Fprintf(os.Stderr, "lazyfs: sync at shutdown failed: %v\n", errno)
+			os.Exit(1)
+		}
+	}
 }
 
 func serveControl(l *lazyFS, ln net.Listener, server *fuse.Server, mount string) {
@@ -131,7 +136,8 @@ func serveControl(l *lazyFS, ln net.Listener, server *fuse.Server, mount string)
 		case "cut":
 			fmt.Fprintf(conn, "cut %s\n", l.powerCut())
 			conn.Close()
-			unmountAndExit(server, mount)
+			unmount(server, mount)
+			os.Exit(0)
 		default:
 			fmt.Fprintln(conn, "error unknown command")
 		}
@@ -169,16 +175,16 @@ func (l *lazyFS) syncAll() syscall.Errno {
 	return 0
 }
 
-// unmountAndExit unmounts while still answering the kernel (with EIO after a
-// cut): it writes back dirty mmap pages on unmount and needs replies.
-func unmountAndExit(server *fuse.Server, mount string) {
+// unmount unmounts while still answering the kernel (with EIO after a cut):
+// it writes back dirty mmap pages on unmount and needs replies. server.Wait
+// in main returns once it is done.
+func unmount(server *fuse.Server, mount string) {
 	if err := server.Unmount(); err != nil {
 		fmt.Fprintf(os.Stderr, "lazyfs: unmount: %v; detaching lazily\n", err)
 		if out, err := exec.Command("fusermount3", "-u", "-z", mount).CombinedOutput(); err != nil {
 			fmt.Fprintf(os.Stderr, "lazyfs: fusermount3 -u -z: %v: %s\n", err, out)
 		}
 	}
-	os.Exit(0)
 }
 
 func check(err error) {
