@@ -285,7 +285,7 @@ describe('power loss', () => {
     }
   });
 
-  it('SQLite (WAL, synchronous=FULL): no answered success is lost, nothing unanswered is charged', { timeout: 90_000 }, async () => {
+  it(`SQLite (WAL, synchronous=${UNSAFE ? 'OFF' : 'FULL'}): no answered success is lost, nothing unanswered is charged`, { timeout: 90_000 }, async () => {
     const disk = await lazyDisk();
     const databaseUrl = `sqlite:${join(disk.mount, 'slipgate.db')}`;
     const setup = await openStore(databaseUrl);
@@ -302,7 +302,7 @@ describe('power loss', () => {
     await expectNothingLost({ databaseUrl, accountId: account.id, apiKey: apiKey.secret, sent, dropped });
   });
 
-  it('PostgreSQL (fsync, synchronous_commit on): no answered success is lost, nothing unanswered is charged', { timeout: 120_000 }, async () => {
+  it(`PostgreSQL (fsync, synchronous_commit ${UNSAFE ? 'off' : 'on'}): no answered success is lost, nothing unanswered is charged`, { timeout: 120_000 }, async () => {
     const disk = await lazyDisk();
     const dataIn = join(disk.mount, 'pg');
     mkdirSync(dataIn);
