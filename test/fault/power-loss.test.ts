@@ -5,9 +5,9 @@
 // cut: what survives is exactly what SQLite or PostgreSQL forced to disk.
 //
 // Each engine: slipgate as a real process verifies slips under load; once
-// enough successes were answered, slipgate is SIGKILLed (and the PostgreSQL
-// server with it), the power is cut, the disk mounted again, and the store
-// opened as it survived. Every request sent before the kill ends up in one of
+// enough successes were answered, slipgate is SIGKILLed (the PostgreSQL
+// server frozen at that instant, then killed), the power is cut, the disk
+// mounted again, and the store opened as it survived. Every request sent before the kill ends up in one of
 // three sets:
 //   answered success  S: the caller holds a 200 success;
 //   answered other    F: any other answer (a 500 "may have been charged"

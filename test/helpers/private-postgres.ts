@@ -72,13 +72,13 @@ export async function startPrivatePostgres(opts: PrivatePostgresOptions = {}): P
   const freeze = () => {
     const postmaster = Number(readFileSync(join(data, 'postmaster.pid'), 'utf8').split('\n')[0]);
     // The postmaster first, so it starts no new process after the listing.
-    process.kill(postmaster, 'SIGSTOP');
+    signal(postmaster, 'SIGSTOP');
     frozen = [postmaster, ...childrenOf(postmaster)];
-    for (const pid of frozen) process.kill(pid, 'SIGSTOP');
+    for (const pid of frozen) signal(pid, 'SIGSTOP');
   };
   const kill = async () => {
     if (frozen.length === 0) freeze();
-    for (const pid of frozen) process.kill(pid, 'SIGKILL');
+    for (const pid of frozen) signal(pid, 'SIGKILL');
     running = false;
     await untilGone(frozen);
     frozen = [];
@@ -107,6 +107,15 @@ export async function startPrivatePostgres(opts: PrivatePostgresOptions = {}): P
       dir.remove();
     },
   };
+}
+
+/** A process that has exited already needs no signal. */
+function signal(pid: number, sig: NodeJS.Signals): void {
+  try {
+    process.kill(pid, sig);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'ESRCH') throw err;
+  }
 }
 
 function stat(pid: number): string[] | null {
