@@ -22,6 +22,11 @@
 // SIGUSR1 is a power cut too. SIGTERM/SIGINT shut down cleanly (unmount,
 // then sync). "ready" is printed on stdout once the mount serves.
 //
+// mmap (SQLite's -shm) goes through the kernel's page cache, which is kept
+// across opens (every change comes through this mount, so it never goes
+// stale); pages the kernel writes back are volatile like any write. That is
+// right for -shm: after a crash SQLite rebuilds it from the WAL.
+//
 // Not modelled: torn or partly written-back pages (a cut drops every unsynced
 // byte of a file, never half of them), hard links, symlinks, special files.
 package main
