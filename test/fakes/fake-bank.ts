@@ -1,6 +1,6 @@
 // A simulated bank on a real loopback port with the knobs tests need. The
 // protocol itself lives in src/upstream/simulator (written once).
-import { createServer } from 'node:http';
+import { createServer, type RequestListener } from 'node:http';
 import { createServer as createTlsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { closeServer, createBankResponder, listen, type SimulatedProvider } from '../../src/upstream/simulator.js';
@@ -14,6 +14,16 @@ export interface FakeBankOptions {
   tls?: { cert: string; key: string; ca: string };
 }
 
+/** One verify request held at the bank: the test decides when it is answered. */
+export interface HeldVerify {
+  /** Resolves when the verify request has arrived (the caller is waiting for the bank). */
+  arrived: Promise<void>;
+  /** Lets the bank answer it. */
+  release(): void;
+  /** Resolves once the whole answer was written to the socket (the bank has answered). */
+  answered: Promise<void>;
+}
+
 export interface FakeBank {
   url: string;
   port: number;
@@ -22,6 +32,8 @@ export interface FakeBank {
   calls: BankCalls;
   state: SimulatedBankState;
   setBehavior(patch: Partial<BankBehavior>): void;
+  /** Holds the next verify request (token calls pass) until `release()`. */
+  holdNextVerify(): HeldVerify;
   /** Every issued token stops working; the next verify gets 401. */
   expireTokens(): void;
   /** Closes the listening socket and drops open connections: connects are refused. */
@@ -34,7 +46,19 @@ export interface FakeBank {
 export async function startFakeBank(provider: SimulatedProvider, credentials: BankCredentials, opts: FakeBankOptions = {}): Promise<FakeBank> {
   const state = new SimulatedBankState(opts.credentials ?? credentials, opts.behavior, opts.random);
   const responder = createBankResponder(provider, state);
-  const server = opts.tls ? createTlsServer({ ...opts.tls, requestCert: true, rejectUnauthorized: true }, responder) : createServer(responder);
+  let held: { arrive(): void; released: Promise<void>; answer(): void } | null = null;
+  const handler: RequestListener = (req, res) => {
+    const isToken = /\/oauth\/token$/.test(new URL(req.url ?? '/', 'http://bank').pathname);
+    if (!held || isToken) return responder(req, res);
+    const h = held;
+    held = null;
+    h.arrive();
+    void h.released.then(() => {
+      res.once('finish', h.answer);
+      responder(req, res);
+    });
+  };
+  const server = opts.tls ? createTlsServer({ ...opts.tls, requestCert: true, rejectUnauthorized: true }, handler) : createServer(handler);
   await listen(server, 0, '127.0.0.1');
   const { port } = server.address() as AddressInfo;
   return {
@@ -45,6 +69,16 @@ export async function startFakeBank(provider: SimulatedProvider, credentials: Ba
     state,
     setBehavior(patch) {
       state.behavior = { ...state.behavior, ...patch };
+    },
+    holdNextVerify() {
+      let arrive!: () => void;
+      let release!: () => void;
+      let answer!: () => void;
+      const arrived = new Promise<void>((r) => (arrive = r));
+      const released = new Promise<void>((r) => (release = r));
+      const answered = new Promise<void>((r) => (answer = r));
+      held = { arrive, released, answer };
+      return { arrived, release, answered };
     },
     expireTokens: () => state.expireTokens(),
     refuseConnections: () => closeServer(server),
