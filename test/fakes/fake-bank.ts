@@ -24,12 +24,22 @@ export interface HeldVerify {
   answered: Promise<void>;
 }
 
+/** How one request to the bank ended, in the order they ended. */
+export interface Exchange {
+  /** `token` or `verify`. */
+  call: 'token' | 'verify';
+  /** answered: the whole answer was written; abandoned: the caller left first. */
+  outcome: 'answered' | 'abandoned';
+}
+
 export interface FakeBank {
   url: string;
   port: number;
   credentials: BankCredentials;
   /** Live counters of token and verify calls. */
   calls: BankCalls;
+  /** The bank's record of how each request ended. */
+  exchanges: Exchange[];
   state: SimulatedBankState;
   setBehavior(patch: Partial<BankBehavior>): void;
   /** Holds the next verify request (token calls pass) until `release()`. */
@@ -47,8 +57,12 @@ export async function startFakeBank(provider: SimulatedProvider, credentials: Ba
   const state = new SimulatedBankState(opts.credentials ?? credentials, opts.behavior, opts.random);
   const responder = createBankResponder(provider, state);
   let held: { arrive(): void; released: Promise<void>; answer(): void } | null = null;
+  const exchanges: Exchange[] = [];
   const handler: RequestListener = (req, res) => {
     const isToken = /\/oauth\/token$/.test(new URL(req.url ?? '/', 'http://bank').pathname);
+    let finished = false;
+    res.once('finish', () => (finished = true));
+    res.once('close', () => exchanges.push({ call: isToken ? 'token' : 'verify', outcome: finished ? 'answered' : 'abandoned' }));
     if (!held || isToken) return responder(req, res);
     const h = held;
     held = null;
@@ -66,6 +80,7 @@ export async function startFakeBank(provider: SimulatedProvider, credentials: Ba
     port,
     credentials: state.credentials,
     calls: state.calls,
+    exchanges,
     state,
     setBehavior(patch) {
       state.behavior = { ...state.behavior, ...patch };
