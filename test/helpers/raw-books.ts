@@ -10,6 +10,8 @@ export interface RawBooks {
   readonly engine: 'sqlite' | 'postgres' | 'mongo';
   /** Ids of the account's holds, as stored. */
   holdIds(accountId: string): Promise<string[]>;
+  /** The account's usage counter, as stored. */
+  usage(accountId: string): Promise<number>;
   /** Changes credits with no ledger entry. */
   addCredits(accountId: string, delta: number): Promise<void>;
   /** Sets credits below zero, lifting the engine's own guard (check constraint) first where there is one. */
@@ -37,6 +39,7 @@ function sqliteBooks(file: string): RawBooks {
   return {
     engine: 'sqlite',
     holdIds: async (accountId) => (db.prepare('SELECT id FROM credit_holds WHERE account_id = ? ORDER BY created_at').all(accountId) as { id: string }[]).map((r) => r.id),
+    usage: async (accountId) => (db.prepare('SELECT usage FROM accounts WHERE id = ?').get(accountId) as { usage: number }).usage,
     async addCredits(accountId, delta) {
       db.prepare('UPDATE accounts SET credits = credits + ? WHERE id = ?').run(delta, accountId);
     },
@@ -71,10 +74,13 @@ function sqliteBooks(file: string): RawBooks {
 
 async function postgresBooks(url: string): Promise<RawBooks> {
   const client = new pg.Client({ connectionString: url });
+  // Test databases are dropped WITH (FORCE); that is not a failure.
+  client.on('error', () => {});
   await client.connect();
   return {
     engine: 'postgres',
     holdIds: async (accountId) => (await client.query<{ id: string }>('SELECT id FROM credit_holds WHERE account_id = $1 ORDER BY created_at', [accountId])).rows.map((r) => r.id),
+    usage: async (accountId) => (await client.query<{ usage: number }>('SELECT usage FROM accounts WHERE id = $1', [accountId])).rows[0]!.usage,
     async addCredits(accountId, delta) {
       await client.query('UPDATE accounts SET credits = credits + $1 WHERE id = $2', [delta, accountId]);
     },
@@ -106,6 +112,7 @@ async function postgresBooks(url: string): Promise<RawBooks> {
 interface RawAccount {
   _id: string;
   credits: number;
+  usage: number;
   holds: { _id: string; keyId: string; createdAt: Date }[];
 }
 
@@ -117,6 +124,7 @@ async function mongoBooks(url: string): Promise<RawBooks> {
   return {
     engine: 'mongo',
     holdIds: async (accountId) => ((await accounts.findOne({ _id: accountId }))?.holds ?? []).map((h) => h._id),
+    usage: async (accountId) => (await accounts.findOne({ _id: accountId }))!.usage,
     async addCredits(accountId, delta) {
       await accounts.updateOne({ _id: accountId }, { $inc: { credits: delta } });
     },
