@@ -16,8 +16,11 @@ const exec = promisify(execFile);
 export interface PrivatePostgres {
   /** Superuser URL of the `postgres` database, trust auth. */
   url: string;
-  /** Like a power cut: no shutdown checkpoint, crash recovery on the next start. */
-  crash(): Promise<void>;
+  /**
+   * `pg_ctl stop -m immediate`: no shutdown checkpoint, crash recovery on the
+   * next start. Not a power cut: the OS keeps what PostgreSQL had written.
+   */
+  stopImmediately(): Promise<void>;
   start(): Promise<void>;
   /** Stops the server and removes its files. */
   dispose(): Promise<void>;
@@ -53,7 +56,7 @@ export async function startPrivatePostgres(): Promise<PrivatePostgres> {
   let running = true;
   return {
     url: `postgres://postgres@127.0.0.1:${port}/postgres`,
-    async crash() {
+    async stopImmediately() {
       await ctl('-m', 'immediate', 'stop');
       running = false;
     },
