@@ -226,7 +226,7 @@ export function storeContract(name: string, open: () => Promise<EngineUnderTest>
         expect(await probe.requestErrorKinds(accountId)).toEqual(['upstream_error']);
       });
 
-      concurrency('200 concurrent holds against 50 credits: exactly 50 succeed', async () => {
+      concurrency(`200 holds ${name === 'sqlite' ? 'issued at once (run one by one)' : 'racing each other'} against 50 credits: exactly 50 succeed`, async () => {
         const accountId = await account(50);
         const results = await Promise.all(Array.from({ length: 200 }, () => store.holdCredit(hold(accountId))));
         expect(results.filter((r) => r === 'held')).toHaveLength(50);
