@@ -1,6 +1,7 @@
 // PostgreSQL-only guarantees the shared contract cannot express: several
-// slipgate processes (separate pools) on one database, racing migrations,
-// and a database that drops connections or stops answering.
+// connection pools on one database (in this one test process, standing in
+// for several slipgate processes), racing migrations, and a database that
+// drops connections or stops answering.
 import { randomUUID } from 'node:crypto';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -33,7 +34,7 @@ async function outcome(p: Promise<unknown>): Promise<'ok' | 'unavailable'> {
   }
 }
 
-describe('postgres store: several processes, one database', () => {
+describe('postgres store: several connection pools, one database', () => {
   let db: TestDatabase;
   let probe: pg.Client;
   const opened: PostgresStore[] = [];
