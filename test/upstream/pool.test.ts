@@ -222,13 +222,20 @@ describe('UpstreamPool', () => {
 
   it('reports latency percentiles per domain', async () => {
     const bank = await kbank();
-    const upstream = pool([bank.config('k')]);
+    // The test's own clock: it moves only while the bank holds a request.
+    let clock = 1_000;
+    const upstream = pool([bank.config('k')], { monotonic: () => clock });
     expect(upstream.health()[0]).toMatchObject({ p50Ms: null, p95Ms: null });
-    bank.setBehavior({ latencyMs: 20 });
-    for (let i = 0; i < 5; i++) await upstream.verify(query(), budget());
-    const [health] = upstream.health();
-    expect(health!.p50Ms).toBeGreaterThanOrEqual(19);
-    expect(health!.p95Ms).toBeGreaterThanOrEqual(health!.p50Ms!);
+    for (const latency of [24, 20, 22, 21, 23]) {
+      const atBank = bank.holdNextVerify();
+      const call = upstream.verify(query(), budget());
+      await atBank.arrived;
+      clock += latency;
+      atBank.release();
+      expect(await call).toMatchObject({ ok: true });
+    }
+    // Nearest rank over 20..24 ms.
+    expect(upstream.health()[0]).toMatchObject({ p50Ms: 22, p95Ms: 24 });
   });
 
   it('names sandbox results after the configured domain', async () => {
