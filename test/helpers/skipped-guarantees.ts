@@ -16,9 +16,10 @@ export function mongoConcurrencyLimitation(env: NodeJS.ProcessEnv = process.env)
         'updates by reading the document and writing it back, so a guarded $inc is not atomic under concurrency';
 }
 
-/** The note a skipped concurrency case carries. */
+/** The note a skipped concurrency case carries: why, and how to run it. */
 export function skippedNote(engine: string, limitation: string): string {
-  return `${SKIPPED_GUARANTEE} [${engine}] concurrency case needs a real server: ${limitation}`;
+  const howToRun = engine === 'mongo' ? MONGO_REAL_COMMAND : 'a real server behind the engine under test';
+  return `${SKIPPED_GUARANTEE} [${engine}] concurrency case needs a real server: ${limitation}. Run with: ${howToRun}`;
 }
 
 /** How a case is declared: `it`'s two common forms. */

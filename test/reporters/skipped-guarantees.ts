@@ -3,7 +3,7 @@
 // registered before vitest's own reporter, so the run still ends with
 // vitest's "Test Files … Tests …" summary, right after this list.
 import type { Reporter, TestModule, Vitest } from 'vitest/node';
-import { MONGO_REAL_COMMAND, SKIPPED_GUARANTEE } from '../helpers/skipped-guarantees.js';
+import { SKIPPED_GUARANTEE } from '../helpers/skipped-guarantees.js';
 
 export default class SkippedGuaranteesReporter implements Reporter {
   private vitest?: Vitest;
@@ -31,7 +31,7 @@ export default class SkippedGuaranteesReporter implements Reporter {
       lines.push(`  ${note.slice(SKIPPED_GUARANTEE.length).trim()}`);
       for (const name of names) lines.push(`    - ${name}`);
     }
-    lines.push(`  Run them against a real MongoDB: ${MONGO_REAL_COMMAND}`, '');
+    lines.push('');
     const log = this.vitest?.logger;
     if (log) log.log(lines.join('\n'));
     else console.log(lines.join('\n'));
