@@ -8,5 +8,7 @@ export default defineConfig({
     pool: 'forks',
     // Starts the MongoDB-wire test server (FerretDB) unless MONGODB_URI is set.
     globalSetup: ['test/global-setup.ts'],
+    // The skipped-guarantees list first, so vitest's own summary stays last.
+    reporters: ['./test/reporters/skipped-guarantees.ts', 'default'],
   },
 });

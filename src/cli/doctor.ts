@@ -1,6 +1,8 @@
 // `slipgate doctor`: checks that every account's balance, holds, usage,
-// ledger and audit records agree. Exits 1 on any discrepancy.
+// ledger and audit records agree, and that no hold outlived HOLD_STALE_MS.
+// Exits 1 on any discrepancy.
 import type { Command } from 'commander';
+import { loadConfig } from '../config.js';
 import { reconcileAll } from '../domain/reconcile.js';
 import { printJson, withStore } from './context.js';
 
@@ -11,7 +13,8 @@ export function registerDoctorCommand(program: Command): void {
     .option('--json', 'print JSON')
     .action((opts: { json?: boolean }) =>
       withStore(async ({ store }) => {
-        const results = await reconcileAll(store);
+        const staleBefore = new Date(Date.now() - loadConfig().HOLD_STALE_MS);
+        const results = await reconcileAll(store, { staleBefore });
         const bad = results.filter((r) => r.problems.length > 0);
         const holds = await store.listHolds();
         if (opts.json) printJson({ accounts: results.length, discrepancies: bad, openHolds: holds.length });

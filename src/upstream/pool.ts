@@ -25,6 +25,8 @@ export interface UpstreamPoolOptions {
   random?: () => number;
   /** Clock for breaker cooldowns (tests). */
   now?: () => number;
+  /** Monotonic clock for latencies, in ms (tests); default performance.now. */
+  monotonic?: () => number;
   /** Consecutive failures that open a domain's breaker (default 5). */
   breakerThreshold?: number;
   /** How long an open breaker keeps a domain out (default 30 s). */
@@ -188,7 +190,8 @@ export class UpstreamPool implements Upstream {
     const { name } = member.config;
     const wasProbe = member.health.begin();
     member.inFlight++;
-    const started = performance.now();
+    const clock = this.opts.monotonic ?? (() => performance.now());
+    const started = clock();
     let result: UpstreamResult | AdapterFailure;
     try {
       const answer = await member.upstream.verify(query, signal);
@@ -201,7 +204,7 @@ export class UpstreamPool implements Upstream {
       member.inFlight--;
       if (member.retired && member.inFlight === 0) void closeQuietly(member.upstream);
     }
-    const latencyMs = Math.round(performance.now() - started);
+    const latencyMs = Math.round(clock() - started);
     const change = member.health.record(result, latencyMs, wasProbe);
     if (!result.ok) {
       this.opts.logger?.warn(

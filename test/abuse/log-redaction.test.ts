@@ -9,6 +9,7 @@ import { VERIFY_PATH } from '../../src/http/public-app.js';
 import { createLogger } from '../../src/log.js';
 import { sandboxQr } from '../../src/upstream/sandbox/sandbox-qr.js';
 import { startApp, type TestApp } from '../helpers/app.js';
+import { eventually } from '../helpers/child.js';
 
 /** A whole API key or admin token, known to this test or not. */
 const ANY_SECRET = /(?:slip|sgadm)_[A-Za-z0-9_-]{32}/;
@@ -72,9 +73,11 @@ describe('log redaction', () => {
       { apiKey, token: admin.secret, secret: rotated.secret, headers: { 'x-api-key': apiKey, authorization: `Bearer ${admin.secret}` }, req: { headers: { 'x-api-key': apiKey } } },
       'secrets by mistake',
     );
-    await new Promise((r) => setTimeout(r, 100));
-
-    expect(lines.filter((l) => JSON.parse(l).msg === 'request').length).toBeGreaterThanOrEqual(12);
+    // An access line is written when its response is done, which may be just
+    // after the client has read it: wait for all 14 requests above to be logged.
+    const accessLines = () => lines.filter((l) => JSON.parse(l).msg === 'request').length;
+    await eventually(async () => accessLines() >= 14);
+    expect(accessLines()).toBe(14);
     expect(lines.find((l) => l.includes('secrets by mistake'))).toContain('[redacted]');
     const secrets = [apiKey, wrongKey, rotated.secret, admin.secret, wrongToken];
     for (const line of lines) {

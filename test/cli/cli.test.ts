@@ -25,7 +25,7 @@ describe('slipgate CLI', () => {
     }
   };
 
-  it('creates an account, shows the key once and stores only its hash', async () => {
+  it('creates an account, shows the key once and stores only its hash', { timeout: 90_000 }, async () => {
     const created = await slipgate('accounts', 'create', '--name', 'ร้านกาแฟ Shop', '--credits', '5', '--json');
     expect(created.code).toBe(0);
     const { accountId, apiKey } = JSON.parse(created.stdout) as { accountId: string; apiKey: string };

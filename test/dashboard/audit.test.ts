@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseSlipQr } from '../../src/domain/slip-qr.js';
 import { sandboxQr } from '../../src/upstream/sandbox/sandbox-qr.js';
 import { dataOf } from '../graphql/helpers.js';
+import { clockPast } from '../helpers/clock.js';
 import { dropFile, screenshot, slipImage, startDashboardTest, type DashboardTest } from './helpers.js';
 
 const UPSTREAMS = JSON.stringify([
@@ -45,8 +46,8 @@ describe('dashboard: audit log and upstreams', { timeout: 90_000 }, () => {
       const res = await t.app.verify(a.apiKey.secret, sandboxQr({ bank: i % 3 === 0 ? '014' : '004', amount: 100 + i }));
       expect(res.body.status).toBe('success');
     }
-    // A gap of over a second: the time filter (whole seconds, Bangkok) can split the two batches.
-    await new Promise((resolve) => setTimeout(resolve, 1_100));
+    // The next batch starts in a later whole second: the time filter (whole seconds, Bangkok) can split the two.
+    await clockPast(Math.floor(Date.now() / 1000) * 1000 + 999);
     for (let i = 0; i < 3; i++) expect((await t.app.verify(b.apiKey.secret, sandboxQr({ bank: '025', amount: 45.5 }))).body.status).toBe('success');
     slipQr = sandboxQr({ bank: '006', amount: 1890.75 });
     expect((await t.app.verify(b.apiKey.secret, slipQr)).body.status).toBe('success');

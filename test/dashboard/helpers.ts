@@ -12,7 +12,11 @@ import { startGraphqlApp, type GraphqlTestApp, type GraphqlTestAppOptions } from
 import { tempDir } from '../helpers/temp.js';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
-export const SCREENSHOT_DIR = join(ROOT, 'docs', 'screenshots');
+/**
+ * Ignored by git: a test run never rewrites tracked files. `npm run
+ * screenshots` copies the pictures of a run into docs/screenshots.
+ */
+export const SCREENSHOT_DIR = join(ROOT, 'test-output', 'screenshots');
 export const CHROMIUM = '/usr/bin/chromium';
 export const CHROMIUM_ARGS = [
   '--headless',
@@ -77,7 +81,7 @@ export async function signIn(page: Page, token: string): Promise<void> {
   await page.getByRole('button', { name: 'Sign in' }).click();
 }
 
-/** Writes docs/screenshots/<name>.png (1280×800, the visible viewport). */
+/** Writes <SCREENSHOT_DIR>/<name>.png (1280×800, the visible viewport). */
 export async function screenshot(page: Page, name: string): Promise<void> {
   mkdirSync(SCREENSHOT_DIR, { recursive: true });
   // Let late layout (fonts, the chart) settle; the caret would make diffs noisy.

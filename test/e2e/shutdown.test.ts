@@ -5,7 +5,7 @@ import { AccountService } from '../../src/domain/accounts.js';
 import { reconcileAccount } from '../../src/domain/reconcile.js';
 import { openStore } from '../../src/store/open.js';
 import { sandboxQr } from '../../src/upstream/sandbox/sandbox-qr.js';
-import { postVerify, spawnSlipgate, type Child } from '../helpers/child.js';
+import { eventually, postVerify, spawnSlipgate, type Child } from '../helpers/child.js';
 import { runDoctor } from '../helpers/doctor.js';
 import { tempDir } from '../helpers/temp.js';
 
@@ -17,14 +17,15 @@ describe('graceful shutdown', () => {
     dir.remove();
   });
 
-  it('answers every in-flight request before exiting', async () => {
+  it('answers every in-flight request before exiting', { timeout: 60_000 }, async () => {
     const databaseUrl = `sqlite:${join(dir.path, 'shutdown.db')}`;
     const store = await openStore(databaseUrl);
     const { account, apiKey } = await new AccountService(store).createAccount({ name: 'Term Shop', credits: 20, actor: 'test' });
 
-    child = await spawnSlipgate({ DATABASE_URL: databaseUrl, SANDBOX_LATENCY_MS: '800' });
+    // The network is slow enough that all eight are at it when the signal comes.
+    child = await spawnSlipgate({ DATABASE_URL: databaseUrl, SANDBOX_LATENCY_MS: '5000' });
     const inFlight = Array.from({ length: 8 }, () => postVerify(child!.publicUrl, apiKey.secret, sandboxQr()));
-    await new Promise((r) => setTimeout(r, 300));
+    await eventually(async () => (await store.listHolds(account.id)).length === 8);
     child.proc.kill('SIGTERM');
 
     const results = await Promise.all(inFlight);

@@ -42,6 +42,24 @@ export interface BankTraffic {
   oneShot: number;
 }
 
+/** One verify request held at the bank: the test decides when it is answered. */
+export interface HeldVerify {
+  /** Resolves when the verify request has arrived (the caller is waiting for the bank). */
+  arrived: Promise<void>;
+  /** Lets the bank answer it. */
+  release(): void;
+  /** Resolves once the whole answer was written to the socket (the bank has answered). */
+  answered: Promise<void>;
+}
+
+/** How one request to the bank ended, in the order they ended. */
+export interface Exchange {
+  /** `token` or `verify`. */
+  call: 'token' | 'verify';
+  /** answered: the whole answer was written; abandoned: the caller left first. */
+  outcome: 'answered' | 'abandoned';
+}
+
 export interface FakeBank {
   url: string;
   port: number;
@@ -50,12 +68,16 @@ export interface FakeBank {
   calls: BankCalls;
   /** Live counters at the connection level. */
   traffic: BankTraffic;
+  /** The bank's record of how each request ended. */
+  exchanges: Exchange[];
   state: SimulatedBankState;
   /** The next `count` requests that arrive on an already used connection meet `fault`. */
   faultReusedConnections(fault: ReusedConnectionFault, count?: number): void;
   /** Resolves once `count` connections in all have closed. */
   connectionsClosed(count: number): Promise<void>;
   setBehavior(patch: Partial<BankBehavior>): void;
+  /** Holds the next verify request (token calls pass) until `release()`. */
+  holdNextVerify(): HeldVerify;
   /** Every issued token stops working; the next verify gets 401. */
   expireTokens(): void;
   /** Closes the listening socket and drops open connections: connects are refused. */
@@ -70,7 +92,24 @@ export async function startFakeBank(provider: SimulatedProvider, credentials: Ba
   const traffic: BankTraffic = { connections: 0, closed: 0, requests: 0, faults: 0, oneShot: 0 };
   const closeEvents = new EventEmitter();
   const fault = { kind: 'reset' as ReusedConnectionFault, left: 0 };
-  const handler = connectionAware(createBankResponder(provider, state), traffic, fault, opts.idleCloseMs);
+  const responder = createBankResponder(provider, state);
+  let held: { arrive(): void; released: Promise<void>; answer(): void } | null = null;
+  const exchanges: Exchange[] = [];
+  const holding: RequestListener = (req, res) => {
+    const isToken = /\/oauth\/token$/.test(new URL(req.url ?? '/', 'http://bank').pathname);
+    let finished = false;
+    res.once('finish', () => (finished = true));
+    res.once('close', () => exchanges.push({ call: isToken ? 'token' : 'verify', outcome: finished ? 'answered' : 'abandoned' }));
+    if (!held || isToken) return responder(req, res);
+    const h = held;
+    held = null;
+    h.arrive();
+    void h.released.then(() => {
+      res.once('finish', h.answer);
+      responder(req, res);
+    });
+  };
+  const handler = connectionAware(holding, traffic, fault, opts.idleCloseMs);
   const server = opts.tls ? createTlsServer({ ...opts.tls, requestCert: true, rejectUnauthorized: true }, handler) : createServer(handler);
   server.on('connection', (socket: Socket) => {
     traffic.connections++;
@@ -89,6 +128,7 @@ export async function startFakeBank(provider: SimulatedProvider, credentials: Ba
     credentials: state.credentials,
     calls: state.calls,
     traffic,
+    exchanges,
     state,
     faultReusedConnections(kind, count = 1) {
       fault.kind = kind;
@@ -106,6 +146,16 @@ export async function startFakeBank(provider: SimulatedProvider, credentials: Ba
       }),
     setBehavior(patch) {
       state.behavior = { ...state.behavior, ...patch };
+    },
+    holdNextVerify() {
+      let arrive!: () => void;
+      let release!: () => void;
+      let answer!: () => void;
+      const arrived = new Promise<void>((r) => (arrive = r));
+      const released = new Promise<void>((r) => (release = r));
+      const answered = new Promise<void>((r) => (answer = r));
+      held = { arrive, released, answer };
+      return { arrived, release, answered };
     },
     expireTokens: () => state.expireTokens(),
     refuseConnections: () => closeServer(server),

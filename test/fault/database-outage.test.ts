@@ -11,7 +11,7 @@ import { sandboxQr } from '../../src/upstream/sandbox/sandbox-qr.js';
 import { SandboxUpstream } from '../../src/upstream/sandbox/sandbox-upstream.js';
 import { startApp, type TestApp } from '../helpers/app.js';
 import { eventually } from '../helpers/child.js';
-import { sleep, startLoad, untilSuccessIn } from '../helpers/load.js';
+import { startLoad, untilAnswersIn, untilSuccessIn, type Answer } from '../helpers/load.js';
 import { createTestDatabase, PG_ADMIN_URL, type TestDatabase } from '../helpers/postgres.js';
 import { startTcpProxy, type TcpProxy } from '../helpers/tcp-proxy.js';
 import { expectNothingLostOrDoubled } from './outage-checks.js';
@@ -19,6 +19,9 @@ import { expectNothingLostOrDoubled } from './outage-checks.js';
 const CREDITS = 50_000;
 /** Worst case in a partition: a statement waits statement_timeout + 5 s (query_timeout in sql.ts). */
 const DEADLINE_MS = 15_000;
+
+/** slipgate could not reach its store: nothing charged, safe to retry. */
+const unavailable = (a: Answer) => a.status === 503;
 
 describe('database outage under load (PostgreSQL)', () => {
   let db: TestDatabase | undefined;
@@ -55,14 +58,13 @@ describe('database outage under load (PostgreSQL)', () => {
     const load = startLoad({ publicUrl: app.publicUrl, apiKey: apiKey.secret, qrcode: () => sandboxQr(), workers: 4, deadlineMs: DEADLINE_MS });
     const phase = (name: string) => (load.phase = name);
     phase('up');
-    await untilSuccessIn(load, 'up');
-    await sleep(300);
+    await untilAnswersIn(load, 'up', 10);
 
     phase('reset');
     proxy.cut('reset');
     await eventually(async () => load.inPhase('reset').some((a) => a.status === 503));
     expect(await readyz()).toBe(503);
-    await sleep(800);
+    await untilAnswersIn(load, 'reset', 10, unavailable);
     const acceptedBefore = proxy.accepted;
     phase('back-after-reset');
     proxy.restore();
@@ -73,12 +75,10 @@ describe('database outage under load (PostgreSQL)', () => {
 
     phase('partition');
     proxy.cut('blackhole');
-    await eventually(async () => load.inPhase('partition').some((a) => a.status === 503), DEADLINE_MS);
-    await sleep(1_000);
+    await untilAnswersIn(load, 'partition', 4, unavailable, DEADLINE_MS * 2);
     phase('back-after-partition');
     proxy.restore();
-    await untilSuccessIn(load, 'back-after-partition', DEADLINE_MS);
-    await sleep(300);
+    await untilAnswersIn(load, 'back-after-partition', 10, (a) => a.body?.status === 'success', DEADLINE_MS);
     const answers = await load.stop();
 
     await expectNothingLostOrDoubled({ answers, direct, databaseUrl: db.url, accountId: account.id, credits: CREDITS });

@@ -1,6 +1,8 @@
-// A real PostgreSQL crash under load: the test's own server is stopped with
-// `pg_ctl -m immediate` (no checkpoint, in-flight transactions lost, crash
-// recovery on the next start), left down for a moment, and started again.
+// An immediate PostgreSQL shutdown under load: the test's own server is
+// stopped with `pg_ctl stop -m immediate` (no shutdown checkpoint, in-flight
+// transactions lost, crash recovery on the next start; the operating system
+// keeps what PostgreSQL wrote, so this is not a power cut), kept down until
+// callers have met it, and started again.
 // slipgate keeps running throughout: callers get clean JSON errors while the
 // server is down, verifications succeed again once it is back, and the books
 // add up afterwards.
@@ -12,14 +14,14 @@ import { sandboxQr } from '../../src/upstream/sandbox/sandbox-qr.js';
 import { SandboxUpstream } from '../../src/upstream/sandbox/sandbox-upstream.js';
 import { startApp, type TestApp } from '../helpers/app.js';
 import { eventually } from '../helpers/child.js';
-import { sleep, startLoad, untilSuccessIn } from '../helpers/load.js';
+import { startLoad, untilAnswersIn, untilSuccessIn } from '../helpers/load.js';
 import { startPrivatePostgres, type PrivatePostgres } from '../helpers/private-postgres.js';
 import { expectNothingLostOrDoubled } from './outage-checks.js';
 
 const CREDITS = 50_000;
 const DEADLINE_MS = 15_000;
 
-describe('database crash and restart under load (PostgreSQL)', () => {
+describe('immediate PostgreSQL shutdown and restart under load', () => {
   let server: PrivatePostgres | undefined;
   let app: TestApp | undefined;
   let direct: Store | undefined;
@@ -43,20 +45,19 @@ describe('database crash and restart under load (PostgreSQL)', () => {
 
     const load = startLoad({ publicUrl: app.publicUrl, apiKey: apiKey.secret, qrcode: () => sandboxQr(), workers: 4, deadlineMs: DEADLINE_MS });
     load.phase = 'up';
-    await untilSuccessIn(load, 'up');
-    await sleep(300);
+    await untilAnswersIn(load, 'up', 10);
 
     load.phase = 'down';
-    await server.crash();
+    await server.stopImmediately();
     await eventually(async () => load.inPhase('down').some((a) => a.status === 503));
     expect(await readyz()).toBe(503);
-    await sleep(1_000);
+    await untilAnswersIn(load, 'down', 10, (a) => a.status === 503);
 
     load.phase = 'restarted';
     await server.start();
     await untilSuccessIn(load, 'restarted', DEADLINE_MS);
     expect(await readyz()).toBe(200);
-    await sleep(300);
+    await untilAnswersIn(load, 'restarted', 10, (a) => a.body?.status === 'success', DEADLINE_MS);
     const answers = await load.stop();
 
     // Read after the restart: what crash recovery kept is what counts.

@@ -10,7 +10,7 @@ import { SandboxUpstream } from '../../src/upstream/sandbox/sandbox-upstream.js'
 import { startApp, type TestApp } from '../helpers/app.js';
 import { runDoctor } from '../helpers/doctor.js';
 import { concurrencyCase, testEngines } from '../helpers/engines.js';
-import { sleep, startLoad, untilSuccessIn, type Answer } from '../helpers/load.js';
+import { startLoad, untilAnswersIn, untilSuccessIn, type Answer } from '../helpers/load.js';
 import { startFakeKbank } from '../fakes/kbank-server.js';
 import { startFakeScb } from '../fakes/scb-server.js';
 
@@ -19,6 +19,8 @@ const BUDGET_MS = 1_000;
 const DEADLINE_MS = BUDGET_MS + 5_000;
 const CREDITS = 100_000;
 const FAILURE_MESSAGES = Object.values(UPSTREAM_MESSAGES);
+/** The spec's free failure: HTTP 200 with status "error". */
+const freeFailure = (a: Answer) => a.status === 200 && a.body?.status === 'error';
 
 describe.each(testEngines())('upstream outage under load on %s', (engine) => {
   const cleanup: (() => Promise<unknown>)[] = [];
@@ -47,21 +49,21 @@ describe.each(testEngines())('upstream outage under load on %s', (engine) => {
     await untilSuccessIn(load, 'up');
     phase('refused');
     await Promise.all(banks.map((b) => b.refuseConnections()));
-    await sleep(600);
+    await untilAnswersIn(load, 'refused', 10, freeFailure);
     phase('back-after-refused');
     await Promise.all(banks.map((b) => b.acceptConnections()));
     await untilSuccessIn(load, 'back-after-refused');
 
     phase('hanging');
     for (const b of banks) b.setBehavior({ latencyMs: 30_000 });
-    await sleep(2_500);
+    await untilAnswersIn(load, 'hanging', 5, (a) => a.body?.message === UPSTREAM_MESSAGES.upstream_timeout, DEADLINE_MS * 2);
     phase('back-after-hanging');
     for (const b of banks) b.setBehavior({ latencyMs: 5 });
     await untilSuccessIn(load, 'back-after-hanging');
 
     phase('http-503');
     for (const b of banks) b.setBehavior({ httpStatus: 503 });
-    await sleep(600);
+    await untilAnswersIn(load, 'http-503', 10, freeFailure);
     phase('back-after-503');
     for (const b of banks) b.setBehavior({ httpStatus: null });
     await untilSuccessIn(load, 'back-after-503');

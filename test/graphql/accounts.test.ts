@@ -1,6 +1,7 @@
 // Account queries: search, stable cursor pages, and the detail view.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sandboxQr } from '../../src/upstream/sandbox/sandbox-qr.js';
+import { clockPast } from '../helpers/clock.js';
 import { dataOf, errorCodes, startGraphqlApp, type GraphqlTestApp } from './helpers.js';
 
 const PAGE = `query ($search: String, $first: Int, $after: String) {
@@ -70,7 +71,7 @@ describe('GraphQL admin API: accounts', () => {
     const { accountId, apiKey } = await app.account(4);
     await app.accounts.topUp({ accountId, credits: 6, reason: 'invoice 12', actor: 'cli:somchai', idempotencyKey: 'inv-12' });
     expect((await app.verify(apiKey, sandboxQr({ amount: 99.5 }))).body.status).toBe('success');
-    await new Promise((r) => setTimeout(r, 5)); // distinct timestamps: "newest first" is then well defined
+    await clockPast(Date.now()); // distinct timestamps: "newest first" is then well defined
     expect((await app.verify(apiKey, sandboxQr({ outcome: 'not-found' }))).body.status).toBe('error');
     const extra = await app.accounts.createApiKey(accountId);
     await app.accounts.revokeApiKey(extra.key.id);

@@ -3,6 +3,7 @@
 import { parseSlipQr } from '../../src/domain/slip-qr.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sandboxQr } from '../../src/upstream/sandbox/sandbox-qr.js';
+import { clockPast } from '../helpers/clock.js';
 import { dataOf, errorCodes, startGraphqlApp, type GraphqlTestApp } from './helpers.js';
 
 const UPSTREAMS = JSON.stringify([
@@ -23,7 +24,6 @@ const RE = `query ($filter: RequestErrorFilter, $first: Int, $after: String) {
   }
 }`;
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const RE_BY_SLIP = 'query($filter: RequestErrorFilter) { requestErrors(filter: $filter) { nodes { requestId transactionId sendingBank kind accountId } } }';
 const bangkokDay = (iso: string) => new Date(Date.parse(iso) + 7 * 3_600_000).toISOString().slice(0, 10);
 
@@ -53,9 +53,10 @@ describe('GraphQL admin API: audit log, usage and upstreams', () => {
     }
     expect((await app.verify(a.apiKey, sandboxQr({ outcome: 'not-found' }))).body.status).toBe('error');
     expect((await app.verify(a.apiKey, sandboxQr({ outcome: 'error' }))).body.status).toBe('error');
-    await sleep(10);
+    // Everything above strictly before `mid`, everything below strictly after it.
+    await clockPast(Date.now());
     mid = new Date();
-    await sleep(10);
+    await clockPast(mid.getTime());
     expect((await app.verify(b.apiKey, sandboxQr({ bank: '025', amount: 55 }))).body.status).toBe('success');
     expect((await app.verify(broke.apiKey, sandboxQr())).body.code).toBe(1023);
     expect((await app.verify('slip_doesNotExist000000000000000000000', sandboxQr())).body.code).toBe(1021);

@@ -105,7 +105,7 @@ describe('GraphQL admin API: error masking', () => {
   });
   afterAll(() => app?.stop());
 
-  it('hides a database failure behind a generic error and logs the real one', async () => {
+  it('hides a database failure behind a generic error and logs the real one, without any token', async () => {
     await app.account(1);
     const store = app.store;
     const listAccounts = store.listAccounts.bind(store);
@@ -126,9 +126,9 @@ describe('GraphQL admin API: error masking', () => {
     const closed = await app.gql('viewer', '{ me { id } }');
     expect(closed.status).toBe(500);
     expect(closed.body).toEqual({ status: 'error', message: 'internal error' });
-  });
 
-  it('never writes a token into the log', () => {
+    // What was logged about these failures (and the requests before them) names no token.
+    expect(logs.length).toBeGreaterThan(0);
     const text = JSON.stringify(logs);
     for (const token of Object.values(app.tokens)) expect(text).not.toContain(token);
   });

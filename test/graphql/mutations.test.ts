@@ -61,7 +61,7 @@ describe.each(testEngines())('GraphQL mutations on %s', (engine) => {
     expect(events[0]).toMatchObject({ reason: 'paid invoice', details: { delta: 10, ledgerEntryId: first.entry.id } });
   });
 
-  it('20 concurrent identical top-ups grant the credits exactly once', async () => {
+  it('20 identical top-ups sent at once grant the credits exactly once', async () => {
     const { accountId } = await app.account(0);
     const key = `double-click-${accountId}`;
     const answers = await Promise.all(Array.from({ length: 20 }, () => topUp('support', { accountId, credits: 7, key })));

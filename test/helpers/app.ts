@@ -73,13 +73,15 @@ export async function startApp(opts: TestAppOptions = {}): Promise<TestApp> {
   };
 }
 
-/** Wraps an upstream to count how often the network was asked. */
-export function counting(inner: BankAdapter): BankAdapter & { calls: number } {
+/** Wraps an upstream to count how often the network was asked, and keep each call's abort signal. */
+export function counting(inner: BankAdapter): BankAdapter & { calls: number; signals: AbortSignal[] } {
   const wrapper = {
     name: inner.name,
     calls: 0,
+    signals: [] as AbortSignal[],
     verify(query: Parameters<BankAdapter['verify']>[0], signal: AbortSignal) {
       wrapper.calls++;
+      wrapper.signals.push(signal);
       return inner.verify(query, signal);
     },
   };

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { it } from 'vitest';
 import { createMongoDatabase, MONGO_CONCURRENCY_LIMITATION } from './mongo.js';
 import { createTestDatabase } from './postgres.js';
+import { skippedNote, skippingCase, type CaseFn } from './skipped-guarantees.js';
 import { tempDir } from './temp.js';
 
 export interface TestEngine {
@@ -32,12 +33,12 @@ export function testEngines(): TestEngine[] {
 
 /**
  * `it` for a case that proves a concurrency guarantee: on an engine with a
- * known limitation it runs only against the real server, and says why.
+ * known limitation it runs only against the real server; otherwise it is
+ * reported as skipped, with why, at the end of the run.
  */
-export function concurrencyCase(engine: TestEngine): typeof it {
-  if (!engine.concurrencyLimitation) return it;
-  console.warn(`[${engine.name}] concurrency cases run only against a real server: ${engine.concurrencyLimitation}`);
-  return it.runIf(false) as typeof it;
+export function concurrencyCase(engine: TestEngine): CaseFn {
+  if (!engine.concurrencyLimitation) return it as CaseFn;
+  return skippingCase(it, skippedNote(engine.name, engine.concurrencyLimitation));
 }
 
 function engine(name: string, create: () => Promise<{ url: string; drop(): Promise<void> }>, concurrencyLimitation?: string): TestEngine {

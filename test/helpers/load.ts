@@ -69,13 +69,22 @@ async function postOnce(opts: LoadOptions, phase: string): Promise<Answer> {
   }
 }
 
-export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+const pause = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** Waits until the load has seen a success sent in `phase`. */
 export async function untilSuccessIn(load: Load, phase: string, timeoutMs = 15_000): Promise<void> {
+  await untilAnswersIn(load, phase, 1, (a) => a.body?.status === 'success', timeoutMs);
+}
+
+/**
+ * Waits until `count` answers to requests sent in `phase` (matching `match`)
+ * have come back: a phase lasts until callers have really met it, however
+ * slow the machine is, instead of for a fixed time.
+ */
+export async function untilAnswersIn(load: Load, phase: string, count: number, match: (a: Answer) => boolean = () => true, timeoutMs = 15_000): Promise<void> {
   const until = Date.now() + timeoutMs;
-  while (!load.inPhase(phase).some((a) => a.body?.status === 'success')) {
-    if (Date.now() > until) throw new Error(`no successful verification in phase "${phase}" within ${timeoutMs} ms`);
-    await sleep(50);
+  while (load.inPhase(phase).filter(match).length < count) {
+    if (Date.now() > until) throw new Error(`fewer than ${count} matching answers in phase "${phase}" within ${timeoutMs} ms`);
+    await pause(50);
   }
 }

@@ -4,6 +4,7 @@
 import { randomBytes } from 'node:crypto';
 import mongoose from 'mongoose';
 import { inject } from 'vitest';
+import { mongoConcurrencyLimitation } from './skipped-guarantees.js';
 
 declare module 'vitest' {
   export interface ProvidedContext {
@@ -13,10 +14,7 @@ declare module 'vitest' {
 }
 
 /** Why concurrency cases need a real MongoDB; undefined when one is configured. */
-export const MONGO_CONCURRENCY_LIMITATION = process.env.SLIPGATE_MONGO_IS_REAL
-  ? undefined
-  : 'FerretDB v1 (the test server unless MONGODB_URI and SLIPGATE_MONGO_IS_REAL=1 name a real MongoDB) applies ' +
-    'updates by reading the document and writing it back, so a guarded $inc is not atomic under concurrency';
+export const MONGO_CONCURRENCY_LIMITATION = mongoConcurrencyLimitation();
 
 export function mongoServerUri(): string {
   return process.env.MONGODB_URI || inject('mongoUri');

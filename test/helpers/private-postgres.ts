@@ -16,8 +16,11 @@ const exec = promisify(execFile);
 export interface PrivatePostgres {
   /** Superuser URL of the `postgres` database, trust auth. */
   url: string;
-  /** Like a power cut: no shutdown checkpoint, crash recovery on the next start. */
-  crash(): Promise<void>;
+  /**
+   * `pg_ctl stop -m immediate`: no shutdown checkpoint, crash recovery on the
+   * next start. Not a power cut: the OS keeps what PostgreSQL had written.
+   */
+  stopImmediately(): Promise<void>;
   start(): Promise<void>;
   /**
    * SIGSTOP for the postmaster and every process it started, now
@@ -85,7 +88,7 @@ export async function startPrivatePostgres(opts: PrivatePostgresOptions = {}): P
   };
   return {
     url: `postgres://postgres@127.0.0.1:${port}/postgres`,
-    async crash() {
+    async stopImmediately() {
       await ctl('-m', 'immediate', 'stop');
       running = false;
     },

@@ -17,6 +17,8 @@ export interface TcpProxy {
   port: number;
   /** Connections accepted so far (reconnects show up here). */
   readonly accepted: number;
+  /** Bytes clients sent that a blackhole swallowed: requests that never reached the server. */
+  readonly swallowed: number;
   cut(mode: CutMode): void;
   /** Lets traffic through again; connections stuck in a blackhole are closed. */
   restore(): void;
@@ -32,6 +34,7 @@ export async function startTcpProxy(target: { host: string; port: number }): Pro
   const pairs = new Set<Pair>();
   let mode: CutMode | null = null;
   let accepted = 0;
+  let swallowed = 0;
 
   const drop = (pair: Pair) => {
     pair.client.destroy();
@@ -53,6 +56,7 @@ export async function startTcpProxy(target: { host: string; port: number }): Pro
     // Bytes are forwarded by hand so a blackhole can swallow them.
     client.on('data', (chunk) => {
       if (mode === null) upstream.write(chunk);
+      else swallowed += chunk.length;
     });
     upstream.on('data', (chunk) => {
       if (mode === null) client.write(chunk);
@@ -69,6 +73,9 @@ export async function startTcpProxy(target: { host: string; port: number }): Pro
     port: (server.address() as AddressInfo).port,
     get accepted() {
       return accepted;
+    },
+    get swallowed() {
+      return swallowed;
     },
     cut(next) {
       mode = next;

@@ -1,5 +1,7 @@
 import Database from 'better-sqlite3';
-import { execFile } from 'node:child_process';
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { createInterface } from 'node:readline';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
@@ -52,18 +54,26 @@ describe('sqlite store: several processes on one file', () => {
     const dir = tempDir();
     const file = join(dir.path, 'shared.db');
     const script = fileURLToPath(new URL('./fixtures/open-sqlite-store.ts', import.meta.url));
-    const at = Date.now() + 3_000;
-    const run = () =>
-      new Promise<string>((resolve, reject) => {
-        execFile(process.execPath, ['--import', 'tsx', script, file, String(at)], (err, stdout) => (err ? reject(err) : resolve(stdout.trim())));
-      });
+    // Each child loads, says "ready", and opens the file only on "go": all
+    // four get it once every one of them is ready.
+    const children = Array.from({ length: 4 }, () => spawn(process.execPath, ['--import', 'tsx', script, file], { stdio: ['pipe', 'pipe', 'inherit'] }));
+    const said = children.map((child) => {
+      const lines = createInterface({ input: child.stdout! });
+      const ready = new Promise<void>((resolve) => lines.once('line', () => resolve()));
+      const result = ready.then(() => new Promise<string>((resolve) => lines.once('line', resolve)));
+      return { ready, result, exited: once(child, 'exit') };
+    });
     try {
-      expect(await Promise.all([run(), run(), run(), run()])).toEqual(['ok', 'ok', 'ok', 'ok']);
+      await Promise.all(said.map((s) => s.ready));
+      for (const child of children) child.stdin!.write('go\n');
+      expect(await Promise.all(said.map((s) => s.result))).toEqual(['ok', 'ok', 'ok', 'ok']);
+      await Promise.all(said.map((s) => s.exited));
       const db = new Database(file, { readonly: true });
       const versions = db.prepare('SELECT version FROM schema_migrations ORDER BY version').all() as { version: number }[];
       db.close();
       expect(versions.map((v) => v.version)).toEqual(SQLITE_MIGRATIONS.map((_, i) => i + 1));
     } finally {
+      for (const child of children) if (child.exitCode === null) child.kill('SIGKILL');
       dir.remove();
     }
   });

@@ -8,6 +8,7 @@ import { UpstreamPool, type UpstreamPoolOptions } from '../../src/upstream/pool.
 import { SandboxUpstream } from '../../src/upstream/sandbox/sandbox-upstream.js';
 import { sandboxTransRef } from '../../src/upstream/sandbox/transaction.js';
 import type { SlipQuery, UpstreamResult } from '../../src/upstream/upstream.js';
+import { eventually } from '../helpers/child.js';
 import { startFakeKbank } from '../fakes/kbank-server.js';
 import { startFakeScb } from '../fakes/scb-server.js';
 
@@ -194,16 +195,17 @@ describe('UpstreamPool', () => {
     expect(upstream.health()[0]).toMatchObject({ breaker: 'closed', consecutiveFailures: 0, failures: 4, failuresByKind: { slip_not_found: 4 } });
   });
 
-  it('counts timeouts against the domain and answers within the budget', async () => {
+  it('counts timeouts against the domain and hangs up on the bank at the deadline', async () => {
     const slow = await scb();
     const upstream = pool([slow.config('slow')]);
     await upstream.verify(query('014'), budget());
-    slow.setBehavior({ latencyMs: 5_000 });
-    const started = performance.now();
+    slow.setBehavior({ latencyMs: 60_000 });
     const result = await upstream.verify(query('014'), AbortSignal.timeout(300));
     expect(result).toEqual({ ok: false, kind: 'upstream_timeout', message: 'verification service timed out', upstream: 'slow' });
-    expect(performance.now() - started).toBeLessThan(800);
     expect(upstream.health()[0]).toMatchObject({ requests: 2, failuresByKind: { upstream_timeout: 1 }, consecutiveFailures: 1 });
+    // The bank's record: the pool left before the bank answered, so it did not wait for it.
+    await eventually(async () => slow.exchanges.length === 3);
+    expect(slow.exchanges.at(-1)).toEqual({ call: 'verify', outcome: 'abandoned' });
   });
 
   it('never sends to a disabled domain', async () => {
@@ -220,13 +222,20 @@ describe('UpstreamPool', () => {
 
   it('reports latency percentiles per domain', async () => {
     const bank = await kbank();
-    const upstream = pool([bank.config('k')]);
+    // The test's own clock: it moves only while the bank holds a request.
+    let clock = 1_000;
+    const upstream = pool([bank.config('k')], { monotonic: () => clock });
     expect(upstream.health()[0]).toMatchObject({ p50Ms: null, p95Ms: null });
-    bank.setBehavior({ latencyMs: 20 });
-    for (let i = 0; i < 5; i++) await upstream.verify(query(), budget());
-    const [health] = upstream.health();
-    expect(health!.p50Ms).toBeGreaterThanOrEqual(19);
-    expect(health!.p95Ms).toBeGreaterThanOrEqual(health!.p50Ms!);
+    for (const latency of [24, 20, 22, 21, 23]) {
+      const atBank = bank.holdNextVerify();
+      const call = upstream.verify(query(), budget());
+      await atBank.arrived;
+      clock += latency;
+      atBank.release();
+      expect(await call).toMatchObject({ ok: true });
+    }
+    // Nearest rank over 20..24 ms.
+    expect(upstream.health()[0]).toMatchObject({ p50Ms: 22, p95Ms: 24 });
   });
 
   it('names sandbox results after the configured domain', async () => {
@@ -288,10 +297,11 @@ describe('UpstreamPool', () => {
       const next = await scb();
       const upstream = pool([old.config('old')]);
       await upstream.verify(query(), budget());
-      old.setBehavior({ latencyMs: 200 });
+      const atOldBank = old.holdNextVerify();
       const inFlight = upstream.verify(query(), budget());
-      await new Promise((r) => setTimeout(r, 50));
+      await atOldBank.arrived;
       upstream.reload([next.config('next')]);
+      atOldBank.release();
       expect(await inFlight).toMatchObject({ ok: true, upstream: 'old' });
       expect(await upstream.verify(query('014'), budget())).toMatchObject({ ok: true, upstream: 'next' });
     });
