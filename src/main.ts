@@ -9,7 +9,11 @@ import type { Config } from './config.js';
 import { createAdminApp } from './http/admin-app.js';
 import { answerClientErrorsWithJson } from './http/client-errors.js';
 import { defaultDashboardDir, mountDashboard } from './http/dashboard.js';
+import { mountMetrics } from './http/metrics-route.js';
 import { createPublicApp } from './http/public-app.js';
+import { Metrics } from './metrics/metrics.js';
+import { metricsText } from './metrics/serve.js';
+import { timedStore, timedUpstream } from './metrics/timing.js';
 import { openStore } from './store/open.js';
 import type { Store } from './store/store.js';
 import { buildUpstream } from './upstream/build.js';
@@ -41,10 +45,17 @@ export async function run(config: Config, { logger, ...opts }: RunOptions): Prom
   // Imported here, not at the top, so CLI commands that never serve skip loading yoga and Pothos.
   const { mountGraphql } = await import('./graphql/server.js');
   const configs = upstreamConfigs(config, logger);
-  const store = await openStore(config.DATABASE_URL);
+  const metrics = new Metrics();
+  const store = timedStore(await openStore(config.DATABASE_URL), metrics);
   const pool = buildUpstream(configs, {
     logger,
     sandbox: (c) => new SandboxUpstream(c.name, config.SANDBOX_LATENCY_MS),
+    wrapAdapter: (adapter, c) => timedUpstream(adapter, c.name, metrics),
+  });
+  metrics.watch({
+    upstreamHealth: () => pool.health(),
+    listHolds: () => store.listHolds(),
+    onReadError: (err) => logger.warn({ err }, 'metrics: reading the open credit holds failed'),
   });
   const upstream: Upstream = opts.upstream ?? pool;
   const verification = new VerificationService({
@@ -61,11 +72,11 @@ export async function run(config: Config, { logger, ...opts }: RunOptions): Prom
     // Allowed (crash tests use it), but a live verification's hold can then be refunded under it.
     logger.warn({ HOLD_STALE_MS: config.HOLD_STALE_MS, UPSTREAM_TIMEOUT_MS: config.UPSTREAM_TIMEOUT_MS }, 'HOLD_STALE_MS should be longer than UPSTREAM_TIMEOUT_MS');
   }
-  const recovery = startHoldRecovery(store, config.HOLD_STALE_MS, logger);
+  const recovery = startHoldRecovery(store, config.HOLD_STALE_MS, logger, metrics);
   await recovery.once();
 
   const publicServer = await listen(
-    createPublicApp({ verification, logger, maxBodyBytes: config.MAX_BODY_BYTES, limits: config }),
+    createPublicApp({ verification, logger, maxBodyBytes: config.MAX_BODY_BYTES, limits: config, metrics }),
     config.PORT,
     config.HOST,
   );
@@ -77,10 +88,12 @@ export async function run(config: Config, { logger, ...opts }: RunOptions): Prom
   // The internal GraphQL API lives on the admin listener only.
   const graphql = { store, keyCache: verification, upstreamHealth: () => pool.health(), logger };
   const dashboard = { dir: config.DASHBOARD_DIR ?? defaultDashboardDir(), logger };
+  const scrape = metricsText(metrics);
   const adminApp = createAdminApp({
     store,
     logger,
     mount: (app) => {
+      mountMetrics(app, { text: scrape.text, contentType: metrics.contentType, token: config.METRICS_TOKEN, logger });
       mountGraphql(app, graphql);
       mountDashboard(app, dashboard);
     },
@@ -102,6 +115,7 @@ export async function run(config: Config, { logger, ...opts }: RunOptions): Prom
       await verification.drain();
       await stopped;
       recovery.stop();
+      scrape.stop();
       await pool.close();
       await opts.upstream?.close?.();
       await store.close();
@@ -123,10 +137,11 @@ function upstreamConfigs(config: Config, logger: Logger): UpstreamConfig[] {
 }
 
 /** Settles or releases holds left by a process that died mid-verification. */
-function startHoldRecovery(store: Store, staleMs: number, logger: Logger) {
+function startHoldRecovery(store: Store, staleMs: number, logger: Logger, metrics: Metrics) {
   const once = async () => {
     const now = new Date();
     const result = await store.recoverStaleHolds(new Date(now.getTime() - staleMs), now);
+    metrics.holdsRecovered(result.consumed, result.released);
     if (result.consumed + result.released > 0) logger.warn(result, 'recovered stale credit holds');
   };
   const timer = setInterval(() => {

@@ -11,11 +11,14 @@ export interface BuildUpstreamOptions extends Omit<UpstreamPoolOptions, 'createA
   sandbox: (config: SandboxUpstreamConfig) => Upstream;
   /** Passed to every bank adapter (timeouts, clock). */
   bankOptions?: OAuthBankOptions;
+  /** Wraps each domain's adapter (metrics). */
+  wrapAdapter?: (adapter: Upstream, config: UpstreamConfig) => Upstream;
 }
 
 export function buildUpstream(configs: UpstreamConfig[], opts: BuildUpstreamOptions): UpstreamPool {
-  const { sandbox, bankOptions, ...poolOptions } = opts;
-  return new UpstreamPool(configs, { ...poolOptions, createAdapter: (config) => createAdapter(config, sandbox, bankOptions) });
+  const { sandbox, bankOptions, wrapAdapter, ...poolOptions } = opts;
+  const build = (config: UpstreamConfig) => createAdapter(config, sandbox, bankOptions);
+  return new UpstreamPool(configs, { ...poolOptions, createAdapter: wrapAdapter ? (config) => wrapAdapter(build(config), config) : build });
 }
 
 export function createAdapter(
