@@ -158,7 +158,7 @@ describe('/metrics: refusals, in-flight holds and METRICS_TOKEN', () => {
   });
 
   it('asks for the METRICS_TOKEN and accepts only it', async () => {
-    for (const headers of [{}, { authorization: 'Bearer wrong-token-0123456789' }, { authorization: TOKEN }, { authorization: `Basic ${TOKEN}` }]) {
+    for (const headers of [{} as Record<string, string>, { authorization: 'Bearer wrong-token-0123456789' }, { authorization: TOKEN }, { authorization: `Basic ${TOKEN}` }]) {
       const res = await get(`${app.adminUrl}/metrics`, headers);
       expect(res.status).toBe(401);
       expect(res.headers['www-authenticate']).toMatch(/^Bearer/);
