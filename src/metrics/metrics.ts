@@ -27,7 +27,7 @@ const STORE_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.2
 let processRegistry: Registry | undefined;
 
 /** Event-loop delay, heap, GC…: one set per process, however many apps it runs (tests). */
-function defaultMetricsRegistry(): Registry {
+export function defaultMetricsRegistry(): Registry {
   if (!processRegistry) {
     processRegistry = new Registry();
     collectDefaultMetrics({ register: processRegistry });
