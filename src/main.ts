@@ -16,6 +16,7 @@ import { metricsText } from './metrics/serve.js';
 import { timedStore, timedUpstream } from './metrics/timing.js';
 import { openStore } from './store/open.js';
 import type { Store } from './store/store.js';
+import { logStartupGuide } from './startup-guide.js';
 import { buildUpstream } from './upstream/build.js';
 import { describeUpstreamConfig, loadUpstreamConfigs, type UpstreamConfig } from './upstream/config.js';
 import type { DomainHealth, ReloadSummary, UpstreamPool } from './upstream/pool.js';
@@ -103,6 +104,7 @@ export async function run(config: Config, { logger, ...opts }: RunOptions): Prom
   const publicUrl = urlOf(publicServer);
   const adminUrl = urlOf(adminServer);
   logger.info({ publicUrl, adminUrl, store: store.engine, upstream: upstream.name }, 'slipgate listening');
+  logStartupGuide(logger, { publicUrl, adminUrl, adminHost: config.ADMIN_HOST, metricsToken: config.METRICS_TOKEN !== undefined });
   if ((await store.listAccounts({ limit: 1 })).items.length === 0) {
     logger.info('no accounts yet; create one with: npx slipgate accounts create --name "My shop" --credits 100');
   }
