@@ -87,6 +87,8 @@ export class Metrics {
   });
 
   constructor() {
+    // Started now, so event-loop delay and GC are measured from startup, not from the first scrape.
+    defaultMetricsRegistry();
     const metrics = this;
     new Gauge({
       name: 'slipgate_processes',
