@@ -2,6 +2,7 @@
 // real traffic through the public route: every count matches what was sent.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { generateApiKey } from '../../src/domain/api-key.js';
+import { VERIFICATION_OUTCOMES } from '../../src/metrics/outcomes.js';
 import { sandboxQr } from '../../src/upstream/sandbox/sandbox-qr.js';
 import { startApp, type TestApp } from '../helpers/app.js';
 import { eventually } from '../helpers/child.js';
@@ -92,6 +93,8 @@ describe('/metrics, one process', () => {
     const values = new Set(m.samples.flatMap((s) => Object.values(s.labels)));
     for (const value of values) expect(value).not.toMatch(/^(acc|slip|key|req|vt|adm|sgadm)_[A-Za-z0-9]{8,}|SBX\d|127\.0\.0\.1/);
     expect(values.size).toBeLessThan(120);
+    const outcomes = m.samples.filter((s) => s.name === 'slipgate_verifications_total').map((s) => s.labels.outcome);
+    for (const o of outcomes) expect(VERIFICATION_OUTCOMES).toContain(o);
     expect(m.text).not.toContain(accountId);
     expect(m.text).not.toContain(apiKey);
   });
