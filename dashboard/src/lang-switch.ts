@@ -1,12 +1,13 @@
 // The language switch in the header (and on the sign-in card): two toggle
 // buttons, each labelled in its own language so anyone can find theirs.
 import { h } from './dom.js';
-import { LOCALES, locale, setLocale, t, type Locale } from './i18n/index.js';
+import { LOCALES, locale, setLocale, type Locale } from './i18n/index.js';
 
 export function languageSwitch(onChange: (next: Locale) => void): HTMLElement {
   return h(
     'div',
-    { class: 'lang-switch', role: 'group', 'aria-label': `${t().app.language} / Language / ภาษา` },
+    // Named in both languages: someone who cannot read the current one must still find it.
+    { class: 'lang-switch', role: 'group', 'aria-label': 'Language · ภาษา' },
     LOCALES.map(({ locale: l, label }) =>
       h(
         'button',

@@ -17,7 +17,6 @@ export const en = {
     notFound: 'Not found',
     pageNotFound: 'Page not found',
     goToAccounts: 'Go to the accounts',
-    language: 'Language',
     tryAgain: 'Try again',
     forbidden: (role: string) => `Your role (${role}) cannot do this. Ask someone with a higher role.`,
     dashboardBug: (message: string) => `Something went wrong in the dashboard: ${message}`,

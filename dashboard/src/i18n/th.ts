@@ -16,7 +16,6 @@ export const th: Messages = {
     notFound: 'ไม่พบหน้า',
     pageNotFound: 'ไม่พบหน้านี้',
     goToAccounts: 'ไปที่รายการบัญชี',
-    language: 'ภาษา',
     tryAgain: 'ลองอีกครั้ง',
     forbidden: (role: string) => `บทบาทของคุณ (${role}) ทำรายการนี้ไม่ได้ โปรดติดต่อผู้ที่มีบทบาทสูงกว่า`,
     dashboardBug: (message: string) => `เกิดข้อผิดพลาดในแดชบอร์ด: ${message}`,
