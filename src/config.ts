@@ -28,6 +28,15 @@ const schema = z.object({
   /** Verifications one account may have in flight per process; more get 429. */
   MAX_INFLIGHT_PER_ACCOUNT: z.coerce.number().int().min(1).max(1_000_000).default(256),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  /** json (machines) or pretty (people); unset: pretty when stdout is a terminal. */
+  LOG_FORMAT: z.enum(['json', 'pretty']).optional(),
+  /** Bearer token GET /metrics requires; unset = open (the admin listener is loopback by default). */
+  METRICS_TOKEN: z
+    .string()
+    .min(16, 'must be at least 16 characters')
+    .max(512)
+    .regex(/^[\x21-\x7e]+$/, 'must be printable ASCII without spaces')
+    .optional(),
   /** Cap on one verify request body (spec leaves it open). */
   MAX_BODY_BYTES: z.coerce.number().int().min(256).max(1_048_576).default(16_384),
   /** Public requests per minute one API key may make (per process); 0 = no limit. See SECURITY.md. */
@@ -59,6 +68,7 @@ export class ConfigError extends Error {
 /** The bad value, for the message; a URL's credentials are never echoed. */
 function shown(name: string, value: string | undefined): string {
   if (value === undefined) return 'nothing';
+  if (name === 'METRICS_TOKEN') return `${value.length} characters`;
   if (name === 'DATABASE_URL') return JSON.stringify(value.replace(/\/\/[^@/]*@/, '//***@'));
   return JSON.stringify(value);
 }

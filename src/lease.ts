@@ -5,7 +5,7 @@
 // HOLD_STALE_MS stays as the backstop for holds no live lease covers.
 import type { Logger } from 'pino';
 import { newId } from './domain/api-key.js';
-import type { Store } from './store/store.js';
+import type { RecoveryResult, Store } from './store/store.js';
 
 /** Heartbeats a lease may miss before it counts as dead. */
 export const LEASE_BEATS = 3;
@@ -16,6 +16,8 @@ export interface LeaseOptions {
   staleMs: number;
   logger: Logger;
   now?: () => Date;
+  /** Told of every recovery pass that settled or released something (metrics). */
+  onRecovered?: (result: RecoveryResult) => void;
 }
 
 export interface InstanceLease {
@@ -73,7 +75,9 @@ class Lease implements InstanceLease {
   async recover(): Promise<void> {
     const now = this.now();
     const result = await this.store.recoverStaleHolds(new Date(now.getTime() - this.opts.staleMs), now);
-    if (result.consumed + result.released > 0) this.opts.logger.warn(result, 'recovered credit holds of dead processes');
+    if (result.consumed + result.released === 0) return;
+    this.opts.onRecovered?.(result);
+    this.opts.logger.warn(result, 'recovered credit holds of dead processes');
   }
 
   startBeating(): void {

@@ -1,6 +1,7 @@
 // One pino logger for the process. Secrets never reach a log line: the
 // headers that carry them are redacted wherever they appear.
 import { pino, type Logger } from 'pino';
+import { prettyStream, wantsColour } from './log-pretty.js';
 
 export const REDACT_PATHS = [
   'req.headers["x-api-key"]',
@@ -15,8 +16,20 @@ export const REDACT_PATHS = [
   '*.token',
 ];
 
-export function createLogger(level: string, destination?: NodeJS.WritableStream): Logger {
+export type LogFormat = 'json' | 'pretty';
+
+/** LOG_FORMAT when set; otherwise readable lines for a terminal and JSON for everything else. */
+export function logFormatFor(setting: LogFormat | undefined, stream: { isTTY?: boolean } = process.stdout): LogFormat {
+  return setting ?? (stream.isTTY ? 'pretty' : 'json');
+}
+
+/** JSON lines on `destination` (stdout by default); `pretty` turns them into readable lines for a person. */
+export function createLogger(level: string, destination?: NodeJS.WritableStream, format: LogFormat = 'json'): Logger {
   const options = { level, redact: { paths: REDACT_PATHS, censor: '[redacted]' }, base: { service: 'slipgate' } };
+  if (format === 'pretty') {
+    const out = destination ?? process.stdout;
+    return pino(options, prettyStream(out, { colour: wantsColour(out) }));
+  }
   return destination ? pino(options, destination) : pino(options);
 }
 

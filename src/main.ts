@@ -9,10 +9,15 @@ import type { Config } from './config.js';
 import { createAdminApp } from './http/admin-app.js';
 import { answerClientErrorsWithJson } from './http/client-errors.js';
 import { defaultDashboardDir, mountDashboard } from './http/dashboard.js';
+import { mountMetrics } from './http/metrics-route.js';
 import { createPublicApp } from './http/public-app.js';
 import { startInstanceLease } from './lease.js';
+import { Metrics } from './metrics/metrics.js';
+import { metricsText } from './metrics/serve.js';
+import { timedStore } from './metrics/timing.js';
 import { openStore } from './store/open.js';
 import type { Store } from './store/store.js';
+import { logStartupGuide } from './startup-guide.js';
 import { buildUpstream } from './upstream/build.js';
 import { describeUpstreamConfig, loadUpstreamConfigs, type UpstreamConfig } from './upstream/config.js';
 import { UpstreamPool, type DomainHealth, type ReloadSummary } from './upstream/pool.js';
@@ -42,10 +47,17 @@ export async function run(config: Config, { logger, ...opts }: RunOptions): Prom
   // Imported here, not at the top, so CLI commands that never serve skip loading yoga and Pothos.
   const { mountGraphql } = await import('./graphql/server.js');
   const configs = upstreamConfigs(config, logger);
-  const store = await openStore(config.DATABASE_URL);
+  const metrics = new Metrics();
+  const store = timedStore(await openStore(config.DATABASE_URL), metrics);
   const pool = buildUpstream(configs, {
     logger,
     sandbox: (c) => new SandboxUpstream(c.name, config.SANDBOX_LATENCY_MS),
+    onAttempt: (domain, outcome, latencyMs) => metrics.bankRequest(domain, outcome, latencyMs / 1000),
+  });
+  metrics.watch({
+    upstreamHealth: () => pool.health(),
+    listHolds: () => store.listHolds(),
+    onReadError: (err) => logger.warn({ err }, 'metrics: reading the open credit holds failed'),
   });
   const override = opts.upstream;
   const upstream = override instanceof UpstreamPool ? override : override ? UpstreamPool.of(override, { logger }) : pool;
@@ -54,7 +66,12 @@ export async function run(config: Config, { logger, ...opts }: RunOptions): Prom
     logger.warn({ HOLD_STALE_MS: config.HOLD_STALE_MS, UPSTREAM_TIMEOUT_MS: config.UPSTREAM_TIMEOUT_MS }, 'HOLD_STALE_MS should be longer than UPSTREAM_TIMEOUT_MS');
   }
   // Before listening: every hold this process takes is covered by its lease.
-  const lease = await startInstanceLease(store, { heartbeatMs: config.LEASE_HEARTBEAT_MS, staleMs: config.HOLD_STALE_MS, logger });
+  const lease = await startInstanceLease(store, {
+    heartbeatMs: config.LEASE_HEARTBEAT_MS,
+    staleMs: config.HOLD_STALE_MS,
+    logger,
+    onRecovered: (r) => metrics.holdsRecovered(r.consumed, r.released),
+  });
   const verification = new VerificationService({
     store,
     upstream,
@@ -67,7 +84,7 @@ export async function run(config: Config, { logger, ...opts }: RunOptions): Prom
   });
 
   const publicServer = await listen(
-    createPublicApp({ verification, logger, maxBodyBytes: config.MAX_BODY_BYTES, limits: config }),
+    createPublicApp({ verification, logger, maxBodyBytes: config.MAX_BODY_BYTES, limits: config, metrics }),
     config.PORT,
     config.HOST,
   );
@@ -79,10 +96,12 @@ export async function run(config: Config, { logger, ...opts }: RunOptions): Prom
   // The internal GraphQL API lives on the admin listener only.
   const graphql = { store, keyCache: verification, upstreamHealth: () => pool.health(), logger };
   const dashboard = { dir: config.DASHBOARD_DIR ?? defaultDashboardDir(), logger };
+  const scrape = metricsText(metrics);
   const adminApp = createAdminApp({
     store,
     logger,
     mount: (app) => {
+      mountMetrics(app, { text: scrape.text, contentType: metrics.contentType, token: config.METRICS_TOKEN, logger });
       mountGraphql(app, graphql);
       mountDashboard(app, dashboard);
     },
@@ -92,6 +111,7 @@ export async function run(config: Config, { logger, ...opts }: RunOptions): Prom
   const publicUrl = urlOf(publicServer);
   const adminUrl = urlOf(adminServer);
   logger.info({ publicUrl, adminUrl, store: store.engine, upstream: upstream.name, instanceId: lease.instanceId() }, 'slipgate listening');
+  logStartupGuide(logger, { publicUrl, adminUrl, adminHost: config.ADMIN_HOST, metricsToken: config.METRICS_TOKEN !== undefined });
   if ((await store.listAccounts({ limit: 1 })).items.length === 0) {
     logger.info('no accounts yet; create one with: npx slipgate accounts create --name "My shop" --credits 100');
   }
@@ -105,6 +125,7 @@ export async function run(config: Config, { logger, ...opts }: RunOptions): Prom
       await stopped;
       // Nothing is held under the lease any more: ending it tells the others at once.
       await lease.end().catch((err: unknown) => logger.error({ err }, 'ending the lease failed; it expires by itself'));
+      scrape.stop();
       await pool.close();
       if (upstream !== pool) await upstream.close();
       await store.close();

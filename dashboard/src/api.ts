@@ -1,5 +1,6 @@
 // The dashboard's only way to the server: POST graphql (relative, so the page
 // also works behind a path prefix) with the admin token as a Bearer header.
+import { t } from './i18n/index.js';
 import { getToken } from './session.js';
 
 export type AdminRole = 'VIEWER' | 'SUPPORT' | 'ADMIN';
@@ -47,14 +48,14 @@ export async function gql<T>(query: string, variables: Record<string, unknown> =
       cache: 'no-store',
     });
   } catch {
-    throw new ApiError('network', 'Cannot reach slipgate (network error). Check that the admin listener is running and reachable, then try again.');
+    throw new ApiError('network', t().api.network);
   }
-  if (res.status === 401) throw new ApiError('unauthorized', 'The admin token was not accepted (unknown, revoked or expired).');
+  if (res.status === 401) throw new ApiError('unauthorized', t().api.unauthorized);
   let body: GraphqlBody<T>;
   try {
     body = (await res.json()) as GraphqlBody<T>;
   } catch {
-    throw new ApiError('server', `slipgate answered HTTP ${res.status} without a GraphQL response. Try again in a moment.`);
+    throw new ApiError('server', t().api.notGraphql(res.status));
   }
   const first = body.errors?.[0];
   if (first) {
@@ -62,6 +63,6 @@ export async function gql<T>(query: string, variables: Record<string, unknown> =
     if (code === 'FORBIDDEN') throw new ApiError('forbidden', first.message, code);
     throw new ApiError('graphql', first.message, code);
   }
-  if (!res.ok || body.data == null) throw new ApiError('server', `slipgate answered HTTP ${res.status}. Try again in a moment.`);
+  if (!res.ok || body.data == null) throw new ApiError('server', t().api.httpStatus(res.status));
   return body.data;
 }

@@ -2,7 +2,8 @@
 // bars a day — successes, failures, credits spent — with a table twin for
 // screen readers and anyone who wants the numbers.
 import { h, svg } from './dom.js';
-import { daysBetween, formatCount, formatDay } from './format.js';
+import { daysBetween, formatCount, formatDay, formatFullDay } from './format.js';
+import { t } from './i18n/index.js';
 import { dataTable } from './ui.js';
 
 export interface UsageDay {
@@ -13,10 +14,12 @@ export interface UsageDay {
 }
 
 const SERIES = [
-  { key: 'successes', label: 'Successes', className: 'series-ok' },
-  { key: 'failures', label: 'Failures', className: 'series-bad' },
-  { key: 'creditsSpent', label: 'Credits spent', className: 'series-credits' },
+  { key: 'successes', className: 'series-ok' },
+  { key: 'failures', className: 'series-bad' },
+  { key: 'creditsSpent', className: 'series-credits' },
 ] as const;
+
+const seriesLabel = (key: (typeof SERIES)[number]['key']): string => t().chart[key];
 
 const WIDTH = 960;
 const HEIGHT = 230;
@@ -62,7 +65,7 @@ export function usageChart(rows: UsageDay[], firstDay: string, lastDay: string):
           ? svg(
               'rect',
               { x: x0 + j * barW, y: y(d[s.key]), width: barW - 1, height: y(0) - y(d[s.key]), class: s.className },
-              svg('title', {}, `${formatDay(d.day)}: ${formatCount(d[s.key])} ${s.label.toLowerCase()}`),
+              svg('title', {}, t().chart.barTitle(formatDay(d.day), formatCount(d[s.key]), seriesLabel(s.key))),
             )
           : null,
       ),
@@ -72,9 +75,7 @@ export function usageChart(rows: UsageDay[], firstDay: string, lastDay: string):
     );
   });
 
-  const summary =
-    `From ${formatDay(firstDay)} to ${formatDay(lastDay)}: ${formatCount(totals.successes)} successes, ` +
-    `${formatCount(totals.failures)} failures, ${formatCount(totals.creditsSpent)} credits spent.`;
+  const summary = t().chart.summary(formatDay(firstDay), formatDay(lastDay), formatCount(totals.successes), formatCount(totals.failures), formatCount(totals.creditsSpent));
   const idle = totals.successes + totals.failures === 0;
 
   return h(
@@ -83,26 +84,26 @@ export function usageChart(rows: UsageDay[], firstDay: string, lastDay: string):
     h(
       'div',
       { class: 'legend', 'aria-hidden': 'true' },
-      SERIES.map((s) => h('span', {}, h('i', { class: `swatch ${s.className}` }), `${s.label} (${formatCount(totals[s.key])})`)),
+      SERIES.map((s) => h('span', {}, h('i', { class: `swatch ${s.className}` }), `${seriesLabel(s.key)} (${formatCount(totals[s.key])})`)),
     ),
     svg(
       'svg',
-      { viewBox: `0 0 ${WIDTH} ${HEIGHT}`, role: 'img', 'aria-label': `Usage per day. ${summary}`, preserveAspectRatio: 'xMidYMid meet' },
+      { viewBox: `0 0 ${WIDTH} ${HEIGHT}`, role: 'img', 'aria-label': t().chart.label(summary), preserveAspectRatio: 'xMidYMid meet' },
       grid,
       bars,
-      idle ? svg('text', { x: MARGIN.left + plotW / 2, y: MARGIN.top + plotH / 2, 'text-anchor': 'middle', class: 'idle' }, 'No requests in this period') : null,
+      idle ? svg('text', { x: MARGIN.left + plotW / 2, y: MARGIN.top + plotH / 2, 'text-anchor': 'middle', class: 'idle' }, t().chart.idle) : null,
     ),
     h('figcaption', {}, summary),
     h(
       'details',
       {},
-      h('summary', {}, 'Show usage as a table'),
+      h('summary', {}, t().chart.showTable),
       idle
-        ? h('p', { class: 'empty' }, 'No requests in this period.')
+        ? h('p', { class: 'empty' }, t().chart.idleSentence)
         : dataTable(
-            'Usage per day (Bangkok)',
-            [{ label: 'Day' }, ...SERIES.map((s) => ({ label: s.label, numeric: true }))],
-            days.filter((d) => d.successes + d.failures > 0).map((d) => [d.day, ...SERIES.map((s) => formatCount(d[s.key]))]),
+            t().chart.tableCaption,
+            [{ label: t().chart.day }, ...SERIES.map((s) => ({ label: seriesLabel(s.key), numeric: true }))],
+            days.filter((d) => d.successes + d.failures > 0).map((d) => [formatFullDay(d.day), ...SERIES.map((s) => formatCount(d[s.key]))]),
           ),
     ),
   );

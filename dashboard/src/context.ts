@@ -1,6 +1,7 @@
 // What every page gets from the shell.
 import { ApiError, type AdminRole } from './api.js';
 import { h } from './dom.js';
+import { t } from './i18n/index.js';
 
 export interface Me {
   id: string;
@@ -24,15 +25,15 @@ export interface PageContext {
   problem(err: unknown, retry?: () => void): HTMLElement;
 }
 
-export const roleName = (role: AdminRole): string => role.toLowerCase();
+export const roleName = (role: AdminRole): string => t().roles[role] ?? role.toLowerCase();
 
 /** Sentence for an error a page cannot handle itself. */
 export function describeError(err: unknown, me: Me): string {
   if (err instanceof ApiError) {
-    if (err.failure === 'forbidden') return `Your role (${roleName(me.role)}) cannot do this. Ask someone with a higher role.`;
+    if (err.failure === 'forbidden') return t().app.forbidden(roleName(me.role));
     return err.message;
   }
-  return `Something went wrong in the dashboard: ${err instanceof Error ? err.message : String(err)}`;
+  return t().app.dashboardBug(err instanceof Error ? err.message : String(err));
 }
 
 /** An alert box with an optional retry button. */
@@ -41,7 +42,7 @@ export function errorBox(message: string, retry?: () => void): HTMLElement {
     'div',
     { class: 'notice error', role: 'alert' },
     h('p', {}, message),
-    retry ? h('button', { type: 'button', class: 'secondary', onclick: retry }, 'Try again') : null,
+    retry ? h('button', { type: 'button', class: 'secondary', onclick: retry }, t().app.tryAgain) : null,
   );
 }
 

@@ -3,6 +3,8 @@
 import { ApiError, gql } from './api.js';
 import { describeError, errorBox, roleName, type Me, type PageContext } from './context.js';
 import { h, replaceChildren, text } from './dom.js';
+import { applyLocale, t, type Locale } from './i18n/index.js';
+import { languageSwitch } from './lang-switch.js';
 import { accountPage } from './pages/account.js';
 import { accountsPage } from './pages/accounts.js';
 import { auditPage } from './pages/audit.js';
@@ -15,11 +17,11 @@ import './styles.css';
 
 const ME_QUERY = 'query Me { me { id name role prefix } }';
 
-const NAV: { label: string; section: string }[] = [
-  { label: 'Accounts', section: 'accounts' },
-  { label: 'Audit log', section: 'audit' },
-  { label: 'Top up', section: 'top-up' },
-  { label: 'Upstreams', section: 'upstreams' },
+const NAV: { label: () => string; section: string }[] = [
+  { label: () => t().nav.accounts, section: 'accounts' },
+  { label: () => t().nav.audit, section: 'audit' },
+  { label: () => t().nav.topUp, section: 'top-up' },
+  { label: () => t().nav.upstreams, section: 'upstreams' },
 ];
 
 const root = document.getElementById('app')!;
@@ -34,12 +36,19 @@ function announce(message: string): void {
   window.setTimeout(() => (announcer.textContent = message), 50);
 }
 
-function showSignIn(message?: string): void {
+function showSignIn(message?: string, focus = true): void {
   me = null;
   generation++;
-  document.title = 'Sign in · slipgate dashboard';
-  replaceChildren(root, signInPage({ message, onToken: signIn }), announcer);
-  root.querySelector<HTMLInputElement>('#token')?.focus();
+  document.title = t().app.title(t().signIn.title);
+  replaceChildren(root, signInPage({ message, onToken: signIn, languageSwitch: languageSwitch(languageChanged) }), announcer);
+  if (focus) root.querySelector<HTMLInputElement>('#token')?.focus();
+}
+
+/** Everything is drawn again in the new language; focus stays on the switch. */
+function languageChanged(next: Locale): void {
+  if (me) render(false);
+  else showSignIn(undefined, false);
+  root.querySelector<HTMLElement>(`.lang-switch [data-locale="${next}"]`)?.focus();
 }
 
 /** Checks a token with `me`; resolves to an error message or null. */
@@ -53,7 +62,7 @@ async function signIn(token: string): Promise<string | null> {
     return null;
   } catch (err) {
     if (err instanceof ApiError && err.failure === 'unauthorized') {
-      return 'This token was not accepted: it is unknown, revoked or mistyped. Check it and try again.';
+      return t().signIn.rejected;
     }
     return err instanceof ApiError ? err.message : String(err);
   }
@@ -61,37 +70,38 @@ async function signIn(token: string): Promise<string | null> {
 
 function signOut(): void {
   clearToken();
-  showSignIn('You signed out. The token was removed from this tab.');
+  showSignIn(t().signIn.signedOut);
 }
 
 /** Ends the session after a 401 anywhere. */
 function sessionEnded(): void {
   clearToken();
-  showSignIn('Your session ended: the admin token is no longer accepted (expired or revoked). Sign in with a current token.');
+  showSignIn(t().signIn.sessionEnded);
 }
 
 function header(current: string, who: Me): HTMLElement {
   return h(
     'header',
     { class: 'top' },
-    h('a', { class: 'skip', href: '#main', onclick: skipToMain }, 'Skip to content'),
-    h('div', { class: 'brand' }, 'slipgate', h('span', {}, ' dashboard')),
+    h('a', { class: 'skip', href: '#main', onclick: skipToMain }, t().app.skip),
+    h('div', { class: 'brand' }, 'slipgate', h('span', {}, t().app.brandSuffix)),
     h(
       'nav',
-      { 'aria-label': 'Main' },
+      { 'aria-label': t().app.mainNav },
       h(
         'ul',
         {},
         NAV.map((item) =>
-          h('li', {}, h('a', { href: href([item.section]), 'aria-current': item.section === current ? 'page' : null }, item.label)),
+          h('li', {}, h('a', { href: href([item.section]), 'aria-current': item.section === current ? 'page' : null }, item.label())),
         ),
       ),
     ),
     h(
       'div',
       { class: 'who' },
-      h('span', {}, 'Signed in as ', text(who.name, 'strong'), ' ', h('span', { class: 'role' }, roleName(who.role))),
-      h('button', { type: 'button', class: 'secondary', onclick: signOut }, 'Sign out'),
+      h('span', {}, t().app.signedInAs, text(who.name, 'strong'), ' ', h('span', { class: 'role' }, roleName(who.role))),
+      h('button', { type: 'button', class: 'secondary', onclick: signOut }, t().app.signOut),
+      languageSwitch(languageChanged),
     ),
   );
 }
@@ -128,7 +138,7 @@ function render(moveFocus: boolean): void {
   };
 
   const page = pageFor(section, route.path);
-  document.title = `${page.title} · slipgate dashboard`;
+  document.title = t().app.title(page.title);
   Promise.resolve(page.show(ctx))
     .catch((err: unknown) => {
       if (!ctx.isCurrent()) return;
@@ -138,25 +148,26 @@ function render(moveFocus: boolean): void {
     .finally(() => {
       if (!ctx.isCurrent()) return;
       if (moveFocus) main.querySelector<HTMLElement>('h1')?.focus();
-      announce(`${page.title} page`);
+      announce(t().app.pageAnnounced(page.title));
     });
 }
 
 function pageFor(section: string, path: string[]): { title: string; show: (ctx: PageContext) => Promise<void> | void } {
+  const nav = t().nav;
   switch (section) {
     case 'accounts':
-      return path[1] ? { title: 'Account', show: accountPage } : { title: 'Accounts', show: accountsPage };
+      return path[1] ? { title: nav.account, show: accountPage } : { title: nav.accounts, show: accountsPage };
     case 'audit':
-      return { title: 'Audit log', show: auditPage };
+      return { title: nav.audit, show: auditPage };
     case 'top-up':
-      return { title: 'Top up', show: topUpPage };
+      return { title: nav.topUp, show: topUpPage };
     case 'upstreams':
-      return { title: 'Upstreams', show: upstreamsPage };
+      return { title: nav.upstreams, show: upstreamsPage };
     default:
       return {
-        title: 'Not found',
+        title: t().app.notFound,
         show: (ctx) => {
-          ctx.main.append(h('h1', { tabindex: -1 }, 'Page not found'), h('p', {}, h('a', { href: href(['accounts']) }, 'Go to the accounts')));
+          ctx.main.append(h('h1', { tabindex: -1 }, t().app.pageNotFound), h('p', {}, h('a', { href: href(['accounts']) }, t().app.goToAccounts)));
         },
       };
   }
@@ -165,7 +176,7 @@ function pageFor(section: string, path: string[]): { title: string; show: (ctx: 
 async function boot(): Promise<void> {
   const token = getToken();
   if (!token) return showSignIn();
-  replaceChildren(root, h('p', { class: 'loading', role: 'status' }, 'Loading…'), announcer);
+  replaceChildren(root, h('p', { class: 'loading', role: 'status' }, t().app.loading), announcer);
   try {
     me = (await gql<{ me: Me }>(ME_QUERY, {}, token)).me;
     render(false);
@@ -173,7 +184,7 @@ async function boot(): Promise<void> {
     if (err instanceof ApiError && err.failure === 'unauthorized') return sessionEnded();
     replaceChildren(
       root,
-      h('main', { id: 'main' }, h('h1', {}, 'slipgate dashboard'), errorBox(err instanceof ApiError ? err.message : String(err), () => void boot())),
+      h('main', { id: 'main' }, h('h1', {}, t().app.name), errorBox(err instanceof ApiError ? err.message : String(err), () => void boot())),
       announcer,
     );
   }
@@ -182,4 +193,5 @@ async function boot(): Promise<void> {
 window.addEventListener('hashchange', () => {
   if (me) render(true);
 });
+applyLocale();
 void boot();

@@ -3,6 +3,7 @@
 // with the server's own slip QR parser (tag 00 → 01 bank, 02 transRef).
 import { findQrInPixels } from '../../src/client/qr-from-pixels.js';
 import { parseSlipQr, type SlipRef } from '../../src/domain/slip-qr.js';
+import { t } from './i18n/index.js';
 
 export type SlipImageResult = { ok: true; slip: SlipRef; qrcode: string } | { ok: false; reason: string };
 
@@ -10,12 +11,12 @@ export type SlipImageResult = { ok: true; slip: SlipRef; qrcode: string } | { ok
 const MAX_SIDE = 2000;
 
 export async function readSlipImage(file: File): Promise<SlipImageResult> {
-  if (file.type && !file.type.startsWith('image/')) return { ok: false, reason: `“${file.name}” is not an image (${file.type}). Drop a PNG or JPEG of the slip.` };
+  if (file.type && !file.type.startsWith('image/')) return { ok: false, reason: t().slipImage.notImage(file.name, file.type) };
   let bitmap: ImageBitmap;
   try {
     bitmap = await createImageBitmap(file);
   } catch {
-    return { ok: false, reason: `“${file.name}” could not be opened as an image. Drop a PNG or JPEG of the slip.` };
+    return { ok: false, reason: t().slipImage.cannotOpen(file.name) };
   }
   const scale = Math.min(1, MAX_SIDE / Math.max(bitmap.width, bitmap.height));
   const width = Math.max(1, Math.round(bitmap.width * scale));
@@ -24,15 +25,15 @@ export async function readSlipImage(file: File): Promise<SlipImageResult> {
   canvas.width = width;
   canvas.height = height;
   const g = canvas.getContext('2d', { willReadFrequently: true });
-  if (!g) return { ok: false, reason: 'This browser cannot read images (no canvas).' };
+  if (!g) return { ok: false, reason: t().slipImage.noCanvas };
   // White first: transparent PNGs would otherwise read as black.
   g.fillStyle = '#fff';
   g.fillRect(0, 0, width, height);
   g.drawImage(bitmap, 0, 0, width, height);
   bitmap.close();
   const qrcode = findQrInPixels({ data: g.getImageData(0, 0, width, height).data, width, height });
-  if (!qrcode) return { ok: false, reason: 'No QR code found in this image. Try a sharper photo or a screenshot of the slip, with the whole QR visible.' };
+  if (!qrcode) return { ok: false, reason: t().slipImage.noQr };
   const parsed = parseSlipQr(qrcode);
-  if (!parsed.ok) return { ok: false, reason: `The QR code in this image is not a bank slip QR: ${parsed.reason}.` };
+  if (!parsed.ok) return { ok: false, reason: t().slipImage.notSlip(parsed.reason) };
   return { ok: true, slip: parsed.slip, qrcode };
 }

@@ -1,6 +1,7 @@
 // Building blocks shared by the pages: tables, times, empty states, paging.
 import { h, type Child } from './dom.js';
 import { formatTime } from './format.js';
+import { t } from './i18n/index.js';
 
 export interface Column {
   label: string;
@@ -27,15 +28,16 @@ export function dataTable(caption: string, columns: Column[], rows: Child[][], o
 }
 
 export function time(iso: string | null | undefined): Child {
-  return iso ? h('time', { datetime: iso }, formatTime(iso)) : h('span', { class: 'muted' }, '—');
+  return iso ? h('time', { datetime: iso }, formatTime(iso)) : h('span', { class: 'muted' }, t().ui.none);
 }
 
 export function empty(message: string): HTMLElement {
   return h('p', { class: 'empty' }, message);
 }
 
-export function loading(what: string): HTMLElement {
-  return h('p', { class: 'loading' }, `Loading ${what}…`);
+/** `message` is the whole sentence ("Loading accounts…"). */
+export function loading(message: string): HTMLElement {
+  return h('p', { class: 'loading' }, message);
 }
 
 export function badge(label: string, tone: 'ok' | 'bad' | 'warn' | 'neutral'): HTMLElement {
@@ -61,7 +63,7 @@ export class CursorPager {
   controls(label: string, next: string | null, onMove: () => void): HTMLElement {
     return h(
       'nav',
-      { class: 'pager', 'aria-label': `${label} pages` },
+      { class: 'pager', 'aria-label': t().ui.pages(label) },
       h(
         'button',
         {
@@ -73,9 +75,9 @@ export class CursorPager {
             onMove();
           },
         },
-        '← Newer',
+        t().ui.newer,
       ),
-      h('span', { class: 'muted' }, `Page ${this.page}`),
+      h('span', { class: 'muted' }, t().ui.page(this.page)),
       h(
         'button',
         {
@@ -88,7 +90,7 @@ export class CursorPager {
             onMove();
           },
         },
-        'Older →',
+        t().ui.older,
       ),
     );
   }

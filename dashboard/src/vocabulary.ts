@@ -1,27 +1,11 @@
-// Names for codes the API returns: Thai bank codes and error kinds.
-export const BANKS: Record<string, string> = {
-  '002': 'Bangkok Bank',
-  '004': 'Kasikornbank',
-  '006': 'Krungthai',
-  '011': 'TMBThanachart',
-  '014': 'SCB',
-  '017': 'Citibank',
-  '022': 'CIMB Thai',
-  '024': 'UOB',
-  '025': 'Krungsri',
-  '030': 'GSB',
-  '033': 'GH Bank',
-  '034': 'BAAC',
-  '066': 'Islamic Bank',
-  '067': 'Tisco',
-  '069': 'Kiatnakin Phatra',
-  '070': 'ICBC Thai',
-  '071': 'Thai Credit',
-  '073': 'LH Bank',
-};
+// Names for codes the API returns: Thai bank codes and error kinds, in the page's language.
+import { t } from './i18n/index.js';
+
+/** The bank codes the audit log's filter offers. */
+export const BANK_CODES = ['002', '004', '006', '011', '014', '017', '022', '024', '025', '030', '033', '034', '066', '067', '069', '070', '071', '073'] as const;
 
 export function bankLabel(code: string): string {
-  const name = BANKS[code];
+  const name = t().banks[code];
   return name ? `${code} ${name}` : code;
 }
 
@@ -39,7 +23,7 @@ export const ERROR_KINDS = [
   'INTERRUPTED',
 ] as const;
 
-/** "SLIP_NOT_FOUND" → "slip not found". */
+/** "SLIP_NOT_FOUND" → "slip not found" / "ไม่พบสลิป". */
 export function errorKindLabel(kind: string): string {
-  return kind.toLowerCase().replaceAll('_', ' ');
+  return t().errorKinds[kind] ?? kind.toLowerCase().replaceAll('_', ' ');
 }

@@ -12,6 +12,7 @@ import cluster, { type Worker } from 'node:cluster';
 import { availableParallelism } from 'node:os';
 import type { Logger } from 'pino';
 import type { Config } from '../config.js';
+import { MetricsHub } from '../metrics/cluster.js';
 import { openStore } from '../store/open.js';
 
 /** Sent by a worker once both of its listeners are up. */
@@ -36,13 +37,15 @@ export async function superviseWorkers(config: Config, logger: Logger, count: nu
   let announced = false;
   let stopping = false;
   let exitCode = 0;
+  // /metrics on any worker answers for all of them, through this process.
+  const metrics = new MetricsHub(() => [...live.values()].filter((w) => ready.has(w.id)));
 
   const fork = (): void => {
     const worker = cluster.fork();
     live.set(worker.id, worker);
     logger.info({ worker: worker.id, pid: worker.process.pid }, 'worker started');
     worker.on('message', (message: unknown) => {
-      if (!isReady(message)) return;
+      if (metrics.handle(worker, message) || !isReady(message)) return;
       ready.add(worker.id);
       if (!announced && ready.size === count) {
         announced = true;

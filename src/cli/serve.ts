@@ -5,8 +5,7 @@ import cluster from 'node:cluster';
 import type { Command } from 'commander';
 import type { Logger } from 'pino';
 import { loadConfig, type Config } from '../config.js';
-import { createLogger } from '../log.js';
-import { run } from '../main.js';
+import { createLogger, logFormatFor } from '../log.js';
 import { READY_MESSAGE, superviseWorkers, workerCount } from './serve-cluster.js';
 
 export function registerServeCommand(program: Command): void {
@@ -16,7 +15,7 @@ export function registerServeCommand(program: Command): void {
     .option('--workers <n>', 'processes sharing the listeners; 0 or "auto" = one per CPU core (default: WORKERS or 1)')
     .action(async (opts: { workers?: string }) => {
       const config = loadConfig(opts.workers === undefined ? process.env : { ...process.env, WORKERS: opts.workers });
-      const logger = createLogger(config.LOG_LEVEL);
+      const logger = createLogger(config.LOG_LEVEL, undefined, logFormatFor(config.LOG_FORMAT));
       const workers = workerCount(config.WORKERS);
       if (cluster.isPrimary && workers > 1) return superviseWorkers(config, logger, workers);
       await serveInThisProcess(config, cluster.worker ? logger.child({ worker: cluster.worker.id }) : logger);
@@ -24,6 +23,8 @@ export function registerServeCommand(program: Command): void {
 }
 
 async function serveInThisProcess(config: Config, logger: Logger): Promise<void> {
+  // Loaded here so the other CLI commands never load the server (express, prom-client).
+  const { run } = await import('../main.js');
   const app = await run(config, { logger });
   const stop = (signal: string) => {
     logger.info({ signal }, 'signal received');

@@ -29,6 +29,8 @@ export type VerifyBody =
 export interface VerifyOutcome {
   httpStatus: number;
   body: VerifyBody;
+  /** Why a verification failed (never sent; metrics and logs). */
+  kind?: ErrorKind;
 }
 
 export interface VerificationDeps {
@@ -131,7 +133,7 @@ export class VerificationService {
       if (account.credits <= 0) return this.accountError('insufficient_fund', { ...who, qrcode });
       const message = `invalid slip QR code: ${parsed.reason}`;
       await store.insertRequestError(this.errorRecord(who, qrcode, null, 'invalid_qr', message, null, 0));
-      return failure(message);
+      return failure('invalid_qr', message);
     }
 
     // One account must not take all upstream capacity (per process).
@@ -169,7 +171,7 @@ export class VerificationService {
     // failure like any other: released, recorded, never charged.
     if (!result.ok) {
       await store.releaseHold({ ...this.errorRecord(who, qrcode, slip, result.kind, result.message, result.upstream, latencyMs), accountId: key.accountId });
-      return failure(result.message);
+      return failure(result.kind, result.message);
     }
     const data = result.slip;
     try {
@@ -298,6 +300,6 @@ export class VerificationService {
   }
 }
 
-function failure(message: string): VerifyOutcome {
-  return { httpStatus: 200, body: { status: 'error', message } };
+function failure(kind: ErrorKind, message: string): VerifyOutcome {
+  return { httpStatus: 200, body: { status: 'error', message }, kind };
 }

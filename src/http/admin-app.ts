@@ -1,5 +1,6 @@
-// The admin listener (loopback by default): health, readiness and, later,
-// the internal GraphQL API. Never mounted on the public port.
+// The admin listener (loopback by default): health, readiness, and through
+// `mount` /metrics, the internal GraphQL API and the dashboard. Never mounted
+// on the public port.
 import express from 'express';
 import type { Logger } from 'pino';
 import type { Store } from '../store/store.js';
@@ -10,7 +11,7 @@ import { requestId } from './request-id.js';
 export interface AdminAppDeps {
   store: Store;
   logger: Logger;
-  /** Extra routers (GraphQL, dashboard) mounted before the 404. */
+  /** Extra routers (/metrics, GraphQL, dashboard) mounted before the 404. */
   mount?: (app: express.Express) => void;
 }
 

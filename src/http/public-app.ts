@@ -7,6 +7,8 @@ import { bodyReadProblem, errorHandler, methodNotAllowed, notFound } from './jso
 import { accessLog } from './access-log.js';
 import { perIpLimit, perKeyLimit, type RateLimitSettings } from './rate-limit.js';
 import { requestId } from './request-id.js';
+import type { Metrics } from '../metrics/metrics.js';
+import { classifyOutcome, classifyStatus, type OutcomeLabel } from '../metrics/outcomes.js';
 
 export const VERIFY_PATH = '/api/v1/verify';
 
@@ -16,6 +18,7 @@ export interface PublicAppDeps {
   maxBodyBytes: number;
   /** Abuse limits (0 = off) and the proxies whose X-Forwarded-For names the client. */
   limits?: RateLimitSettings & { TRUST_PROXY_HOPS: number };
+  metrics?: Metrics;
 }
 
 export function createPublicApp(deps: PublicAppDeps): express.Express {
@@ -26,11 +29,15 @@ export function createPublicApp(deps: PublicAppDeps): express.Express {
   app.set('strict routing', true);
   app.set('etag', false);
   app.use(requestId, accessLog(deps.logger));
+  const { metrics } = deps;
+  // Counted where every answer passes, rate-limit refusals included.
+  if (metrics) app.use(observeVerify(metrics));
   if (deps.limits?.TRUST_PROXY_HOPS) app.set('trust proxy', deps.limits.TRUST_PROXY_HOPS);
   // Order matters; see rate-limit.ts. Per IP: every request, any route.
-  const byIp = perIpLimit(deps.limits?.RATE_LIMIT_PER_IP_PER_MIN ?? 0, deps.logger);
+  const byIp = perIpLimit(deps.limits?.RATE_LIMIT_PER_IP_PER_MIN ?? 0, deps.logger, () => metrics?.refused('ip_rate_limit'));
   if (byIp) app.use(byIp);
-  const byKey: RequestHandler = perKeyLimit(deps.limits?.RATE_LIMIT_PER_KEY_PER_MIN ?? 0, deps.logger) ?? ((_req, _res, next) => next());
+  const byKey: RequestHandler =
+    perKeyLimit(deps.limits?.RATE_LIMIT_PER_KEY_PER_MIN ?? 0, deps.logger, () => metrics?.refused('key_rate_limit')) ?? ((_req, _res, next) => next());
 
   // The body is read raw: auth comes before body checks (spec §5 order), so
   // JSON parsing happens inside the verification path, not here.
@@ -53,12 +60,28 @@ export function createPublicApp(deps: PublicAppDeps): express.Express {
       bodyProblem: res.locals.bodyProblem as BodyProblem | undefined,
       requestId: res.locals.requestId as string,
     });
+    res.locals.verifyOutcome = classifyOutcome(outcome);
     // 429 here is the per-account in-flight cap: a slot frees within seconds.
-    if (outcome.httpStatus === 429) res.setHeader('retry-after', '1');
+    if (outcome.httpStatus === 429) {
+      metrics?.refused('inflight');
+      res.setHeader('retry-after', '1');
+    }
     res.status(outcome.httpStatus).json(outcome.body);
   });
   app.all(VERIFY_PATH, methodNotAllowed('POST'));
   app.use(notFound);
   app.use(errorHandler(deps.logger));
   return app;
+}
+
+function observeVerify(metrics: Metrics): RequestHandler {
+  return (req, res, next) => {
+    if (req.method !== 'POST' || req.path !== VERIFY_PATH) return next();
+    const started = performance.now();
+    res.once('finish', () => {
+      const label = (res.locals.verifyOutcome as OutcomeLabel | undefined) ?? classifyStatus(res.statusCode);
+      metrics.verification(label.outcome, label.code, label.result, (performance.now() - started) / 1000);
+    });
+    next();
+  };
 }

@@ -28,18 +28,18 @@ export interface RateLimitSettings {
 const WINDOW_MS = 60_000;
 
 /** Null when the limit is 0 (off). */
-export function perIpLimit(perMinute: number, logger: Logger): RequestHandler | null {
+export function perIpLimit(perMinute: number, logger: Logger, onRefused?: () => void): RequestHandler | null {
   if (perMinute <= 0) return null;
-  return limiter(perMinute, logger, 'too many requests from this address; retry later', {});
+  return limiter(perMinute, logger, 'too many requests from this address; retry later', {}, onRefused);
 }
 
 /** Null when the limit is 0 (off). */
-export function perKeyLimit(perMinute: number, logger: Logger): RequestHandler | null {
+export function perKeyLimit(perMinute: number, logger: Logger, onRefused?: () => void): RequestHandler | null {
   if (perMinute <= 0) return null;
   return limiter(perMinute, logger, 'too many requests for this API key; retry later', {
     skip: (req) => !apiKeyOf(req.headers['x-api-key']),
     keyGenerator: (req) => hashSecret(apiKeyOf(req.headers['x-api-key'])!),
-  });
+  }, onRefused);
 }
 
 /** The value the verify handler authenticates with (see public-app.ts). */
@@ -52,6 +52,7 @@ function limiter(
   logger: Logger,
   message: string,
   extra: Partial<Pick<Options, 'skip' | 'keyGenerator'>>,
+  onRefused?: () => void,
 ): RequestHandler {
   return rateLimit({
     windowMs: WINDOW_MS,
@@ -59,7 +60,10 @@ function limiter(
     // draft-7 "RateLimit" headers on every answer; Retry-After on 429.
     standardHeaders: 'draft-7',
     legacyHeaders: false,
-    handler: (_req, res) => sendError(res, 429, message),
+    handler: (_req, res) => {
+      onRefused?.();
+      sendError(res, 429, message);
+    },
     logger: {
       error: (err, msg) => logger.error({ err }, msg ?? 'rate limiter error'),
       warn: (err, msg) => logger.warn({ err }, msg ?? 'rate limiter warning'),

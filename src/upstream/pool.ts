@@ -8,7 +8,7 @@ import { acceptBankAnswer } from '../domain/bank-answer.js';
 import type { UpstreamConfig, UpstreamProvider } from './config.js';
 import { DomainHealthTracker, type BreakerState, type FailureCounts } from './domain-health.js';
 import { failure, isConnectionFailure, MESSAGES, publicFailure, type AdapterFailure } from './shared/outcomes.js';
-import type { BankAdapter, SlipQuery, Upstream, UpstreamFailure, UpstreamResult } from './upstream.js';
+import type { BankAdapter, SlipQuery, Upstream, UpstreamFailure, UpstreamFailureKind, UpstreamResult } from './upstream.js';
 
 /** The part of a pino logger the pool uses. */
 export interface UpstreamLogger {
@@ -31,6 +31,8 @@ export interface UpstreamPoolOptions {
   breakerThreshold?: number;
   /** How long an open breaker keeps a domain out (default 30 s). */
   breakerCooldownMs?: number;
+  /** Told of every request to a domain, after its answer was checked (metrics). */
+  onAttempt?: (domain: string, outcome: 'success' | UpstreamFailureKind, latencyMs: number) => void;
   /** Latencies kept per domain for p50/p95 (default 1000). */
   latencySamples?: number;
 }
@@ -204,8 +206,10 @@ export class UpstreamPool implements Upstream {
       member.inFlight--;
       if (member.retired && member.inFlight === 0) void closeQuietly(member.upstream);
     }
-    const latencyMs = Math.round(clock() - started);
+    const elapsed = clock() - started;
+    const latencyMs = Math.round(elapsed);
     const change = member.health.record(result, latencyMs, wasProbe);
+    this.opts.onAttempt?.(name, result.ok ? 'success' : result.kind, elapsed);
     if (!result.ok) {
       this.opts.logger?.warn(
         { upstream: name, requestId: query.requestId, kind: result.kind, reason: result.message, latencyMs },

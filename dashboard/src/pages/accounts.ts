@@ -3,6 +3,7 @@ import { gql } from '../api.js';
 import { pageHeading, type PageContext } from '../context.js';
 import { h, text } from '../dom.js';
 import { formatCount } from '../format.js';
+import { t } from '../i18n/index.js';
 import { href } from '../router.js';
 import { CursorPager, dataTable, empty, loading, time } from '../ui.js';
 
@@ -24,6 +25,7 @@ const QUERY = `query Accounts($search: String, $after: String) {
 }`;
 
 export async function accountsPage(ctx: PageContext): Promise<void> {
+  const m = t().accounts;
   const search = h('input', { id: 'account-search', name: 'search', type: 'search', value: ctx.params.get('search') ?? '', autocomplete: 'off' });
   const results = h('section', { 'aria-labelledby': 'accounts-results', class: 'results' });
   const status = h('p', { class: 'visually-hidden', role: 'status', 'aria-live': 'polite' });
@@ -31,7 +33,7 @@ export async function accountsPage(ctx: PageContext): Promise<void> {
 
   const load = async () => {
     const term = search.value.trim();
-    results.replaceChildren(h('h2', { id: 'accounts-results' }, term ? `Accounts matching “${term}”` : 'All accounts'), loading('accounts'));
+    results.replaceChildren(h('h2', { id: 'accounts-results' }, term ? m.matching(term) : m.all), loading(m.loading));
     try {
       const data = await gql<{ accounts: { nodes: AccountRow[]; pageInfo: { endCursor: string | null; hasNextPage: boolean } } }>(QUERY, {
         search: term || null,
@@ -41,14 +43,23 @@ export async function accountsPage(ctx: PageContext): Promise<void> {
       const { nodes, pageInfo } = data.accounts;
       results.lastChild?.remove();
       if (nodes.length === 0) {
-        results.append(empty(term ? `No account name or id matches “${term}”.` : 'No accounts yet. Create one with npx slipgate accounts create.'));
-        status.textContent = 'No accounts found.';
+        results.append(empty(term ? m.noMatch(term) : m.noneYet));
+        status.textContent = m.noneFound;
         return;
       }
       results.append(
         dataTable(
-          'Accounts, newest first',
-          [{ label: 'Name' }, { label: 'Account ID' }, { label: 'Balance (credits)', numeric: true }, { label: 'Held', numeric: true }, { label: 'Verified (all time)', numeric: true }, { label: 'API keys' }, { label: 'Created (Bangkok)' }, { label: 'Actions' }],
+          m.caption,
+          [
+            { label: m.name },
+            { label: m.id },
+            { label: m.balance, numeric: true },
+            { label: m.held, numeric: true },
+            { label: m.verified, numeric: true },
+            { label: m.keys },
+            { label: m.created },
+            { label: m.actions },
+          ],
           nodes.map((a) => [
             h('a', { href: href(['accounts', a.id]) }, text(a.name)),
             h('code', {}, a.id),
@@ -57,13 +68,13 @@ export async function accountsPage(ctx: PageContext): Promise<void> {
             formatCount(a.usage),
             keysSummary(a.keys),
             time(a.createdAt),
-            h('a', { href: href(['top-up'], { account: a.id }), class: 'button-link' }, 'Top up', h('span', { class: 'visually-hidden' }, ` ${a.name}`)),
+            h('a', { href: href(['top-up'], { account: a.id }), class: 'button-link' }, m.topUp, h('span', { class: 'visually-hidden' }, ` ${a.name}`)),
           ]),
           { captionHidden: true },
         ),
-        pager.controls('Accounts', pageInfo.hasNextPage ? pageInfo.endCursor : null, () => void load()),
+        pager.controls(t().nav.accounts, pageInfo.hasNextPage ? pageInfo.endCursor : null, () => void load()),
       );
-      status.textContent = `${nodes.length} ${nodes.length === 1 ? 'account' : 'accounts'} shown.`;
+      status.textContent = m.shown(nodes.length);
     } catch (err) {
       if (!ctx.isCurrent()) return;
       results.lastChild?.remove();
@@ -84,23 +95,24 @@ export async function accountsPage(ctx: PageContext): Promise<void> {
         void load();
       },
     },
-    h('label', { for: 'account-search' }, 'Search by name or account ID'),
+    h('label', { for: 'account-search' }, m.searchLabel),
     search,
-    h('button', { type: 'submit' }, 'Search'),
+    h('button', { type: 'submit' }, m.search),
   );
 
-  ctx.main.append(pageHeading('Accounts'), form, status, results);
+  ctx.main.append(pageHeading(t().nav.accounts), form, status, results);
   await load();
 }
 
 function keysSummary(keys: AccountRow['keys']): HTMLElement {
+  const m = t().accounts;
   const live = keys.filter((k) => !k.revokedAt);
-  if (keys.length === 0) return h('span', { class: 'muted' }, 'none');
+  if (keys.length === 0) return h('span', { class: 'muted' }, m.keysNone);
   return h(
     'span',
     {},
-    `${live.length} active`,
-    keys.length > live.length ? h('span', { class: 'muted' }, ` (+${keys.length - live.length} revoked)`) : null,
+    m.keysActive(live.length),
+    keys.length > live.length ? h('span', { class: 'muted' }, m.keysRevoked(keys.length - live.length)) : null,
     live.length ? h('br') : null,
     live.slice(0, 2).map((k, i) => [i ? ', ' : '', h('code', {}, `${k.prefix}…`)]),
     live.length > 2 ? h('span', { class: 'muted' }, ` +${live.length - 2}`) : null,

@@ -4,11 +4,12 @@
 import { gql } from '../api.js';
 import { pageHeading, type PageContext } from '../context.js';
 import { h, text } from '../dom.js';
-import { bangkokInput, formatCount, formatThb } from '../format.js';
+import { bangkokInput, formatMs, formatThb } from '../format.js';
+import { t } from '../i18n/index.js';
 import { href } from '../router.js';
 import { readSlipImage } from '../slip-image.js';
 import { badge, CursorPager, dataTable, empty, loading, time } from '../ui.js';
-import { BANKS, bankLabel, ERROR_KINDS, errorKindLabel } from '../vocabulary.js';
+import { BANK_CODES, bankLabel, ERROR_KINDS, errorKindLabel } from '../vocabulary.js';
 
 type RecordType = 'verifications' | 'failures';
 
@@ -68,6 +69,7 @@ const SLIP_FAILURES = `query SlipFailures($filter: RequestErrorFilter) {
 }`;
 
 export async function auditPage(ctx: PageContext): Promise<void> {
+  const m = t().audit;
   const pager = new CursorPager();
   const inputs = filterInputs(ctx.params);
   const typeRadios = (['verifications', 'failures'] as const).map((value) =>
@@ -89,8 +91,8 @@ export async function auditPage(ctx: PageContext): Promise<void> {
   const load = async () => {
     const type = recordType();
     const v = values();
-    const title = type === 'verifications' ? 'Verifications' : 'Failed requests';
-    results.replaceChildren(h('h2', { id: 'results-h' }, `${title}, newest first`), loading(title.toLowerCase()));
+    const title = type === 'verifications' ? m.verifications : m.failures;
+    results.replaceChildren(h('h2', { id: 'results-h' }, m.newestFirst(title)), loading(type === 'verifications' ? m.loadingVerifications : m.loadingFailures));
     const common = {
       accountId: v.account || null,
       from: bangkokInput(v.from),
@@ -121,7 +123,7 @@ export async function auditPage(ctx: PageContext): Promise<void> {
         return;
       }
       results.append(table, pager.controls(title, page.pageInfo.hasNextPage ? page.pageInfo.endCursor : null, () => void load()));
-      resultStatus.textContent = `${title}: ${page.nodes.length} shown on page ${pager.page}${page.pageInfo.hasNextPage ? ', more on the next page' : ''}.`;
+      resultStatus.textContent = m.shownOnPage(title, page.nodes.length, pager.page, page.pageInfo.hasNextPage);
     } catch (err) {
       if (!ctx.isCurrent()) return;
       results.lastChild?.remove();
@@ -147,28 +149,28 @@ export async function auditPage(ctx: PageContext): Promise<void> {
         search();
       },
     },
-    h('h2', { id: 'filters-h' }, 'Filters'),
+    h('h2', { id: 'filters-h' }, m.filters),
     h(
       'fieldset',
       { class: 'type', onchange: syncDisabled },
-      h('legend', {}, 'Show'),
-      h('span', {}, typeRadios[0], h('label', { for: 'type-verifications' }, 'Verifications (charged)')),
-      h('span', {}, typeRadios[1], h('label', { for: 'type-failures' }, 'Failed requests (not charged)')),
+      h('legend', {}, m.show),
+      h('span', {}, typeRadios[0], h('label', { for: 'type-verifications' }, m.typeVerifications)),
+      h('span', {}, typeRadios[1], h('label', { for: 'type-failures' }, m.typeFailures)),
     ),
     h(
       'div',
       { class: 'fields' },
-      field('from', 'From (Bangkok time)', inputs.from),
-      field('to', 'To, exclusive (Bangkok time)', inputs.to),
-      field('account', 'Account ID', inputs.account),
-      field('upstream', 'Upstream', inputs.upstream),
-      field('transactionId', 'Transaction ID', inputs.transactionId),
-      field('bank', 'Sending bank', inputs.bank),
-      field('kind', 'Error kind', inputs.kind, 'failed requests only'),
+      field('from', m.from, inputs.from),
+      field('to', m.to, inputs.to),
+      field('account', m.account, inputs.account),
+      field('upstream', m.upstream, inputs.upstream),
+      field('transactionId', m.transactionId, inputs.transactionId),
+      field('bank', m.bank, inputs.bank),
+      field('kind', m.kind, inputs.kind, m.failuresOnly),
       h(
         'div',
         { class: 'buttons' },
-        h('button', { type: 'submit' }, 'Search'),
+        h('button', { type: 'submit' }, m.search),
         h(
           'button',
           {
@@ -179,7 +181,7 @@ export async function auditPage(ctx: PageContext): Promise<void> {
               search();
             },
           },
-          'Clear filters',
+          m.clear,
         ),
       ),
     ),
@@ -187,7 +189,7 @@ export async function auditPage(ctx: PageContext): Promise<void> {
 
   const onSlip = async (file: File | undefined) => {
     if (!file) return;
-    slipStatus.replaceChildren(h('p', { class: 'notice' }, `Reading the QR code in “${file.name}”…`));
+    slipStatus.replaceChildren(h('p', { class: 'notice' }, m.reading(file.name)));
     const read = await readSlipImage(file);
     if (!ctx.isCurrent()) return;
     if (!read.ok) {
@@ -198,11 +200,11 @@ export async function auditPage(ctx: PageContext): Promise<void> {
       h(
         'p',
         { class: 'notice ok' },
-        'Slip QR read: ',
+        m.slipRead,
         bankLabel(read.slip.sendingBank),
-        ', transaction ',
+        m.slipTransaction,
         h('code', { 'data-testid': 'slip-trans-ref' }, read.slip.transRef),
-        '. Showing its verifications.',
+        m.slipShowing,
       ),
     );
     typeRadios[0]!.checked = true;
@@ -221,18 +223,18 @@ export async function auditPage(ctx: PageContext): Promise<void> {
     };
     slipStatus.append(
       failed.count === 0
-        ? h('p', { class: 'hint', 'data-testid': 'slip-failures' }, 'No failed requests for this slip.')
+        ? h('p', { class: 'hint', 'data-testid': 'slip-failures' }, m.noSlipFailures)
         : h(
             'p',
             { class: 'notice', 'data-testid': 'slip-failures' },
-            `${failed.count}${failed.more ? '+' : ''} failed request${failed.count === 1 ? '' : 's'} for this slip. `,
-            h('button', { type: 'button', class: 'secondary', onclick: showFailures }, 'Show failed requests'),
+            m.slipFailures(failed.count, failed.more),
+            h('button', { type: 'button', class: 'secondary', onclick: showFailures }, m.showFailures),
           ),
     );
   };
 
   ctx.main.append(
-    pageHeading('Audit log'),
+    pageHeading(t().nav.audit),
     h('div', { class: 'audit-top' }, form, slipDropZone(onSlip, slipStatus)),
     resultStatus,
     results,
@@ -244,9 +246,10 @@ export async function auditPage(ctx: PageContext): Promise<void> {
 function filterInputs(params: URLSearchParams): Record<Field, HTMLInputElement | HTMLSelectElement> {
   const value = (f: Field) => params.get(f) ?? '';
   const input = (f: Field, attrs: Record<string, string> = {}) => h('input', { id: `f-${f}`, name: f, value: value(f), autocomplete: 'off', ...attrs });
-  const bank = h('select', { id: 'f-bank', name: 'bank' }, h('option', { value: '' }, 'Any bank'), Object.keys(BANKS).map((code) => h('option', { value: code }, bankLabel(code))));
+  const m = t().audit;
+  const bank = h('select', { id: 'f-bank', name: 'bank' }, h('option', { value: '' }, m.anyBank), BANK_CODES.map((code) => h('option', { value: code }, bankLabel(code))));
   bank.value = value('bank');
-  const kind = h('select', { id: 'f-kind', name: 'kind' }, h('option', { value: '' }, 'Any kind'), ERROR_KINDS.map((k) => h('option', { value: k }, errorKindLabel(k))));
+  const kind = h('select', { id: 'f-kind', name: 'kind' }, h('option', { value: '' }, m.anyKind), ERROR_KINDS.map((k) => h('option', { value: k }, errorKindLabel(k))));
   kind.value = value('kind');
   return {
     from: input('from', { type: 'datetime-local', step: '1' }),
@@ -285,6 +288,7 @@ async function fillUpstreamNames(input: HTMLInputElement | HTMLSelectElement): P
 }
 
 function slipDropZone(onFile: (file: File | undefined) => void, status: HTMLElement): HTMLElement {
+  const m = t().audit;
   const file = h('input', {
     type: 'file',
     id: 'slip-file',
@@ -311,23 +315,33 @@ function slipDropZone(onFile: (file: File | undefined) => void, status: HTMLElem
         onFile(event.dataTransfer?.files[0]);
       },
     },
-    h('p', {}, 'Drop a photo or screenshot of a slip here, or'),
-    h('label', { for: 'slip-file', class: 'button-link' }, 'Choose a slip image…'),
+    h('p', {}, m.drop),
+    h('label', { for: 'slip-file', class: 'button-link' }, m.choose),
     file,
-    h('p', { class: 'hint' }, 'The QR code is read in this browser; the image is not uploaded.'),
+    h('p', { class: 'hint' }, m.notUploaded),
   );
-  return h('section', { class: 'card slip', 'aria-labelledby': 'slip-h' }, h('h2', { id: 'slip-h' }, 'Find a slip by its image'), zone, status);
+  return h('section', { class: 'card slip', 'aria-labelledby': 'slip-h' }, h('h2', { id: 'slip-h' }, m.slipHeading), zone, status);
 }
 
 function accountCell(id: string | null, account: AccountName | null): HTMLElement | string {
-  if (!id) return h('span', { class: 'muted' }, 'no account (bad key)');
+  if (!id) return h('span', { class: 'muted' }, t().audit.noAccount);
   return h('a', { href: href(['accounts', id]) }, account ? text(account.name) : id);
 }
 
 function verificationTable(rows: Verification[]): HTMLElement {
+  const m = t().audit;
   return dataTable(
-    'Verifications',
-    [{ label: 'Time (Bangkok)' }, { label: 'Account' }, { label: 'Transaction ID' }, { label: 'Amount', numeric: true }, { label: 'Sending bank' }, { label: 'Receiving bank' }, { label: 'Upstream' }, { label: 'Latency', numeric: true }],
+    m.verifications,
+    [
+      { label: m.time },
+      { label: m.accountCol },
+      { label: m.transactionId },
+      { label: m.amount, numeric: true },
+      { label: m.bank },
+      { label: m.receivingBank },
+      { label: m.upstream },
+      { label: m.latency, numeric: true },
+    ],
     rows.map((r) => [
       time(r.createdAt),
       accountCell(r.accountId, r.account),
@@ -336,23 +350,24 @@ function verificationTable(rows: Verification[]): HTMLElement {
       bankLabel(r.sendingBank),
       bankLabel(r.receivingBank),
       r.upstream,
-      `${formatCount(r.latencyMs)} ms`,
+      formatMs(r.latencyMs),
     ]),
     { captionHidden: true },
   );
 }
 
 function failureTable(rows: Failure[]): HTMLElement {
+  const m = t().audit;
   return dataTable(
-    'Failed requests',
+    m.failures,
     [
-      { label: 'Time (Bangkok)' },
-      { label: 'Account' },
-      { label: 'Error kind' },
-      { label: 'Message' },
-      { label: 'Upstream' },
-      { label: 'Latency', numeric: true },
-      { label: 'Transaction ID' },
+      { label: m.time },
+      { label: m.accountCol },
+      { label: m.kind },
+      { label: m.message },
+      { label: m.upstream },
+      { label: m.latency, numeric: true },
+      { label: m.transactionId },
     ],
     rows.map((r) => [
       time(r.createdAt),
@@ -360,7 +375,7 @@ function failureTable(rows: Failure[]): HTMLElement {
       badge(errorKindLabel(r.kind), 'bad'),
       r.message,
       r.upstream ?? h('span', { class: 'muted' }, '—'),
-      r.latencyMs == null ? '' : `${formatCount(r.latencyMs)} ms`,
+      r.latencyMs == null ? '' : formatMs(r.latencyMs),
       r.transactionId ? h('code', {}, r.transactionId) : h('span', { class: 'muted' }, '—'),
     ]),
     { captionHidden: true },
@@ -368,10 +383,8 @@ function failureTable(rows: Failure[]): HTMLElement {
 }
 
 function noneMessage(type: RecordType, v: Record<Field, string>): string {
-  if (type === 'verifications' && v.transactionId) {
-    return `No verification of transaction ${v.transactionId} matches. It may never have been verified successfully; look under “Failed requests”.`;
-  }
-  const filtered = FIELDS.some((f) => v[f]);
-  const what = type === 'verifications' ? 'verifications' : 'failed requests';
-  return filtered ? `No ${what} match these filters.` : `No ${what} yet.`;
+  const m = t().audit;
+  if (type === 'verifications' && v.transactionId) return m.noVerificationOf(v.transactionId);
+  const failures = type === 'failures';
+  return FIELDS.some((f) => v[f]) ? m.noneMatch(failures) : m.noneYet(failures);
 }

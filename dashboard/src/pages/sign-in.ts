@@ -2,8 +2,10 @@
 // submits natively (and the CSP forbids it), so the token cannot end up in
 // the address bar or a server log.
 import { h } from '../dom.js';
+import { t } from '../i18n/index.js';
 
-export function signInPage(opts: { message?: string; onToken: (token: string) => Promise<string | null> }): HTMLElement {
+export function signInPage(opts: { message?: string; onToken: (token: string) => Promise<string | null>; languageSwitch: HTMLElement }): HTMLElement {
+  const m = t().signIn;
   const input = h('input', {
     id: 'token',
     name: 'token',
@@ -14,7 +16,7 @@ export function signInPage(opts: { message?: string; onToken: (token: string) =>
     'aria-describedby': 'token-hint',
   });
   const message = h('div', { id: 'sign-in-message', role: 'alert' }, opts.message ? h('p', { class: 'notice warn' }, opts.message) : null);
-  const button = h('button', { type: 'submit' }, 'Sign in');
+  const button = h('button', { type: 'submit' }, m.submit);
 
   const form = h(
     'form',
@@ -25,47 +27,39 @@ export function signInPage(opts: { message?: string; onToken: (token: string) =>
         event.preventDefault();
         const token = input.value.trim();
         if (!token) {
-          message.replaceChildren(h('p', { class: 'notice error' }, 'Enter an admin token first.'));
+          message.replaceChildren(h('p', { class: 'notice error' }, m.enterToken));
           input.focus();
           return;
         }
         button.disabled = true;
-        button.textContent = 'Checking…';
+        button.textContent = m.checking;
         const problem = await opts.onToken(token);
         if (problem) {
           button.disabled = false;
-          button.textContent = 'Sign in';
+          button.textContent = m.submit;
           message.replaceChildren(h('p', { class: 'notice error' }, problem));
           input.select();
           input.focus();
         }
       },
     },
-    h('label', { for: 'token' }, 'Admin token'),
+    h('label', { for: 'token' }, m.tokenLabel),
     input,
-    h(
-      'p',
-      { id: 'token-hint', class: 'hint' },
-      'Starts with sgadm_. Create one with ',
-      h('code', {}, 'npx slipgate admin-tokens create --name you --role viewer'),
-      '.',
-    ),
+    h('p', { id: 'token-hint', class: 'hint' }, m.hintBefore, h('code', {}, 'npx slipgate admin-tokens create --name you --role viewer'), m.hintAfter),
     button,
   );
 
   return h(
     'main',
     { id: 'main', class: 'sign-in', tabindex: -1 },
-    h('div', { class: 'card' },
-      h('div', { class: 'brand' }, 'slipgate', h('span', {}, ' dashboard')),
-      h('h1', { id: 'sign-in-title' }, 'Sign in'),
+    h(
+      'div',
+      { class: 'card' },
+      h('div', { class: 'card-top' }, h('div', { class: 'brand' }, 'slipgate', h('span', {}, t().app.brandSuffix)), opts.languageSwitch),
+      h('h1', { id: 'sign-in-title' }, m.title),
       message,
       form,
-      h(
-        'p',
-        { class: 'hint' },
-        'The token is kept only in this browser tab (session storage) and sent in the Authorization header. It is forgotten when you close the tab or sign out.',
-      ),
+      h('p', { class: 'hint' }, m.storage),
     ),
   );
 }

@@ -4,7 +4,8 @@
 import { ApiError, gql } from '../api.js';
 import { pageHeading, roleName, type PageContext } from '../context.js';
 import { h, text } from '../dom.js';
-import { formatCount } from '../format.js';
+import { formatCount, formatCredits } from '../format.js';
+import { t } from '../i18n/index.js';
 import { newIdempotencyKey } from '../ids.js';
 import { href } from '../router.js';
 import { empty, loading } from '../ui.js';
@@ -31,28 +32,30 @@ const MAX_TOP_UP = 10_000_000;
 export async function topUpPage(ctx: PageContext): Promise<void> {
   const accountId = ctx.params.get('account');
   if (!accountId) return chooseAccount(ctx);
-  ctx.main.append(loading('the account'));
+  const m = t().topUp;
+  ctx.main.append(loading(m.loading));
   const { account } = await gql<{ account: AccountInfo }>(ACCOUNT, { id: accountId });
   if (!ctx.isCurrent()) return;
   ctx.main.replaceChildren(
-    h('p', { class: 'crumbs' }, h('a', { href: href(['accounts']) }, 'Accounts'), ' / ', h('a', { href: href(['accounts', account.id]) }, text(account.name)), ' / Top up'),
-    pageHeading('Top up credits'),
+    h('p', { class: 'crumbs' }, h('a', { href: href(['accounts']) }, t().nav.accounts), ' / ', h('a', { href: href(['accounts', account.id]) }, text(account.name)), ` / ${m.crumb}`),
+    pageHeading(m.title),
   );
   if (ctx.me.role === 'VIEWER') {
     ctx.main.append(
-      h('p', { class: 'notice warn' }, `You are signed in with the ${roleName(ctx.me.role)} role, which can look but cannot top up. Top-ups need the support or admin role.`),
+      h('p', { class: 'notice warn' }, m.viewerNotice(roleName(ctx.me.role))),
     );
   }
   ctx.main.append(topUpForm(ctx, account));
 }
 
 function topUpForm(ctx: PageContext, account: AccountInfo): HTMLElement {
+  const m = t().topUp;
   const key = newIdempotencyKey();
   const credits = h('input', { id: 'credits', name: 'credits', type: 'number', min: 1, max: MAX_TOP_UP, step: 1, required: true, inputmode: 'numeric' });
   const reason = h('input', { id: 'reason', name: 'reason', type: 'text', required: true, maxlength: 500, autocomplete: 'off', 'aria-describedby': 'reason-hint' });
-  const submit = h('button', { type: 'submit' }, 'Top up');
+  const submit = h('button', { type: 'submit' }, m.submit);
   const result = h('div', { id: 'top-up-result', 'aria-live': 'polite' });
-  const balance = h('strong', { 'data-testid': 'current-balance' }, `${formatCount(account.credits)} credits`);
+  const balance = h('strong', { 'data-testid': 'current-balance' }, formatCredits(account.credits));
   let busy = false;
   let done = false;
 
@@ -67,19 +70,19 @@ function topUpForm(ctx: PageContext, account: AccountInfo): HTMLElement {
         if (busy || done) return;
         const amount = Number(credits.value);
         if (!Number.isSafeInteger(amount) || amount < 1 || amount > MAX_TOP_UP) {
-          result.replaceChildren(h('p', { class: 'notice error', role: 'alert' }, `Credits must be a whole number from 1 to ${formatCount(MAX_TOP_UP)}.`));
+          result.replaceChildren(h('p', { class: 'notice error', role: 'alert' }, m.badCredits(formatCount(MAX_TOP_UP))));
           credits.focus();
           return;
         }
         if (!reason.value.trim()) {
-          result.replaceChildren(h('p', { class: 'notice error', role: 'alert' }, 'Give a reason (for example the invoice or ticket number).'));
+          result.replaceChildren(h('p', { class: 'notice error', role: 'alert' }, m.needReason));
           reason.focus();
           return;
         }
         busy = true;
         submit.disabled = true;
-        submit.textContent = 'Topping up…';
-        result.replaceChildren(h('p', { class: 'notice' }, 'Sending the top-up…'));
+        submit.textContent = m.sending;
+        result.replaceChildren(h('p', { class: 'notice' }, m.sendingNotice));
         try {
           const data = await gql<{ topUpCredits: { created: boolean; account: AccountInfo; entry: { id: string; delta: number } } }>(TOP_UP, {
             accountId: account.id,
@@ -91,84 +94,75 @@ function topUpForm(ctx: PageContext, account: AccountInfo): HTMLElement {
           done = true;
           credits.disabled = true;
           reason.disabled = true;
-          submit.textContent = 'Done';
-          balance.textContent = `${formatCount(r.account.credits)} credits`;
+          submit.textContent = m.done;
+          balance.textContent = formatCredits(r.account.credits);
           const message = r.created
-            ? `Added ${formatCount(r.entry.delta)} credits to ${r.account.name}. New balance: ${formatCount(r.account.credits)} credits.`
-            : `This top-up was already applied (same idempotency key); nothing was added again. Balance: ${formatCount(r.account.credits)} credits.`;
+            ? m.added(formatCount(r.entry.delta), r.account.name, formatCount(r.account.credits))
+            : m.repeated(formatCount(r.account.credits));
           result.replaceChildren(
             h('p', { class: 'notice ok', role: 'status', 'data-testid': 'top-up-done' }, message),
             h(
               'p',
               { class: 'buttons' },
-              h('a', { class: 'button-link', href: href(['accounts', account.id]) }, 'Back to the account'),
-              h('button', { type: 'button', class: 'secondary', onclick: () => form.replaceWith(topUpForm(ctx, r.account)) }, 'Start another top-up'),
+              h('a', { class: 'button-link', href: href(['accounts', account.id]) }, m.back),
+              h('button', { type: 'button', class: 'secondary', onclick: () => form.replaceWith(topUpForm(ctx, r.account)) }, m.another),
             ),
           );
           ctx.announce(message);
         } catch (err) {
           busy = false;
           submit.disabled = false;
-          submit.textContent = 'Top up';
+          submit.textContent = m.submit;
           if (err instanceof ApiError && err.failure === 'forbidden') {
-            result.replaceChildren(
-              h('p', { class: 'notice error', role: 'alert' }, `Your role (${roleName(ctx.me.role)}) cannot top up credits. Ask someone with the support or admin role.`),
-            );
+            result.replaceChildren(h('p', { class: 'notice error', role: 'alert' }, m.forbidden(roleName(ctx.me.role))));
           } else if (err instanceof ApiError && err.failure === 'network') {
-            result.replaceChildren(
-              h('p', { class: 'notice error', role: 'alert' }, `${err.message} Sending again is safe: this form keeps its idempotency key, so credits are added at most once.`),
-            );
+            result.replaceChildren(h('p', { class: 'notice error', role: 'alert' }, m.retrySafe(err.message)));
           } else {
             result.replaceChildren(ctx.problem(err));
           }
         }
       },
     },
-    h('h2', { id: 'top-up-h' }, 'Add credits to ', text(account.name)),
-    h('p', {}, 'Current balance: ', balance),
-    h('div', { class: 'field' }, h('label', { for: 'credits' }, 'Credits to add'), credits),
-    h(
-      'div',
-      { class: 'field' },
-      h('label', { for: 'reason' }, 'Reason'),
-      reason,
-      h('span', { id: 'reason-hint', class: 'hint' }, 'Kept in the ledger and the admin log, e.g. “invoice INV-2025-0042 paid”.'),
-    ),
-    h(
-      'p',
-      { class: 'hint' },
-      'Idempotency key for this form: ',
-      h('code', { 'data-testid': 'idempotency-key' }, key),
-      '. Sending this form again never adds twice.',
-    ),
+    h('h2', { id: 'top-up-h' }, m.heading, text(account.name)),
+    h('p', {}, m.current, balance),
+    h('div', { class: 'field' }, h('label', { for: 'credits' }, m.creditsLabel), credits),
+    h('div', { class: 'field' }, h('label', { for: 'reason' }, m.reasonLabel), reason, h('span', { id: 'reason-hint', class: 'hint' }, m.reasonHint)),
+    h('p', { class: 'hint' }, m.keyBefore, h('code', { 'data-testid': 'idempotency-key' }, key), m.keyAfter),
     h('div', { class: 'buttons' }, submit),
     result,
   );
   if (account.deletedAt) {
     submit.disabled = true;
-    result.replaceChildren(h('p', { class: 'notice warn' }, 'This account is deleted; it cannot be topped up.'));
+    result.replaceChildren(h('p', { class: 'notice warn' }, m.deleted));
   }
   return form;
 }
 
 /** #/top-up without an account: find one first. */
 async function chooseAccount(ctx: PageContext): Promise<void> {
+  const m = t().topUp;
   const search = h('input', { id: 'top-up-search', type: 'search', autocomplete: 'off' });
   const list = h('div', {});
   const find = async () => {
-    list.replaceChildren(loading('accounts'));
+    list.replaceChildren(loading(m.loadingAccounts));
     try {
       const data = await gql<{ accounts: { nodes: AccountInfo[] } }>(FIND, { search: search.value.trim() || null });
       if (!ctx.isCurrent()) return;
       const nodes = data.accounts.nodes;
       list.replaceChildren(
         nodes.length === 0
-          ? empty('No account matches.')
+          ? empty(m.noMatch)
           : h(
               'ul',
               { class: 'pick-list' },
               nodes.map((a) =>
-                h('li', {}, h('a', { href: href(['top-up'], { account: a.id }) }, 'Top up ', text(a.name)), h('span', { class: 'muted' }, ` · ${formatCount(a.credits)} credits · `), h('code', {}, a.id)),
+                h(
+                  'li',
+                  {},
+                  h('a', { href: href(['top-up'], { account: a.id }) }, m.pick, text(a.name)),
+                  h('span', { class: 'muted' }, m.pickCredits(formatCount(a.credits))),
+                  h('code', {}, a.id),
+                ),
               ),
             ),
       );
@@ -177,8 +171,8 @@ async function chooseAccount(ctx: PageContext): Promise<void> {
     }
   };
   ctx.main.append(
-    pageHeading('Top up credits'),
-    h('p', {}, 'Choose the account to top up.'),
+    pageHeading(m.title),
+    h('p', {}, m.choose),
     h(
       'form',
       {
@@ -189,9 +183,9 @@ async function chooseAccount(ctx: PageContext): Promise<void> {
           void find();
         },
       },
-      h('label', { for: 'top-up-search' }, 'Account name or ID'),
+      h('label', { for: 'top-up-search' }, m.findLabel),
       search,
-      h('button', { type: 'submit' }, 'Find'),
+      h('button', { type: 'submit' }, m.find),
     ),
     list,
   );

@@ -2,7 +2,8 @@
 import { gql } from '../api.js';
 import { pageHeading, type PageContext } from '../context.js';
 import { h } from '../dom.js';
-import { formatCount } from '../format.js';
+import { formatClock, formatCount, formatMs } from '../format.js';
+import { t } from '../i18n/index.js';
 import { badge, dataTable, empty, loading } from '../ui.js';
 import { errorKindLabel } from '../vocabulary.js';
 
@@ -25,63 +26,64 @@ const QUERY = `query Upstreams {
 }`;
 
 const BREAKER = {
-  CLOSED: () => badge('closed · healthy', 'ok'),
-  HALF_OPEN: () => badge('half-open · probing', 'warn'),
-  OPEN: () => badge('open · skipped', 'bad'),
+  CLOSED: () => badge(t().upstreams.closed, 'ok'),
+  HALF_OPEN: () => badge(t().upstreams.halfOpen, 'warn'),
+  OPEN: () => badge(t().upstreams.open, 'bad'),
 };
 
 export async function upstreamsPage(ctx: PageContext): Promise<void> {
+  const m = t().upstreams;
   const body = h('section', { 'aria-labelledby': 'upstreams-h' });
   const updated = h('p', { class: 'hint', role: 'status', 'aria-live': 'polite' });
   const load = async () => {
-    body.replaceChildren(h('h2', { id: 'upstreams-h', class: 'visually-hidden' }, 'Bank network domains'), loading('upstream health'));
+    body.replaceChildren(h('h2', { id: 'upstreams-h', class: 'visually-hidden' }, m.heading), loading(m.loading));
     try {
       const { upstreams } = await gql<{ upstreams: Upstream[] }>(QUERY);
       if (!ctx.isCurrent()) return;
       body.lastChild?.remove();
       body.append(
         upstreams.length === 0
-          ? empty('No bank network domains are configured.')
+          ? empty(m.none)
           : dataTable(
-              'Bank network domains',
+              m.heading,
               [
-                { label: 'Name' },
-                { label: 'Provider' },
-                { label: 'Enabled' },
-                { label: 'Weight', numeric: true },
-                { label: 'Breaker' },
-                { label: 'Requests', numeric: true },
-                { label: 'Failures', numeric: true },
-                { label: 'Failure rate', numeric: true },
-                { label: 'In a row', numeric: true },
-                { label: 'p50', numeric: true },
-                { label: 'p95', numeric: true },
-                { label: 'Failures by kind' },
+                { label: m.name },
+                { label: m.provider },
+                { label: m.enabled },
+                { label: m.weight, numeric: true },
+                { label: m.breaker },
+                { label: m.requests, numeric: true },
+                { label: m.failures, numeric: true },
+                { label: m.failureRate, numeric: true },
+                { label: m.inARow, numeric: true },
+                { label: m.p50, numeric: true },
+                { label: m.p95, numeric: true },
+                { label: m.byKind },
               ],
               upstreams.map((u) => [
                 h('strong', { class: 'upstream-name' }, u.name),
                 u.provider,
-                u.enabled ? badge('enabled', 'ok') : badge('disabled', 'neutral'),
+                u.enabled ? badge(m.on, 'ok') : badge(m.off, 'neutral'),
                 String(u.weight),
                 BREAKER[u.breaker](),
                 formatCount(u.requests),
                 formatCount(u.failures),
                 u.requests ? `${((u.failures / u.requests) * 100).toFixed(1)}%` : '—',
                 formatCount(u.consecutiveFailures),
-                u.p50Ms == null ? '—' : `${formatCount(u.p50Ms)} ms`,
-                u.p95Ms == null ? '—' : `${formatCount(u.p95Ms)} ms`,
+                u.p50Ms == null ? '—' : formatMs(u.p50Ms),
+                u.p95Ms == null ? '—' : formatMs(u.p95Ms),
                 u.failuresByKind.filter((f) => f.count > 0).map((f) => h('span', { class: 'kind' }, `${errorKindLabel(f.kind)}: ${formatCount(f.count)}`)),
               ]),
               { captionHidden: true },
             ),
       );
-      updated.textContent = `Updated ${new Date().toLocaleTimeString('en-GB', { timeZone: 'Asia/Bangkok', hourCycle: 'h23' })} (Bangkok). Counters are per slipgate process since it started.`;
+      updated.textContent = m.updated(formatClock(new Date()));
     } catch (err) {
       if (!ctx.isCurrent()) return;
       body.lastChild?.remove();
       body.append(ctx.problem(err, () => void load()));
     }
   };
-  ctx.main.append(pageHeading('Upstreams', h('div', { class: 'actions' }, h('button', { type: 'button', class: 'secondary', onclick: () => void load() }, 'Refresh'))), updated, body);
+  ctx.main.append(pageHeading(t().nav.upstreams, h('div', { class: 'actions' }, h('button', { type: 'button', class: 'secondary', onclick: () => void load() }, m.refresh))), updated, body);
   await load();
 }

@@ -1,0 +1,197 @@
+// The Prometheus metrics of one slipgate process, served on the admin
+// listener's /metrics. Labels are bounded sets only (outcomes, configured
+// domain names, store operations): never an account, key, QR or address.
+// Each metric names its cluster aggregator: counters and histograms add up
+// across workers; a figure every worker reads from the shared store (held
+// credits) is the same in each, so the cluster shows the highest, not N times it.
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry, type MetricObjectWithValues, type MetricValue } from 'prom-client';
+import type { BreakerState } from '../upstream/domain-health.js';
+import type { DomainHealth } from '../upstream/pool.js';
+import type { CreditHold } from '../domain/types.js';
+
+export type MetricsJson = MetricObjectWithValues<MetricValue<string>>[];
+
+/** What a scrape reads at that moment. */
+export interface MetricsSources {
+  upstreamHealth(): DomainHealth[];
+  listHolds(): Promise<CreditHold[]>;
+  onReadError?(err: unknown): void;
+}
+
+export type RefusalReason = 'ip_rate_limit' | 'key_rate_limit' | 'inflight';
+
+const BREAKER_STATES: BreakerState[] = ['closed', 'half_open', 'open'];
+const REQUEST_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 15];
+const STORE_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5];
+
+let processRegistry: Registry | undefined;
+
+/** Event-loop delay, heap, GC…: one set per process, however many apps it runs (tests). */
+export function defaultMetricsRegistry(): Registry {
+  if (!processRegistry) {
+    processRegistry = new Registry();
+    collectDefaultMetrics({ register: processRegistry });
+  }
+  return processRegistry;
+}
+
+export class Metrics {
+  readonly registry = new Registry();
+  private sources: MetricsSources | undefined;
+  private holdsRead: Promise<CreditHold[] | null> | null = null;
+
+  private readonly verifications = new Counter({
+    name: 'slipgate_verifications_total',
+    help: 'Answers of POST /api/v1/verify by outcome; code is the account error code (1020-1023) when there is one',
+    labelNames: ['outcome', 'code'] as const,
+    registers: [this.registry],
+  });
+  private readonly verificationSeconds = new Histogram({
+    name: 'slipgate_verification_duration_seconds',
+    help: 'Time from receiving POST /api/v1/verify to answering it; result is success, failure (200 error), refused (4xx) or error (5xx)',
+    labelNames: ['result'] as const,
+    buckets: REQUEST_BUCKETS,
+    registers: [this.registry],
+  });
+  private readonly bankRequests = new Counter({
+    name: 'slipgate_bank_requests_total',
+    help: 'Requests to each bank network domain (failover attempts included) by outcome',
+    labelNames: ['domain', 'outcome'] as const,
+    registers: [this.registry],
+  });
+  private readonly bankSeconds = new Histogram({
+    name: 'slipgate_bank_request_duration_seconds',
+    help: 'Latency of one request to a bank network domain',
+    labelNames: ['domain', 'result'] as const,
+    buckets: REQUEST_BUCKETS,
+    registers: [this.registry],
+  });
+  private readonly refusals = new Counter({
+    name: 'slipgate_requests_refused_total',
+    help: 'Public requests answered 429: per-IP or per-key rate limit, or the per-account in-flight cap',
+    labelNames: ['reason'] as const,
+    registers: [this.registry],
+  });
+  private readonly recoveries = new Counter({
+    name: 'slipgate_hold_recoveries_total',
+    help: 'Stale credit holds (left by a dead process) recovered: settled (charged) or released (refunded)',
+    labelNames: ['result'] as const,
+    registers: [this.registry],
+  });
+  private readonly storeSeconds = new Histogram({
+    name: 'slipgate_store_operation_duration_seconds',
+    help: 'Latency of each store operation',
+    labelNames: ['operation', 'result'] as const,
+    buckets: STORE_BUCKETS,
+    registers: [this.registry],
+  });
+
+  constructor() {
+    // Started now, so event-loop delay and GC are measured from startup, not from the first scrape.
+    defaultMetricsRegistry();
+    const metrics = this;
+    new Gauge({
+      name: 'slipgate_processes',
+      help: 'slipgate processes reporting (1 per process; the worker count in cluster mode)',
+      registers: [this.registry],
+      aggregator: 'sum',
+      collect() {
+        this.set(1);
+      },
+    });
+    new Gauge({
+      name: 'slipgate_bank_breaker_state',
+      help: 'Processes whose circuit breaker for the domain is in this state (1 or 0 with one process)',
+      labelNames: ['domain', 'state'] as const,
+      registers: [this.registry],
+      aggregator: 'sum',
+      collect() {
+        this.reset();
+        for (const domain of metrics.sources?.upstreamHealth() ?? []) {
+          for (const state of BREAKER_STATES) this.set({ domain: domain.name, state }, domain.breaker === state ? 1 : 0);
+        }
+      },
+    });
+    new Gauge({
+      name: 'slipgate_credits_held',
+      help: 'Credits held right now by verifications in flight (read from the store at scrape time)',
+      registers: [this.registry],
+      aggregator: 'max',
+      async collect() {
+        this.reset();
+        const holds = await metrics.readHolds();
+        if (holds) this.set(holds.length);
+      },
+    });
+    new Gauge({
+      name: 'slipgate_oldest_hold_age_seconds',
+      help: 'Age of the oldest open credit hold (0 when none); a hold older than HOLD_STALE_MS is recovered',
+      registers: [this.registry],
+      aggregator: 'max',
+      async collect() {
+        this.reset();
+        const holds = await metrics.readHolds();
+        if (!holds) return;
+        const oldest = Math.min(Date.now(), ...holds.map((h) => h.createdAt.getTime()));
+        this.set(Math.max(0, (Date.now() - oldest) / 1000));
+      },
+    });
+  }
+
+  watch(sources: MetricsSources): void {
+    this.sources = sources;
+  }
+
+  verification(outcome: string, code: number | undefined, result: 'success' | 'failure' | 'refused' | 'error', seconds: number): void {
+    this.verifications.inc({ outcome, code: code === undefined ? '' : String(code) });
+    this.verificationSeconds.observe({ result }, seconds);
+  }
+
+  bankRequest(domain: string, outcome: string, seconds: number): void {
+    this.bankRequests.inc({ domain, outcome });
+    this.bankSeconds.observe({ domain, result: outcome === 'success' ? 'success' : 'failure' }, seconds);
+  }
+
+  refused(reason: RefusalReason): void {
+    this.refusals.inc({ reason });
+  }
+
+  holdsRecovered(settled: number, released: number): void {
+    if (settled > 0) this.recoveries.inc({ result: 'settled' }, settled);
+    if (released > 0) this.recoveries.inc({ result: 'released' }, released);
+  }
+
+  storeOperation(operation: string, ok: boolean, seconds: number): void {
+    this.storeSeconds.observe({ operation, result: ok ? 'ok' : 'error' }, seconds);
+  }
+
+  /** This process's figures, as the cluster primary aggregates them. */
+  async json(): Promise<MetricsJson> {
+    const [own, proc] = await Promise.all([this.registry.getMetricsAsJSON(), defaultMetricsRegistry().getMetricsAsJSON()]);
+    return [...own, ...proc] as MetricsJson;
+  }
+
+  /** This process's figures in the Prometheus text format. */
+  async text(): Promise<string> {
+    return Registry.merge([this.registry, defaultMetricsRegistry()]).metrics();
+  }
+
+  get contentType(): string {
+    return this.registry.contentType;
+  }
+
+  /** One store read per scrape, shared by the gauges that need it. */
+  private readHolds(): Promise<CreditHold[] | null> {
+    if (!this.sources) return Promise.resolve(null);
+    const sources = this.sources;
+    return (this.holdsRead ??= sources
+      .listHolds()
+      .catch((err: unknown) => {
+        sources.onReadError?.(err);
+        return null;
+      })
+      .finally(() => {
+        this.holdsRead = null;
+      }));
+  }
+}

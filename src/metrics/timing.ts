@@ -1,0 +1,48 @@
+// A thin wrapper that times what passes through it, so the store engines
+// need not know about metrics. (The pool reports bank requests itself: only
+// it knows whether an answer was accepted.)
+import type { Store } from '../store/store.js';
+import type { Metrics } from './metrics.js';
+
+const seconds = (started: number) => (performance.now() - started) / 1000;
+
+/**
+ * The same store, each method call timed under its own name. Only the
+ * Store interface's methods are ever called, so the label set is bounded.
+ */
+export function timedStore(store: Store, metrics: Metrics): Store {
+  const wrapped = new Map<PropertyKey, unknown>();
+  return new Proxy(store, {
+    get(target, prop) {
+      const value: unknown = Reflect.get(target, prop);
+      if (typeof value !== 'function' || typeof prop !== 'string') return value;
+      let fn = wrapped.get(prop);
+      if (!fn) {
+        const method = value as (...args: unknown[]) => unknown;
+        fn = (...args: unknown[]) => {
+          const started = performance.now();
+          let result: unknown;
+          try {
+            result = method.apply(target, args);
+          } catch (err) {
+            metrics.storeOperation(prop, false, seconds(started));
+            throw err;
+          }
+          if (!(result instanceof Promise)) return result;
+          return result.then(
+            (v: unknown) => {
+              metrics.storeOperation(prop, true, seconds(started));
+              return v;
+            },
+            (err: unknown) => {
+              metrics.storeOperation(prop, false, seconds(started));
+              throw err;
+            },
+          );
+        };
+        wrapped.set(prop, fn);
+      }
+      return fn;
+    },
+  });
+}

@@ -1,0 +1,32 @@
+// The lines a person reads when slipgate starts: where each part is and how
+// to get in. Written once per `serve` (by the first worker in cluster mode).
+import cluster from 'node:cluster';
+import type { Logger } from 'pino';
+
+export interface GuideInput {
+  publicUrl: string;
+  adminUrl: string;
+  adminHost: string;
+  metricsToken: boolean;
+}
+
+const LOOPBACK = /^(127\.|::1$|localhost$|\[::1\]$)/;
+
+export function logStartupGuide(logger: Logger, { publicUrl, adminUrl, adminHost, metricsToken }: GuideInput): void {
+  // Workers share the listeners: one of them says it, the first one.
+  if (cluster.isWorker && cluster.worker?.id !== 1) return;
+  const verify = `${publicUrl}/api/v1/verify`;
+  logger.info({ url: verify }, `public API: POST ${verify} with the account's API key in the x-api-key header`);
+  logger.info({ url: `${adminUrl}/graphql` }, `admin API (GraphQL, admin token as Bearer): ${adminUrl}/graphql; health checks at ${adminUrl}/healthz and /readyz`);
+  logger.info(
+    { url: `${adminUrl}/` },
+    `dashboard: open ${adminUrl}/ and sign in with an admin token; create one with: npx slipgate admin-tokens create --name "your name" --role admin (or --role support / viewer)`,
+  );
+  logger.info(
+    { url: `${adminUrl}/metrics` },
+    metricsToken ? `metrics (Prometheus): ${adminUrl}/metrics, with METRICS_TOKEN as a Bearer token` : `metrics (Prometheus): ${adminUrl}/metrics, open (set METRICS_TOKEN to require a token)`,
+  );
+  if (!metricsToken && !LOOPBACK.test(adminHost)) {
+    logger.warn({ ADMIN_HOST: adminHost }, 'the admin listener is reachable from other machines and /metrics needs no token; set METRICS_TOKEN');
+  }
+}
