@@ -9,6 +9,8 @@ import { perIpLimit, perKeyLimit, type RateLimitSettings } from './rate-limit.js
 import { requestId } from './request-id.js';
 
 export const VERIFY_PATH = '/api/v1/verify';
+/** The account's balance after the request, on answers about a live account. */
+export const CREDITS_HEADER = 'x-credits-remaining';
 
 export interface PublicAppDeps {
   verification: VerificationService;
@@ -52,7 +54,9 @@ export function createPublicApp(deps: PublicAppDeps): express.Express {
       rawBody: Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0),
       bodyProblem: res.locals.bodyProblem as BodyProblem | undefined,
       requestId: res.locals.requestId as string,
+      clientIp: req.ip,
     });
+    if (outcome.creditsRemaining !== undefined) res.setHeader(CREDITS_HEADER, String(outcome.creditsRemaining));
     // 429 here is the per-account in-flight cap: a slot frees within seconds.
     if (outcome.httpStatus === 429) res.setHeader('retry-after', '1');
     res.status(outcome.httpStatus).json(outcome.body);

@@ -109,4 +109,7 @@ export const SQLITE_MIGRATIONS: readonly string[] = [
   CREATE INDEX verify_transactions_request ON verify_transactions (request_id);
   CREATE INDEX request_errors_request ON request_errors (request_id);
   `,
+  `
+  ALTER TABLE api_keys ADD COLUMN allowed_ips TEXT;
+  `,
 ];
