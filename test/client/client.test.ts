@@ -112,7 +112,7 @@ describe('slipgate/client', () => {
       { status: 'error', kind: 'account', httpStatus: 400, code: 1022, message: 'user not found' },
       { status: 'error', kind: 'account', httpStatus: 400, code: 1023, message: 'insufficient fund' },
     ]);
-    if (broke.status === 'error' && broke.kind === 'account') expectTypeOf(broke.code).toEqualTypeOf<1020 | 1021 | 1022 | 1023>();
+    if (broke.status === 'error' && broke.kind === 'account') expectTypeOf(broke.code).toEqualTypeOf<1020 | 1021 | 1022 | 1023 | 1024>();
   });
 
   it('a failed verification (HTTP 200 error) and a bad request are returned once, never retried', async () => {

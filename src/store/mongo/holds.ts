@@ -44,7 +44,8 @@ export class HoldBook {
     const after = await this.accounts.findOneAndUpdate(
       { _id: h.accountId, deletedAt: null, credits: { $gt: 0 } },
       { $inc: { credits: -1 }, $push: { holds: entry } },
-      { returnDocument: 'after', projection: { credits: 1 } },
+      // No projection: FerretDB's findAndModify does not take one.
+      { returnDocument: 'after' },
     );
     if (after) return { status: 'held', credits: after.credits };
     const a = await this.accounts.findOne({ _id: h.accountId }, { projection: { deletedAt: 1 } });
