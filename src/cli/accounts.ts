@@ -104,7 +104,7 @@ export function registerAccountCommands(program: Command): void {
     .option('--any', 'remove the restriction')
     .option('--json', 'print JSON: {"keyId","allowedIps"}')
     .action((keyId: string, cidrs: string[], opts: { any?: boolean; json?: boolean }) => {
-      if (opts.any === (cidrs.length > 0)) throw new InputError('give one or more CIDR ranges, or --any (not both)');
+      if (Boolean(opts.any) === (cidrs.length > 0)) throw new InputError('give one or more CIDR ranges, or --any (not both)');
       return withStore(async ({ admin, actor }) => {
         const key = await admin.setApiKeyAllowedIps(actor, keyId, cidrs);
         if (opts.json) return printJson({ keyId, allowedIps: key.allowedIps });
