@@ -51,7 +51,7 @@ interface SuccessBody {
   message: string;
   qrcode: string;
   /** The account's balance after this charge (x-credits-remaining). */
-  creditsRemaining: number | undefined;
+  creditsRemaining?: number;
 }
 
 /** `checks` is there exactly when checks were requested. */
@@ -65,7 +65,7 @@ export interface AccountError {
   code: ErrorCode;
   message: string;
   /** The balance, on 1023; absent on the key errors 1020–1022 and 1024. */
-  creditsRemaining: number | undefined;
+  creditsRemaining?: number;
 }
 
 /**
@@ -81,7 +81,7 @@ export interface OtherError {
   code?: undefined;
   message: string;
   /** The account's balance when the key resolved to a live account (x-credits-remaining). */
-  creditsRemaining: number | undefined;
+  creditsRemaining?: number;
 }
 
 export type VerifyError = AccountError | OtherError;
