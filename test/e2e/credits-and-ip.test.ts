@@ -146,3 +146,23 @@ describe.each(testEngines())('credits header and IP-locked keys on %s', (engine)
     expect(await app.store.getAccount(accountId)).toMatchObject({ credits: 2, usage: 3, held: 0 });
   }, 120_000);
 });
+
+describe('IP allow-list changes and the key cache', () => {
+  let app: GraphqlTestApp;
+  beforeAll(async () => {
+    // A long TTL: only eviction can make the change visible at once.
+    app = await startGraphqlApp({ env: { API_KEY_CACHE_TTL_MS: '300000' } });
+  });
+  afterAll(() => app?.stop());
+
+  it('a change made through GraphQL evicts the cached key in this process', async () => {
+    const { accountId, apiKey } = await app.account(3);
+    const [key] = await app.store.listApiKeys(accountId);
+    expect((await app.verify(apiKey, sandboxQr())).body.status).toBe('success');
+    const set = 'mutation($k: ID!, $ips: [String!]!) { setApiKeyAllowedIps(keyId: $k, allowedIps: $ips) { id } }';
+    dataOf(await app.gql('support', set, { k: key!.id, ips: ['192.0.2.0/24'] }));
+    expect((await app.verify(apiKey, sandboxQr())).body).toEqual(REFUSED);
+    dataOf(await app.gql('support', set, { k: key!.id, ips: [] }));
+    expect((await app.verify(apiKey, sandboxQr())).body.status).toBe('success');
+  });
+});
