@@ -30,8 +30,8 @@ describe.each(testEngines())('credits header and IP-locked keys on %s', (engine)
     await engine.dispose();
   });
 
-  const verify = async (origin: 'v4' | 'v6', apiKey: string | undefined, body: unknown) => {
-    const headers: Record<string, string> = { 'content-type': 'application/json' };
+  const verify = async (origin: 'v4' | 'v6', apiKey: string | undefined, body: unknown, extra: Record<string, string> = {}) => {
+    const headers: Record<string, string> = { 'content-type': 'application/json', ...extra };
     if (apiKey !== undefined) headers['x-api-key'] = apiKey;
     const res = await fetch(`${from[origin]}/api/v1/verify`, { method: 'POST', headers, body: typeof body === 'string' ? body : JSON.stringify(body) });
     return { status: res.status, credits: res.headers.get('x-credits-remaining'), body: (await res.json()) as Record<string, unknown> };
@@ -94,7 +94,8 @@ describe.each(testEngines())('credits header and IP-locked keys on %s', (engine)
     const apiKey = created.secret as string;
 
     expect((await verify('v4', apiKey, { qrcode: sandboxQr() })).body.status).toBe('success');
-    const refused = await verify('v6', apiKey, { qrcode: sandboxQr() });
+    // Without TRUST_PROXY_HOPS a forwarded address is not believed.
+    const refused = await verify('v6', apiKey, { qrcode: sandboxQr() }, { 'x-forwarded-for': '127.0.0.1' });
     expect(refused.status).toBe(403);
     expect(refused.body).toEqual(REFUSED);
     expect(refused.credits).toBeNull();
@@ -147,22 +148,33 @@ describe.each(testEngines())('credits header and IP-locked keys on %s', (engine)
   }, 120_000);
 });
 
-describe('IP allow-list changes and the key cache', () => {
+describe('IP allow-lists behind a proxy, and the key cache', () => {
   let app: GraphqlTestApp;
   beforeAll(async () => {
-    // A long TTL: only eviction can make the change visible at once.
-    app = await startGraphqlApp({ env: { API_KEY_CACHE_TTL_MS: '300000' } });
+    // A long TTL: only eviction can make a change visible at once.
+    app = await startGraphqlApp({ env: { API_KEY_CACHE_TTL_MS: '300000', TRUST_PROXY_HOPS: '1' } });
   });
   afterAll(() => app?.stop());
+
+  it('with TRUST_PROXY_HOPS the client is the address the proxy forwarded', async () => {
+    const { accountId } = await app.account(3);
+    const { secret } = await app.accounts.createApiKey(accountId, ['203.0.113.7']);
+    const key = { 'x-api-key': secret };
+    expect((await app.post({ qrcode: sandboxQr() }, { ...key, 'x-forwarded-for': '203.0.113.7' })).body.status).toBe('success');
+    expect((await app.post({ qrcode: sandboxQr() }, { ...key, 'x-forwarded-for': '203.0.113.7, 198.51.100.1' })).body).toEqual(REFUSED);
+    expect((await app.post({ qrcode: sandboxQr() }, key)).body).toEqual(REFUSED);
+    expect(await app.store.getAccount(accountId)).toMatchObject({ credits: 2, usage: 1 });
+  });
 
   it('a change made through GraphQL evicts the cached key in this process', async () => {
     const { accountId, apiKey } = await app.account(3);
     const [key] = await app.store.listApiKeys(accountId);
-    expect((await app.verify(apiKey, sandboxQr())).body.status).toBe('success');
+    const proxied = { 'x-forwarded-for': '198.51.100.1' };
+    expect((await app.post({ qrcode: sandboxQr() }, { 'x-api-key': apiKey, ...proxied })).body.status).toBe('success');
     const set = 'mutation($k: ID!, $ips: [String!]!) { setApiKeyAllowedIps(keyId: $k, allowedIps: $ips) { id } }';
     dataOf(await app.gql('support', set, { k: key!.id, ips: ['192.0.2.0/24'] }));
-    expect((await app.verify(apiKey, sandboxQr())).body).toEqual(REFUSED);
-    dataOf(await app.gql('support', set, { k: key!.id, ips: [] }));
-    expect((await app.verify(apiKey, sandboxQr())).body.status).toBe('success');
+    expect((await app.post({ qrcode: sandboxQr() }, { 'x-api-key': apiKey, ...proxied })).body).toEqual(REFUSED);
+    dataOf(await app.gql('support', set, { k: key!.id, ips: ['198.51.100.0/24'] }));
+    expect((await app.post({ qrcode: sandboxQr() }, { 'x-api-key': apiKey, ...proxied })).body.status).toBe('success');
   });
 });
