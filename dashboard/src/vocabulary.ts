@@ -20,6 +20,7 @@ export const ERROR_KINDS = [
   'INVALID_API_KEY',
   'MISSING_API_KEY',
   'USER_NOT_FOUND',
+  'IP_NOT_ALLOWED',
   'INTERRUPTED',
 ] as const;
 

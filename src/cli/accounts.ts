@@ -1,5 +1,6 @@
 // `slipgate accounts …` and `slipgate keys …`.
 import type { Command } from 'commander';
+import { InputError } from '../domain/accounts.js';
 import { positiveInt, printJson, withStore } from './context.js';
 
 export function registerAccountCommands(program: Command): void {
@@ -65,12 +66,13 @@ export function registerAccountCommands(program: Command): void {
   keys
     .command('create <accountId>')
     .description('issue another API key for an account (shown once)')
-    .option('--json', 'print JSON: {"keyId","apiKey"}')
-    .action((accountId: string, opts: { json?: boolean }) =>
+    .option('--allow-ip <cidr>', 'only accept the key from this IPv4/IPv6 range (repeatable; default: any address)', collect, [])
+    .option('--json', 'print JSON: {"keyId","apiKey","allowedIps"}')
+    .action((accountId: string, opts: { allowIp: string[]; json?: boolean }) =>
       withStore(async ({ admin, actor }) => {
-        const issued = await admin.createApiKey(actor, accountId);
-        if (opts.json) return printJson({ keyId: issued.key.id, apiKey: issued.secret });
-        console.log(`Key ${issued.key.id} created. API key, shown only now: ${issued.secret}`);
+        const issued = await admin.createApiKey(actor, accountId, null, opts.allowIp);
+        if (opts.json) return printJson({ keyId: issued.key.id, apiKey: issued.secret, allowedIps: issued.key.allowedIps });
+        console.log(`Key ${issued.key.id} created${describeRanges(issued.key.allowedIps)}. API key, shown only now: ${issued.secret}`);
       }),
     );
 
@@ -82,7 +84,7 @@ export function registerAccountCommands(program: Command): void {
       withStore(async ({ store }) => {
         const list = (await store.listApiKeys(accountId)).map(({ hash: _hash, ...k }) => k);
         if (opts.json) return printJson(list);
-        console.table(list.map((k) => ({ id: k.id, prefix: k.prefix, created: k.createdAt.toISOString(), lastUsed: k.lastUsedAt?.toISOString() ?? '', revoked: k.revokedAt?.toISOString() ?? '' })));
+        console.table(list.map((k) => ({ id: k.id, prefix: k.prefix, allowedIps: k.allowedIps.join(' ') || 'any', created: k.createdAt.toISOString(), lastUsed: k.lastUsedAt?.toISOString() ?? '', revoked: k.revokedAt?.toISOString() ?? '' })));
       }),
     );
 
@@ -95,4 +97,26 @@ export function registerAccountCommands(program: Command): void {
         console.log(`Key ${keyId} revoked.`);
       }),
     );
+
+  keys
+    .command('allow-ip <keyId> [cidr...]')
+    .description('replace the IP ranges a key is accepted from (--any: every address); running servers notice within API_KEY_CACHE_TTL_MS')
+    .option('--any', 'remove the restriction')
+    .option('--json', 'print JSON: {"keyId","allowedIps"}')
+    .action((keyId: string, cidrs: string[], opts: { any?: boolean; json?: boolean }) => {
+      if (Boolean(opts.any) === (cidrs.length > 0)) throw new InputError('give one or more CIDR ranges, or --any (not both)');
+      return withStore(async ({ admin, actor }) => {
+        const key = await admin.setApiKeyAllowedIps(actor, keyId, cidrs);
+        if (opts.json) return printJson({ keyId, allowedIps: key.allowedIps });
+        console.log(`Key ${keyId} is now accepted from ${key.allowedIps.length === 0 ? 'any address' : key.allowedIps.join(', ')}.`);
+      });
+    });
+}
+
+function collect(value: string, previous: string[]): string[] {
+  return [...previous, value];
+}
+
+function describeRanges(ranges: readonly string[]): string {
+  return ranges.length === 0 ? '' : ` (accepted only from ${ranges.join(', ')})`;
 }

@@ -109,16 +109,25 @@ async function toResult(res: Response, attempts: number): Promise<VerifyResult<u
     throw new SlipgateError('bad_response', `slipgate answered HTTP ${res.status} with an unexpected body`, attempts);
   }
   const message = typeof body.message === 'string' ? body.message : '';
+  // Only present when the server sent it, so results compare equal to plain objects.
+  const credits = creditsHeader(res.headers.get('x-credits-remaining'));
+  const creditsRemaining = credits === undefined ? {} : { creditsRemaining: credits };
   if (body.status === 'success') {
-    const success = { status: 'success', httpStatus: 200, data: body.data, message, qrcode: body.qrcode };
+    const success = { status: 'success', httpStatus: 200, data: body.data, message, qrcode: body.qrcode, ...creditsRemaining };
     return (body.checks === undefined ? success : { ...success, checks: body.checks }) as VerifyResult<unknown>;
   }
   if (typeof body.code === 'number' && CODES.has(body.code)) {
-    return { status: 'error', kind: 'account', httpStatus: res.status, code: body.code as ErrorCode, message };
+    return { status: 'error', kind: 'account', httpStatus: res.status, code: body.code as ErrorCode, message, ...creditsRemaining };
   }
   const kind =
     res.status === 200 ? 'verification' : res.status === 429 ? 'rate_limited' : res.status === 503 ? 'unavailable' : res.status < 500 ? 'invalid_request' : 'server_error';
-  return { status: 'error', kind, httpStatus: res.status, message };
+  return { status: 'error', kind, httpStatus: res.status, message, ...creditsRemaining };
+}
+
+function creditsHeader(value: string | null): number | undefined {
+  if (value === null || !/^\d+$/.test(value)) return undefined;
+  const n = Number(value);
+  return Number.isSafeInteger(n) ? n : undefined;
 }
 
 function connectErrorCode(err: unknown): string | null {

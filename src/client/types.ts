@@ -39,6 +39,8 @@ export const ERROR_CODES = {
   INVALID_API_KEY: 1021,
   USER_NOT_FOUND: 1022,
   INSUFFICIENT_FUND: 1023,
+  /** The key is locked to IP ranges that do not include this client. */
+  IP_NOT_ALLOWED: 1024,
 } as const;
 export type ErrorCode = (typeof ERROR_CODES)[keyof typeof ERROR_CODES];
 
@@ -48,18 +50,22 @@ interface SuccessBody {
   data: SlipData;
   message: string;
   qrcode: string;
+  /** The account's balance after this charge (x-credits-remaining). */
+  creditsRemaining?: number;
 }
 
 /** `checks` is there exactly when checks were requested. */
 export type VerifySuccess<R = undefined> = SuccessBody & ([R] extends [undefined] ? { checks?: undefined } : { checks: R });
 
-/** 1020–1023: the key or the account is the problem; nothing was charged. */
+/** 1020–1024: the key or the account is the problem; nothing was charged. */
 export interface AccountError {
   status: 'error';
   kind: 'account';
   httpStatus: number;
   code: ErrorCode;
   message: string;
+  /** The balance, on 1023; absent on the key errors 1020–1022 and 1024. */
+  creditsRemaining?: number;
 }
 
 /**
@@ -74,6 +80,8 @@ export interface OtherError {
   httpStatus: number;
   code?: undefined;
   message: string;
+  /** The account's balance when the key resolved to a live account (x-credits-remaining). */
+  creditsRemaining?: number;
 }
 
 export type VerifyError = AccountError | OtherError;

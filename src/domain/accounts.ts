@@ -3,6 +3,7 @@
 import type { LedgerResult, Store } from '../store/store.js';
 import { StoreError } from '../store/store.js';
 import { generateApiKey, newId } from './api-key.js';
+import { parseAllowList } from './ip-allow-list.js';
 import type { Account, ApiKey, LedgerKind } from './types.js';
 
 /** Upper bound of one credit change: catches typos like an extra zero or two. */
@@ -48,7 +49,9 @@ export class AccountService {
     return this.change(input.accountId, 'adjustment', input.delta, input.reason, input.actor, input.idempotencyKey ?? null);
   }
 
-  async createApiKey(accountId: string): Promise<IssuedKey> {
+  /** `allowedIps`: CIDR ranges the key may be used from; none = any address. */
+  async createApiKey(accountId: string, allowedIps: readonly string[] = []): Promise<IssuedKey> {
+    const ranges = checkAllowList(allowedIps);
     const account = await this.store.getAccount(accountId);
     if (!account || account.deletedAt) throw new StoreError('not_found', 'account not found');
     const generated = generateApiKey();
@@ -60,6 +63,7 @@ export class AccountService {
       createdAt: this.now(),
       lastUsedAt: null,
       revokedAt: null,
+      allowedIps: ranges,
     };
     await this.store.createApiKey(key);
     return { key, secret: generated.key };
@@ -70,6 +74,16 @@ export class AccountService {
     if (!key) throw new StoreError('not_found', 'api key not found');
     await this.store.revokeApiKey(keyId, this.now());
     return (await this.store.getApiKey(keyId)) ?? key;
+  }
+
+  /** Replaces the key's allowed ranges; an empty list lets any address use it again. */
+  async setApiKeyAllowedIps(keyId: string, allowedIps: readonly string[]): Promise<ApiKey> {
+    const ranges = checkAllowList(allowedIps);
+    const key = await this.store.getApiKey(keyId);
+    if (!key) throw new StoreError('not_found', 'api key not found');
+    if (key.revokedAt) throw new InputError('api key is revoked');
+    await this.store.setApiKeyAllowedIps(keyId, ranges);
+    return (await this.store.getApiKey(keyId)) ?? { ...key, allowedIps: ranges };
   }
 
   async deleteAccount(accountId: string): Promise<Account> {
@@ -87,6 +101,12 @@ export class AccountService {
     }
     return this.store.applyLedgerEntry({ id: newId('led'), accountId, kind, delta, reason: why, actor, idempotencyKey, createdAt: this.now() });
   }
+}
+
+function checkAllowList(allowedIps: readonly string[]): string[] {
+  const parsed = parseAllowList(allowedIps);
+  if (!parsed.ok) throw new InputError(parsed.message);
+  return parsed.ranges;
 }
 
 function checkCredits(credits: number): void {

@@ -60,10 +60,19 @@ export class AdminActions {
     return result;
   }
 
-  async createApiKey(actor: string, accountId: string, reason?: string | null): Promise<IssuedKey> {
-    const issued = await this.deps.accounts.createApiKey(accountId);
-    await this.record(actor, 'createApiKey', accountId, reason, { keyId: issued.key.id, prefix: issued.key.prefix });
+  async createApiKey(actor: string, accountId: string, reason?: string | null, allowedIps: readonly string[] = []): Promise<IssuedKey> {
+    const issued = await this.deps.accounts.createApiKey(accountId, allowedIps);
+    await this.record(actor, 'createApiKey', accountId, reason, { keyId: issued.key.id, prefix: issued.key.prefix, allowedIps: issued.key.allowedIps });
     return issued;
+  }
+
+  /** Takes effect at once in this process; elsewhere within the key cache TTL. */
+  async setApiKeyAllowedIps(actor: string, keyId: string, allowedIps: readonly string[], reason?: string | null): Promise<ApiKey> {
+    const before = await this.deps.store.getApiKey(keyId);
+    const key = await this.deps.accounts.setApiKeyAllowedIps(keyId, allowedIps);
+    this.deps.keyCache?.forgetKey(keyId);
+    await this.record(actor, 'setApiKeyAllowedIps', keyId, reason, { accountId: key.accountId, prefix: key.prefix, from: before?.allowedIps ?? [], to: key.allowedIps });
+    return key;
   }
 
   async revokeApiKey(actor: string, keyId: string, reason?: string | null): Promise<ApiKey> {

@@ -4,6 +4,7 @@ export const ACCOUNT_ERRORS = {
   invalid_api_key: { code: 1021, status: 401, message: 'invalid api key' },
   user_not_found: { code: 1022, status: 400, message: 'user not found' },
   insufficient_fund: { code: 1023, status: 400, message: 'insufficient fund' },
+  ip_not_allowed: { code: 1024, status: 403, message: 'ip address not allowed' },
 } as const;
 
 export type AccountErrorKind = keyof typeof ACCOUNT_ERRORS;

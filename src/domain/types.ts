@@ -23,6 +23,8 @@ export interface ApiKey {
   createdAt: Date;
   lastUsedAt: Date | null;
   revokedAt: Date | null;
+  /** CIDR ranges (canonical form) the key may be used from; empty = any address. */
+  allowedIps: string[];
 }
 
 /** One credit taken from an account while a verification is in flight. */
@@ -46,6 +48,8 @@ export const ERROR_KINDS = [
   'invalid_api_key',
   'user_not_found',
   'insufficient_fund',
+  /** A valid key used from an address outside its allowed ranges. */
+  'ip_not_allowed',
   'invalid_qr',
   'slip_not_found',
   'upstream_timeout',

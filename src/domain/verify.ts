@@ -3,12 +3,12 @@
 // Spec §5 and §7 fix the order and texts of the errors.
 import type { Logger } from 'pino';
 import type { Store } from '../store/store.js';
-import type { Upstream, UpstreamResult } from '../upstream/upstream.js';
-import { hashSecret } from './api-key.js';
-import { ACCOUNT_ERRORS, UPSTREAM_MESSAGES, type AccountErrorKind } from './errors.js';
+import type { Upstream } from '../upstream/upstream.js';
+import { ACCOUNT_ERRORS, type AccountErrorKind } from './errors.js';
 import { parseSlipQr, type SlipRef } from './slip-qr.js';
 import type { ApiKey, ErrorKind, RequestErrorRecord, VerifiedSlip } from './types.js';
-import { KeyCache } from './key-cache.js';
+import { KeyResolver } from './key-lookup.js';
+import { askNetwork } from './ask-network.js';
 import { checkVerifyBody, type BodyProblem } from './verify-request.js';
 import { evaluateChecks, type CheckRequest, type CheckResults } from './checks.js';
 import { duplicateHistory } from './duplicate-history.js';
@@ -20,6 +20,8 @@ export interface VerifyInput {
   /** Set when the body was not read (too large, bad encoding): answered after the key checks. */
   bodyProblem?: BodyProblem;
   requestId: string;
+  /** The client's address (after TRUST_PROXY_HOPS), matched against the key's allowed ranges. */
+  clientIp?: string;
 }
 
 export type VerifyBody =
@@ -31,6 +33,8 @@ export interface VerifyOutcome {
   body: VerifyBody;
   /** Why a verification failed (never sent; metrics and logs). */
   kind?: ErrorKind;
+  /** The account's credits after this request; set whenever the key resolved to a live account. */
+  creditsRemaining?: number;
 }
 
 export interface VerificationDeps {
@@ -63,8 +67,6 @@ class SettleFailedError extends Error {
     super('recording a verified slip failed', { cause });
   }
 }
-const ABORT_GRACE_MS = 25;
-const TIMED_OUT: UpstreamResult = { ok: false, kind: 'upstream_timeout', message: UPSTREAM_MESSAGES.upstream_timeout, upstream: null };
 /** lastUsedAt is for people, so one write a minute per key is plenty. */
 const TOUCH_INTERVAL_MS = 60_000;
 
@@ -72,13 +74,13 @@ export class VerificationService {
   private readonly inFlight = new Set<Promise<unknown>>();
   private readonly lastTouch = new Map<string, number>();
   private readonly now: () => Date;
-  private readonly keys: KeyCache;
+  private readonly keys: KeyResolver;
   private readonly perAccount = new Map<string, number>();
   private readonly maxPerAccount: number;
 
   constructor(private readonly deps: VerificationDeps) {
     this.now = deps.now ?? (() => new Date());
-    this.keys = new KeyCache(deps.keyCacheTtlMs ?? 0);
+    this.keys = new KeyResolver(deps.store, deps.keyCacheTtlMs ?? 0);
     this.maxPerAccount = deps.maxInFlightPerAccount ?? Number.POSITIVE_INFINITY;
   }
 
@@ -111,8 +113,11 @@ export class VerificationService {
     const base = { id: this.deps.newId(), requestId: input.requestId };
 
     if (!input.apiKey) return this.accountError('missing_api_key', { ...base, accountId: null, keyId: null });
-    const key = await this.findKey(input.apiKey);
-    if (!key) return this.accountError('invalid_api_key', { ...base, accountId: null, keyId: null });
+    const found = await this.keys.resolve(input.apiKey, input.clientIp);
+    if (!found.ok && found.kind === 'invalid_api_key') return this.accountError('invalid_api_key', { ...base, accountId: null, keyId: null });
+    // Refused before anything about the account is read: a leaked key tells its holder nothing.
+    if (!found.ok) return this.accountError('ip_not_allowed', { ...base, accountId: found.key.accountId, keyId: found.key.id });
+    const { key } = found;
     const who = { ...base, accountId: key.accountId, keyId: key.id };
 
     // The hold below checks deletion and balance atomically; the account is
@@ -121,7 +126,7 @@ export class VerificationService {
     if (!body.ok) {
       const account = await store.getAccount(key.accountId);
       if (!account || account.deletedAt) return this.accountError('user_not_found', who);
-      return { httpStatus: body.status, body: { status: 'error', message: body.message } };
+      return { httpStatus: body.status, body: { status: 'error', message: body.message }, creditsRemaining: account.credits };
     }
     const { qrcode } = body;
 
@@ -130,10 +135,10 @@ export class VerificationService {
     if (!parsed.ok) {
       const account = await store.getAccount(key.accountId);
       if (!account || account.deletedAt) return this.accountError('user_not_found', { ...who, qrcode });
-      if (account.credits <= 0) return this.accountError('insufficient_fund', { ...who, qrcode });
+      if (account.credits <= 0) return withCredits(await this.accountError('insufficient_fund', { ...who, qrcode }), account.credits);
       const message = `invalid slip QR code: ${parsed.reason}`;
       await store.insertRequestError(this.errorRecord(who, qrcode, null, 'invalid_qr', message, null, 0));
-      return failure('invalid_qr', message);
+      return withCredits(failure('invalid_qr', message), account.credits);
     }
 
     // One account must not take all upstream capacity (per process).
@@ -161,17 +166,18 @@ export class VerificationService {
   ): Promise<VerifyOutcome> {
     const { store } = this.deps;
     const held = await store.holdCredit({ id: who.id, accountId: key.accountId, keyId: key.id, createdAt: this.now(), instanceId: this.deps.instanceId?.() ?? null });
-    if (held === 'insufficient') return this.accountError('insufficient_fund', { ...who, qrcode, slip });
-    if (held === 'no_account') return this.accountError('user_not_found', { ...who, qrcode, slip });
+    // Credits never go below zero, so a refused hold saw a balance of exactly 0.
+    if (held.status === 'insufficient') return withCredits(await this.accountError('insufficient_fund', { ...who, qrcode, slip }), 0);
+    if (held.status === 'no_account') return this.accountError('user_not_found', { ...who, qrcode, slip });
 
-    const result = await this.askNetwork({ ...slip, requestId: who.requestId });
+    const result = await askNetwork(this.deps, { ...slip, requestId: who.requestId });
     const latencyMs = Math.round(performance.now() - started);
 
     // A refused bank answer (another slip, broken data) arrives here as a
     // failure like any other: released, recorded, never charged.
     if (!result.ok) {
-      await store.releaseHold({ ...this.errorRecord(who, qrcode, slip, result.kind, result.message, result.upstream, latencyMs), accountId: key.accountId });
-      return failure(result.kind, result.message);
+      const left = await store.releaseHold({ ...this.errorRecord(who, qrcode, slip, result.kind, result.message, result.upstream, latencyMs), accountId: key.accountId });
+      return withCredits(failure(result.kind, result.message), left);
     }
     const data = result.slip;
     try {
@@ -195,9 +201,11 @@ export class VerificationService {
     }
     this.touch(key);
     const success = { status: 'success', data, message: SUCCESS_MESSAGE, qrcode } as const;
+    // Settling only turns the hold into usage: the hold's balance is the one after the charge.
+    const creditsRemaining = held.credits;
     // Without `checks` the body is exactly the spec's; with them, one extra field.
-    if (!checks) return { httpStatus: 200, body: success };
-    return { httpStatus: 200, body: { ...success, checks: await this.runChecks(checks, data, who) } };
+    if (!checks) return { httpStatus: 200, body: success, creditsRemaining };
+    return { httpStatus: 200, body: { ...success, checks: await this.runChecks(checks, data, who) }, creditsRemaining };
   }
 
   /** After settling, so the duplicate lookup can leave this verification out. */
@@ -212,27 +220,6 @@ export class VerificationService {
         )
       : undefined;
     return evaluateChecks(checks, data, { now: this.now(), history });
-  }
-
-  /**
-   * One budget for the whole network call. At the deadline the call is
-   * aborted and gets a moment to answer its own timeout (which names the
-   * domain); it is never waited for beyond that.
-   */
-  private askNetwork(query: { sendingBank: string; transRef: string; requestId: string }): Promise<UpstreamResult> {
-    const controller = new AbortController();
-    const call = this.deps.upstream.verify(query, controller.signal).catch((err: unknown): UpstreamResult => {
-      this.deps.logger.error({ err, requestId: query.requestId }, 'upstream adapter threw');
-      return { ok: false, kind: 'upstream_error', message: UPSTREAM_MESSAGES.upstream_error, upstream: null };
-    });
-    let timer: NodeJS.Timeout | undefined;
-    const deadline = new Promise<UpstreamResult>((resolve) => {
-      timer = setTimeout(() => {
-        controller.abort();
-        timer = setTimeout(resolve, ABORT_GRACE_MS, TIMED_OUT);
-      }, this.deps.timeoutMs);
-    });
-    return Promise.race([call, deadline]).finally(() => clearTimeout(timer));
   }
 
   private async accountError(
@@ -270,17 +257,6 @@ export class VerificationService {
     };
   }
 
-  /** A live (not revoked) key, from the cache or the store. */
-  private async findKey(secret: string): Promise<ApiKey | null> {
-    const hash = hashSecret(secret);
-    const cached = this.keys.get(hash);
-    if (cached) return cached;
-    const key = await this.deps.store.findApiKeyByHash(hash);
-    if (!key || key.revokedAt) return null;
-    this.keys.set(hash, key);
-    return key;
-  }
-
   /** Called when a key is revoked or an account deleted in this process. */
   forgetKey(keyId: string): void {
     this.keys.evictKey(keyId);
@@ -302,4 +278,8 @@ export class VerificationService {
 
 function failure(kind: ErrorKind, message: string): VerifyOutcome {
   return { httpStatus: 200, body: { status: 'error', message }, kind };
+}
+
+function withCredits(outcome: VerifyOutcome, creditsRemaining: number): VerifyOutcome {
+  return { ...outcome, creditsRemaining };
 }

@@ -57,6 +57,7 @@ ApiKeyRef.implement({
     id: t.exposeID('id'),
     accountId: t.exposeID('accountId'),
     prefix: t.exposeString('prefix', { description: 'The first characters of the key, e.g. slip_Ab12Cd34.' }),
+    allowedIps: t.exposeStringList('allowedIps', { description: 'CIDR ranges the key is accepted from (others get 1024); empty: any address.' }),
     createdAt: t.expose('createdAt', { type: 'DateTime' }),
     lastUsedAt: t.expose('lastUsedAt', { type: 'DateTime', nullable: true, description: 'Updated at most once a minute.' }),
     revokedAt: t.expose('revokedAt', { type: 'DateTime', nullable: true }),
@@ -178,8 +179,20 @@ builder.mutationFields((t) => ({
     type: IssuedApiKeyRef,
     authScopes: { support: true },
     description: 'Issues another API key (the secret is in this response only). Role: SUPPORT or ADMIN.',
-    args: { accountId: t.arg.id({ required: true }), reason: optionalReason },
-    resolve: (_root, args, ctx) => ctx.actions.createApiKey(ctx.actor, String(args.accountId), args.reason),
+    args: {
+      accountId: t.arg.id({ required: true }),
+      reason: optionalReason,
+      allowedIps: t.arg.stringList({ required: false, description: 'IPv4/IPv6 CIDR ranges the key is accepted from; omitted or empty: any address.' }),
+    },
+    resolve: (_root, args, ctx) => ctx.actions.createApiKey(ctx.actor, String(args.accountId), args.reason, args.allowedIps ?? []),
+  }),
+  setApiKeyAllowedIps: t.field({
+    type: ApiKeyRef,
+    authScopes: { support: true },
+    description:
+      'Replaces the CIDR ranges a key is accepted from (empty list: any address). This process applies it at once; others within API_KEY_CACHE_TTL_MS. Role: SUPPORT or ADMIN.',
+    args: { keyId: t.arg.id({ required: true }), allowedIps: t.arg.stringList({ required: true }), reason: optionalReason },
+    resolve: (_root, args, ctx) => ctx.actions.setApiKeyAllowedIps(ctx.actor, String(args.keyId), args.allowedIps, args.reason),
   }),
   revokeApiKey: t.field({
     type: ApiKeyRef,

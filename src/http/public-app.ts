@@ -11,6 +11,8 @@ import type { Metrics } from '../metrics/metrics.js';
 import { classifyOutcome, classifyStatus, type OutcomeLabel } from '../metrics/outcomes.js';
 
 export const VERIFY_PATH = '/api/v1/verify';
+/** The account's balance after the request, on answers about a live account. */
+export const CREDITS_HEADER = 'x-credits-remaining';
 
 export interface PublicAppDeps {
   verification: VerificationService;
@@ -59,8 +61,10 @@ export function createPublicApp(deps: PublicAppDeps): express.Express {
       rawBody: Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0),
       bodyProblem: res.locals.bodyProblem as BodyProblem | undefined,
       requestId: res.locals.requestId as string,
+      clientIp: req.ip,
     });
     res.locals.verifyOutcome = classifyOutcome(outcome);
+    if (outcome.creditsRemaining !== undefined) res.setHeader(CREDITS_HEADER, String(outcome.creditsRemaining));
     // 429 here is the per-account in-flight cap: a slot frees within seconds.
     if (outcome.httpStatus === 429) {
       metrics?.refused('inflight');

@@ -14,7 +14,8 @@ import type {
 } from '../domain/types.js';
 import { UPSTREAM_MESSAGES } from '../domain/errors.js';
 
-export type HoldResult = 'held' | 'insufficient' | 'no_account';
+/** A hold reports the balance its own write left: no second read on the hot path. */
+export type HoldResult = { status: 'held'; credits: number } | { status: 'insufficient' } | { status: 'no_account' };
 
 export interface Page<T> {
   items: T[];
@@ -100,14 +101,19 @@ export interface Store {
   getApiKey(id: string): Promise<ApiKey | null>;
   listApiKeys(accountId: string): Promise<ApiKey[]>;
   revokeApiKey(id: string, at: Date): Promise<boolean>;
+  /** Replaces the key's allowed CIDR ranges (empty = any address); false for an unknown key. */
+  setApiKeyAllowedIps(id: string, allowedIps: readonly string[]): Promise<boolean>;
   touchApiKey(id: string, at: Date): Promise<void>;
 
   /** Atomically moves one credit from `credits` to a hold, iff credits > 0. */
   holdCredit(hold: CreditHold): Promise<HoldResult>;
   /** Consumes the hold: usage +1 and the success record, all or nothing. */
   settleHold(record: VerifyTransactionRecord): Promise<void>;
-  /** Returns the held credit and writes the failure record, all or nothing. */
-  releaseHold(record: RequestErrorRecord & { accountId: string }): Promise<void>;
+  /**
+   * Returns the held credit and writes the failure record, all or nothing.
+   * Resolves to the account's credits after the release.
+   */
+  releaseHold(record: RequestErrorRecord & { accountId: string }): Promise<number>;
   /**
    * Crash recovery: settles (success record present) or releases holds
    * created before `olderThan`, and at once, whatever their age, those of an

@@ -78,6 +78,30 @@ describe('slipgate CLI', () => {
     expect(parsed).toMatchObject({ ok: true, slip: { sendingBank: '014' } });
   });
 
+  it('refuses a malformed CIDR by name (exit 2) and lists the ranges a key is locked to', async () => {
+    const { accountId } = JSON.parse((await slipgate('accounts', 'create', '--name', 'Locked', '--json')).stdout) as { accountId: string };
+    const [badCreate, locked] = await Promise.all([
+      slipgate('keys', 'create', accountId, '--allow-ip', '10.0.0.0/8', '--allow-ip', 'localhost'),
+      slipgate('keys', 'create', accountId, '--allow-ip', '10.0.0.0/8', '--allow-ip', '2001:DB8::/32', '--json'),
+    ]);
+    expect(badCreate.code).toBe(2);
+    expect(badCreate.stderr).toContain('"localhost"');
+    expect(badCreate.stderr).not.toContain('    at ');
+    const { keyId } = JSON.parse(locked.stdout) as { keyId: string };
+    const [badSet, neither, list] = await Promise.all([
+      slipgate('keys', 'allow-ip', keyId, '192.168.1.1/24'),
+      slipgate('keys', 'allow-ip', keyId),
+      slipgate('keys', 'list', accountId, '--json'),
+    ]);
+    expect(badSet.code).toBe(2);
+    expect(badSet.stderr).toContain('192.168.1.1/24');
+    expect(neither.code).toBe(2);
+    expect(neither.stderr).toContain('--any');
+    const keys = JSON.parse(list.stdout) as { id: string; allowedIps: string[] }[];
+    expect(keys.map((k) => k.allowedIps).sort()).toEqual([[], ['10.0.0.0/8', '2001:db8::/32']]);
+    expect(keys.find((k) => k.id === keyId)?.allowedIps).toEqual(['10.0.0.0/8', '2001:db8::/32']);
+  }, 60_000);
+
   it('explains bad arguments without a stack trace', async () => {
     const bad = await slipgate('accounts', 'create', '--name', 'X', '--credits', 'many');
     expect(bad.code).not.toBe(0);

@@ -76,7 +76,8 @@ describe('slipgate/client', () => {
     expectTypeOf(r).toEqualTypeOf<VerifyResult>();
     expect(r.status).toBe('success');
     if (r.status !== 'success') return;
-    expect(r).toMatchObject({ httpStatus: 200, message: 'slip verified', qrcode, data: { amount: 99.5 } });
+    expect(r).toMatchObject({ httpStatus: 200, message: 'slip verified', qrcode, data: { amount: 99.5 }, creditsRemaining: 1 });
+    expectTypeOf(r.creditsRemaining).toEqualTypeOf<number | undefined>();
     expect('checks' in r).toBe(false);
     expect(retries).toEqual([]);
     expect(await balance(accountId)).toEqual({ credits: 1, usage: 1 });
@@ -99,20 +100,24 @@ describe('slipgate/client', () => {
     expect(again.status === 'success' && again.checks.duplicate).toMatchObject({ passed: false, seen: true, count: 1 });
   });
 
-  it('returns 1020–1023 as account errors with typed codes', async () => {
+  it('returns 1020–1024 as account errors with typed codes', async () => {
     const missing = await client('').c.verify(sandboxQr());
     const invalid = await client('slip_doesNotExist0000000000000000000').c.verify(sandboxQr());
     const deleted = await app.account(1);
     await app.accounts.deleteAccount(deleted.accountId);
     const gone = await client(deleted.apiKey).c.verify(sandboxQr());
-    const broke = await client((await app.account(0)).apiKey).c.verify(sandboxQr());
-    expect([missing, invalid, gone, broke]).toStrictEqual([
+    const empty = await app.account(0);
+    const broke = await client(empty.apiKey).c.verify(sandboxQr());
+    // TEST-NET-1 only: this test's own address is never in it.
+    const elsewhere = await client((await app.accounts.createApiKey(empty.accountId, ['192.0.2.0/24'])).secret).c.verify(sandboxQr());
+    expect([missing, invalid, gone, broke, elsewhere]).toStrictEqual([
       { status: 'error', kind: 'account', httpStatus: 401, code: ERROR_CODES.API_KEY_MISSING, message: 'api key is missing' },
       { status: 'error', kind: 'account', httpStatus: 401, code: 1021, message: 'invalid api key' },
       { status: 'error', kind: 'account', httpStatus: 400, code: 1022, message: 'user not found' },
-      { status: 'error', kind: 'account', httpStatus: 400, code: 1023, message: 'insufficient fund' },
+      { status: 'error', kind: 'account', httpStatus: 400, code: 1023, message: 'insufficient fund', creditsRemaining: 0 },
+      { status: 'error', kind: 'account', httpStatus: 403, code: ERROR_CODES.IP_NOT_ALLOWED, message: 'ip address not allowed' },
     ]);
-    if (broke.status === 'error' && broke.kind === 'account') expectTypeOf(broke.code).toEqualTypeOf<1020 | 1021 | 1022 | 1023>();
+    if (broke.status === 'error' && broke.kind === 'account') expectTypeOf(broke.code).toEqualTypeOf<1020 | 1021 | 1022 | 1023 | 1024>();
   });
 
   it('a failed verification (HTTP 200 error) and a bad request are returned once, never retried', async () => {
@@ -123,6 +128,7 @@ describe('slipgate/client', () => {
       kind: 'verification',
       httpStatus: 200,
       message: expect.stringMatching(/verification service error/),
+      creditsRemaining: 1,
     });
     const bad = await c.verify(sandboxQr(), { checks: { amount: 1.234 } });
     expect(bad).toMatchObject({ status: 'error', kind: 'invalid_request', httpStatus: 400, message: expect.stringMatching(/checks\.amount/) });

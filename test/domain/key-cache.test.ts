@@ -6,6 +6,7 @@ const key = (id: string, accountId = 'acc_1', revokedAt: Date | null = null): Ap
   id,
   accountId,
   prefix: 'slip_x',
+  allowedIps: [],
   hash: `h-${id}`,
   createdAt: new Date(0),
   lastUsedAt: null,

@@ -26,6 +26,7 @@ describe('GraphQL admin API: roles', () => {
   const MUTATIONS: Record<string, { query: () => string; needs: AdminRole }> = {
     topUpCredits: { needs: 'support', query: () => `mutation { topUpCredits(accountId: "${accountId}", credits: 5, reason: "r", idempotencyKey: "k-${Math.random()}") { created } }` },
     createApiKey: { needs: 'support', query: () => `mutation { createApiKey(accountId: "${accountId}") { secret } }` },
+    setApiKeyAllowedIps: { needs: 'support', query: () => `mutation { setApiKeyAllowedIps(keyId: "${keyId}", allowedIps: ["127.0.0.0/8", "::1"]) { id } }` },
     revokeApiKey: { needs: 'support', query: () => `mutation { revokeApiKey(keyId: "${keyId}") { id } }` },
     createAccount: { needs: 'admin', query: () => 'mutation { createAccount(name: "New", credits: 1) { account { id } } }' },
     adjustCredits: { needs: 'admin', query: () => `mutation { adjustCredits(accountId: "${accountId}", delta: 100, reason: "r") { created } }` },
@@ -54,8 +55,8 @@ describe('GraphQL admin API: roles', () => {
     });
   }
 
-  it('support may top up, create and revoke keys', async () => {
-    for (const name of ['topUpCredits', 'createApiKey', 'revokeApiKey']) dataOf(await app.gql('support', MUTATIONS[name]!.query()));
+  it('support may top up, create, lock to IP ranges and revoke keys', async () => {
+    for (const name of ['topUpCredits', 'createApiKey', 'setApiKeyAllowedIps', 'revokeApiKey']) dataOf(await app.gql('support', MUTATIONS[name]!.query()));
     expect((await app.store.getAccount(accountId))!.credits).toBe(15);
   });
 

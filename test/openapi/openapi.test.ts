@@ -13,7 +13,7 @@ import { eventually } from '../helpers/child.js';
 const DOC_URL = new URL('../../openapi.json', import.meta.url);
 const doc = JSON.parse(readFileSync(DOC_URL, 'utf8')) as {
   openapi: string;
-  paths: Record<string, { post: { responses: Record<string, { content: Record<string, { schema: unknown }> }> } }>;
+  paths: Record<string, { post: { responses: Record<string, { headers?: Record<string, unknown>; content: Record<string, { schema: unknown }> }> } }>;
   components: { securitySchemes: Record<string, unknown> };
 };
 const VERIFY = '/api/v1/verify';
@@ -58,6 +58,11 @@ describe('openapi.json', () => {
   async function call(body: unknown, headers: Record<string, string>, component?: string) {
     const res = await app.post(body, headers);
     expectValid(responseValidator(res.status), res.body, `HTTP ${res.status}`);
+    const credits = res.headers.get('x-credits-remaining');
+    if (credits !== null) {
+      expect(credits).toMatch(/^[0-9]+$/);
+      expect(Object.keys(doc.paths[VERIFY]!.post.responses[String(res.status)]!.headers ?? {}), `HTTP ${res.status} headers`).toContain('x-credits-remaining');
+    }
     if (component) expectValid(ajvComponent(component), res.body, component);
     return res;
   }
@@ -68,7 +73,7 @@ describe('openapi.json', () => {
     expect(doc.openapi).toBe('3.1.0');
     expect(Object.keys(doc.paths)).toEqual([VERIFY]);
     expect(doc.components.securitySchemes).toEqual({ ApiKey: expect.objectContaining({ type: 'apiKey', in: 'header', name: 'x-api-key' }) });
-    expect(Object.keys(doc.paths[VERIFY]!.post.responses).sort()).toEqual(['200', '400', '401', '413', '415', '429', '500', '503']);
+    expect(Object.keys(doc.paths[VERIFY]!.post.responses).sort()).toEqual(['200', '400', '401', '403', '413', '415', '429', '500', '503']);
   });
 
   it('is strict enough to catch a changed answer', async () => {
@@ -89,6 +94,7 @@ describe('openapi.json', () => {
     const key = { 'x-api-key': apiKey };
     const plain = await call({ qrcode }, key, 'VerifySuccess');
     expect(plain.body.checks).toBeUndefined();
+    expect(plain.headers.get('x-credits-remaining')).toBe('4');
     const checks = { duplicate: true, amount: 250, receiverAccount: '1234', receiverName: 'ร้านกาแฟ ดีดี', maxAgeMinutes: 60 };
     expectValid(requestSchema, { qrcode, checks }, 'request with checks');
     const checked = await call({ qrcode, checks }, key, 'VerifySuccess');
@@ -97,7 +103,7 @@ describe('openapi.json', () => {
     await call({ qrcode: sandboxQr(), checks: { duplicate: true, amount: '100.00' } }, key, 'VerifySuccess');
   });
 
-  it('describes 1020–1023 with their statuses', async () => {
+  it('describes 1020–1024 with their statuses, and the balance header where it is sent', async () => {
     const qrcode = sandboxQr();
     expect((await call({ qrcode }, {}, 'Error1020')).status).toBe(401);
     expect((await call({ qrcode }, { 'x-api-key': 'slip_unknownKey00000000000000000000' }, 'Error1021')).status).toBe(401);
@@ -105,7 +111,14 @@ describe('openapi.json', () => {
     await app.accounts.deleteAccount(deleted.accountId);
     expect((await call({ qrcode }, { 'x-api-key': deleted.apiKey }, 'Error1022')).status).toBe(400);
     const broke = await app.account(0);
-    expect((await call({ qrcode }, { 'x-api-key': broke.apiKey }, 'Error1023')).status).toBe(400);
+    const noFund = await call({ qrcode }, { 'x-api-key': broke.apiKey }, 'Error1023');
+    expect(noFund.status).toBe(400);
+    expect(noFund.headers.get('x-credits-remaining')).toBe('0');
+    // TEST-NET-1: never this test's own address.
+    const locked = await app.accounts.createApiKey(broke.accountId, ['192.0.2.0/24']);
+    const refused = await call({ qrcode }, { 'x-api-key': locked.secret }, 'Error1024');
+    expect(refused.status).toBe(403);
+    expect(refused.headers.get('x-credits-remaining')).toBeNull();
   });
 
   it('describes failed verifications: HTTP 200, no code', async () => {
@@ -132,7 +145,9 @@ describe('openapi.json', () => {
     }
     expect((await call('{"qrcode":', key, 'RequestError')).status).toBe(400);
     expect((await call({ qrcode: 'x'.repeat(20_000) }, key, 'RequestError')).status).toBe(413);
-    expect((await call('qrcode=x', { ...key, 'content-type': 'text/plain' }, 'RequestError')).status).toBe(415);
+    const unsupported = await call('qrcode=x', { ...key, 'content-type': 'text/plain' }, 'RequestError');
+    expect(unsupported.status).toBe(415);
+    expect(unsupported.headers.get('x-credits-remaining')).toBe('1');
   });
 
   it('describes 429 with Retry-After', async () => {

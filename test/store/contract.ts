@@ -137,9 +137,9 @@ export function storeContract(name: string, open: () => Promise<EngineUnderTest>
     describe('api keys', () => {
       it('finds a key by hash only and keeps no secret', async () => {
         const accountId = await account();
-        const key: ApiKey = { id: id('key'), accountId, prefix: 'slip_AbCd1234', hash: 'a'.repeat(60) + randomUUID().slice(0, 4), createdAt: new Date(), lastUsedAt: null, revokedAt: null };
+        const key: ApiKey = { id: id('key'), accountId, prefix: 'slip_AbCd1234', hash: 'a'.repeat(60) + randomUUID().slice(0, 4), createdAt: new Date(), lastUsedAt: null, revokedAt: null, allowedIps: [] };
         await store.createApiKey(key);
-        expect(await store.findApiKeyByHash(key.hash)).toMatchObject({ id: key.id, accountId, prefix: key.prefix, revokedAt: null });
+        expect(await store.findApiKeyByHash(key.hash)).toMatchObject({ id: key.id, accountId, prefix: key.prefix, revokedAt: null, allowedIps: [] });
         expect(await store.findApiKeyByHash('b'.repeat(64))).toBeNull();
         const stored = await probe.storedKey(key.id);
         expect(stored).not.toBeNull();
@@ -153,10 +153,24 @@ export function storeContract(name: string, open: () => Promise<EngineUnderTest>
         expect((await store.listApiKeys(accountId)).map((k) => k.id)).toEqual([key.id]);
       });
 
+      it('stores allowed IP ranges with the key and replaces them', async () => {
+        const accountId = await account();
+        const ranges = ['127.0.0.1/32', '10.0.0.0/8', '2001:db8::/32'];
+        const key: ApiKey = { id: id('key'), accountId, prefix: 'slip_Ip', hash: randomUUID().replaceAll('-', '').padEnd(64, '1'), createdAt: new Date(), lastUsedAt: null, revokedAt: null, allowedIps: ranges };
+        await store.createApiKey(key);
+        expect((await store.findApiKeyByHash(key.hash))?.allowedIps).toEqual(ranges);
+        expect(await store.setApiKeyAllowedIps(key.id, ['::1/128'])).toBe(true);
+        expect((await store.getApiKey(key.id))?.allowedIps).toEqual(['::1/128']);
+        expect((await store.listApiKeys(accountId))[0]?.allowedIps).toEqual(['::1/128']);
+        expect(await store.setApiKeyAllowedIps(key.id, [])).toBe(true);
+        expect((await store.findApiKeyByHash(key.hash))?.allowedIps).toEqual([]);
+        expect(await store.setApiKeyAllowedIps('key_missing', ['::1/128'])).toBe(false);
+      });
+
       it('rejects a second key with the same hash as a conflict', async () => {
         const accountId = await account();
         const hash = randomUUID().replaceAll('-', '').padEnd(64, '0');
-        const base = { accountId, prefix: 'slip_x', hash, createdAt: new Date(), lastUsedAt: null, revokedAt: null };
+        const base = { accountId, prefix: 'slip_x', hash, createdAt: new Date(), lastUsedAt: null, revokedAt: null, allowedIps: [] };
         await store.createApiKey({ ...base, id: id('key') });
         const err = await store.createApiKey({ ...base, id: id('key') }).catch((e: unknown) => e);
         expect(err).toBeInstanceOf(StoreError);
@@ -168,16 +182,16 @@ export function storeContract(name: string, open: () => Promise<EngineUnderTest>
       it('holds only while credits remain, and never for a missing or deleted account', async () => {
         const accountId = await account(1);
         const h = hold(accountId);
-        expect(await store.holdCredit(h)).toBe('held');
+        expect(await store.holdCredit(h)).toEqual({ status: 'held', credits: 0 });
         expect(await probe.balance(accountId)).toEqual({ credits: 0, usage: 0 });
         expect(await probe.holdIds(accountId)).toEqual([h.id]);
         expect((await store.getAccount(accountId))?.held).toBe(1);
-        expect(await store.holdCredit(hold(accountId))).toBe('insufficient');
-        expect(await store.holdCredit(hold('acc_missing'))).toBe('no_account');
+        expect(await store.holdCredit(hold(accountId))).toEqual({ status: 'insufficient' });
+        expect(await store.holdCredit(hold('acc_missing'))).toEqual({ status: 'no_account' });
 
         const gone = await account(3);
         await store.deleteAccount(gone, new Date());
-        expect(await store.holdCredit(hold(gone))).toBe('no_account');
+        expect(await store.holdCredit(hold(gone))).toEqual({ status: 'no_account' });
         expect(await probe.balance(gone)).toMatchObject({ credits: 3 });
       });
 
@@ -206,13 +220,22 @@ export function storeContract(name: string, open: () => Promise<EngineUnderTest>
         const accountId = await account(1);
         const h = hold(accountId);
         await store.holdCredit(h);
-        await store.releaseHold({ ...failure(accountId, h.id), accountId });
+        expect(await store.releaseHold({ ...failure(accountId, h.id), accountId })).toBe(1);
         expect(await probe.balance(accountId)).toEqual({ credits: 1, usage: 0 });
         expect(await probe.holdIds(accountId)).toEqual([]);
         expect(await probe.requestErrorKinds(accountId)).toEqual(['upstream_error']);
         // A second release of the same hold gives nothing back twice.
-        await store.releaseHold({ ...failure(accountId, h.id), accountId });
+        expect(await store.releaseHold({ ...failure(accountId, h.id), accountId })).toBe(1);
         expect(await probe.balance(accountId)).toEqual({ credits: 1, usage: 0 });
+      });
+
+      it('a hold reports the balance its own write left, and settling does not change it', async () => {
+        const accountId = await account(3);
+        const first = hold(accountId);
+        expect(await store.holdCredit(first)).toEqual({ status: 'held', credits: 2 });
+        expect(await store.holdCredit(hold(accountId))).toEqual({ status: 'held', credits: 1 });
+        await store.settleHold(vt(accountId, first.id));
+        expect(await probe.balance(accountId)).toEqual({ credits: 1, usage: 1 });
       });
 
       concurrency('fails a bad settle alone: concurrent good settles and releases still land', async () => {
@@ -237,8 +260,8 @@ export function storeContract(name: string, open: () => Promise<EngineUnderTest>
       concurrency(`200 holds ${name === 'sqlite' ? 'issued at once (run one by one)' : 'racing each other'} against 50 credits: exactly 50 succeed`, async () => {
         const accountId = await account(50);
         const results = await Promise.all(Array.from({ length: 200 }, () => store.holdCredit(hold(accountId))));
-        expect(results.filter((r) => r === 'held')).toHaveLength(50);
-        expect(results.filter((r) => r === 'insufficient')).toHaveLength(150);
+        expect(results.filter((r) => r.status === 'held')).toHaveLength(50);
+        expect(results.filter((r) => r.status === 'insufficient')).toHaveLength(150);
         expect(await probe.balance(accountId)).toEqual({ credits: 0, usage: 0 });
         expect(await probe.holdIds(accountId)).toHaveLength(50);
       });

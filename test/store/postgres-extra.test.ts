@@ -113,8 +113,8 @@ describe('postgres store: several connection pools, one database', () => {
     const b = open(db.url);
     const accountId = await account(a, 50);
     const results = await Promise.all(Array.from({ length: 200 }, (_, i) => (i % 2 ? a : b).holdCredit(hold(accountId))));
-    expect(results.filter((r) => r === 'held')).toHaveLength(50);
-    expect(results.filter((r) => r === 'insufficient')).toHaveLength(150);
+    expect(results.filter((r) => r.status === 'held')).toHaveLength(50);
+    expect(results.filter((r) => r.status === 'insufficient')).toHaveLength(150);
     expect(await one('SELECT credits, usage FROM accounts WHERE id = $1', accountId)).toEqual({ credits: 0, usage: 0 });
     expect(await one('SELECT count(*)::int AS n FROM credit_holds WHERE account_id = $1', accountId)).toEqual({ n: 50 });
   });
@@ -127,7 +127,7 @@ describe('postgres store: several connection pools, one database', () => {
     const work = writers.map(async (store) => {
       while (!stop) {
         const h = hold(accountId);
-        if ((await store.holdCredit(h)) !== 'held') return;
+        if ((await store.holdCredit(h)).status !== 'held') return;
         await store.settleHold({
           id: h.id, accountId, keyId: h.keyId, requestId: h.id, qrcode: 'q', transactionId: h.id, amount: 1, sendingBank: '004',
           receivingBank: '014', upstream: 'sandbox', latencyMs: 1, response: {} as never, createdAt: new Date(),
@@ -163,7 +163,7 @@ describe('postgres store: several connection pools, one database', () => {
     const b = open(db.url);
     const accountId = await account(a, 40);
     const holds = Array.from({ length: 40 }, () => hold(accountId, new Date('2020-01-01T00:00:00Z')));
-    for (const h of holds) expect(await a.holdCredit(h)).toBe('held');
+    for (const h of holds) expect((await a.holdCredit(h)).status).toBe('held');
 
     const settles = holds.filter((_, i) => i % 2).map((h) =>
       a.settleHold({
@@ -257,6 +257,6 @@ describe('postgres store: several connection pools, one database', () => {
       await locker.query('ROLLBACK');
       await locker.end();
     }
-    expect(await store.holdCredit(hold(accountId))).toBe('held');
+    expect((await store.holdCredit(hold(accountId))).status).toBe('held');
   });
 });

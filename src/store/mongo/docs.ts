@@ -45,6 +45,8 @@ export interface ApiKeyDoc {
   createdAt: Date;
   lastUsedAt: Date | null;
   revokedAt: Date | null;
+  /** Absent on keys written before allow-lists existed: any address. */
+  allowedIps?: string[];
 }
 
 export interface VerifyTransactionDoc {
@@ -157,6 +159,7 @@ export const apiKey = (d: ApiKeyDoc): ApiKey => ({
   createdAt: d.createdAt,
   lastUsedAt: d.lastUsedAt ?? null,
   revokedAt: d.revokedAt ?? null,
+  allowedIps: d.allowedIps ?? [],
 });
 
 export const hold = (accountId: string, h: HoldEntry): CreditHold => ({ id: h._id, accountId, keyId: h.keyId, createdAt: h.createdAt, instanceId: h.instanceId ?? null });

@@ -38,16 +38,18 @@ export class HoldBook {
 
   async hold(h: CreditHold): Promise<HoldResult> {
     // The one atomic write the design rests on (on a real MongoDB: the
-    // filter is re-checked under the document lock). updateOne rather than
-    // findOneAndUpdate: nothing of the document is needed back.
+    // filter is re-checked under the document lock). It hands back the
+    // balance it left, which the caller reports without reading again.
     const entry: HoldEntry = { _id: h.id, keyId: h.keyId, createdAt: h.createdAt, instanceId: h.instanceId ?? null };
-    const r = await this.accounts.updateOne(
+    const after = await this.accounts.findOneAndUpdate(
       { _id: h.accountId, deletedAt: null, credits: { $gt: 0 } },
       { $inc: { credits: -1 }, $push: { holds: entry } },
+      // No projection: FerretDB's findAndModify does not take one.
+      { returnDocument: 'after' },
     );
-    if (r.matchedCount === 1) return 'held';
+    if (after) return { status: 'held', credits: after.credits };
     const a = await this.accounts.findOne({ _id: h.accountId }, { projection: { deletedAt: 1 } });
-    return !a || a.deletedAt ? 'no_account' : 'insufficient';
+    return { status: !a || a.deletedAt ? 'no_account' : 'insufficient' };
   }
 
   async settle(r: VerifyTransactionRecord): Promise<void> {
@@ -69,12 +71,16 @@ export class HoldBook {
     await this.close(r.accountId, entry, 'charged');
   }
 
-  async release(r: RequestErrorRecord & { accountId: string }): Promise<void> {
+  /** Resolves to the balance after the release (read back: the refund spans several writes here). */
+  async release(r: RequestErrorRecord & { accountId: string }): Promise<number> {
     const entry = await this.findHold(r.accountId, r.id);
-    if (entry && (await this.decide(r.id, r.accountId, 'refunded')) === 'charged') return;
-    // Written before the account changes: a refund is never left unexplained.
-    await this.insertRequestError(r);
-    if (entry) await this.close(r.accountId, entry, 'refunded');
+    if (!entry || (await this.decide(r.id, r.accountId, 'refunded')) !== 'charged') {
+      // Written before the account changes: a refund is never left unexplained.
+      await this.insertRequestError(r);
+      if (entry) await this.close(r.accountId, entry, 'refunded');
+    }
+    const a = await this.accounts.findOne({ _id: r.accountId }, { projection: { credits: 1 } });
+    return a?.credits ?? 0;
   }
 
   /**

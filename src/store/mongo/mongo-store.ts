@@ -132,7 +132,7 @@ export class MongoStore implements Store {
     await this.call(async () => {
       // The SQL engines' foreign key, checked by hand (no joins here).
       if (!(await this.m.accounts.exists({ _id: key.accountId }))) throw new StoreError('conflict', 'account does not exist');
-      await this.m.apiKeys.create({ _id: key.id, accountId: key.accountId, prefix: key.prefix, hash: key.hash, createdAt: key.createdAt, lastUsedAt: null, revokedAt: null });
+      await this.m.apiKeys.create({ _id: key.id, accountId: key.accountId, prefix: key.prefix, hash: key.hash, createdAt: key.createdAt, lastUsedAt: null, revokedAt: null, allowedIps: [...key.allowedIps] });
     });
   }
 
@@ -158,6 +158,10 @@ export class MongoStore implements Store {
     return this.call(async () => (await this.m.apiKeys.updateOne({ _id: id, revokedAt: null }, { $set: { revokedAt: at } })).modifiedCount === 1);
   }
 
+  async setApiKeyAllowedIps(id: string, allowedIps: readonly string[]): Promise<boolean> {
+    return this.call(async () => (await this.m.apiKeys.updateOne({ _id: id }, { $set: { allowedIps: [...allowedIps] } })).matchedCount === 1);
+  }
+
   async touchApiKey(id: string, at: Date): Promise<void> {
     await this.call(() => this.m.apiKeys.updateOne({ _id: id }, { $set: { lastUsedAt: at } }));
   }
@@ -170,8 +174,8 @@ export class MongoStore implements Store {
     await this.call(() => this.holds.settle(record));
   }
 
-  async releaseHold(record: RequestErrorRecord & { accountId: string }): Promise<void> {
-    await this.call(() => this.holds.release(record));
+  async releaseHold(record: RequestErrorRecord & { accountId: string }): Promise<number> {
+    return this.call(() => this.holds.release(record));
   }
 
   async recoverStaleHolds(olderThan: Date, now: Date): Promise<RecoveryResult> {

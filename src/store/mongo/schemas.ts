@@ -50,7 +50,7 @@ accountSchema.index({ 'holds.createdAt': 1 });
 accountSchema.index({ 'holds.instanceId': 1 });
 
 const apiKeySchema = new Schema<ApiKeyDoc>(
-  { _id: str, accountId: str, prefix: str, hash: str, createdAt: date, lastUsedAt: optDate, revokedAt: optDate },
+  { _id: str, accountId: str, prefix: str, hash: str, createdAt: date, lastUsedAt: optDate, revokedAt: optDate, allowedIps: { type: [String], default: undefined } },
   OPTIONS,
 );
 apiKeySchema.index({ hash: 1 }, { unique: true });

@@ -121,4 +121,7 @@ export const PG_MIGRATIONS: readonly string[] = [
   ALTER TABLE credit_holds ADD COLUMN instance_id text;
   CREATE INDEX credit_holds_instance ON credit_holds (instance_id);
   `,
+  `
+  ALTER TABLE api_keys ADD COLUMN allowed_ips text;
+  `,
 ];

@@ -53,13 +53,14 @@ const HOLD_CREDIT = {
   text: `WITH taken AS (
      UPDATE accounts SET credits = credits - 1
      WHERE id = $1 AND credits > 0 AND deleted_at IS NULL
-     RETURNING id
+     RETURNING id, credits
    ), held AS (
      INSERT INTO credit_holds (id, account_id, key_id, created_at, instance_id)
      SELECT $2::text, id, $3::text, $4::timestamptz, $5::text FROM taken
      RETURNING id
    )
    SELECT EXISTS (SELECT 1 FROM held) AS held,
+          (SELECT credits FROM taken) AS credits,
           EXISTS (SELECT 1 FROM accounts WHERE id = $1 AND deleted_at IS NULL) AS live`,
 };
 const SETTLE_HOLD = {
@@ -82,9 +83,12 @@ const RELEASE_HOLD = {
      DELETE FROM credit_holds WHERE id = $1 AND account_id = $2 RETURNING account_id
    ), refunded AS (
      UPDATE accounts SET credits = credits + 1 WHERE id IN (SELECT account_id FROM released)
+     RETURNING credits
+   ), recorded AS (
+     INSERT INTO request_errors (${row.ERROR_COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)
+     ON CONFLICT (id) DO NOTHING
    )
-   INSERT INTO request_errors (${row.ERROR_COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)
-   ON CONFLICT (id) DO NOTHING`,
+   SELECT coalesce((SELECT credits FROM refunded), (SELECT credits FROM accounts WHERE id = $2), 0) AS credits`,
 };
 const INSERT_REQUEST_ERROR = {
   name: 'slipgate_insert_request_error',
@@ -213,8 +217,8 @@ export class PostgresStore implements Store {
 
   async createApiKey(key: ApiKey): Promise<void> {
     await this.run(
-      'INSERT INTO api_keys (id, account_id, prefix, hash, created_at, last_used_at, revoked_at) VALUES ($1, $2, $3, $4, $5, NULL, NULL)',
-      [key.id, key.accountId, key.prefix, key.hash, key.createdAt],
+      'INSERT INTO api_keys (id, account_id, prefix, hash, created_at, last_used_at, revoked_at, allowed_ips) VALUES ($1, $2, $3, $4, $5, NULL, NULL, $6)',
+      [key.id, key.accountId, key.prefix, key.hash, key.createdAt, row.allowedIpsParam(key.allowedIps)],
     );
   }
 
@@ -238,6 +242,10 @@ export class PostgresStore implements Store {
     return r.rowCount === 1;
   }
 
+  async setApiKeyAllowedIps(id: string, allowedIps: readonly string[]): Promise<boolean> {
+    return ((await this.run('UPDATE api_keys SET allowed_ips = $1 WHERE id = $2', [row.allowedIpsParam(allowedIps), id])).rowCount ?? 0) === 1;
+  }
+
   async touchApiKey(id: string, at: Date): Promise<void> {
     await this.run('UPDATE api_keys SET last_used_at = $1 WHERE id = $2', [at, id]);
   }
@@ -246,9 +254,10 @@ export class PostgresStore implements Store {
     // One statement, so one transaction: the conditional UPDATE waits on the
     // row lock and re-checks `credits > 0` against the committed value, and
     // the hold row is written only if the credit was taken.
-    const { rows } = await this.run<{ held: boolean; live: boolean }>(HOLD_CREDIT, [hold.accountId, hold.id, hold.keyId, hold.createdAt, hold.instanceId ?? null]);
+    const { rows } = await this.run<{ held: boolean; credits: number | null; live: boolean }>(HOLD_CREDIT, [hold.accountId, hold.id, hold.keyId, hold.createdAt, hold.instanceId ?? null]);
     const r = rows[0]!;
-    return r.held ? 'held' : r.live ? 'insufficient' : 'no_account';
+    if (r.held) return { status: 'held', credits: r.credits ?? 0 };
+    return { status: r.live ? 'insufficient' : 'no_account' };
   }
 
   async settleHold(r: VerifyTransactionRecord): Promise<void> {
@@ -258,8 +267,10 @@ export class PostgresStore implements Store {
     if (!rows[0]!.settled) throw new StoreError('conflict', `hold ${r.id} no longer exists`);
   }
 
-  async releaseHold(r: RequestErrorRecord & { accountId: string }): Promise<void> {
-    await this.run(RELEASE_HOLD, row.errorParams(r));
+  async releaseHold(r: RequestErrorRecord & { accountId: string }): Promise<number> {
+    // The refund's own RETURNING; the fallback read (same statement) covers a hold recovery already released.
+    const { rows } = await this.run<{ credits: number }>(RELEASE_HOLD, row.errorParams(r));
+    return rows[0]!.credits;
   }
 
   async recoverStaleHolds(olderThan: Date, now: Date): Promise<RecoveryResult> {

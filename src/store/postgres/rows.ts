@@ -4,6 +4,7 @@
 // ones, ../sql/rows.ts).
 import type { AdminEvent, LedgerEntry, RequestErrorRecord, VerifyTransactionRecord } from '../../domain/types.js';
 import * as sql from '../sql/rows.js';
+export { allowedIpsParam } from '../sql/rows.js';
 
 export type AccountRow = sql.AccountRow<Date>;
 export type ApiKeyRow = sql.ApiKeyRow<Date>;

@@ -41,6 +41,8 @@ export interface ApiKeyRow<Time> {
   created_at: Time;
   last_used_at: Time | null;
   revoked_at: Time | null;
+  /** JSON array of CIDR ranges as text on both engines; NULL = any address. */
+  allowed_ips: string | null;
 }
 export interface HoldRow<Time> {
   id: string;
@@ -130,6 +132,7 @@ export function rowMappers<Time, Amount, Json>(c: Codec<Time, Amount, Json>) {
       createdAt: c.date(r.created_at),
       lastUsedAt: maybeDate(r.last_used_at),
       revokedAt: maybeDate(r.revoked_at),
+      allowedIps: r.allowed_ips ? (JSON.parse(r.allowed_ips) as string[]) : [],
     }),
     hold: (r: HoldRow<Time>): CreditHold => ({ id: r.id, accountId: r.account_id, keyId: r.key_id, createdAt: c.date(r.created_at), instanceId: r.instance_id ?? null }),
     verifyTransaction: (r: VtRow<Time, Amount, Json>): VerifyTransactionRecord => ({
@@ -192,3 +195,6 @@ export function rowMappers<Time, Amount, Json>(c: Codec<Time, Amount, Json>) {
     }),
   };
 }
+
+/** Stored as NULL when the key may be used from anywhere. */
+export const allowedIpsParam = (ranges: readonly string[]): string | null => (ranges.length === 0 ? null : JSON.stringify(ranges));

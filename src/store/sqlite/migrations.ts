@@ -119,4 +119,7 @@ export const SQLITE_MIGRATIONS: readonly string[] = [
   ALTER TABLE credit_holds ADD COLUMN instance_id TEXT;
   CREATE INDEX credit_holds_instance ON credit_holds (instance_id);
   `,
+  `
+  ALTER TABLE api_keys ADD COLUMN allowed_ips TEXT;
+  `,
 ];

@@ -2,6 +2,7 @@
 // mappers are the SQL engines' shared ones, ../sql/rows.ts).
 import type { LedgerEntry, RequestErrorRecord, VerifyTransactionRecord } from '../../domain/types.js';
 import * as sql from '../sql/rows.js';
+export { allowedIpsParam } from '../sql/rows.js';
 export { usageRows } from '../usage.js';
 
 export type AccountRow = sql.AccountRow<number>;

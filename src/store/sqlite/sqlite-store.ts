@@ -86,11 +86,12 @@ export class SqliteStore implements Store {
       insertAccount: db.prepare('INSERT INTO accounts (id, name, credits, usage, created_at) VALUES (?, ?, 0, 0, ?)'),
       keyByHash: db.prepare('SELECT * FROM api_keys WHERE hash = ?'),
       keyById: db.prepare('SELECT * FROM api_keys WHERE id = ?'),
-      hold: db.prepare('UPDATE accounts SET credits = credits - 1 WHERE id = ? AND credits > 0 AND deleted_at IS NULL'),
+      hold: db.prepare('UPDATE accounts SET credits = credits - 1 WHERE id = ? AND credits > 0 AND deleted_at IS NULL RETURNING credits'),
       insertHold: db.prepare('INSERT INTO credit_holds (id, account_id, key_id, created_at, instance_id) VALUES (?, ?, ?, ?, ?)'),
       deleteHold: db.prepare('DELETE FROM credit_holds WHERE id = ? AND account_id = ?'),
       charge: db.prepare('UPDATE accounts SET usage = usage + 1 WHERE id = ?'),
-      refund: db.prepare('UPDATE accounts SET credits = credits + 1 WHERE id = ?'),
+      refund: db.prepare('UPDATE accounts SET credits = credits + 1 WHERE id = ? RETURNING credits'),
+      credits: db.prepare('SELECT credits FROM accounts WHERE id = ?'),
       insertVt: db.prepare(`INSERT INTO verify_transactions
         (id, account_id, key_id, request_id, qrcode, transaction_id, amount, sending_bank, receiving_bank, upstream, latency_ms, response, created_at)
         VALUES (@id, @accountId, @keyId, @requestId, @qrcode, @transactionId, @amount, @sendingBank, @receivingBank, @upstream, @latencyMs, @response, @createdAt)`),
@@ -149,8 +150,8 @@ export class SqliteStore implements Store {
   async createApiKey(key: ApiKey): Promise<void> {
     try {
       this.db
-        .prepare('INSERT INTO api_keys (id, account_id, prefix, hash, created_at, last_used_at, revoked_at) VALUES (?, ?, ?, ?, ?, NULL, NULL)')
-        .run(key.id, key.accountId, key.prefix, key.hash, key.createdAt.getTime());
+        .prepare('INSERT INTO api_keys (id, account_id, prefix, hash, created_at, last_used_at, revoked_at, allowed_ips) VALUES (?, ?, ?, ?, ?, NULL, NULL, ?)')
+        .run(key.id, key.accountId, key.prefix, key.hash, key.createdAt.getTime(), row.allowedIpsParam(key.allowedIps));
     } catch (err) {
       throw mapError(err);
     }
@@ -175,6 +176,10 @@ export class SqliteStore implements Store {
     return this.db.prepare('UPDATE api_keys SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL').run(at.getTime(), id).changes === 1;
   }
 
+  async setApiKeyAllowedIps(id: string, allowedIps: readonly string[]): Promise<boolean> {
+    return this.db.prepare('UPDATE api_keys SET allowed_ips = ? WHERE id = ?').run(row.allowedIpsParam(allowedIps), id).changes === 1;
+  }
+
   async touchApiKey(id: string, at: Date): Promise<void> {
     this.db.prepare('UPDATE api_keys SET last_used_at = ? WHERE id = ?').run(at.getTime(), id);
   }
@@ -187,19 +192,20 @@ export class SqliteStore implements Store {
     await this.writes.run(() => this.verifyWrite.settle(r));
   }
 
-  async releaseHold(r: RequestErrorRecord & { accountId: string }): Promise<void> {
-    await this.writes.run(() => this.verifyWrite.release(r));
+  async releaseHold(r: RequestErrorRecord & { accountId: string }): Promise<number> {
+    return this.writes.run(() => this.verifyWrite.release(r));
   }
 
   /** The verify path's money writes; each runs atomically in its own savepoint of a group commit. */
   private verifyWrites() {
     const hold = (h: CreditHold): HoldResult => {
-      if (this.stmt.hold.run(h.accountId).changes === 1) {
+      const taken = this.stmt.hold.get(h.accountId) as { credits: number } | undefined;
+      if (taken) {
         this.stmt.insertHold.run(h.id, h.accountId, h.keyId, h.createdAt.getTime(), h.instanceId ?? null);
-        return 'held';
+        return { status: 'held', credits: taken.credits };
       }
       const a = this.stmt.account.get(h.accountId) as row.AccountRow | undefined;
-      return !a || a.deleted_at !== null ? 'no_account' : 'insufficient';
+      return { status: !a || a.deleted_at !== null ? 'no_account' : 'insufficient' };
     };
     const settle = (r: VerifyTransactionRecord): void => {
       if (this.stmt.deleteHold.run(r.id, r.accountId).changes !== 1) {
@@ -208,9 +214,11 @@ export class SqliteStore implements Store {
       this.stmt.insertVt.run(row.vtParams(r));
       this.stmt.charge.run(r.accountId);
     };
-    const release = (r: RequestErrorRecord & { accountId: string }): void => {
-      if (this.stmt.deleteHold.run(r.id, r.accountId).changes === 1) this.stmt.refund.run(r.accountId);
+    const release = (r: RequestErrorRecord & { accountId: string }): number => {
+      // A hold already gone (recovered) refunds nothing: report the balance as it is.
+      const refunded = this.stmt.deleteHold.run(r.id, r.accountId).changes === 1 ? this.stmt.refund.get(r.accountId) : this.stmt.credits.get(r.accountId);
       this.stmt.insertError.run(row.errorParams(r));
+      return (refunded as { credits: number } | undefined)?.credits ?? 0;
     };
     return { hold, settle, release };
   }
