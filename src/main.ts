@@ -10,6 +10,7 @@ import { createAdminApp } from './http/admin-app.js';
 import { answerClientErrorsWithJson } from './http/client-errors.js';
 import { defaultDashboardDir, mountDashboard } from './http/dashboard.js';
 import { createPublicApp } from './http/public-app.js';
+import { ImageDecodePool } from './images/decode-pool.js';
 import { openStore } from './store/open.js';
 import type { Store } from './store/store.js';
 import { buildUpstream } from './upstream/build.js';
@@ -29,6 +30,8 @@ export interface Running {
   adminUrl: string;
   store: Store;
   verification: VerificationService;
+  /** Reads the slip QR of image bodies, off the event loop. */
+  images: ImageDecodePool;
   /** Per-domain counters, latency and breaker state of the bank network. */
   upstreamHealth(): DomainHealth[];
   /** Re-reads UPSTREAMS / UPSTREAMS_FILE (SIGHUP); keeps the old set on error. */
@@ -48,7 +51,16 @@ export async function run(config: Config, { logger, ...opts }: RunOptions): Prom
   });
   const override = opts.upstream;
   const upstream = override instanceof UpstreamPool ? override : override ? UpstreamPool.of(override, { logger }) : pool;
+  // Threads start on the first image, so a server that never gets one pays nothing.
+  const images = new ImageDecodePool({
+    workers: config.IMAGE_WORKERS,
+    queueMax: config.IMAGE_QUEUE_MAX,
+    timeoutMs: config.IMAGE_DECODE_TIMEOUT_MS,
+    maxPixels: config.IMAGE_MAX_PIXELS,
+    logger,
+  });
   const verification = new VerificationService({
+    images,
     store,
     upstream,
     timeoutMs: config.UPSTREAM_TIMEOUT_MS,
@@ -66,7 +78,7 @@ export async function run(config: Config, { logger, ...opts }: RunOptions): Prom
   await recovery.once();
 
   const publicServer = await listen(
-    createPublicApp({ verification, logger, maxBodyBytes: config.MAX_BODY_BYTES, limits: config }),
+    createPublicApp({ verification, logger, maxBodyBytes: config.MAX_BODY_BYTES, maxImageBytes: config.MAX_IMAGE_BYTES, limits: config }),
     config.PORT,
     config.HOST,
   );
@@ -101,6 +113,7 @@ export async function run(config: Config, { logger, ...opts }: RunOptions): Prom
       logger.info({ inFlight: verification.inFlightCount }, 'shutting down');
       const stopped = Promise.all([stopServer(publicServer), stopServer(adminServer)]);
       await verification.drain();
+      await images.close();
       await stopped;
       recovery.stop();
       await pool.close();
@@ -109,7 +122,7 @@ export async function run(config: Config, { logger, ...opts }: RunOptions): Prom
       logger.info('stopped');
     })());
   const reloadUpstreams = () => (override ? null : pool.reload(upstreamConfigs({ ...config, env: process.env }, logger)));
-  return { publicUrl, adminUrl, store, verification, upstreamHealth: () => pool.health(), reloadUpstreams, close };
+  return { publicUrl, adminUrl, store, verification, images, upstreamHealth: () => pool.health(), reloadUpstreams, close };
 }
 
 /** The configured bank domains, or the sandbox network when none are configured. */

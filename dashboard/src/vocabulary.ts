@@ -37,6 +37,7 @@ export const ERROR_KINDS = [
   'MISSING_API_KEY',
   'USER_NOT_FOUND',
   'INTERRUPTED',
+  'UNREADABLE_IMAGE',
 ] as const;
 
 /** "SLIP_NOT_FOUND" → "slip not found". */

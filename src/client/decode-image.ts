@@ -76,7 +76,7 @@ export async function decodeSlipImageDetailed(input: Buffer | Uint8Array | strin
     working = { data, width: info.width, height: info.height };
   } catch (err) {
     const message = (err as Error).message;
-    if (/pixel limit/i.test(message)) throw new SlipImageError(`the image has more pixels than the limit of ${options.maxPixels ?? 100_000_000}`, 'too_many_pixels');
+    if (/pixel limit/i.test(message)) throw new SlipImageError(`image has more pixels than the limit of ${options.maxPixels ?? 100_000_000}`, 'too_many_pixels');
     throw new SlipImageError(`not a readable image: ${message}`);
   }
   const longest = Math.max(working.width, working.height);

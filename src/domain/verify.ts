@@ -3,9 +3,11 @@
 // Spec §5 and §7 fix the order and texts of the errors.
 import type { Logger } from 'pino';
 import type { Store } from '../store/store.js';
-import type { Upstream, UpstreamResult } from '../upstream/upstream.js';
+import type { Upstream } from '../upstream/upstream.js';
 import { hashSecret } from './api-key.js';
-import { ACCOUNT_ERRORS, UPSTREAM_MESSAGES, type AccountErrorKind } from './errors.js';
+import { ACCOUNT_ERRORS, type AccountErrorKind } from './errors.js';
+import { askNetwork } from './ask-network.js';
+import { readSlipImage, type ImageDecoder } from './verify-image.js';
 import { parseSlipQr, type SlipRef } from './slip-qr.js';
 import type { ApiKey, ErrorKind, RequestErrorRecord, VerifiedSlip } from './types.js';
 import { KeyCache } from './key-cache.js';
@@ -19,6 +21,8 @@ export interface VerifyInput {
   rawBody: Buffer;
   /** Set when the body was not read (too large, bad encoding): answered after the key checks. */
   bodyProblem?: BodyProblem;
+  /** Bodies are read up to the image limit; only an image body may be larger than this. */
+  maxQrcodeBodyBytes?: number;
   requestId: string;
 }
 
@@ -43,6 +47,8 @@ export interface VerificationDeps {
   keyCacheTtlMs?: number;
   /** Verifications one account may have at the network at once (429 beyond). */
   maxInFlightPerAccount?: number;
+  /** Reads the slip QR of `image` bodies (the worker pool); without it they are refused. */
+  images?: ImageDecoder;
 }
 
 const SUCCESS_MESSAGE = 'slip verified';
@@ -59,8 +65,6 @@ class SettleFailedError extends Error {
     super('recording a verified slip failed', { cause });
   }
 }
-const ABORT_GRACE_MS = 25;
-const TIMED_OUT: UpstreamResult = { ok: false, kind: 'upstream_timeout', message: UPSTREAM_MESSAGES.upstream_timeout, upstream: null };
 /** lastUsedAt is for people, so one write a minute per key is plenty. */
 const TOUCH_INTERVAL_MS = 60_000;
 
@@ -113,13 +117,23 @@ export class VerificationService {
 
     // The hold below checks deletion and balance atomically; the account is
     // read only on the rare paths where the spec's error order needs it.
-    const body = checkVerifyBody(input.contentType, input.rawBody, input.bodyProblem);
+    const body = checkVerifyBody(input.contentType, input.rawBody, input.bodyProblem, input.maxQrcodeBodyBytes);
     if (!body.ok) {
       const account = await store.getAccount(key.accountId);
       if (!account || account.deletedAt) return this.accountError('user_not_found', who);
       return { httpStatus: body.status, body: { status: 'error', message: body.message } };
     }
-    const { qrcode } = body;
+    let qrcode: string;
+    if (body.image === undefined) qrcode = body.qrcode;
+    else {
+      // No CPU for an account that could not pay: its credits are read before decoding (the hold still decides).
+      const account = await store.getAccount(key.accountId);
+      if (!account || account.deletedAt || account.credits <= 0) return this.accountError(account && !account.deletedAt ? 'insufficient_fund' : 'user_not_found', who);
+      const read = await readSlipImage(this.deps.images, body.image);
+      if (!read.ok && !read.unreadable) return { httpStatus: read.status, body: { status: 'error', message: read.message } };
+      if (!read.ok) return store.insertRequestError(this.errorRecord(who, null, null, 'unreadable_image', read.message, null, 0)).then(() => failure(read.message));
+      qrcode = read.qrcode;
+    }
 
     const started = performance.now();
     const parsed = parseSlipQr(qrcode);
@@ -139,7 +153,8 @@ export class VerificationService {
     }
     this.perAccount.set(key.accountId, inFlight + 1);
     try {
-      return await this.holdAndVerify(who, key, qrcode, parsed.slip, started, body.checks);
+      const source = body.image ? { source: 'image' as const } : {};
+      return await this.holdAndVerify({ ...who, ...source }, key, qrcode, parsed.slip, started, body.checks);
     } finally {
       const left = (this.perAccount.get(key.accountId) ?? 1) - 1;
       if (left > 0) this.perAccount.set(key.accountId, left);
@@ -148,7 +163,7 @@ export class VerificationService {
   }
 
   private async holdAndVerify(
-    who: { id: string; requestId: string; accountId: string; keyId: string },
+    who: { id: string; requestId: string; accountId: string; keyId: string; source?: 'image' },
     key: ApiKey,
     qrcode: string,
     slip: SlipRef,
@@ -160,7 +175,7 @@ export class VerificationService {
     if (held === 'insufficient') return this.accountError('insufficient_fund', { ...who, qrcode, slip });
     if (held === 'no_account') return this.accountError('user_not_found', { ...who, qrcode, slip });
 
-    const result = await this.askNetwork({ ...slip, requestId: who.requestId });
+    const result = await askNetwork(this.deps, { ...slip, requestId: who.requestId });
     const latencyMs = Math.round(performance.now() - started);
 
     // A refused bank answer (another slip, broken data) arrives here as a
@@ -185,6 +200,7 @@ export class VerificationService {
         latencyMs,
         response: data,
         createdAt: this.now(),
+        ...(who.source ? { source: who.source } : {}),
       });
     } catch (err) {
       throw new SettleFailedError(err);
@@ -208,27 +224,6 @@ export class VerificationService {
         )
       : undefined;
     return evaluateChecks(checks, data, { now: this.now(), history });
-  }
-
-  /**
-   * One budget for the whole network call. At the deadline the call is
-   * aborted and gets a moment to answer its own timeout (which names the
-   * domain); it is never waited for beyond that.
-   */
-  private askNetwork(query: { sendingBank: string; transRef: string; requestId: string }): Promise<UpstreamResult> {
-    const controller = new AbortController();
-    const call = this.deps.upstream.verify(query, controller.signal).catch((err: unknown): UpstreamResult => {
-      this.deps.logger.error({ err, requestId: query.requestId }, 'upstream adapter threw');
-      return { ok: false, kind: 'upstream_error', message: UPSTREAM_MESSAGES.upstream_error, upstream: null };
-    });
-    let timer: NodeJS.Timeout | undefined;
-    const deadline = new Promise<UpstreamResult>((resolve) => {
-      timer = setTimeout(() => {
-        controller.abort();
-        timer = setTimeout(resolve, ABORT_GRACE_MS, TIMED_OUT);
-      }, this.deps.timeoutMs);
-    });
-    return Promise.race([call, deadline]).finally(() => clearTimeout(timer));
   }
 
   private async accountError(

@@ -110,4 +110,8 @@ export const PG_MIGRATIONS: readonly string[] = [
   CREATE INDEX verify_transactions_request ON verify_transactions (request_id);
   CREATE INDEX request_errors_request ON request_errors (request_id);
   `,
+  // NULL: the caller sent the QR text (every row before images were read).
+  `
+  ALTER TABLE verify_transactions ADD COLUMN source text;
+  `,
 ];

@@ -62,6 +62,7 @@ export interface VtRow<Time, Amount, Json> {
   latency_ms: number;
   response: Json;
   created_at: Time;
+  source?: string | null;
 }
 export interface ErrorRow<Time> {
   id: string;
@@ -144,6 +145,7 @@ export function rowMappers<Time, Amount, Json>(c: Codec<Time, Amount, Json>) {
       latencyMs: r.latency_ms,
       response: c.json<VerifyTransactionRecord['response']>(r.response),
       createdAt: c.date(r.created_at),
+      ...sourceOf(r.source),
     }),
     requestError: (r: ErrorRow<Time>): RequestErrorRecord => ({
       id: r.id,
@@ -189,4 +191,9 @@ export function rowMappers<Time, Amount, Json>(c: Codec<Time, Amount, Json>) {
       createdAt: c.date(r.created_at),
     }),
   };
+}
+
+/** Only set on records whose QR slipgate read from a picture; older rows have none. */
+export function sourceOf(source: string | null | undefined): Pick<VerifyTransactionRecord, 'source'> {
+  return source === 'image' || source === 'qrcode' ? { source } : {};
 }
