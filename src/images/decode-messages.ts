@@ -8,5 +8,6 @@ export interface DecodeRequest {
 }
 
 export type DecodeReply =
+  | { ready: true }
   | { id: number; ok: true; qrcode: string | null }
   | { id: number; ok: false; reason: 'not_image' | 'too_many_pixels' | 'failed'; message: string };

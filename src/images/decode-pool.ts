@@ -52,6 +52,8 @@ interface Job {
 
 interface Slot {
   worker: Worker;
+  /** Loaded: a job given before this waits for it, and so does its clock. */
+  ready: boolean;
   job: Job | null;
   timer?: NodeJS.Timeout;
 }
@@ -124,7 +126,7 @@ export class ImageDecodePool {
 
   private spawn(): Slot {
     const worker = startWorker();
-    const slot: Slot = { worker, job: null };
+    const slot: Slot = { worker, ready: false, job: null };
     this.counters.threadsStarted++;
     worker.on('message', (reply: DecodeReply) => this.finished(slot, reply));
     worker.on('error', (err) => this.lost(slot, err));
@@ -137,12 +139,21 @@ export class ImageDecodePool {
     slot.job = job;
     this.counters.decodes++;
     slot.worker.ref();
+    if (slot.ready) this.send(slot, job);
+  }
+
+  private send(slot: Slot, job: Job): void {
     slot.timer = setTimeout(() => this.timedOut(slot), this.opts.timeoutMs);
     const request: DecodeRequest = { id: job.id, bytes: job.bytes, maxPixels: this.opts.maxPixels };
     slot.worker.postMessage(request, [job.bytes]);
   }
 
   private finished(slot: Slot, reply: DecodeReply): void {
+    if ('ready' in reply) {
+      slot.ready = true;
+      if (slot.job) this.send(slot, slot.job);
+      return;
+    }
     const job = slot.job;
     if (!job || job.id !== reply.id) return;
     this.release(slot);

@@ -14,6 +14,8 @@ if (!port) throw new Error('decode-worker must run as a worker thread');
 port.on('message', (job: DecodeRequest) => {
   void answer(job).then((reply) => port.postMessage(reply));
 });
+// The image budget starts now, not while this thread was loading.
+port.postMessage({ ready: true });
 
 async function answer(job: DecodeRequest): Promise<DecodeReply> {
   try {
