@@ -1,9 +1,11 @@
 // POST /api/v1/verify with a slip picture (`image`, base64): read by the
 // worker pool, charged like a QR text, refused (free) when it is not a slip
 // picture, and kept off the event loop so QR-text verifications go on.
+import { Writable } from 'node:stream';
 import { deflateSync, crc32 } from 'node:zlib';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createLogger } from '../../src/log.js';
 import { sandboxQr } from '../../src/upstream/sandbox/sandbox-qr.js';
 import { startApp, type TestApp } from '../helpers/app.js';
 import { testEngines } from '../helpers/engines.js';
@@ -42,9 +44,17 @@ const b64 = (b: Buffer) => b.toString('base64');
 
 describe.each(testEngines())('image verification on %s', (engine) => {
   let app: TestApp;
+  const logLines: string[] = [];
+  const sink = new Writable({
+    write(chunk: Buffer, _encoding, done) {
+      logLines.push(chunk.toString('utf8'));
+      done();
+    },
+  });
 
   beforeAll(async () => {
-    app = await startApp({ databaseUrl: await engine.databaseUrl(), env: { IMAGE_WORKERS: '1', IMAGE_QUEUE_MAX: '64' } });
+    const logger = createLogger('trace', sink);
+    app = await startApp({ logger, databaseUrl: await engine.databaseUrl(), env: { IMAGE_WORKERS: '1', IMAGE_QUEUE_MAX: '64' } });
   });
   afterAll(async () => {
     await app?.stop();
@@ -156,6 +166,12 @@ describe.each(testEngines())('image verification on %s', (engine) => {
     expect(answered.map((r) => r.body.message)).toEqual(Array(12).fill('slip verified'));
     expect((await Promise.all(pictures)).map((r) => r.body.message)).toEqual(Array(8).fill('slip verified'));
     for (const a of accounts) expect(await balance(a.accountId)).toEqual({ credits: 0, held: 0, usage: 1 });
+  });
+
+  it('never writes a picture to the log (every line at trace level)', () => {
+    expect(logLines.length).toBeGreaterThan(0);
+    const log = logLines.join('');
+    for (const picture of [slips[0]!.image, slips[1]!.image, blank, bomb]) expect(log).not.toContain(b64(picture).slice(100, 164));
   });
 });
 
