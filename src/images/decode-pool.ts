@@ -43,6 +43,9 @@ export interface ImagePoolStats {
   queued: number;
 }
 
+/** Loading a thread (sharp, the decoder) is not the image's fault: its budget starts once loaded. */
+const STARTUP_ALLOWANCE_MS = 30_000;
+
 interface Job {
   id: number;
   bytes: ArrayBuffer;
@@ -139,10 +142,13 @@ export class ImageDecodePool {
     slot.job = job;
     this.counters.decodes++;
     slot.worker.ref();
-    if (slot.ready) this.send(slot, job);
+    if (slot.ready) return this.send(slot, job);
+    // A thread that never finishes loading must not hold its image forever.
+    slot.timer = setTimeout(() => this.timedOut(slot), this.opts.timeoutMs + STARTUP_ALLOWANCE_MS);
   }
 
   private send(slot: Slot, job: Job): void {
+    clearTimeout(slot.timer);
     slot.timer = setTimeout(() => this.timedOut(slot), this.opts.timeoutMs);
     const request: DecodeRequest = { id: job.id, bytes: job.bytes, maxPixels: this.opts.maxPixels };
     slot.worker.postMessage(request, [job.bytes]);
