@@ -39,6 +39,16 @@ const schema = z.object({
     .optional(),
   /** Cap on one verify request body (spec leaves it open). */
   MAX_BODY_BYTES: z.coerce.number().int().min(256).max(1_048_576).default(16_384),
+  /** Cap on a verify request body carrying an image (base64 JSON); qrcode bodies keep MAX_BODY_BYTES. */
+  MAX_IMAGE_BYTES: z.coerce.number().int().min(1024).max(67_108_864).default(4_194_304),
+  /** Threads reading slip images; default one per CPU core. */
+  IMAGE_WORKERS: z.coerce.number().int().min(1).max(256).optional(),
+  /** Images waiting for a thread; beyond it image requests get 429 (nothing charged). */
+  IMAGE_QUEUE_MAX: z.coerce.number().int().min(0).max(100_000).default(32),
+  /** Time one image may take on its thread; a thread stuck past it is replaced. */
+  IMAGE_DECODE_TIMEOUT_MS: ms(5_000),
+  /** Width × height limit of an image, checked before decompressing (decompression bombs). */
+  IMAGE_MAX_PIXELS: z.coerce.number().int().min(10_000).max(1_000_000_000).default(40_000_000),
   /** Public requests per minute one API key may make (per process); 0 = no limit. See SECURITY.md. */
   RATE_LIMIT_PER_KEY_PER_MIN: z.coerce.number().int().min(0).max(10_000_000).default(0),
   /** Public requests per minute one client IP may make (per process); 0 = no limit. */

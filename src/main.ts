@@ -15,6 +15,7 @@ import { startInstanceLease } from './lease.js';
 import { Metrics } from './metrics/metrics.js';
 import { metricsText } from './metrics/serve.js';
 import { timedStore } from './metrics/timing.js';
+import { ImageDecodePool } from './images/decode-pool.js';
 import { openStore } from './store/open.js';
 import type { Store } from './store/store.js';
 import { logStartupGuide } from './startup-guide.js';
@@ -35,6 +36,8 @@ export interface Running {
   adminUrl: string;
   store: Store;
   verification: VerificationService;
+  /** Reads the slip QR of image bodies, off the event loop. */
+  images: ImageDecodePool;
   /** Per-domain counters, latency and breaker state of the bank network. */
   upstreamHealth(): DomainHealth[];
   /** Re-reads UPSTREAMS / UPSTREAMS_FILE (SIGHUP); keeps the old set on error. */
@@ -72,7 +75,16 @@ export async function run(config: Config, { logger, ...opts }: RunOptions): Prom
     logger,
     onRecovered: (r) => metrics.holdsRecovered(r.consumed, r.released),
   });
+  // Threads start on the first image, so a server that never gets one pays nothing.
+  const images = new ImageDecodePool({
+    workers: config.IMAGE_WORKERS,
+    queueMax: config.IMAGE_QUEUE_MAX,
+    timeoutMs: config.IMAGE_DECODE_TIMEOUT_MS,
+    maxPixels: config.IMAGE_MAX_PIXELS,
+    logger,
+  });
   const verification = new VerificationService({
+    images,
     store,
     upstream,
     timeoutMs: config.UPSTREAM_TIMEOUT_MS,
@@ -84,7 +96,7 @@ export async function run(config: Config, { logger, ...opts }: RunOptions): Prom
   });
 
   const publicServer = await listen(
-    createPublicApp({ verification, logger, maxBodyBytes: config.MAX_BODY_BYTES, limits: config, metrics }),
+    createPublicApp({ verification, logger, maxBodyBytes: config.MAX_BODY_BYTES, maxImageBytes: config.MAX_IMAGE_BYTES, limits: config, metrics }),
     config.PORT,
     config.HOST,
   );
@@ -122,6 +134,7 @@ export async function run(config: Config, { logger, ...opts }: RunOptions): Prom
       logger.info({ inFlight: verification.inFlightCount }, 'shutting down');
       const stopped = Promise.all([stopServer(publicServer), stopServer(adminServer)]);
       await verification.drain();
+      await images.close();
       await stopped;
       // Nothing is held under the lease any more: ending it tells the others at once.
       await lease.end().catch((err: unknown) => logger.error({ err }, 'ending the lease failed; it expires by itself'));
@@ -132,7 +145,7 @@ export async function run(config: Config, { logger, ...opts }: RunOptions): Prom
       logger.info('stopped');
     })());
   const reloadUpstreams = () => (override ? null : pool.reload(upstreamConfigs({ ...config, env: process.env }, logger)));
-  return { publicUrl, adminUrl, store, verification, upstreamHealth: () => pool.health(), reloadUpstreams, close };
+  return { publicUrl, adminUrl, store, verification, images, upstreamHealth: () => pool.health(), reloadUpstreams, close };
 }
 
 /** The configured bank domains, or the sandbox network when none are configured. */

@@ -22,6 +22,7 @@ export const ERROR_KINDS = [
   'USER_NOT_FOUND',
   'IP_NOT_ALLOWED',
   'INTERRUPTED',
+  'UNREADABLE_IMAGE',
 ] as const;
 
 /** "SLIP_NOT_FOUND" → "slip not found" / "ไม่พบสลิป". */

@@ -1,7 +1,7 @@
 // Command-line flags of `npm run bench`.
 import { availableParallelism } from 'node:os';
 
-export const SCENARIO_IDS = ['A', 'B', 'C', 'D', 'E'] as const;
+export const SCENARIO_IDS = ['A', 'B', 'C', 'D', 'E', 'I'] as const;
 export type ScenarioId = (typeof SCENARIO_IDS)[number];
 export const ENGINE_NAMES = ['sqlite', 'postgres', 'mongodb'] as const;
 export type EngineName = (typeof ENGINE_NAMES)[number];
@@ -22,7 +22,7 @@ export interface BenchArgs {
   heapMb: number | undefined;
 }
 
-const USAGE = `usage: npm run bench -- [--quick] [--scenario A,B,C,D,E] [--engine sqlite,postgres,mongodb]
+const USAGE = `usage: npm run bench -- [--quick] [--scenario A,B,C,D,E,I] [--engine sqlite,postgres,mongodb]
                        [--workers N|auto] [--heap-mb N] [--profile] [--keep] [--out FILE]`;
 
 export function parseArgs(argv: string[]): BenchArgs {

@@ -13,6 +13,7 @@ import { SIMULATOR_CREDENTIALS } from '../../src/upstream/simulator.js';
 import { parseArgs, type EngineName, type ScenarioId } from './args.js';
 import { buildForBench, type BuiltApp } from './build.js';
 import { createDatabase, type BenchDatabase } from './engines.js';
+import { runImageFlood } from './images.js';
 import { runLoad, type LoadResult } from './load.js';
 import { jsonLines, listenOverflows, startProcess, type Started } from './processes.js';
 import { summariseProfiles } from './profile.js';
@@ -52,7 +53,7 @@ try {
     if (chosen(id)) report.rows.push(await measure(app, all[id], 'none', null, []));
   }
   for (const engine of args.engines) {
-    const needsDb = (['A', 'B', 'C'] as const).some(chosen);
+    const needsDb = (['A', 'B', 'C', 'I'] as const).some(chosen);
     if (!needsDb) break;
     await benchEngine(app, engine);
   }
@@ -84,6 +85,7 @@ async function benchEngine(app: BuiltApp, engine: EngineName): Promise<void> {
     for (const id of ['A', 'B', 'C'] as const) {
       if (chosen(id)) report.rows.push(await measure(app, all[id], engine, db, keys));
     }
+    if (chosen('I')) await measureImages(app, all.I, engine, db, keys);
     if (args.profile) {
       const dir = join(work, `profile-${engine}`);
       mkdirSync(dir);
@@ -156,6 +158,33 @@ async function measure(app: BuiltApp, scenario: Scenario, engine: string, db: Be
   } finally {
     const code = await target?.stop();
     if (code !== undefined && code !== 0) say(`${tag}: ${target!.name} exited with ${code} (log: ${target!.logFile})`);
+    await bank.stop();
+  }
+}
+
+/** Scenario I: printed, not in the table (its rows are two different loads). */
+async function measureImages(app: BuiltApp, scenario: Scenario, engine: string, db: BenchDatabase, keys: string[]): Promise<void> {
+  const tag = `I/${engine}`;
+  say(`${tag}: ${scenario.title}, ${scenario.durationSec} s`);
+  const bank = await startProcess({
+    name: 'simulated bank',
+    args: [app.cli, 'simulate-bank', '--provider', 'kbank', '--port', '0', '--latency-ms', '0'],
+    env: { ...process.env },
+    logFile: join(work, `bank-I-${engine}.log`),
+    ready: (lines) => lines.map((l) => /listening on (http:\/\/\S+)/.exec(l)?.[1]).find(Boolean),
+  });
+  let target: Started | undefined;
+  try {
+    target = await startSlipgate(app, db, bank.url, tag);
+    const r = await runImageFlood({ url: target.url, apiKeys: keys, durationSec: scenario.durationSec, imageConcurrency: scenario.connections, qrcodeRate: scenario.overallRate! });
+    const q = r.qrcode;
+    say(
+      `${tag}: images ${r.images.perSec.toFixed(1)}/s verified (${r.images.verified} ok, ${r.images.refused429} refused 429, ${r.images.other} other); ` +
+        `QR text beside them: ${q.successes} ok, ${q.failures + q.errors} not ok, p50 ${q.latencyMs.p50.toFixed(2)} p99 ${q.latencyMs.p99.toFixed(2)} ms; ` +
+        `peak RSS ${(target.peakRssBytes() / 2 ** 20).toFixed(0)} MB`,
+    );
+  } finally {
+    await target?.stop();
     await bank.stop();
   }
 }

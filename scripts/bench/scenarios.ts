@@ -34,6 +34,8 @@ export function scenarios(quick: boolean): Record<ScenarioId, Scenario> {
     C: { id: 'C', title: '2 s upstream, 5,000 requests in flight', target: 'slipgate', upstreamLatencyMs: 2000, connections: 5000, durationSec: d(20, 8), warmupSec: 0 },
     D: { id: 'D', title: 'as A, bare express + got baseline', target: 'baseline', upstreamLatencyMs: 0, connections: 100, durationSec: d(20, 4), warmupSec: d(3, 1) },
     E: { ...b, id: 'E', title: 'as B, bare express + got baseline', target: 'baseline' },
+    // Read by runImageScenario (images.ts), not by the autocannon rows.
+    I: { id: 'I', title: '1080×2340 screenshots flooding the image pool, 100 QR-text req/s beside them', target: 'slipgate', upstreamLatencyMs: 0, connections: 8, overallRate: 100, durationSec: d(15, 5), warmupSec: 0 },
   };
 }
 

@@ -1,5 +1,6 @@
 // `slipgate verify`: verify one slip against a running slipgate, from the QR
-// text or from a photo/screenshot of the slip (decoded locally, never uploaded).
+// text or from a photo/screenshot of the slip (decoded locally and never
+// uploaded, unless --server-decode sends the picture for slipgate to read).
 import { readFile } from 'node:fs/promises';
 import type { Command } from 'commander';
 import { createClient, SlipgateError, type Checks } from '../client/index.js';
@@ -17,6 +18,7 @@ interface VerifyCliOptions {
   receiverName?: string;
   maxAge?: string;
   decodeOnly?: boolean;
+  serverDecode?: boolean;
   timeout: string;
 }
 
@@ -35,10 +37,13 @@ export function registerVerifyCommand(program: Command): void {
     .option('--receiver-name <name>', 'check the receiver name (Thai or English)')
     .option('--max-age <minutes>', 'check that the slip is at most this old')
     .option('--decode-only', 'only print the QR text read from --image; no API call, no credit')
+    .option('--server-decode', 'send the --image file itself; slipgate reads the QR (as a chat bot receiving pictures would)')
     .option('--timeout <ms>', 'give up after this long per attempt', '12000')
     .addHelpText('after', '\nExit codes: 0 verified, 1 not verified (error answer), 2 bad input, 3 slipgate unreachable.')
     .action(async (opts: VerifyCliOptions) => {
-      const qrcode = await readQr(opts);
+      if (opts.serverDecode && (!opts.image || opts.decodeOnly)) throw new InputError('--server-decode needs --image <file> and no --decode-only');
+      const picture = opts.serverDecode ? await readImage(opts.image!) : undefined;
+      const qrcode = picture ? '' : await readQr(opts);
       if (opts.decodeOnly) {
         console.log(qrcode);
         return;
@@ -55,7 +60,13 @@ export function registerVerifyCommand(program: Command): void {
         onRetry: (r) => console.error(`slipgate: ${r.reason}, retrying in ${r.delayMs} ms`),
       });
       try {
-        const result = checks ? await client.verify(qrcode, { checks }) : await client.verify(qrcode);
+        const result = picture
+          ? checks
+            ? await client.verifyImage(picture, { checks })
+            : await client.verifyImage(picture)
+          : checks
+            ? await client.verify(qrcode, { checks })
+            : await client.verify(qrcode);
         console.log(JSON.stringify(result, null, 2));
         if (result.status !== 'success') process.exitCode = 1;
       } catch (err) {
@@ -69,12 +80,7 @@ export function registerVerifyCommand(program: Command): void {
 async function readQr(opts: VerifyCliOptions): Promise<string> {
   if (Boolean(opts.image) === Boolean(opts.qr)) throw new InputError('give exactly one of --image <file> or --qr <string>');
   if (opts.qr) return opts.qr;
-  let bytes: Buffer;
-  try {
-    bytes = await readFile(opts.image!);
-  } catch (err) {
-    throw new InputError(`cannot read ${opts.image}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
-  }
+  const bytes = await readImage(opts.image!);
   // Loaded only here: sharp's native library is not needed by other commands.
   const { decodeSlipImage, SlipImageError } = await import('../client/decode-image.js');
   try {
@@ -84,6 +90,14 @@ async function readQr(opts: VerifyCliOptions): Promise<string> {
   } catch (err) {
     if (err instanceof SlipImageError) throw new InputError(`${opts.image}: ${err.message}`);
     throw err;
+  }
+}
+
+async function readImage(file: string): Promise<Buffer> {
+  try {
+    return await readFile(file);
+  } catch (err) {
+    throw new InputError(`cannot read ${file}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
   }
 }
 

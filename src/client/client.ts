@@ -39,9 +39,15 @@ export class SlipgateError extends Error {
   }
 }
 
+/** A slip picture (JPEG, PNG, WebP): its bytes, or base64 (a `data:image/…;base64,` URL too). */
+export type SlipImageInput = Uint8Array | ArrayBuffer | string;
+
 export interface SlipgateClient {
   verify(qrcode: string, options?: VerifyOptions<undefined>): Promise<VerifyResult<undefined>>;
   verify<const C extends Checks>(qrcode: string, options: VerifyOptions<C> & { checks: C }): Promise<VerifyResult<ChecksFor<C>>>;
+  /** slipgate reads the slip QR from the picture; `qrcode` of a success is what it read. */
+  verifyImage(image: SlipImageInput, options?: VerifyOptions<undefined>): Promise<VerifyResult<undefined>>;
+  verifyImage<const C extends Checks>(image: SlipImageInput, options: VerifyOptions<C> & { checks: C }): Promise<VerifyResult<ChecksFor<C>>>;
 }
 
 const VERIFY_PATH = '/api/v1/verify';
@@ -56,8 +62,11 @@ export function createClient(options: ClientOptions): SlipgateClient {
   const baseDelay = options.retryDelayMs ?? 250;
   const maxDelay = options.maxRetryDelayMs ?? 5_000;
 
-  async function verify(qrcode: string, opts: VerifyOptions<Checks | undefined> = {}): Promise<VerifyResult<unknown>> {
-    const body = JSON.stringify(opts.checks === undefined ? { qrcode } : { qrcode, checks: opts.checks });
+  const verify = (qrcode: string, opts: VerifyOptions<Checks | undefined> = {}) => send({ qrcode }, opts);
+  const verifyImage = (image: SlipImageInput, opts: VerifyOptions<Checks | undefined> = {}) => send({ image: toBase64(image) }, opts);
+
+  async function send(payload: { qrcode: string } | { image: string }, opts: VerifyOptions<Checks | undefined>): Promise<VerifyResult<unknown>> {
+    const body = JSON.stringify(opts.checks === undefined ? payload : { ...payload, checks: opts.checks });
     for (let attempt = 1; ; attempt++) {
       const retry = async (reason: string, retryAfter?: number) => {
         const backoff = Math.min(maxDelay, baseDelay * 2 ** (attempt - 1) * (0.5 + Math.random()));
@@ -95,7 +104,16 @@ export function createClient(options: ClientOptions): SlipgateClient {
       return toResult(res, attempt);
     }
   }
-  return { verify } as SlipgateClient;
+  return { verify, verifyImage } as SlipgateClient;
+}
+
+/** Without Buffer: this module also runs in browsers. */
+function toBase64(image: SlipImageInput): string {
+  if (typeof image === 'string') return image;
+  const bytes = image instanceof Uint8Array ? image : new Uint8Array(image);
+  let binary = '';
+  for (let i = 0; i < bytes.length; i += 0x8000) binary += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
+  return btoa(binary);
 }
 
 async function toResult(res: Response, attempts: number): Promise<VerifyResult<unknown>> {

@@ -7,6 +7,18 @@ import { decodeQrFromPixels } from './qr-from-pixels.js';
 
 export class SlipImageError extends Error {
   override name = 'SlipImageError';
+  constructor(
+    message: string,
+    /** `too_many_pixels`: larger than the decoder's pixel limit (a decompression bomb, or just huge). */
+    readonly reason: 'not_image' | 'too_many_pixels' = 'not_image',
+  ) {
+    super(message);
+  }
+}
+
+export interface DecodeOptions {
+  /** Width × height above which an image is refused before it is decompressed. */
+  maxPixels?: number;
 }
 
 /** Longest side of each attempt; slips are read best around 800–1200 px. */
@@ -47,15 +59,15 @@ interface Gray {
 }
 
 /** The slip QR text of an image, or null when no QR could be read. */
-export async function decodeSlipImage(input: Buffer | Uint8Array | string): Promise<string | null> {
-  return (await decodeSlipImageDetailed(input))?.qrcode ?? null;
+export async function decodeSlipImage(input: Buffer | Uint8Array | string, options: DecodeOptions = {}): Promise<string | null> {
+  return (await decodeSlipImageDetailed(input, options))?.qrcode ?? null;
 }
 
-export async function decodeSlipImageDetailed(input: Buffer | Uint8Array | string): Promise<DecodedSlipImage | null> {
+export async function decodeSlipImageDetailed(input: Buffer | Uint8Array | string, options: DecodeOptions = {}): Promise<DecodedSlipImage | null> {
   let working: Gray;
   try {
     // EXIF orientation first: phone photos are often stored sideways.
-    const { data, info } = await sharp(input, { failOn: 'none', limitInputPixels: 100_000_000 })
+    const { data, info } = await sharp(input, { failOn: 'none', limitInputPixels: options.maxPixels ?? 100_000_000 })
       .autoOrient()
       .resize({ width: WORKING_MAX, height: WORKING_MAX, fit: 'inside', withoutEnlargement: true })
       .grayscale()
@@ -63,7 +75,9 @@ export async function decodeSlipImageDetailed(input: Buffer | Uint8Array | strin
       .toBuffer({ resolveWithObject: true });
     working = { data, width: info.width, height: info.height };
   } catch (err) {
-    throw new SlipImageError(`not a readable image: ${(err as Error).message}`);
+    const message = (err as Error).message;
+    if (/pixel limit/i.test(message)) throw new SlipImageError(`image has more pixels than the limit of ${options.maxPixels ?? 100_000_000}`, 'too_many_pixels');
+    throw new SlipImageError(`not a readable image: ${message}`);
   }
   const longest = Math.max(working.width, working.height);
   let attempts = 0;

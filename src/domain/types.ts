@@ -59,6 +59,8 @@ export const ERROR_KINDS = [
   'upstream_mismatch',
   /** The process died mid-verification; recovery released the hold. */
   'interrupted',
+  /** An image body whose picture has no readable slip QR (or took too long to read). */
+  'unreadable_image',
 ] as const;
 
 export type ErrorKind = (typeof ERROR_KINDS)[number];
@@ -79,6 +81,8 @@ export interface VerifyTransactionRecord {
   /** The `data` object returned to the caller (includes rawData). */
   response: VerifiedSlip;
   createdAt: Date;
+  /** Set when the QR was read by slipgate from a picture (the picture itself is never kept); absent means the caller sent the QR text. */
+  source?: 'qrcode' | 'image';
 }
 
 /** Audit record of a failed request (never charged). */

@@ -5,6 +5,7 @@ import type { Logger } from 'pino';
 import type { Store } from '../store/store.js';
 import type { Upstream } from '../upstream/upstream.js';
 import { ACCOUNT_ERRORS, type AccountErrorKind } from './errors.js';
+import { readSlipImage, type ImageDecoder } from './verify-image.js';
 import { parseSlipQr, type SlipRef } from './slip-qr.js';
 import type { ApiKey, ErrorKind, RequestErrorRecord, VerifiedSlip } from './types.js';
 import { KeyResolver } from './key-lookup.js';
@@ -19,6 +20,8 @@ export interface VerifyInput {
   rawBody: Buffer;
   /** Set when the body was not read (too large, bad encoding): answered after the key checks. */
   bodyProblem?: BodyProblem;
+  /** Bodies are read up to the image limit; only an image body may be larger than this. */
+  maxQrcodeBodyBytes?: number;
   requestId: string;
   /** The client's address (after TRUST_PROXY_HOPS), matched against the key's allowed ranges. */
   clientIp?: string;
@@ -51,6 +54,8 @@ export interface VerificationDeps {
   maxInFlightPerAccount?: number;
   /** The serving process's lease, recorded on each hold (see lease.ts). */
   instanceId?: () => string | null;
+  /** Reads the slip QR of `image` bodies (the worker pool); without it they are refused. */
+  images?: ImageDecoder;
 }
 
 const SUCCESS_MESSAGE = 'slip verified';
@@ -122,13 +127,27 @@ export class VerificationService {
 
     // The hold below checks deletion and balance atomically; the account is
     // read only on the rare paths where the spec's error order needs it.
-    const body = checkVerifyBody(input.contentType, input.rawBody, input.bodyProblem);
+    const body = checkVerifyBody(input.contentType, input.rawBody, input.bodyProblem, input.maxQrcodeBodyBytes);
     if (!body.ok) {
       const account = await store.getAccount(key.accountId);
       if (!account || account.deletedAt) return this.accountError('user_not_found', who);
       return { httpStatus: body.status, body: { status: 'error', message: body.message }, creditsRemaining: account.credits };
     }
-    const { qrcode } = body;
+    let qrcode: string;
+    if (body.image === undefined) qrcode = body.qrcode;
+    else {
+      // No CPU for an account that could not pay: its credits are read before decoding (the hold still decides).
+      const account = await store.getAccount(key.accountId);
+      if (!account || account.deletedAt) return this.accountError('user_not_found', who);
+      if (account.credits <= 0) return withCredits(await this.accountError('insufficient_fund', who), 0);
+      const read = await readSlipImage(this.deps.images, body.image);
+      if (!read.ok && !read.unreadable) return { httpStatus: read.status, body: { status: 'error', message: read.message }, creditsRemaining: account.credits };
+      if (!read.ok) {
+        await store.insertRequestError(this.errorRecord(who, null, null, 'unreadable_image', read.message, null, 0));
+        return withCredits(failure('unreadable_image', read.message), account.credits);
+      }
+      qrcode = read.qrcode;
+    }
 
     const started = performance.now();
     const parsed = parseSlipQr(qrcode);
@@ -148,7 +167,8 @@ export class VerificationService {
     }
     this.perAccount.set(key.accountId, inFlight + 1);
     try {
-      return await this.holdAndVerify(who, key, qrcode, parsed.slip, started, body.checks);
+      const source = body.image ? { source: 'image' as const } : {};
+      return await this.holdAndVerify({ ...who, ...source }, key, qrcode, parsed.slip, started, body.checks);
     } finally {
       const left = (this.perAccount.get(key.accountId) ?? 1) - 1;
       if (left > 0) this.perAccount.set(key.accountId, left);
@@ -157,7 +177,7 @@ export class VerificationService {
   }
 
   private async holdAndVerify(
-    who: { id: string; requestId: string; accountId: string; keyId: string },
+    who: { id: string; requestId: string; accountId: string; keyId: string; source?: 'image' },
     key: ApiKey,
     qrcode: string,
     slip: SlipRef,
@@ -195,6 +215,7 @@ export class VerificationService {
         latencyMs,
         response: data,
         createdAt: this.now(),
+        ...(who.source ? { source: who.source } : {}),
       });
     } catch (err) {
       throw new SettleFailedError(err);

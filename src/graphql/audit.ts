@@ -5,7 +5,7 @@ import type { AuditQuery } from '../store/store.js';
 import type { InputFieldBuilder } from '@pothos/core';
 import { builder, type Types } from './builder.js';
 import type { GraphqlContext } from './context.js';
-import { ErrorKindEnum } from './enums.js';
+import { ErrorKindEnum, VerifySourceEnum } from './enums.js';
 import { userInputError } from './errors.js';
 import { connection, pageArgs, pagedCost, pageSize, withCursor } from './pagination.js';
 import { AccountRef, RequestErrorRef, VerifyTransactionRef } from './refs.js';
@@ -27,6 +27,7 @@ VerifyTransactionRef.implement({
     latencyMs: t.exposeInt('latencyMs'),
     response: t.expose('response', { type: 'JSON', description: 'The `data` object returned to the caller.' }),
     createdAt: t.expose('createdAt', { type: 'DateTime' }),
+    source: t.field({ type: VerifySourceEnum, description: 'Where the QR came from.', resolve: (r) => r.source ?? 'qrcode' }),
   }),
 });
 

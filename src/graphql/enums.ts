@@ -13,6 +13,11 @@ export const ErrorKindEnum = builder.enumType('ErrorKind', {
   values: upper<ErrorKind>(ERROR_KINDS),
 });
 
+export const VerifySourceEnum = builder.enumType('VerifySource', {
+  description: 'QRCODE: the caller sent the QR text; IMAGE: slipgate read it from a picture of the slip (never stored).',
+  values: upper<'qrcode' | 'image'>(['qrcode', 'image']),
+});
+
 export const LedgerKindEnum = builder.enumType('LedgerKind', {
   values: upper<LedgerKind>(['initial', 'top_up', 'adjustment']),
 });

@@ -18,6 +18,8 @@ export interface PublicAppDeps {
   verification: VerificationService;
   logger: Logger;
   maxBodyBytes: number;
+  /** Cap on image bodies; the body is read up to it, and only an image body may pass maxBodyBytes. */
+  maxImageBytes?: number;
   /** Abuse limits (0 = off) and the proxies whose X-Forwarded-For names the client. */
   limits?: RateLimitSettings & { TRUST_PROXY_HOPS: number };
   metrics?: Metrics;
@@ -43,7 +45,8 @@ export function createPublicApp(deps: PublicAppDeps): express.Express {
 
   // The body is read raw: auth comes before body checks (spec §5 order), so
   // JSON parsing happens inside the verification path, not here.
-  const rawBody = express.raw({ type: () => true, limit: deps.maxBodyBytes });
+  // The image limit can only be applied once the body says what it carries.
+  const rawBody = express.raw({ type: () => true, limit: Math.max(deps.maxBodyBytes, deps.maxImageBytes ?? 0) });
   // A body that cannot be read is a body error like any other: it is answered
   // after the key checks, not before them.
   const readBody: RequestHandler = (req, res, next) =>
@@ -60,6 +63,7 @@ export function createPublicApp(deps: PublicAppDeps): express.Express {
       contentType: req.headers['content-type'],
       rawBody: Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0),
       bodyProblem: res.locals.bodyProblem as BodyProblem | undefined,
+      maxQrcodeBodyBytes: deps.maxBodyBytes,
       requestId: res.locals.requestId as string,
       clientIp: req.ip,
     });

@@ -57,6 +57,18 @@ describe('slipgate verify', () => {
     expect((await app.store.getAccount(accountId))!.usage).toBe(1);
   });
 
+  it('--server-decode sends the picture itself; slipgate reads the QR', async () => {
+    const { accountId, apiKey } = await app.account(2);
+    const qrcode = sandboxQr({ amount: 420 });
+    const file = join(dir.path, 'server-slip.png');
+    const params = { kind: 'screenshot', qrPx: 260, rotation: 0, shear: 0, blur: 0, quality: null, exposure: 1, header: '#4e2e7f' } as const;
+    writeFileSync(file, await renderSlipImage(params, qrcode, 2));
+    const sent = await slipgate('--image', file, '--server-decode', '--url', app.publicUrl, '--api-key', apiKey, '--amount', '420');
+    expect(sent.code).toBe(0);
+    expect(JSON.parse(sent.stdout)).toMatchObject({ status: 'success', qrcode, checks: { amount: { passed: true } } });
+    expect((await app.store.listVerifyTransactions({ accountId, limit: 5 })).items.map((r) => r.source)).toEqual(['image']);
+  });
+
   it('verifies --qr text; an error answer exits 1, bad input 2, no server 3', async () => {
     const broke = await app.account(0);
     const refused = await slipgate('--qr', sandboxQr(), '--url', app.publicUrl, '--api-key', broke.apiKey);

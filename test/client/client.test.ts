@@ -3,6 +3,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import QRCode from 'qrcode';
 import { afterAll, beforeAll, describe, expect, expectTypeOf, it } from 'vitest';
 import { createClient, ERROR_CODES, SlipgateError, type AmountResult, type ClientOptions, type VerifyResult } from '../../src/client/index.js';
 import { sandboxQr } from '../../src/upstream/sandbox/sandbox-qr.js';
@@ -81,6 +82,22 @@ describe('slipgate/client', () => {
     expect('checks' in r).toBe(false);
     expect(retries).toEqual([]);
     expect(await balance(accountId)).toEqual({ credits: 1, usage: 1 });
+  });
+
+  it('verifyImage sends a slip picture (bytes or base64) for slipgate to read', async () => {
+    const { accountId, apiKey } = await app.account(3);
+    const { c } = client(apiKey);
+    const qrcode = sandboxQr({ amount: 75 });
+    const picture = await QRCode.toBuffer(qrcode, { width: 400, margin: 4 });
+    const fromBytes = await c.verifyImage(new Uint8Array(picture));
+    expectTypeOf(fromBytes).toEqualTypeOf<VerifyResult>();
+    expect(fromBytes).toMatchObject({ status: 'success', qrcode, data: { amount: 75 } });
+    const fromDataUrl = await c.verifyImage(`data:image/png;base64,${picture.toString('base64')}`, { checks: { amount: 75 } });
+    if (fromDataUrl.status !== 'success') throw new Error(`expected success, got ${JSON.stringify(fromDataUrl)}`);
+    expect(fromDataUrl.checks.amount).toStrictEqual({ passed: true, expected: 75, actual: 75 });
+    const notAPicture = await c.verifyImage(new TextEncoder().encode('hello'));
+    expect(notAPicture).toMatchObject({ status: 'error', kind: 'invalid_request', httpStatus: 400 });
+    expect(await balance(accountId)).toEqual({ credits: 1, usage: 2 });
   });
 
   it('types the check results by the checks asked for', async () => {

@@ -1,6 +1,7 @@
 // Audit log, usage and upstream health after real verifications through the
 // public route, with the upstream pool built from UPSTREAMS as in production.
 import { parseSlipQr } from '../../src/domain/slip-qr.js';
+import QRCode from 'qrcode';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sandboxQr } from '../../src/upstream/sandbox/sandbox-qr.js';
 import { clockPast } from '../helpers/clock.js';
@@ -239,5 +240,17 @@ describe('GraphQL admin API: audit log, usage and upstreams', () => {
     const ok = await app.verify(shop.apiKey, sandboxQr());
     const found = dataOf(await app.gql('viewer', VT, { filter: { requestId: ok.headers.get('x-request-id') } })).verifyTransactions.nodes;
     expect(found.map((n: { accountId: string }) => n.accountId)).toEqual([shop.accountId]);
+  });
+
+  it('says where the QR came from: IMAGE for a slip picture read by slipgate, QRCODE otherwise', async () => {
+    const shop = await app.account(3);
+    const qrcode = sandboxQr({ amount: 42 });
+    const picture = (await QRCode.toBuffer(qrcode, { width: 400, margin: 4 })).toString('base64');
+    expect((await app.post({ image: picture }, { 'x-api-key': shop.apiKey })).body.qrcode).toBe(qrcode);
+    expect((await app.verify(shop.apiKey, sandboxQr())).body.status).toBe('success');
+    const SOURCE = 'query ($filter: VerifyTransactionFilter) { verifyTransactions(filter: $filter) { nodes { qrcode source } } }';
+    const nodes = dataOf(await app.gql('viewer', SOURCE, { filter: { accountId: shop.accountId } })).verifyTransactions.nodes as { qrcode: string; source: string }[];
+    expect(nodes.map((n) => n.source).sort()).toEqual(['IMAGE', 'QRCODE']);
+    expect(nodes.find((n) => n.source === 'IMAGE')!.qrcode).toBe(qrcode);
   });
 });

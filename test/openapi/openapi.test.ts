@@ -5,6 +5,8 @@
 import { readFileSync } from 'node:fs';
 import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
+import QRCode from 'qrcode';
+import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sandboxQr } from '../../src/upstream/sandbox/sandbox-qr.js';
 import { startApp, type TestApp } from '../helpers/app.js';
@@ -159,6 +161,41 @@ describe('openapi.json', () => {
     expect(busy.status).toBe(429);
     expect(busy.headers.get('retry-after')).toMatch(/^\d+$/);
     await blocker;
+  });
+
+  it('describes image bodies: success, no QR in the picture, bad pictures, decoder busy', async () => {
+    const { apiKey } = await app.account(3);
+    const key = { 'x-api-key': apiKey };
+    const qrcode = sandboxQr({ amount: 120 });
+    const picture = (await QRCode.toBuffer(qrcode, { width: 400, margin: 4 })).toString('base64');
+    for (const body of [{ image: picture }, { image: `data:image/png;base64,${picture}`, checks: { amount: 120 } }]) {
+      expectValid(requestSchema, body, 'image request');
+      expect((await call(body, key, 'VerifySuccess')).body.qrcode).toBe(qrcode);
+    }
+    const blank = (await sharp({ create: { width: 300, height: 300, channels: 3, background: '#fff' } }).png().toBuffer()).toString('base64');
+    const unreadable = await call({ image: blank }, key, 'VerificationFailed');
+    expect(unreadable.body).toStrictEqual({ status: 'error', message: 'no slip QR code found in the image' });
+    for (const body of [{ image: picture, qrcode }, { image: 'not base64!' }]) {
+      expect(requestSchema(body), JSON.stringify(body).slice(0, 60)).toBe(false);
+      expect((await call(body, key, 'RequestError')).status).toBe(400);
+    }
+    expect((await call({ image: Buffer.from('plain text').toString('base64') }, key, 'RequestError')).status).toBe(400);
+
+    const small = await startApp({ env: { IMAGE_WORKERS: '1', IMAGE_QUEUE_MAX: '0', IMAGE_DECODE_TIMEOUT_MS: '1000' } });
+    try {
+      const other = await small.account(2);
+      const noise = await sharp({ create: { width: 1200, height: 1200, channels: 3, background: '#888', noise: { type: 'gaussian', mean: 128, sigma: 90 } } }).jpeg().toBuffer();
+      const slow = small.post({ image: noise.toString('base64') }, { 'x-api-key': other.apiKey });
+      await eventually(async () => small.images.stats.running === 1);
+      const busy = await small.post({ image: picture }, { 'x-api-key': other.apiKey });
+      expect(busy.status).toBe(429);
+      expect(busy.headers.get('retry-after')).toMatch(/^\d+$/);
+      expectValid(responseValidator(429), busy.body, 'HTTP 429');
+      expectValid(ajvComponent('RequestError'), busy.body, 'RequestError');
+      expectValid(responseValidator(200), (await slow).body, 'HTTP 200');
+    } finally {
+      await small.stop();
+    }
   });
 
   it('describes 503 when slipgate loses its store', async () => {

@@ -63,6 +63,7 @@ export interface VerifyTransactionDoc {
   latencyMs: number;
   response: VerifyTransactionRecord['response'];
   createdAt: Date;
+  source?: string | null;
 }
 
 export interface RequestErrorDoc {
@@ -178,6 +179,7 @@ export const verifyTransaction = (d: VerifyTransactionDoc): VerifyTransactionRec
   latencyMs: d.latencyMs,
   response: d.response,
   createdAt: d.createdAt,
+  ...(d.source === 'image' || d.source === 'qrcode' ? { source: d.source } : {}),
 });
 
 export const verifyTransactionDoc = (r: VerifyTransactionRecord): VerifyTransactionDoc => ({
@@ -194,6 +196,7 @@ export const verifyTransactionDoc = (r: VerifyTransactionRecord): VerifyTransact
   latencyMs: r.latencyMs,
   response: r.response,
   createdAt: r.createdAt,
+  ...(r.source ? { source: r.source } : {}),
 });
 
 export const requestError = (d: RequestErrorDoc): RequestErrorRecord => ({

@@ -73,6 +73,8 @@ const verifyTransactionSchema = new Schema<VerifyTransactionDoc>(
     // The caller's `data` (rawData included), stored and returned unchanged.
     response: { type: Schema.Types.Mixed, required: true },
     createdAt: date,
+    // Absent: the caller sent the QR text.
+    source: { type: String, required: false },
   },
   OPTIONS,
 );

@@ -124,4 +124,8 @@ export const PG_MIGRATIONS: readonly string[] = [
   `
   ALTER TABLE api_keys ADD COLUMN allowed_ips text;
   `,
+  // NULL: the caller sent the QR text (every row before images were read).
+  `
+  ALTER TABLE verify_transactions ADD COLUMN source text;
+  `,
 ];

@@ -69,7 +69,7 @@ const SETTLE_HOLD = {
      DELETE FROM credit_holds WHERE id = $1 AND account_id = $2 RETURNING account_id
    ), recorded AS (
      INSERT INTO verify_transactions (${row.VT_COLUMNS})
-     SELECT $1::text, account_id, $3::text, $4::text, $5::text, $6::text, $7::numeric, $8::text, $9::text, $10::text, $11::integer, $12::jsonb, $13::timestamptz
+     SELECT $1::text, account_id, $3::text, $4::text, $5::text, $6::text, $7::numeric, $8::text, $9::text, $10::text, $11::integer, $12::jsonb, $13::timestamptz, $14::text
      FROM claimed
      RETURNING id
    ), charged AS (

@@ -24,7 +24,7 @@ export const { account, apiKey, hold, verifyTransaction, requestError, ledger, a
 // Positional parameters in column order of the INSERTs in postgres-store.ts.
 
 export const VT_COLUMNS =
-  'id, account_id, key_id, request_id, qrcode, transaction_id, amount, sending_bank, receiving_bank, upstream, latency_ms, response, created_at';
+  'id, account_id, key_id, request_id, qrcode, transaction_id, amount, sending_bank, receiving_bank, upstream, latency_ms, response, created_at, source';
 export const vtParams = (r: VerifyTransactionRecord): unknown[] => [
   r.id,
   r.accountId,
@@ -39,6 +39,7 @@ export const vtParams = (r: VerifyTransactionRecord): unknown[] => [
   r.latencyMs,
   jsonb(r.response),
   r.createdAt,
+  r.source ?? null,
 ];
 
 export const ERROR_COLUMNS = 'id, account_id, key_id, request_id, qrcode, kind, message, upstream, latency_ms, created_at, transaction_id, sending_bank';

@@ -66,6 +66,7 @@ export interface VtRow<Time, Amount, Json> {
   latency_ms: number;
   response: Json;
   created_at: Time;
+  source?: string | null;
 }
 export interface ErrorRow<Time> {
   id: string;
@@ -149,6 +150,7 @@ export function rowMappers<Time, Amount, Json>(c: Codec<Time, Amount, Json>) {
       latencyMs: r.latency_ms,
       response: c.json<VerifyTransactionRecord['response']>(r.response),
       createdAt: c.date(r.created_at),
+      ...sourceOf(r.source),
     }),
     requestError: (r: ErrorRow<Time>): RequestErrorRecord => ({
       id: r.id,
@@ -198,3 +200,8 @@ export function rowMappers<Time, Amount, Json>(c: Codec<Time, Amount, Json>) {
 
 /** Stored as NULL when the key may be used from anywhere. */
 export const allowedIpsParam = (ranges: readonly string[]): string | null => (ranges.length === 0 ? null : JSON.stringify(ranges));
+
+/** Only set on records whose QR slipgate read from a picture; older rows have none. */
+export function sourceOf(source: string | null | undefined): Pick<VerifyTransactionRecord, 'source'> {
+  return source === 'image' || source === 'qrcode' ? { source } : {};
+}

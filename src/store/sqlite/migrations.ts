@@ -122,4 +122,8 @@ export const SQLITE_MIGRATIONS: readonly string[] = [
   `
   ALTER TABLE api_keys ADD COLUMN allowed_ips TEXT;
   `,
+  // NULL: the caller sent the QR text (every row before images were read).
+  `
+  ALTER TABLE verify_transactions ADD COLUMN source TEXT;
+  `,
 ];

@@ -25,6 +25,7 @@ export const vtParams = (r: VerifyTransactionRecord) => ({
   ...r,
   response: JSON.stringify(r.response),
   createdAt: r.createdAt.getTime(),
+  source: r.source ?? null,
 });
 
 export const errorParams = (r: RequestErrorRecord) => ({ ...r, createdAt: r.createdAt.getTime() });

@@ -93,8 +93,8 @@ export class SqliteStore implements Store {
       refund: db.prepare('UPDATE accounts SET credits = credits + 1 WHERE id = ? RETURNING credits'),
       credits: db.prepare('SELECT credits FROM accounts WHERE id = ?'),
       insertVt: db.prepare(`INSERT INTO verify_transactions
-        (id, account_id, key_id, request_id, qrcode, transaction_id, amount, sending_bank, receiving_bank, upstream, latency_ms, response, created_at)
-        VALUES (@id, @accountId, @keyId, @requestId, @qrcode, @transactionId, @amount, @sendingBank, @receivingBank, @upstream, @latencyMs, @response, @createdAt)`),
+        (id, account_id, key_id, request_id, qrcode, transaction_id, amount, sending_bank, receiving_bank, upstream, latency_ms, response, created_at, source)
+        VALUES (@id, @accountId, @keyId, @requestId, @qrcode, @transactionId, @amount, @sendingBank, @receivingBank, @upstream, @latencyMs, @response, @createdAt, @source)`),
       insertError: db.prepare(`INSERT OR IGNORE INTO request_errors
         (id, account_id, key_id, request_id, qrcode, transaction_id, sending_bank, kind, message, upstream, latency_ms, created_at)
         VALUES (@id, @accountId, @keyId, @requestId, @qrcode, @transactionId, @sendingBank, @kind, @message, @upstream, @latencyMs, @createdAt)`),

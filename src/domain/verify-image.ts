@@ -1,0 +1,36 @@
+// Reading the slip QR of an image body, for the verification path. The
+// decoding itself runs in the image pool (src/images), off the event loop.
+import type { ImageDecodeResult } from '../images/decode-pool.js';
+
+export interface ImageDecoder {
+  decode(image: Uint8Array): Promise<ImageDecodeResult>;
+}
+
+export const NO_QR_IN_IMAGE = 'no slip QR code found in the image';
+const TOO_SLOW = 'the image could not be read in time; send a smaller or sharper picture of the slip';
+
+export type ImageRead =
+  | { ok: true; qrcode: string }
+  /** A picture without a readable slip QR: a verification failure (HTTP 200), recorded, free. */
+  | { ok: false; unreadable: true; message: string }
+  /** A body error or a busy decoder: answered as is, free, not recorded. */
+  | { ok: false; unreadable: false; status: 400 | 429 | 503; message: string };
+
+export async function readSlipImage(decoder: ImageDecoder | undefined, image: Buffer): Promise<ImageRead> {
+  if (!decoder) return { ok: false, unreadable: false, status: 503, message: 'image verification is not available on this server' };
+  const result = await decoder.decode(image);
+  switch (result.kind) {
+    case 'qrcode':
+      return { ok: true, qrcode: result.qrcode };
+    case 'no_qr':
+      return { ok: false, unreadable: true, message: NO_QR_IN_IMAGE };
+    case 'timeout':
+      return { ok: false, unreadable: true, message: TOO_SLOW };
+    case 'busy':
+      return { ok: false, unreadable: false, status: 429, message: 'too many images are being read right now; retry shortly' };
+    case 'too_many_pixels':
+      return { ok: false, unreadable: false, status: 400, message: result.message };
+    case 'not_image':
+      return { ok: false, unreadable: false, status: 400, message: 'image is not a readable JPEG, PNG or WebP picture' };
+  }
+}

@@ -1,0 +1,216 @@
+// Slip images are read off the event loop: a fixed set of worker threads,
+// a bounded queue in front of them and a time budget per image. A flood of
+// images then costs at most the pool's share of the CPU, and plain qrcode
+// verifications keep the event loop to themselves.
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { availableParallelism } from 'node:os';
+import { dirname, join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { Worker } from 'node:worker_threads';
+import type { Logger } from 'pino';
+import type { DecodeReply, DecodeRequest } from './decode-messages.js';
+
+export interface ImagePoolOptions {
+  /** Decoder threads; default one per core. */
+  workers?: number;
+  /** Images waiting for a thread; one more is refused as busy. */
+  queueMax: number;
+  /** Budget of one image once a thread has it; past it the thread is replaced. */
+  timeoutMs: number;
+  /** Width × height limit, checked before any pixel is decompressed. */
+  maxPixels: number;
+  logger?: Logger;
+}
+
+export type ImageDecodeResult =
+  | { kind: 'qrcode'; qrcode: string }
+  | { kind: 'no_qr' }
+  /** The image took longer than the budget; its thread was replaced. */
+  | { kind: 'timeout' }
+  /** Every thread is working and the queue is full: nothing was started. */
+  | { kind: 'busy' }
+  | { kind: 'not_image' | 'too_many_pixels'; message: string };
+
+export interface ImagePoolStats {
+  /** Images handed to a thread (the cost counter: refused or queued images are not in it). */
+  decodes: number;
+  busy: number;
+  timeouts: number;
+  /** Threads started, replacements included. */
+  threadsStarted: number;
+  running: number;
+  queued: number;
+}
+
+/** Loading a thread (sharp, the decoder) is not the image's fault: its budget starts once loaded. */
+const STARTUP_ALLOWANCE_MS = 30_000;
+
+interface Job {
+  id: number;
+  bytes: ArrayBuffer;
+  resolve(result: ImageDecodeResult): void;
+  reject(err: Error): void;
+}
+
+interface Slot {
+  worker: Worker;
+  /** Loaded: a job given before this waits for it, and so does its clock. */
+  ready: boolean;
+  job: Job | null;
+  timer?: NodeJS.Timeout;
+}
+
+/**
+ * Under tsx or vitest this module is TypeScript, and so is its thread's; on
+ * Node 20 a thread does not inherit the loader hooks of `--import tsx`, so a
+ * small bootstrap registers tsx in the thread before loading it.
+ */
+function startWorker(): Worker {
+  const here = import.meta.url;
+  if (!new URL(here).pathname.endsWith('.ts')) return new Worker(new URL('./decode-worker.js', here));
+  const manifest = createRequire(here).resolve('tsx/package.json');
+  const exported = (JSON.parse(readFileSync(manifest, 'utf8')) as { exports: Record<string, { import: { default: string } }> }).exports['./esm/api']!;
+  const api = pathToFileURL(join(dirname(manifest), exported.import.default)).href;
+  const entry = new URL('./decode-worker.ts', here).href;
+  const bootstrap = `import(${JSON.stringify(api)}).then((tsx) => { tsx.register(); return import(${JSON.stringify(entry)}); });`;
+  return new Worker(bootstrap, { eval: true });
+}
+
+export class ImageDecodePool {
+  readonly size: number;
+  private readonly slots: Slot[] = [];
+  private readonly queue: Job[] = [];
+  private nextId = 1;
+  private closed = false;
+  private readonly counters = { decodes: 0, busy: 0, timeouts: 0, threadsStarted: 0 };
+
+  constructor(private readonly opts: ImagePoolOptions) {
+    this.size = Math.max(1, opts.workers ?? availableParallelism());
+  }
+
+  get stats(): ImagePoolStats {
+    return { ...this.counters, running: this.slots.filter((s) => s.job).length, queued: this.queue.length };
+  }
+
+  /** Never throws for a bad image (that is a result); rejects only when a thread dies or the pool is closed. */
+  decode(image: Uint8Array): Promise<ImageDecodeResult> {
+    if (this.closed) return Promise.reject(new Error('the image decoder is closed'));
+    const slot = this.idleSlot();
+    if (!slot && this.queue.length >= this.opts.queueMax) {
+      this.counters.busy++;
+      return Promise.resolve({ kind: 'busy' });
+    }
+    // A copy of its own, so it can be transferred whatever buffer it came from.
+    const bytes = image.buffer.slice(image.byteOffset, image.byteOffset + image.byteLength) as ArrayBuffer;
+    return new Promise((resolve, reject) => {
+      const job: Job = { id: this.nextId++, bytes, resolve, reject };
+      if (slot) this.start(slot, job);
+      else this.queue.push(job);
+    });
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    for (const job of this.queue.splice(0)) job.reject(new Error('the image decoder is closed'));
+    const slots = this.slots.splice(0);
+    for (const slot of slots) {
+      clearTimeout(slot.timer);
+      slot.job?.reject(new Error('the image decoder is closed'));
+    }
+    await Promise.all(slots.map((s) => s.worker.terminate()));
+  }
+
+  private idleSlot(): Slot | null {
+    const idle = this.slots.find((s) => !s.job);
+    if (idle) return idle;
+    return this.slots.length < this.size ? this.spawn() : null;
+  }
+
+  private spawn(): Slot {
+    const worker = startWorker();
+    const slot: Slot = { worker, ready: false, job: null };
+    this.counters.threadsStarted++;
+    worker.on('message', (reply: DecodeReply) => this.finished(slot, reply));
+    worker.on('error', (err) => this.lost(slot, err));
+    worker.on('exit', (code) => this.lost(slot, new Error(`image decoder thread exited with code ${code}`)));
+    this.slots.push(slot);
+    return slot;
+  }
+
+  private start(slot: Slot, job: Job): void {
+    slot.job = job;
+    this.counters.decodes++;
+    slot.worker.ref();
+    if (slot.ready) return this.send(slot, job);
+    // A thread that never finishes loading must not hold its image forever.
+    slot.timer = setTimeout(() => this.timedOut(slot), this.opts.timeoutMs + STARTUP_ALLOWANCE_MS);
+  }
+
+  private send(slot: Slot, job: Job): void {
+    clearTimeout(slot.timer);
+    slot.timer = setTimeout(() => this.timedOut(slot), this.opts.timeoutMs);
+    const request: DecodeRequest = { id: job.id, bytes: job.bytes, maxPixels: this.opts.maxPixels };
+    slot.worker.postMessage(request, [job.bytes]);
+  }
+
+  private finished(slot: Slot, reply: DecodeReply): void {
+    if ('ready' in reply) {
+      slot.ready = true;
+      if (slot.job) this.send(slot, slot.job);
+      return;
+    }
+    const job = slot.job;
+    if (!job || job.id !== reply.id) return;
+    this.release(slot);
+    if (reply.ok) job.resolve(reply.qrcode === null ? { kind: 'no_qr' } : { kind: 'qrcode', qrcode: reply.qrcode });
+    else if (reply.reason === 'failed') job.reject(new Error(`image decoder failed: ${reply.message}`));
+    else job.resolve({ kind: reply.reason, message: reply.message });
+    this.next(slot);
+  }
+
+  private release(slot: Slot): void {
+    clearTimeout(slot.timer);
+    slot.job = null;
+    // An idle pool must not keep a process alive on its own.
+    slot.worker.unref();
+  }
+
+  private next(slot: Slot): void {
+    const job = this.queue.shift();
+    if (job) this.start(slot, job);
+  }
+
+  /** A thread stuck on one image cannot be interrupted, only replaced. */
+  private timedOut(slot: Slot): void {
+    const job = slot.job;
+    if (!job || !this.remove(slot)) return;
+    this.counters.timeouts++;
+    this.opts.logger?.warn({ timeoutMs: this.opts.timeoutMs }, 'image decode took too long; its thread is replaced');
+    void slot.worker.terminate();
+    job.resolve({ kind: 'timeout' });
+    this.refill();
+  }
+
+  private lost(slot: Slot, err: Error): void {
+    if (!this.remove(slot)) return;
+    this.opts.logger?.error({ err }, 'image decoder thread died');
+    slot.job?.reject(err);
+    void slot.worker.terminate();
+    this.refill();
+  }
+
+  private remove(slot: Slot): boolean {
+    const at = this.slots.indexOf(slot);
+    if (at < 0) return false;
+    this.slots.splice(at, 1);
+    clearTimeout(slot.timer);
+    return true;
+  }
+
+  /** Queued images get the replacement thread. */
+  private refill(): void {
+    if (this.closed) return;
+    while (this.queue.length > 0 && this.slots.length < this.size) this.next(this.spawn());
+  }
+}

@@ -1,0 +1,28 @@
+// One decoder thread of the image pool: reads the slip QR of the images the
+// pool sends, one at a time. Runs the same decoder as `slipgate verify --image`.
+import { parentPort } from 'node:worker_threads';
+import sharp from 'sharp';
+import { decodeSlipImage, SlipImageError } from '../client/decode-image.js';
+import type { DecodeReply, DecodeRequest } from './decode-messages.js';
+
+// libvips' operation cache would keep pixels of images never seen again.
+sharp.cache(false);
+
+const port = parentPort;
+if (!port) throw new Error('decode-worker must run as a worker thread');
+
+port.on('message', (job: DecodeRequest) => {
+  void answer(job).then((reply) => port.postMessage(reply));
+});
+// The image budget starts now, not while this thread was loading.
+port.postMessage({ ready: true });
+
+async function answer(job: DecodeRequest): Promise<DecodeReply> {
+  try {
+    const qrcode = await decodeSlipImage(Buffer.from(job.bytes), { maxPixels: job.maxPixels });
+    return { id: job.id, ok: true, qrcode };
+  } catch (err) {
+    if (err instanceof SlipImageError) return { id: job.id, ok: false, reason: err.reason, message: err.message };
+    return { id: job.id, ok: false, reason: 'failed', message: (err as Error).message };
+  }
+}
