@@ -60,6 +60,7 @@ export async function run(config: Config, { logger, ...opts }: RunOptions): Prom
   metrics.watch({
     upstreamHealth: () => pool.health(),
     listHolds: () => store.listHolds(),
+    imageStats: () => images.stats,
     onReadError: (err) => logger.warn({ err }, 'metrics: reading the open credit holds failed'),
   });
   const override = opts.upstream;

@@ -15,6 +15,8 @@ export type MetricsJson = MetricObjectWithValues<MetricValue<string>>[];
 export interface MetricsSources {
   upstreamHealth(): DomainHealth[];
   listHolds(): Promise<CreditHold[]>;
+  /** The slip-image worker pool's running counters. */
+  imageStats?(): { decodes: number; busy: number; timeouts: number; running: number; queued: number };
   onReadError?(err: unknown): void;
 }
 
@@ -109,6 +111,35 @@ export class Metrics {
         this.reset();
         for (const domain of metrics.sources?.upstreamHealth() ?? []) {
           for (const state of BREAKER_STATES) this.set({ domain: domain.name, state }, domain.breaker === state ? 1 : 0);
+        }
+      },
+    });
+    new Gauge({
+      name: 'slipgate_image_pool',
+      help: 'Slip pictures being read on a worker thread (running) or waiting for one (queued)',
+      labelNames: ['state'] as const,
+      registers: [this.registry],
+      aggregator: 'sum',
+      collect() {
+        const stats = metrics.sources?.imageStats?.();
+        this.set({ state: 'running' }, stats?.running ?? 0);
+        this.set({ state: 'queued' }, stats?.queued ?? 0);
+      },
+    });
+    // The pool counts for itself; the counter follows it at each scrape.
+    const seen = { decoded: 0, busy: 0, timeout: 0 };
+    new Counter({
+      name: 'slipgate_image_decodes_total',
+      help: 'Slip pictures by what became of them: decoded (handed to a thread), busy (queue full, 429), timeout (over the time budget)',
+      labelNames: ['result'] as const,
+      registers: [this.registry],
+      collect() {
+        const stats = metrics.sources?.imageStats?.();
+        if (!stats) return;
+        const now = { decoded: stats.decodes, busy: stats.busy, timeout: stats.timeouts };
+        for (const result of ['decoded', 'busy', 'timeout'] as const) {
+          this.inc({ result }, now[result] - seen[result]);
+          seen[result] = now[result];
         }
       },
     });
