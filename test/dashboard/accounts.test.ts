@@ -24,7 +24,8 @@ describe('dashboard: sign-in, accounts and account detail', { timeout: 60_000 },
     const { accounts } = t.app;
     const shop = await accounts.createAccount({ name: 'ร้านสมชาย', credits: 50, actor: 'test' });
     somchai = shop.account.id;
-    await accounts.createAccount({ name: 'Bangkok Coffee Co.', credits: 1200, actor: 'test' });
+    const coffee = await accounts.createAccount({ name: 'Bangkok Coffee Co.', credits: 1200, actor: 'test' });
+    await accounts.createApiKey(coffee.account.id, ['203.0.113.0/24', '2001:db8::/32']);
     await accounts.createAccount({ name: 'ร้านกาแฟ ดีดี', credits: 8, actor: 'test' });
     for (const [amount, shown] of [
       [250, '฿250.00'],
@@ -109,6 +110,20 @@ describe('dashboard: sign-in, accounts and account detail', { timeout: 60_000 },
       window.scrollBy(0, -16);
     });
     await screenshot(page, 'account-activity');
+    await page.context().close();
+  });
+
+  it('shows which addresses each API key may be used from', async () => {
+    const page = await t.signedIn(t.app.tokens.viewer);
+    await page.locator('tbody tr').nth(2).waitFor();
+    await page.getByRole('link', { name: 'Bangkok Coffee Co.', exact: true }).click();
+    await page.getByRole('heading', { level: 1, name: 'Bangkok Coffee Co.' }).waitFor();
+    const keyRows = page.locator('table:has(th:text("Allowed addresses")) tbody tr');
+    await keyRows.first().waitFor();
+    const texts = await keyRows.allInnerTexts();
+    expect(texts).toHaveLength(2);
+    expect(texts.filter((r) => r.includes('203.0.113.0/24, 2001:db8::/32'))).toHaveLength(1);
+    expect(texts.filter((r) => /\bany\b/.test(r))).toHaveLength(1);
     await page.context().close();
   });
 

@@ -121,6 +121,8 @@ export const en = {
     keysCaption: 'API keys, newest first',
     key: 'Key',
     lastUsed: 'Last used',
+    allowedIps: 'Allowed addresses',
+    anyAddress: 'any',
     state: 'State',
     revoked: 'revoked',
     noLedger: 'No credit changes yet.',

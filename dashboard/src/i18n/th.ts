@@ -119,6 +119,8 @@ export const th: Messages = {
     keysCaption: 'คีย์ API เรียงจากใหม่ไปเก่า',
     key: 'คีย์',
     lastUsed: 'ใช้ล่าสุด',
+    allowedIps: 'IP ที่อนุญาต',
+    anyAddress: 'ทุก IP',
     state: 'สถานะ',
     revoked: 'เพิกถอนแล้ว',
     noLedger: 'ยังไม่มีการเปลี่ยนแปลงเครดิต',

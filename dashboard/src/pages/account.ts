@@ -40,7 +40,7 @@ interface AccountDetail {
   usage: number;
   createdAt: string;
   deletedAt: string | null;
-  keys: { id: string; prefix: string; createdAt: string; lastUsedAt: string | null; revokedAt: string | null }[];
+  keys: { id: string; prefix: string; createdAt: string; lastUsedAt: string | null; revokedAt: string | null; allowedIps: string[] }[];
   ledger: { id: string; kind: string; delta: number; reason: string; actor: string; createdAt: string }[];
   recentActivity: (Verification | Failure)[];
 }
@@ -48,7 +48,7 @@ interface AccountDetail {
 const QUERY = `query Account($id: ID!, $from: DateTime!) {
   account(id: $id) {
     id name credits heldCredits usage createdAt deletedAt
-    keys { id prefix createdAt lastUsedAt revokedAt }
+    keys { id prefix createdAt lastUsedAt revokedAt allowedIps }
     ledger(first: 10) { id kind delta reason actor createdAt }
     recentActivity(first: 20) {
       __typename
@@ -140,8 +140,14 @@ function keys(list: AccountDetail['keys']): HTMLElement {
   if (list.length === 0) return empty(m.noKeys);
   return dataTable(
     m.keysCaption,
-    [{ label: m.key }, { label: m.created }, { label: m.lastUsed }, { label: m.state }],
-    list.map((k) => [h('code', {}, `${k.prefix}…`), time(k.createdAt), time(k.lastUsedAt), k.revokedAt ? badge(m.revoked, 'bad') : badge(m.active, 'ok')]),
+    [{ label: m.key }, { label: m.created }, { label: m.lastUsed }, { label: m.allowedIps }, { label: m.state }],
+    list.map((k) => [
+      h('code', {}, `${k.prefix}…`),
+      time(k.createdAt),
+      time(k.lastUsedAt),
+      k.allowedIps.length === 0 ? m.anyAddress : h('code', {}, k.allowedIps.join(', ')),
+      k.revokedAt ? badge(m.revoked, 'bad') : badge(m.active, 'ok'),
+    ]),
     { captionHidden: true },
   );
 }
