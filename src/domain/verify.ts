@@ -8,37 +8,14 @@ import { ACCOUNT_ERRORS, type AccountErrorKind } from './errors.js';
 import { readSlipImage, type ImageDecoder } from './verify-image.js';
 import { parseSlipQr, type SlipRef } from './slip-qr.js';
 import type { ApiKey, ErrorKind, RequestErrorRecord, VerifiedSlip } from './types.js';
+import type { VerifyInput, VerifyOutcome } from './verify-types.js';
 import { KeyResolver } from './key-lookup.js';
 import { askNetwork } from './ask-network.js';
-import { checkVerifyBody, type BodyProblem } from './verify-request.js';
+import { checkVerifyBody } from './verify-request.js';
 import { evaluateChecks, type CheckRequest, type CheckResults } from './checks.js';
 import { duplicateHistory } from './duplicate-history.js';
 
-export interface VerifyInput {
-  apiKey: string | undefined;
-  contentType: string | undefined;
-  rawBody: Buffer;
-  /** Set when the body was not read (too large, bad encoding): answered after the key checks. */
-  bodyProblem?: BodyProblem;
-  /** Bodies are read up to the image limit; only an image body may be larger than this. */
-  maxQrcodeBodyBytes?: number;
-  requestId: string;
-  /** The client's address (after TRUST_PROXY_HOPS), matched against the key's allowed ranges. */
-  clientIp?: string;
-}
-
-export type VerifyBody =
-  | { status: 'success'; data: VerifiedSlip; message: string; qrcode: string; checks?: CheckResults }
-  | { status: 'error'; code?: number; message: string };
-
-export interface VerifyOutcome {
-  httpStatus: number;
-  body: VerifyBody;
-  /** Why a verification failed (never sent; metrics and logs). */
-  kind?: ErrorKind;
-  /** The account's credits after this request; set whenever the key resolved to a live account. */
-  creditsRemaining?: number;
-}
+export type { VerifyBody, VerifyInput, VerifyOutcome } from './verify-types.js';
 
 export interface VerificationDeps {
   store: Store;

@@ -4,16 +4,7 @@
 // is a single-document atomic write, sequenced so that recovery can finish
 // whatever a crash interrupts. holds.ts and ledger.ts explain the designs.
 import mongoose, { type Connection } from 'mongoose';
-import type {
-  Account,
-  AdminEvent,
-  AdminToken,
-  ApiKey,
-  CreditHold,
-  LedgerEntry,
-  RequestErrorRecord,
-  VerifyTransactionRecord,
-} from '../../domain/types.js';
+import type { Account, AdminEvent, AdminToken, ApiKey, CreditHold, LedgerEntry, RequestErrorRecord, VerifyTransactionRecord } from '../../domain/types.js';
 import { toPage } from '../cursor.js';
 import {
   StoreError,
