@@ -11,14 +11,16 @@ const seconds = (started: number) => (performance.now() - started) / 1000;
  * Store interface's methods are ever called, so the label set is bounded.
  */
 export function timedStore(store: Store, metrics: Metrics): Store {
-  const wrapped = new Map<PropertyKey, unknown>();
+  // Keyed by the function, not its name: a method replaced on the store
+  // (tests inject failures that way) is timed and called as it now is.
+  const wrapped = new WeakMap<object, unknown>();
   return new Proxy(store, {
     get(target, prop) {
       const value: unknown = Reflect.get(target, prop);
       if (typeof value !== 'function' || typeof prop !== 'string') return value;
-      let fn = wrapped.get(prop);
+      const method = value as (...args: unknown[]) => unknown;
+      let fn = wrapped.get(method);
       if (!fn) {
-        const method = value as (...args: unknown[]) => unknown;
         fn = (...args: unknown[]) => {
           const started = performance.now();
           let result: unknown;
@@ -40,7 +42,7 @@ export function timedStore(store: Store, metrics: Metrics): Store {
             },
           );
         };
-        wrapped.set(prop, fn);
+        wrapped.set(method, fn);
       }
       return fn;
     },

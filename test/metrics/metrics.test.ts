@@ -104,7 +104,7 @@ describe('/metrics, one process', () => {
     const [key] = await app.store.listApiKeys(accountId);
     const before = (await scrape(app.adminUrl)).value('slipgate_hold_recoveries_total', { result: 'released' });
     // A hold left by a process that died an hour ago.
-    expect(await app.store.holdCredit({ id: 'vt_stale_hold_1', accountId, keyId: key!.id, createdAt: new Date(Date.now() - 3_600_000) })).toBe('held');
+    expect(await app.store.holdCredit({ id: 'vt_stale_hold_1', accountId, keyId: key!.id, createdAt: new Date(Date.now() - 3_600_000) })).toMatchObject({ status: 'held' });
     await eventually(async () => (await scrape(app.adminUrl)).value('slipgate_hold_recoveries_total', { result: 'released' }) === before + 1);
     expect((await app.store.getAccount(accountId))!.credits).toBe(3);
 
