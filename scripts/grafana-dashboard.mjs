@@ -52,6 +52,12 @@ panel('Oldest hold age', [[`max(slipgate_oldest_hold_age_seconds${sel()})`, 'old
 panel('Hold recoveries (last hour)', [[`sum by (result) (increase(slipgate_hold_recoveries_total${sel()}[1h]))`, '{{result}}']], 12, y, { w: 12,
   desc: 'Holds left by a process that died: settled (its success was recorded, charged) or released (refunded).' });
 y += 8;
+row('Slip pictures', y++);
+panel('Pictures on the worker threads', [[`sum by (state) (slipgate_image_pool${sel()})`, '{{state}}']], 0, y, {
+  desc: 'Pictures being read (running) and waiting for a thread (queued); a queue at IMAGE_QUEUE_MAX answers 429.' });
+panel('Pictures per second', [[`sum by (result) (rate(slipgate_image_decodes_total${sel()}[${W}]))`, '{{result}}']], 12, y, { unit: 'reqps',
+  desc: 'decoded: handed to a thread; busy: refused with 429 (queue full); timeout: over IMAGE_DECODE_TIMEOUT_MS.' });
+y += 8;
 row('Store and process', y++);
 panel('Store latency p99 by operation', [[`histogram_quantile(0.99, sum by (operation, le) (rate(slipgate_store_operation_duration_seconds_bucket${sel()}[${W}])))`, '{{operation}}']], 0, y, { unit: 's' });
 panel('Store errors per second', [[`sum by (operation) (rate(slipgate_store_operation_duration_seconds_count${sel('result="error"')}[${W}]))`, '{{operation}}']], 12, y, { unit: 'reqps' });

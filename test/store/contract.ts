@@ -330,7 +330,7 @@ export function storeContract(name: string, open: () => Promise<EngineUnderTest>
         const old = hold(accountId, at('2020-01-01T00:00:00Z'));
         const fresh = hold(accountId, new Date(Date.now() - 2_000));
         const underEnded = hold(accountId, new Date(Date.now() - 1_000), ended);
-        for (const h of [old, fresh, underEnded]) expect(await store.holdCredit(h)).toBe('held');
+        for (const h of [old, fresh, underEnded]) expect(await store.holdCredit(h)).toMatchObject({ status: 'held' });
         await store.endLease(ended);
         expect(await probe.leaseExpiry(ended)).toBeNull();
         expect(await probe.holdInstanceIds(accountId)).toEqual([null, null, ended]);
@@ -375,7 +375,7 @@ export function storeContract(name: string, open: () => Promise<EngineUnderTest>
         const lease = id('ins');
         await store.startLease(lease, TTL_MS, new Date());
         const holds = Array.from({ length: 20 }, () => hold(accountId, new Date(), lease));
-        for (const h of holds) expect(await store.holdCredit(h)).toBe('held');
+        for (const h of holds) expect(await store.holdCredit(h)).toMatchObject({ status: 'held' });
         await probe.expireLease(lease);
         // A process that woke up after its lease was taken over settles half of them.
         const settles = holds
