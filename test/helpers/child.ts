@@ -3,6 +3,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { createInterface } from 'node:readline';
+import { afterAll } from 'vitest';
 
 export interface Child {
   proc: ChildProcess;
@@ -15,6 +16,14 @@ export interface Child {
 
 const CLI = new URL('../../src/cli.ts', import.meta.url).pathname;
 
+// A test that times out while a child is still starting never gets its
+// handle, so nothing would stop it: whatever is still running when the test
+// file ends is killed (registered on the file that imports this helper).
+const running = new Set<ChildProcess>();
+afterAll(() => {
+  for (const proc of running) proc.kill('SIGKILL');
+});
+
 export async function spawnSlipgate(env: Record<string, string>): Promise<Child> {
   const proc = spawn(process.execPath, ['--import', 'tsx', CLI, 'serve'], {
     env: { ...process.env, PORT: '0', ADMIN_PORT: '0', LOG_LEVEL: 'info', ...env },
@@ -23,7 +32,11 @@ export async function spawnSlipgate(env: Record<string, string>): Promise<Child>
   const logs: Record<string, unknown>[] = [];
   let stderr = '';
   proc.stderr!.on('data', (d: Buffer) => (stderr += d.toString()));
-  const exited = once(proc, 'exit').then(([code]) => code as number | null);
+  running.add(proc);
+  const exited = once(proc, 'exit').then(([code]) => {
+    running.delete(proc);
+    return code as number | null;
+  });
   const ready = new Promise<Record<string, unknown>>((resolve, reject) => {
     createInterface({ input: proc.stdout! }).on('line', (line) => {
       try {
