@@ -11,9 +11,9 @@ import { registerServeCommand } from './cli/serve.js';
 import { registerSimulateBankCommand } from './cli/simulate-bank.js';
 import { registerVerifyCommand } from './cli/verify.js';
 import { ConfigError } from './config.js';
-import { InputError } from './domain/accounts.js';
+import { InputError } from './domain/errors.js';
 import { IdempotencyConflictError } from './domain/admin-actions.js';
-import { StoreError } from './store/store.js';
+import { StoreError } from './domain/ports/store.js';
 
 const program = new Command('slipgate')
   .description('Thai bank slip verification gateway')

@@ -5,7 +5,7 @@
 // HOLD_STALE_MS stays as the backstop for holds no live lease covers.
 import type { Logger } from 'pino';
 import { newId } from './domain/api-key.js';
-import type { RecoveryResult, Store } from './store/store.js';
+import type { RecoveryResult, Store } from './domain/ports/store.js';
 
 /** Heartbeats a lease may miss before it counts as dead. */
 export const LEASE_BEATS = 3;

@@ -17,13 +17,13 @@ import { metricsText } from './metrics/serve.js';
 import { timedStore } from './metrics/timing.js';
 import { ImageDecodePool } from './images/decode-pool.js';
 import { openStore } from './store/open.js';
-import type { Store } from './store/store.js';
+import type { Store } from './domain/ports/store.js';
 import { logStartupGuide } from './startup-guide.js';
 import { buildUpstream } from './upstream/build.js';
 import { describeUpstreamConfig, loadUpstreamConfigs, type UpstreamConfig } from './upstream/config.js';
 import { UpstreamPool, type DomainHealth, type ReloadSummary } from './upstream/pool.js';
 import { SandboxUpstream } from './upstream/sandbox/sandbox-upstream.js';
-import type { BankAdapter } from './upstream/upstream.js';
+import type { BankAdapter } from './domain/ports/upstream.js';
 
 export interface RunOptions {
   logger: Logger;

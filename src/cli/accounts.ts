@@ -1,6 +1,6 @@
 // `slipgate accounts …` and `slipgate keys …`.
 import type { Command } from 'commander';
-import { InputError } from '../domain/accounts.js';
+import { InputError } from '../domain/errors.js';
 import { positiveInt, printJson, withStore } from './context.js';
 
 export function registerAccountCommands(program: Command): void {

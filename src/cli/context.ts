@@ -5,7 +5,7 @@ import { loadConfig } from '../config.js';
 import { AccountService } from '../domain/accounts.js';
 import { AdminActions } from '../domain/admin-actions.js';
 import { openStore } from '../store/open.js';
-import type { Store } from '../store/store.js';
+import type { Store } from '../domain/ports/store.js';
 
 export interface CliContext {
   store: Store;

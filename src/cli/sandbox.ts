@@ -1,6 +1,6 @@
 // `slipgate sandbox qr`: a slip QR the built-in sandbox network accepts.
 import { Option, type Command } from 'commander';
-import { InputError } from '../domain/accounts.js';
+import { InputError } from '../domain/errors.js';
 import { sandboxQr } from '../upstream/sandbox/sandbox-qr.js';
 import type { SandboxOutcome } from '../upstream/sandbox/transaction.js';
 

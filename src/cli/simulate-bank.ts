@@ -1,7 +1,7 @@
 // `slipgate simulate-bank`: a local stand-in for a bank verification network
 // speaking the real KBank or SCB protocol, to run the gateway without a bank.
 import { Option, type Command } from 'commander';
-import { InputError } from '../domain/accounts.js';
+import { InputError } from '../domain/errors.js';
 import { startSimulatedBank, type SimulatedProvider } from '../upstream/simulator.js';
 
 interface SimulateBankFlags {

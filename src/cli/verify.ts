@@ -4,7 +4,7 @@
 import { readFile } from 'node:fs/promises';
 import type { Command } from 'commander';
 import { createClient, SlipgateError, type Checks } from '../client/index.js';
-import { InputError } from '../domain/accounts.js';
+import { InputError } from '../domain/errors.js';
 
 interface VerifyCliOptions {
   image?: string;

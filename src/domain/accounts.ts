@@ -1,17 +1,14 @@
 // Account, key and credit operations shared by the CLI and the GraphQL API,
 // so no money rule lives in a resolver or a command.
-import type { LedgerResult, Store } from '../store/store.js';
-import { StoreError } from '../store/store.js';
+import type { LedgerResult, Store } from './ports/store.js';
+import { InputError } from './errors.js';
+import { StoreError } from './ports/store.js';
 import { generateApiKey, newId } from './api-key.js';
 import { parseAllowList } from './ip-allow-list.js';
 import type { Account, ApiKey, LedgerKind } from './types.js';
 
 /** Upper bound of one credit change: catches typos like an extra zero or two. */
 export const MAX_CREDIT_CHANGE = 10_000_000;
-
-export class InputError extends Error {
-  override name = 'InputError';
-}
 
 export interface IssuedKey {
   key: ApiKey;

@@ -1,8 +1,8 @@
 // What people do to accounts through the admin surfaces (GraphQL, CLI): the
 // AccountService change itself, then an AdminEvent naming the actor and the
 // reason. The money rules stay in AccountService and the store.
-import type { LedgerResult, Store } from '../store/store.js';
-import { StoreError } from '../store/store.js';
+import type { LedgerResult, Store } from './ports/store.js';
+import { StoreError } from './ports/store.js';
 import type { AccountService, IssuedKey } from './accounts.js';
 import { recordAdminEvent } from './admin-events.js';
 import type { Account, ApiKey } from './types.js';

@@ -1,5 +1,5 @@
 // The trail of who did what through the admin surfaces, and why.
-import type { Store } from '../store/store.js';
+import type { Store } from './ports/store.js';
 import { newId } from './api-key.js';
 
 export interface AdminEventInput {

@@ -1,8 +1,8 @@
 // Tokens for the internal GraphQL API and what each role may do. Like API
 // keys they are shown once and stored as SHA-256 hashes.
 import { randomBytes } from 'node:crypto';
-import type { Store } from '../store/store.js';
-import { InputError } from './accounts.js';
+import type { Store } from './ports/store.js';
+import { InputError } from './errors.js';
 import { recordAdminEvent } from './admin-events.js';
 import { hashSecret, newId } from './api-key.js';
 import type { AdminRole, AdminToken } from './types.js';

@@ -1,6 +1,6 @@
 // The verify path's one network call, under one time budget.
-import type { Logger } from 'pino';
-import type { Upstream, UpstreamResult } from '../upstream/upstream.js';
+import type { Logger } from './ports/logger.js';
+import type { Upstream, UpstreamResult } from './ports/upstream.js';
 import { UPSTREAM_MESSAGES } from './errors.js';
 
 const ABORT_GRACE_MS = 25;

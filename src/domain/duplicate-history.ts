@@ -3,7 +3,7 @@
 // leaves that record out: of two verifications of the same slip, the later
 // lookup always sees the other one, so a reused slip is never missed — even
 // when both requests race (both then report seen: true).
-import type { Store } from '../store/store.js';
+import type { Store } from './ports/store.js';
 import type { DuplicateHistory } from './checks.js';
 
 const PAGE = 100;

@@ -15,3 +15,8 @@ export const UPSTREAM_MESSAGES = {
   upstream_error: 'verification service error',
   interrupted: 'verification interrupted before it finished',
 } as const;
+
+/** Input a person typed that the domain refuses; callers show its message as is. */
+export class InputError extends Error {
+  override name = 'InputError';
+}

@@ -1,7 +1,7 @@
 // Resolving an API key on the verify path: the cached lookup, then whether
 // the client's address may use it. Keys (and their allowed ranges) are
 // cached for keyCacheTtlMs; changes made in this process evict at once.
-import type { Store } from '../store/store.js';
+import type { Store } from './ports/store.js';
 import { hashSecret } from './api-key.js';
 import { isAddressAllowed } from './ip-allow-list.js';
 import { KeyCache } from './key-cache.js';

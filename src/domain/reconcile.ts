@@ -4,7 +4,7 @@
 //   usage = number of VerifyTransaction records
 //   credits >= 0
 //   no hold older than the stale age (no verification can still be behind it)
-import type { Store } from '../store/store.js';
+import type { Store } from './ports/store.js';
 
 export interface AccountReconciliation {
   accountId: string;

@@ -1,6 +1,6 @@
 // Usage for charts: per account and Bangkok day. Only a successful
 // verification costs a credit (one each); failures are free.
-import type { UsageRow } from '../store/store.js';
+import type { UsageRow } from './ports/store.js';
 import type { ErrorKind } from './types.js';
 
 export const CREDITS_PER_SUCCESS = 1;

@@ -1,10 +1,6 @@
 // Reading the slip QR of an image body, for the verification path. The
 // decoding itself runs in the image pool (src/images), off the event loop.
-import type { ImageDecodeResult } from '../images/decode-pool.js';
-
-export interface ImageDecoder {
-  decode(image: Uint8Array): Promise<ImageDecodeResult>;
-}
+import type { ImageDecoder } from './ports/images.js';
 
 export const NO_QR_IN_IMAGE = 'no slip QR code found in the image';
 const TOO_SLOW = 'the image could not be read in time; send a smaller or sharper picture of the slip';

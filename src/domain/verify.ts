@@ -1,11 +1,12 @@
 // The one code path every verification takes: authenticate, check the body,
 // hold a credit, ask the network, then settle (charge) or release (free).
 // Spec §5 and §7 fix the order and texts of the errors.
-import type { Logger } from 'pino';
-import type { Store } from '../store/store.js';
-import type { Upstream } from '../upstream/upstream.js';
+import type { Logger } from './ports/logger.js';
+import type { Store } from './ports/store.js';
+import type { Upstream } from './ports/upstream.js';
 import { ACCOUNT_ERRORS, type AccountErrorKind } from './errors.js';
-import { readSlipImage, type ImageDecoder } from './verify-image.js';
+import { readSlipImage } from './verify-image.js';
+import type { ImageDecoder } from './ports/images.js';
 import { parseSlipQr, type SlipRef } from './slip-qr.js';
 import type { ApiKey, ErrorKind, RequestErrorRecord, VerifiedSlip } from './types.js';
 import type { VerifyInput, VerifyOutcome } from './verify-types.js';

@@ -3,7 +3,7 @@
 // AccountService (shared with the CLI).
 import type { IssuedKey } from '../domain/accounts.js';
 import type { Account } from '../domain/types.js';
-import type { LedgerResult } from '../store/store.js';
+import type { LedgerResult } from '../domain/ports/store.js';
 import { builder } from './builder.js';
 import { notFoundError } from './errors.js';
 import { ActivityUnion, recentActivity } from './audit.js';

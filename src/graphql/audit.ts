@@ -1,7 +1,7 @@
 // The audit log: successful verifications and failed requests, filtered and
 // paged newest first. `account` on each record goes through the DataLoader.
 import type { RequestErrorRecord, VerifyTransactionRecord } from '../domain/types.js';
-import type { AuditQuery } from '../store/store.js';
+import type { AuditQuery } from '../domain/ports/store.js';
 import type { InputFieldBuilder } from '@pothos/core';
 import { builder, type Types } from './builder.js';
 import type { GraphqlContext } from './context.js';

@@ -7,7 +7,7 @@ import type { AdminActions } from '../domain/admin-actions.js';
 import { tokenActor, type AdminTokenService } from '../domain/admin-tokens.js';
 import type { AdminToken } from '../domain/types.js';
 import { sendError } from '../http/json-errors.js';
-import type { Store } from '../store/store.js';
+import type { Store } from '../domain/ports/store.js';
 import type { DomainHealth } from '../upstream/pool.js';
 import { createLoaders, type Loaders } from './loaders.js';
 

@@ -1,7 +1,7 @@
 // Enums in GraphQL style (UPPER_CASE) over the domain's lower-case values.
 import { ERROR_KINDS, type AdminRole, type ErrorKind, type LedgerKind } from '../domain/types.js';
 import type { BreakerState } from '../upstream/domain-health.js';
-import type { UpstreamFailureKind } from '../upstream/upstream.js';
+import type { UpstreamFailureKind } from '../domain/ports/upstream.js';
 import { builder } from './builder.js';
 
 function upper<T extends string>(values: readonly T[]): Record<string, { value: T }> {

@@ -2,7 +2,7 @@
 // accounts once, not 100 times.
 import DataLoader from 'dataloader';
 import type { Account } from '../domain/types.js';
-import type { Store } from '../store/store.js';
+import type { Store } from '../domain/ports/store.js';
 
 export interface Loaders {
   account: DataLoader<string, Account | null>;

@@ -1,8 +1,8 @@
 // Cursor pages: `first` items after an opaque `after` cursor (the store's
 // keyset cursor, newest first), answered as { nodes, pageInfo }.
 import type { ObjectRef } from '@pothos/core';
-import type { Page } from '../store/store.js';
-import { StoreError } from '../store/store.js';
+import type { Page } from '../domain/ports/store.js';
+import { StoreError } from '../domain/ports/store.js';
 import { builder, type Types } from './builder.js';
 import { userInputError } from './errors.js';
 

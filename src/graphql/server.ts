@@ -7,7 +7,7 @@ import { AccountService } from '../domain/accounts.js';
 import { AdminActions, type KeyCacheControl } from '../domain/admin-actions.js';
 import { AdminTokenService } from '../domain/admin-tokens.js';
 import type { AdminToken } from '../domain/types.js';
-import type { Store } from '../store/store.js';
+import type { Store } from '../domain/ports/store.js';
 import type { DomainHealth } from '../upstream/pool.js';
 import { armorPlugins, introspectionForAdminsOnly } from './armor.js';
 import { buildContext, requireAdminToken, type GraphqlContext, type ServerContext } from './context.js';

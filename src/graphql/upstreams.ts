@@ -1,6 +1,6 @@
 // Health of the bank network domains as this process sees them.
 import type { DomainHealth } from '../upstream/pool.js';
-import type { UpstreamFailureKind } from '../upstream/upstream.js';
+import type { UpstreamFailureKind } from '../domain/ports/upstream.js';
 import { builder } from './builder.js';
 import { BreakerStateEnum, UpstreamFailureKindEnum } from './enums.js';
 

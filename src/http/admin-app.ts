@@ -3,7 +3,7 @@
 // on the public port.
 import express from 'express';
 import type { Logger } from 'pino';
-import type { Store } from '../store/store.js';
+import type { Store } from '../domain/ports/store.js';
 import { accessLog } from './access-log.js';
 import { errorHandler, notFound, sendError } from './json-errors.js';
 import { requestId } from './request-id.js';

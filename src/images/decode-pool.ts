@@ -23,14 +23,7 @@ export interface ImagePoolOptions {
   logger?: Logger;
 }
 
-export type ImageDecodeResult =
-  | { kind: 'qrcode'; qrcode: string }
-  | { kind: 'no_qr' }
-  /** The image took longer than the budget; its thread was replaced. */
-  | { kind: 'timeout' }
-  /** Every thread is working and the queue is full: nothing was started. */
-  | { kind: 'busy' }
-  | { kind: 'not_image' | 'too_many_pixels'; message: string };
+import type { ImageDecodeResult } from '../domain/ports/images.js';
 
 export interface ImagePoolStats {
   /** Images handed to a thread (the cost counter: refused or queued images are not in it). */

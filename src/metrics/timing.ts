@@ -1,7 +1,7 @@
 // A thin wrapper that times what passes through it, so the store engines
 // need not know about metrics. (The pool reports bank requests itself: only
 // it knows whether an answer was accepted.)
-import type { Store } from '../store/store.js';
+import type { Store } from '../domain/ports/store.js';
 import type { Metrics } from './metrics.js';
 
 const seconds = (started: number) => (performance.now() - started) / 1000;

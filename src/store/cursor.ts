@@ -1,5 +1,5 @@
 // Opaque keyset cursors shared by every engine: newest first by (createdAt, id).
-import { StoreError } from './store.js';
+import { StoreError } from '../domain/ports/store.js';
 
 export interface CursorPosition {
   at: number;

@@ -1,7 +1,7 @@
 // Picks the storage engine from DATABASE_URL. Engines load lazily so an
 // embedded install never loads a database driver it does not use.
 import { resolve } from 'node:path';
-import type { Store } from './store.js';
+import type { Store } from '../domain/ports/store.js';
 
 export async function openStore(url: string): Promise<Store> {
   let store: Store;

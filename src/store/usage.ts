@@ -1,6 +1,6 @@
 // Merges per-day success and failure counts into UsageRow, for every engine.
 import type { ErrorKind } from '../domain/types.js';
-import type { UsageRow } from './store.js';
+import type { UsageRow } from '../domain/ports/store.js';
 
 export function usageRows(
   successes: { account_id: string; day: string; n: number | string }[],

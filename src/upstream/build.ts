@@ -4,7 +4,7 @@ import { KbankUpstream } from './kbank/kbank-upstream.js';
 import { UpstreamPool, type UpstreamPoolOptions } from './pool.js';
 import { ScbUpstream } from './scb/scb-upstream.js';
 import type { OAuthBankOptions } from './shared/oauth-bank-upstream.js';
-import type { BankAdapter, BankAnswer, SlipQuery } from './upstream.js';
+import type { BankAdapter, BankAnswer, SlipQuery } from '../domain/ports/upstream.js';
 
 export interface BuildUpstreamOptions extends Omit<UpstreamPoolOptions, 'createAdapter'> {
   /** Builds the built-in sandbox network for provider "sandbox" entries. */

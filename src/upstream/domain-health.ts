@@ -1,7 +1,7 @@
 // Health of one domain configuration: counters, recent latencies and a
 // circuit breaker, so a dead domain stops taking requests for a while and is
 // then probed with one request before it gets traffic again.
-import type { UpstreamFailureKind } from './upstream.js';
+import type { UpstreamFailureKind } from '../domain/ports/upstream.js';
 
 export type BreakerState = 'closed' | 'open' | 'half_open';
 

@@ -8,7 +8,7 @@ import { acceptBankAnswer } from '../domain/bank-answer.js';
 import type { UpstreamConfig, UpstreamProvider } from './config.js';
 import { DomainHealthTracker, type BreakerState, type FailureCounts } from './domain-health.js';
 import { failure, isConnectionFailure, MESSAGES, publicFailure, type AdapterFailure } from './shared/outcomes.js';
-import type { BankAdapter, SlipQuery, Upstream, UpstreamFailure, UpstreamFailureKind, UpstreamResult } from './upstream.js';
+import type { BankAdapter, SlipQuery, Upstream, UpstreamFailure, UpstreamFailureKind, UpstreamResult } from '../domain/ports/upstream.js';
 
 /** The part of a pino logger the pool uses. */
 export interface UpstreamLogger {

@@ -8,7 +8,7 @@ import { newId } from '../../src/domain/api-key.js';
 import { VerificationService } from '../../src/domain/verify.js';
 import { createLogger } from '../../src/log.js';
 import { openStore } from '../../src/store/open.js';
-import type { Store } from '../../src/store/store.js';
+import type { Store } from '../../src/domain/ports/store.js';
 import { sandboxQr } from '../../src/upstream/sandbox/sandbox-qr.js';
 import { UpstreamPool } from '../../src/upstream/pool.js';
 import { SandboxUpstream } from '../../src/upstream/sandbox/sandbox-upstream.js';

@@ -11,7 +11,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { AccountService } from '../../src/domain/accounts.js';
 import { reconcileAccount } from '../../src/domain/reconcile.js';
 import { openStore } from '../../src/store/open.js';
-import type { Store } from '../../src/store/store.js';
+import type { Store } from '../../src/domain/ports/store.js';
 import { sandboxQr } from '../../src/upstream/sandbox/sandbox-qr.js';
 import { startGatedKbank, type GatedKbank } from '../fakes/gated-kbank.js';
 import { eventually, postVerify, spawnSlipgate, type Child } from '../helpers/child.js';

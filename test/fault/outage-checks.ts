@@ -1,7 +1,7 @@
 // What must hold after a database outage under load, whatever its kind
 // (connections reset, network partition, server crash and restart).
 import { expect } from 'vitest';
-import type { Store } from '../../src/store/store.js';
+import type { Store } from '../../src/domain/ports/store.js';
 import { eventually } from '../helpers/child.js';
 import { runDoctor } from '../helpers/doctor.js';
 import type { Answer } from '../helpers/load.js';

@@ -50,7 +50,7 @@ import { VERIFY_PATH } from '../../src/http/public-app.js';
 import { AccountService } from '../../src/domain/accounts.js';
 import type { VerifyTransactionRecord } from '../../src/domain/types.js';
 import { openStore } from '../../src/store/open.js';
-import type { Store } from '../../src/store/store.js';
+import type { Store } from '../../src/domain/ports/store.js';
 import { sandboxQr } from '../../src/upstream/sandbox/sandbox-qr.js';
 import { spawnSlipgate, type Child } from '../helpers/child.js';
 import { runDoctor } from '../helpers/doctor.js';

@@ -9,7 +9,7 @@ import { createLogger } from '../../src/log.js';
 import { run, type Running } from '../../src/main.js';
 import { SandboxUpstream } from '../../src/upstream/sandbox/sandbox-upstream.js';
 import type { UpstreamPool } from '../../src/upstream/pool.js';
-import type { BankAdapter } from '../../src/upstream/upstream.js';
+import type { BankAdapter } from '../../src/domain/ports/upstream.js';
 import { tempDir } from './temp.js';
 
 export interface TestApp extends Running {

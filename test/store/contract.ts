@@ -3,7 +3,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ApiKey, LedgerEntry, RequestErrorRecord, VerifyTransactionRecord } from '../../src/domain/types.js';
-import { StoreError, type Store } from '../../src/store/store.js';
+import { StoreError, type Store } from '../../src/domain/ports/store.js';
 import { skippedNote, skippingCase, type CaseFn } from '../helpers/skipped-guarantees.js';
 
 /** Direct reads through the engine's own driver, bypassing the adapter. */

@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { reconcileAccount } from '../../src/domain/reconcile.js';
 import type { LedgerEntry, VerifyTransactionRecord } from '../../src/domain/types.js';
 import { MongoStore } from '../../src/store/mongo/mongo-store.js';
-import { StoreError } from '../../src/store/store.js';
+import { StoreError } from '../../src/domain/ports/store.js';
 import { createMongoDatabase, type TestMongoDatabase } from '../helpers/mongo.js';
 
 const id = (kind: string) => `${kind}_${randomUUID().replaceAll('-', '')}`;

@@ -10,7 +10,7 @@ import type { LedgerEntry } from '../../src/domain/types.js';
 import { openStore } from '../../src/store/open.js';
 import { PG_MIGRATIONS } from '../../src/store/postgres/migrations.js';
 import { PostgresStore, type PostgresStoreOptions } from '../../src/store/postgres/postgres-store.js';
-import { StoreError } from '../../src/store/store.js';
+import { StoreError } from '../../src/domain/ports/store.js';
 import { eventually } from '../helpers/child.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/postgres.js';
 

@@ -7,7 +7,7 @@ import { sandboxTransRef, sandboxTransaction } from '../../src/upstream/sandbox/
 import { ScbUpstream } from '../../src/upstream/scb/scb-upstream.js';
 import type { OAuthBankOptions, OAuthBankUpstream } from '../../src/upstream/shared/oauth-bank-upstream.js';
 import { isConnectionFailure } from '../../src/upstream/shared/outcomes.js';
-import type { SlipQuery } from '../../src/upstream/upstream.js';
+import type { SlipQuery } from '../../src/domain/ports/upstream.js';
 import { eventually } from '../helpers/child.js';
 import type { FakeBank } from '../fakes/fake-bank.js';
 import { startFakeKbank } from '../fakes/kbank-server.js';

@@ -9,7 +9,7 @@ import type { UpstreamConfig } from '../../src/upstream/config.js';
 import type { UpstreamPool, UpstreamPoolOptions } from '../../src/upstream/pool.js';
 import { SandboxUpstream } from '../../src/upstream/sandbox/sandbox-upstream.js';
 import type { OAuthBankOptions } from '../../src/upstream/shared/oauth-bank-upstream.js';
-import type { SlipQuery, UpstreamResult } from '../../src/upstream/upstream.js';
+import type { SlipQuery, UpstreamResult } from '../../src/domain/ports/upstream.js';
 import type { FakeBank, FakeBankOptions, ReusedConnectionFault } from '../fakes/fake-bank.js';
 import { startFakeKbank } from '../fakes/kbank-server.js';
 import { startFakeScb } from '../fakes/scb-server.js';

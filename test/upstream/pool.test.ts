@@ -7,7 +7,7 @@ import type { UpstreamConfig } from '../../src/upstream/config.js';
 import { UpstreamPool, type UpstreamPoolOptions } from '../../src/upstream/pool.js';
 import { SandboxUpstream } from '../../src/upstream/sandbox/sandbox-upstream.js';
 import { sandboxTransRef } from '../../src/upstream/sandbox/transaction.js';
-import type { SlipQuery, UpstreamResult } from '../../src/upstream/upstream.js';
+import type { SlipQuery, UpstreamResult } from '../../src/domain/ports/upstream.js';
 import { eventually } from '../helpers/child.js';
 import { startFakeKbank } from '../fakes/kbank-server.js';
 import { startFakeScb } from '../fakes/scb-server.js';

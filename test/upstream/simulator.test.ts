@@ -3,7 +3,7 @@
 // constants, so this is what keeps both honest.
 import { Command } from 'commander';
 import { afterEach, describe, expect, it } from 'vitest';
-import { InputError } from '../../src/domain/accounts.js';
+import { InputError } from '../../src/domain/errors.js';
 import { registerSimulateBankCommand } from '../../src/cli/simulate-bank.js';
 import { startSimulatedBank, type SimulatedBank } from '../../src/upstream/simulator.js';
 

@@ -1,6 +1,6 @@
 // Connection settings and driver errors mapped to StoreError.
 import type { ConnectOptions } from 'mongoose';
-import { StoreError } from '../store.js';
+import { StoreError } from '../../domain/ports/store.js';
 
 export interface MongoStoreOptions {
   /** Connections per process. Default 10 (URL: `?maxPoolSize=` wins). */

@@ -1,7 +1,7 @@
 // Query filters for pages and audit searches: the same rules as
 // sql/audit-filter.ts, written as MongoDB filter documents.
 import { decodeCursor } from '../cursor.js';
-import type { AccountQuery, AuditQuery } from '../store.js';
+import type { AccountQuery, AuditQuery } from '../../domain/ports/store.js';
 
 export type Filter = Record<string, unknown>;
 

@@ -20,7 +20,8 @@
 // it (it must go). Outcomes are purged after a day by recovery; by then no
 // request that could still race on the hold is alive.
 import type { CreditHold, RequestErrorRecord, VerifyTransactionRecord } from '../../domain/types.js';
-import { interruptedFailure, StoreError, type HoldResult, type RecoveryResult } from '../store.js';
+import { StoreError, type HoldResult, type RecoveryResult } from '../../domain/ports/store.js';
+import { interruptedFailure } from '../../domain/money-rules.js';
 import { isDuplicateKey } from './connection.js';
 import { requestErrorDoc, verifyTransactionDoc, type HoldEntry, type HoldOutcomeDoc } from './docs.js';
 import { rawAccounts, type Models } from './schemas.js';

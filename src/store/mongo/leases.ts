@@ -4,7 +4,7 @@
 // database must keep their clocks in step (NTP), see SECURITY.md.
 import type { HoldBook } from './holds.js';
 import { rawAccounts, type Models } from './schemas.js';
-import type { RecoveryResult } from '../store.js';
+import type { RecoveryResult } from '../../domain/ports/store.js';
 
 export class Leases {
   constructor(

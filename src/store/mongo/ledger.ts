@@ -26,7 +26,8 @@
 // human mistakes (overdrawing adjustments), and keeping them is what makes
 // a late finisher harmless.
 import type { Account, LedgerEntry } from '../../domain/types.js';
-import { isSameLedgerChange, StoreError, type LedgerResult } from '../store.js';
+import { StoreError, type LedgerResult } from '../../domain/ports/store.js';
+import { isSameLedgerChange } from '../../domain/money-rules.js';
 import { isDuplicateKey } from './connection.js';
 import { ledger, ledgerClaim, ledgerDoc, type LedgerDoc } from './docs.js';
 import { rawAccounts, type Models } from './schemas.js';

@@ -17,7 +17,7 @@ import {
   type RecoveryResult,
   type Store,
   type UsageRow,
-} from '../store.js';
+} from '../../domain/ports/store.js';
 import { connectOptions, isDuplicateKey, mapError, type MongoStoreOptions } from './connection.js';
 import * as doc from './docs.js';
 import { accountFilter, afterCursor, all, auditFilter, NEWEST_FIRST, type Filter } from './filters.js';

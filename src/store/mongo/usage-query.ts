@@ -2,7 +2,7 @@
 // aggregation: the Bangkok day needs $dateToString, which FerretDB lacks.
 // Only two small fields per record travel, streamed, and the counts stay per
 // account and day.
-import type { UsageRow } from '../store.js';
+import type { UsageRow } from '../../domain/ports/store.js';
 import { usageRows } from '../usage.js';
 import type { RequestErrorDoc, VerifyTransactionDoc } from './docs.js';
 import { all, auditFilter } from './filters.js';

@@ -17,7 +17,6 @@ import type {
 import { decodeCursor, toPage } from '../cursor.js';
 import { accountFilter, auditFilter } from '../sql/audit-filter.js';
 import {
-  isSameLedgerChange,
   StoreError,
   type AccountQuery,
   type AuditQuery,
@@ -28,7 +27,8 @@ import {
   type RecoveryResult,
   type Store,
   type UsageRow,
-} from '../store.js';
+} from '../../domain/ports/store.js';
+import { isSameLedgerChange } from '../../domain/money-rules.js';
 import { usageRows } from '../usage.js';
 import { PG_MIGRATIONS } from './migrations.js';
 import * as recovery from './recovery.js';

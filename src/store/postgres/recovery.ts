@@ -4,7 +4,7 @@
 // host whose clock runs ahead cannot make a live process look dead.
 import type { QueryResult, QueryResultRow } from 'pg';
 import { UPSTREAM_MESSAGES } from '../../domain/errors.js';
-import type { RecoveryResult } from '../store.js';
+import type { RecoveryResult } from '../../domain/ports/store.js';
 import * as row from './rows.js';
 
 type Run = <R extends QueryResultRow>(sql: string, params?: readonly unknown[]) => Promise<QueryResult<R>>;

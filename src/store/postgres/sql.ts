@@ -1,7 +1,7 @@
 // Small PostgreSQL helpers: placeholder numbering, pool settings from the
 // URL, and driver errors mapped to StoreError.
 import type { PoolConfig } from 'pg';
-import { StoreError } from '../store.js';
+import { StoreError } from '../../domain/ports/store.js';
 
 /** Turns the shared `?` placeholders (see sql/audit-filter.ts) into $1..$n. */
 export function numbered(sql: string): string {

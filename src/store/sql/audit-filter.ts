@@ -1,7 +1,7 @@
 // WHERE clauses for audit queries, shared by the SQL engines. Placeholders
 // are written as `?`; the PostgreSQL adapter renumbers them to $n.
 import { decodeCursor } from '../cursor.js';
-import type { AccountQuery, AuditQuery } from '../store.js';
+import type { AccountQuery, AuditQuery } from '../../domain/ports/store.js';
 
 export interface SqlFilter {
   where: string;

@@ -3,7 +3,8 @@
 // process clock judges expiry. Recovery is one IMMEDIATE transaction: the
 // file's single writer makes concurrent recoveries take turns.
 import type Database from 'better-sqlite3';
-import { interruptedFailure, type RecoveryResult } from '../store.js';
+import type { RecoveryResult } from '../../domain/ports/store.js';
+import { interruptedFailure } from '../../domain/money-rules.js';
 import * as row from './rows.js';
 
 export function sqliteRecovery(db: Database.Database) {

@@ -16,7 +16,6 @@ import type {
 import { decodeCursor, toPage } from '../cursor.js';
 import { accountFilter, auditFilter } from '../sql/audit-filter.js';
 import {
-  isSameLedgerChange,
   StoreError,
   type AccountQuery,
   type AuditQuery,
@@ -27,7 +26,8 @@ import {
   type RecoveryResult,
   type Store,
   type UsageRow,
-} from '../store.js';
+} from '../../domain/ports/store.js';
+import { isSameLedgerChange } from '../../domain/money-rules.js';
 import { GroupCommit } from './group-commit.js';
 import { SQLITE_MIGRATIONS } from './migrations.js';
 import { sqliteRecovery } from './recovery.js';

@@ -2,7 +2,7 @@
 // slip. See kbank-protocol.ts for the wire shapes.
 import { randomUUID } from 'node:crypto';
 import type { Response } from 'got';
-import type { SlipQuery } from '../upstream.js';
+import type { SlipQuery } from '../../domain/ports/upstream.js';
 import type { ClientTls } from '../shared/bank-http.js';
 import { isRecord, parseJson } from '../shared/bank-http.js';
 import { bangkokIsoTime } from '../shared/bangkok-time.js';

@@ -1,7 +1,7 @@
 // The built-in sandbox network: answers every well-formed slip QR from its
 // transRef, with no bank behind it. Used when no UPSTREAMS are configured.
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { BankAdapter, BankAnswer, SlipQuery } from '../upstream.js';
+import type { BankAdapter, BankAnswer, SlipQuery } from '../../domain/ports/upstream.js';
 import { sandboxOutcome, sandboxTransaction } from './transaction.js';
 
 export class SandboxUpstream implements BankAdapter {

@@ -3,7 +3,7 @@
 // requestUId. See scb-protocol.ts for the wire shapes.
 import { randomUUID } from 'node:crypto';
 import type { Response } from 'got';
-import type { SlipQuery } from '../upstream.js';
+import type { SlipQuery } from '../../domain/ports/upstream.js';
 import { isRecord, parseJson } from '../shared/bank-http.js';
 import { OAuthBankUpstream, type OAuthBankOptions } from '../shared/oauth-bank-upstream.js';
 import { bankError, plainWords, slipNotFound, type AdapterResult } from '../shared/outcomes.js';

@@ -2,7 +2,7 @@
 // verify endpoint, and on a 401 refresh the token once and try once more.
 // Every thrown error becomes a result here, so verify() never rejects.
 import type { Response } from 'got';
-import type { BankAdapter, SlipQuery } from '../upstream.js';
+import type { BankAdapter, SlipQuery } from '../../domain/ports/upstream.js';
 import { createBankHttp, requestFailure, type BankHttp, type BankHttpOptions } from './bank-http.js';
 import { bankError, timedOut, type AdapterResult } from './outcomes.js';
 import { TokenCache, type TokenOutcome } from './token-cache.js';

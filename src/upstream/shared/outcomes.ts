@@ -1,7 +1,7 @@
 // Results adapters hand back, with the texts callers see (spec §7). A failure
 // may carry `connectionFailed`: the bank was never reached, so the pool may
 // safely ask another domain within the same deadline.
-import type { BankAnswer, UpstreamFailure, UpstreamFailureKind } from '../upstream.js';
+import type { BankAnswer, UpstreamFailure, UpstreamFailureKind } from '../../domain/ports/upstream.js';
 
 /** Internal failure shape: the pool strips `connectionFailed` before answering. */
 export type AdapterFailure = UpstreamFailure & { connectionFailed?: true };

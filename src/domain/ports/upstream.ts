@@ -3,7 +3,7 @@
 // the pool (the only Upstream) picks a domain per request and accepts an
 // answer only after the domain's rule in domain/bank-answer.ts, so no
 // provider, present or future, can skip that check.
-import type { VerifiedSlip } from '../domain/types.js';
+import type { VerifiedSlip } from '../types.js';
 
 export interface SlipQuery {
   sendingBank: string;

@@ -1,6 +1,7 @@
-// The storage port. Every engine (sqlite, postgres, mongo) implements it and
-// runs the same contract suite in test/store/. Money rules live in the
-// engine's atomic writes, never in read-modify-write code in the caller.
+// The storage port. Every engine (src/store/sqlite, postgres, mongo)
+// implements it and runs the same contract suite in test/store/. What a
+// money change means is decided in domain/money-rules.ts; engines perform it
+// as atomic writes, never as read-modify-write code in the caller.
 import type {
   Account,
   AdminEvent,
@@ -11,8 +12,7 @@ import type {
   RequestErrorRecord,
   VerifyTransactionRecord,
   ErrorKind,
-} from '../domain/types.js';
-import { UPSTREAM_MESSAGES } from '../domain/errors.js';
+} from '../types.js';
 
 /** A hold reports the balance its own write left: no second read on the hot path. */
 export type HoldResult = { status: 'held'; credits: number } | { status: 'insufficient' } | { status: 'no_account' };
@@ -181,30 +181,4 @@ export class StoreError extends Error {
     super(message, options);
     this.name = 'StoreError';
   }
-}
-
-/**
- * An idempotency key replays only the very change it was first used for:
- * same account, same amount, same kind (a top-up key is not an adjustment's).
- */
-export function isSameLedgerChange(prior: LedgerEntry, entry: LedgerEntry): boolean {
-  return prior.accountId === entry.accountId && prior.delta === entry.delta && prior.kind === entry.kind;
-}
-
-/** The failure recorded when crash recovery refunds a hold (the request is gone, so the hold id stands in for it). */
-export function interruptedFailure(hold: { id: string; accountId: string; keyId: string | null }, now: Date): RequestErrorRecord {
-  return {
-    id: hold.id,
-    accountId: hold.accountId,
-    keyId: hold.keyId,
-    requestId: hold.id,
-    qrcode: null,
-    transactionId: null,
-    sendingBank: null,
-    kind: 'interrupted',
-    message: UPSTREAM_MESSAGES.interrupted,
-    upstream: null,
-    latencyMs: null,
-    createdAt: now,
-  };
 }

@@ -1,0 +1,6 @@
+// The little the domain says to the operator's log. pino's Logger fits it;
+// the domain does not depend on pino.
+export interface Logger {
+  error(fields: object, message: string): void;
+  warn(fields: object, message: string): void;
+}
