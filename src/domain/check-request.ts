@@ -1,5 +1,5 @@
-// Validation of the optional `checks` object of a verify request (issue 9).
-// Anything unexpected is a 400 that names the problem, before any credit is
+// Validation of the optional `checks` object of a verify request.
+// Anything unexpected is a bad request that names the problem, before any credit is
 // held, so a typo never costs a verification without the check it asked for.
 import { CHECK_NAMES, nameTokens, type CheckRequest } from './checks.js';
 

@@ -1,10 +1,12 @@
-// Spec §7: the only errors that carry a numeric code, with their exact texts.
+// The account errors: the only errors that carry a numeric code, with their
+// exact texts (docs/contract.md#errors). Their HTTP statuses are the edge's
+// business (src/http/verify-answer.ts).
 export const ACCOUNT_ERRORS = {
-  missing_api_key: { code: 1020, status: 401, message: 'api key is missing' },
-  invalid_api_key: { code: 1021, status: 401, message: 'invalid api key' },
-  user_not_found: { code: 1022, status: 400, message: 'user not found' },
-  insufficient_fund: { code: 1023, status: 400, message: 'insufficient fund' },
-  ip_not_allowed: { code: 1024, status: 403, message: 'ip address not allowed' },
+  missing_api_key: { code: 1020, message: 'api key is missing' },
+  invalid_api_key: { code: 1021, message: 'invalid api key' },
+  user_not_found: { code: 1022, message: 'user not found' },
+  insufficient_fund: { code: 1023, message: 'insufficient fund' },
+  ip_not_allowed: { code: 1024, message: 'ip address not allowed' },
 } as const;
 
 export type AccountErrorKind = keyof typeof ACCOUNT_ERRORS;

@@ -7,13 +7,13 @@ const TOO_SLOW = 'the image could not be read in time; send a smaller or sharper
 
 export type ImageRead =
   | { ok: true; qrcode: string }
-  /** A picture without a readable slip QR: a verification failure (HTTP 200), recorded, free. */
+  /** A picture without a readable slip QR: a failed verification, recorded, free. */
   | { ok: false; unreadable: true; message: string }
   /** A body error or a busy decoder: answered as is, free, not recorded. */
-  | { ok: false; unreadable: false; status: 400 | 429 | 503; message: string };
+  | { ok: false; unreadable: false; refused: 'bad_request' | 'busy' | 'unavailable'; message: string };
 
 export async function readSlipImage(decoder: ImageDecoder | undefined, image: Buffer): Promise<ImageRead> {
-  if (!decoder) return { ok: false, unreadable: false, status: 503, message: 'image verification is not available on this server' };
+  if (!decoder) return { ok: false, unreadable: false, refused: 'unavailable', message: 'image verification is not available on this server' };
   const result = await decoder.decode(image);
   switch (result.kind) {
     case 'qrcode':
@@ -23,10 +23,10 @@ export async function readSlipImage(decoder: ImageDecoder | undefined, image: Bu
     case 'timeout':
       return { ok: false, unreadable: true, message: TOO_SLOW };
     case 'busy':
-      return { ok: false, unreadable: false, status: 429, message: 'too many images are being read right now; retry shortly' };
+      return { ok: false, unreadable: false, refused: 'busy', message: 'too many images are being read right now; retry shortly' };
     case 'too_many_pixels':
-      return { ok: false, unreadable: false, status: 400, message: result.message };
+      return { ok: false, unreadable: false, refused: 'bad_request', message: result.message };
     case 'not_image':
-      return { ok: false, unreadable: false, status: 400, message: 'image is not a readable JPEG, PNG or WebP picture' };
+      return { ok: false, unreadable: false, refused: 'bad_request', message: 'image is not a readable JPEG, PNG or WebP picture' };
   }
 }

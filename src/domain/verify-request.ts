@@ -1,14 +1,9 @@
-// Validation of the verify request body (spec §2.1). The spec leaves bad input
-// open; our answer is a 4xx JSON error that names the problem.
+// Validation of the verify request body (docs/contract.md#request). The
+// contract leaves bad input open; our answer is a body problem that names it.
 import type { CheckRequest } from './checks.js';
 import { parseCheckRequest } from './check-request.js';
 import { imageField } from './verify-image-body.js';
-
-/** A body that could not even be read (too large, bad encoding). */
-export interface BodyProblem {
-  status: 400 | 413 | 415;
-  message: string;
-}
+import type { BodyProblem } from './verify-types.js';
 
 /** Exactly one of `qrcode` (the QR text) and `image` (the decoded picture file) is set. */
 export type BodyCheck =
@@ -21,41 +16,40 @@ const JSON_TYPE = /^application\/(?:[\w.+-]+\+)?json\s*(?:;|$)/i;
  * `maxQrcodeBytes`: bodies are read up to the (larger) image limit, and only
  * an image body may be bigger than this; any other is refused as before.
  */
-export function checkVerifyBody(contentType: string | undefined, raw: Buffer, unreadable?: BodyProblem, maxQrcodeBytes = Number.POSITIVE_INFINITY): BodyCheck {
-  if (unreadable) return { ok: false, ...unreadable };
-  const tooLarge: BodyCheck = { ok: false, status: 413, message: `request body is larger than ${maxQrcodeBytes} bytes` };
+export function checkVerifyBody(contentType: string | undefined, raw: Buffer, maxQrcodeBytes = Number.POSITIVE_INFINITY): BodyCheck {
+  const tooLarge: BodyCheck = { ok: false, problem: 'too_large', message: `request body is larger than ${maxQrcodeBytes} bytes` };
   const large = raw.length > maxQrcodeBytes;
   if (!contentType || !JSON_TYPE.test(contentType)) {
-    return large ? tooLarge : { ok: false, status: 415, message: 'Content-Type must be application/json' };
+    return large ? tooLarge : { ok: false, problem: 'unsupported_media_type', message: 'Content-Type must be application/json' };
   }
   let body: unknown;
   try {
     body = JSON.parse(raw.toString('utf8'));
   } catch {
-    return large ? tooLarge : { ok: false, status: 400, message: 'request body is not valid JSON' };
+    return large ? tooLarge : { ok: false, problem: 'invalid', message: 'request body is not valid JSON' };
   }
   const isObject = body !== null && typeof body === 'object' && !Array.isArray(body);
   const present = (name: string) => isObject && Object.hasOwn(body as object, name) && (body as Record<string, unknown>)[name] != null;
   if (large && !(present('image') && typeof (body as Record<string, unknown>).image === 'string')) return tooLarge;
-  if (!isObject) return { ok: false, status: 400, message: 'request body must be a JSON object' };
+  if (!isObject) return { ok: false, problem: 'invalid', message: 'request body must be a JSON object' };
   const record = body as Record<string, unknown>;
-  if (present('qrcode') && present('image')) return { ok: false, status: 400, message: 'send either qrcode or image, not both' };
+  if (present('qrcode') && present('image')) return { ok: false, problem: 'invalid', message: 'send either qrcode or image, not both' };
 
   let source: { qrcode: string } | { image: Buffer };
   if (present('image')) {
     const image = imageField(record.image);
-    if (!image.ok) return { ok: false, status: 400, message: image.message };
+    if (!image.ok) return { ok: false, problem: 'invalid', message: image.message };
     source = { image: image.bytes };
   } else {
     const qrcode = record.qrcode;
-    if (qrcode === undefined || qrcode === null) return { ok: false, status: 400, message: 'qrcode is required' };
-    if (typeof qrcode !== 'string') return { ok: false, status: 400, message: 'qrcode must be a string' };
-    if (qrcode.trim() === '') return { ok: false, status: 400, message: 'qrcode must not be empty' };
+    if (qrcode === undefined || qrcode === null) return { ok: false, problem: 'invalid', message: 'qrcode is required' };
+    if (typeof qrcode !== 'string') return { ok: false, problem: 'invalid', message: 'qrcode must be a string' };
+    if (qrcode.trim() === '') return { ok: false, problem: 'invalid', message: 'qrcode must not be empty' };
     source = { qrcode };
   }
-  // Opt-in merchant checks (issue 9); absent means the spec's plain response.
+  // Opt-in merchant checks; absent means the contract's plain response.
   if (!Object.hasOwn(record, 'checks')) return { ok: true, ...source, body: record };
   const checks = parseCheckRequest(record.checks);
-  if (!checks.ok) return { ok: false, status: 400, message: checks.message };
+  if (!checks.ok) return { ok: false, problem: 'invalid', message: checks.message };
   return { ok: true, ...source, body: record, checks: checks.checks };
 }

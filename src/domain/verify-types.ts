@@ -1,14 +1,25 @@
-// What goes into a verification and what comes out of it.
+// What goes into a verification and what comes out of it. The outcome says
+// what happened in the domain's terms; src/http/verify-answer.ts alone turns
+// it into a status, headers and a JSON body.
 import type { CheckResults } from './checks.js';
+import type { AccountErrorKind } from './errors.js';
 import type { ErrorKind, VerifiedSlip } from './types.js';
-import type { BodyProblem } from './verify-request.js';
+
+/** Why a request body was refused before anything about the slip was looked at. */
+export interface BodyProblem {
+  problem: 'too_large' | 'unsupported_media_type' | 'invalid';
+  message: string;
+}
+
+export type BodyRead = { ok: true; contentType: string | undefined; bytes: Buffer } | { ok: false; problem: BodyProblem };
 
 export interface VerifyInput {
   apiKey: string | undefined;
-  contentType: string | undefined;
-  rawBody: Buffer;
-  /** Set when the body was not read (too large, bad encoding): answered after the key checks. */
-  bodyProblem?: BodyProblem;
+  /**
+   * Reads the body. Called only once the key checks passed, so a request
+   * with a missing, unknown or IP-refused key never costs its body's bytes.
+   */
+  readBody: () => Promise<BodyRead>;
   /** Bodies are read up to the image limit; only an image body may be larger than this. */
   maxQrcodeBodyBytes?: number;
   requestId: string;
@@ -16,15 +27,20 @@ export interface VerifyInput {
   clientIp?: string;
 }
 
-export type VerifyBody =
-  | { status: 'success'; data: VerifiedSlip; message: string; qrcode: string; checks?: CheckResults }
-  | { status: 'error'; code?: number; message: string };
-
-export interface VerifyOutcome {
-  httpStatus: number;
-  body: VerifyBody;
-  /** Why a verification failed (never sent; metrics and logs). */
-  kind?: ErrorKind;
-  /** The account's credits after this request; set whenever the key resolved to a live account. */
+/** The account's credits after the request, whenever the key resolved to a live account. */
+interface Credits {
   creditsRemaining?: number;
 }
+
+export type VerifyOutcome =
+  | { kind: 'verified'; slip: VerifiedSlip; qrcode: string; checks?: CheckResults; creditsRemaining: number }
+  /** The network said no (or could not say): released, recorded, free. */
+  | ({ kind: 'failed'; reason: ErrorKind; message: string } & Credits)
+  | ({ kind: 'account_error'; error: AccountErrorKind } & Credits)
+  | ({ kind: 'bad_request' } & BodyProblem & Credits)
+  /** A limit that frees within seconds (the account's in-flight cap, the image queue). */
+  | ({ kind: 'busy'; message: string } & Credits)
+  /** Nothing was charged and retrying later is safe. */
+  | ({ kind: 'unavailable'; message: string } & Credits)
+  /** The bank said yes but recording the charge failed: it may have committed. */
+  | { kind: 'outcome_unknown' };

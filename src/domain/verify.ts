@@ -1,6 +1,6 @@
 // The one code path every verification takes: authenticate, check the body,
 // hold a credit, ask the network, then settle (charge) or release (free).
-// Spec §5 and §7 fix the order and texts of the errors.
+// docs/contract.md#order-of-checks fixes the order and texts of the errors.
 import type { Logger } from './ports/logger.js';
 import type { Store } from './ports/store.js';
 import type { Upstream } from './ports/upstream.js';
@@ -9,26 +9,26 @@ import { readSlipImage } from './verify-image.js';
 import type { ImageDecoder } from './ports/images.js';
 import { parseSlipQr, type SlipRef } from './slip-qr.js';
 import type { ApiKey, ErrorKind, RequestErrorRecord, VerifiedSlip } from './types.js';
-import type { VerifyInput, VerifyOutcome } from './verify-types.js';
+import type { BodyRead, VerifyInput, VerifyOutcome } from './verify-types.js';
 import { KeyResolver } from './key-lookup.js';
 import { askNetwork } from './ask-network.js';
-import { checkVerifyBody } from './verify-request.js';
+import { checkVerifyBody, type BodyCheck } from './verify-request.js';
 import { evaluateChecks, type CheckRequest, type CheckResults } from './checks.js';
 import { duplicateHistory } from './duplicate-history.js';
 
-export type { VerifyBody, VerifyInput, VerifyOutcome } from './verify-types.js';
+export type { VerifyInput, VerifyOutcome } from './verify-types.js';
 
 export interface VerificationDeps {
   store: Store;
   upstream: Upstream;
-  /** Whole budget for the network call (spec §8: 10 s). */
+  /** Whole budget for the network call (10 s, docs/contract.md#limits). */
   timeoutMs: number;
   logger: Logger;
   now?: () => Date;
   newId: () => string;
   /** How long a key lookup may be reused; 0 disables the cache. */
   keyCacheTtlMs?: number;
-  /** Verifications one account may have at the network at once (429 beyond). */
+  /** Verifications one account may have at the network at once (busy beyond). */
   maxInFlightPerAccount?: number;
   /** The serving process's lease, recorded on each hold (see lease.ts). */
   instanceId?: () => string | null;
@@ -36,13 +36,29 @@ export interface VerificationDeps {
   images?: ImageDecoder;
 }
 
-const SUCCESS_MESSAGE = 'slip verified';
-const UNAVAILABLE: VerifyOutcome = { httpStatus: 503, body: { status: 'error', message: 'service temporarily unavailable' } };
-/** The bank said yes but recording the charge failed: it may have committed. */
-const OUTCOME_UNKNOWN: VerifyOutcome = {
-  httpStatus: 500,
-  body: { status: 'error', message: 'the verification could not be recorded and may have been charged; do not retry: look it up by x-request-id first' },
-};
+const UNAVAILABLE: VerifyOutcome = { kind: 'unavailable', message: 'service temporarily unavailable' };
+
+/** Who asked: the request, and once the key resolved, its account and key. */
+interface Who {
+  id: string;
+  requestId: string;
+  accountId: string | null;
+  keyId: string | null;
+  /** Set for `image` bodies, recorded on the verification. */
+  source?: 'image';
+}
+type KeyedWho = Who & { accountId: string; keyId: string };
+
+/** What a failure record says beyond who asked. */
+interface FailureFacts {
+  kind: ErrorKind;
+  message: string;
+  qrcode?: string | null;
+  /** The parsed QR, when it parsed: a failed slip is then found like a verified one. */
+  slip?: SlipRef | null;
+  upstream?: string | null;
+  latencyMs?: number | null;
+}
 
 /** A store failure while recording a success: whether the charge committed is unknown. */
 class SettleFailedError extends Error {
@@ -68,14 +84,14 @@ export class VerificationService {
   }
 
   /**
-   * Never rejects. A store failure is a 503 (nothing charged, safe to
-   * retry), except while recording a success: then the charge may have
-   * committed, and a 500 tells the caller not to retry blindly.
+   * Never rejects. A store failure is `unavailable` (nothing charged, safe
+   * to retry), except while recording a success: then the charge may have
+   * committed, and `outcome_unknown` tells the caller not to retry blindly.
    */
   verify(input: VerifyInput): Promise<VerifyOutcome> {
-    const run = this.run(input).catch((err: unknown) => {
+    const run = this.run(input).catch((err: unknown): VerifyOutcome => {
       this.deps.logger.error({ err, requestId: input.requestId }, 'verification failed inside slipgate');
-      return err instanceof SettleFailedError ? OUTCOME_UNKNOWN : UNAVAILABLE;
+      return err instanceof SettleFailedError ? { kind: 'outcome_unknown' } : UNAVAILABLE;
     });
     this.inFlight.add(run);
     void run.finally(() => this.inFlight.delete(run));
@@ -93,23 +109,23 @@ export class VerificationService {
 
   private async run(input: VerifyInput): Promise<VerifyOutcome> {
     const { store } = this.deps;
-    const base = { id: this.deps.newId(), requestId: input.requestId };
+    const anonymous: Who = { id: this.deps.newId(), requestId: input.requestId, accountId: null, keyId: null };
 
-    if (!input.apiKey) return this.accountError('missing_api_key', { ...base, accountId: null, keyId: null });
+    if (!input.apiKey) return this.accountError('missing_api_key', anonymous);
     const found = await this.keys.resolve(input.apiKey, input.clientIp);
-    if (!found.ok && found.kind === 'invalid_api_key') return this.accountError('invalid_api_key', { ...base, accountId: null, keyId: null });
+    if (!found.ok && found.kind === 'invalid_api_key') return this.accountError('invalid_api_key', anonymous);
     // Refused before anything about the account is read: a leaked key tells its holder nothing.
-    if (!found.ok) return this.accountError('ip_not_allowed', { ...base, accountId: found.key.accountId, keyId: found.key.id });
+    if (!found.ok) return this.accountError('ip_not_allowed', { ...anonymous, accountId: found.key.accountId, keyId: found.key.id });
     const { key } = found;
-    const who = { ...base, accountId: key.accountId, keyId: key.id };
+    const who: KeyedWho = { ...anonymous, accountId: key.accountId, keyId: key.id };
 
     // The hold below checks deletion and balance atomically; the account is
-    // read only on the rare paths where the spec's error order needs it.
-    const body = checkVerifyBody(input.contentType, input.rawBody, input.bodyProblem, input.maxQrcodeBodyBytes);
+    // read only on the rare paths where the contract's error order needs it.
+    const body = bodyCheck(await input.readBody(), input.maxQrcodeBodyBytes);
     if (!body.ok) {
       const account = await store.getAccount(key.accountId);
       if (!account || account.deletedAt) return this.accountError('user_not_found', who);
-      return { httpStatus: body.status, body: { status: 'error', message: body.message }, creditsRemaining: account.credits };
+      return { kind: 'bad_request', problem: body.problem, message: body.message, creditsRemaining: account.credits };
     }
     let qrcode: string;
     if (body.image === undefined) qrcode = body.qrcode;
@@ -117,12 +133,12 @@ export class VerificationService {
       // No CPU for an account that could not pay: its credits are read before decoding (the hold still decides).
       const account = await store.getAccount(key.accountId);
       if (!account || account.deletedAt) return this.accountError('user_not_found', who);
-      if (account.credits <= 0) return withCredits(await this.accountError('insufficient_fund', who), 0);
+      if (account.credits <= 0) return this.accountError('insufficient_fund', who, {}, 0);
       const read = await readSlipImage(this.deps.images, body.image);
-      if (!read.ok && !read.unreadable) return { httpStatus: read.status, body: { status: 'error', message: read.message }, creditsRemaining: account.credits };
+      if (!read.ok && !read.unreadable) return imageRefusal(read.refused, read.message, account.credits);
       if (!read.ok) {
-        await store.insertRequestError(this.errorRecord(who, null, null, 'unreadable_image', read.message, null, 0));
-        return withCredits(failure('unreadable_image', read.message), account.credits);
+        await store.insertRequestError(this.errorRecord(who, { kind: 'unreadable_image', message: read.message, latencyMs: 0 }));
+        return failure('unreadable_image', read.message, account.credits);
       }
       qrcode = read.qrcode;
     }
@@ -131,22 +147,21 @@ export class VerificationService {
     const parsed = parseSlipQr(qrcode);
     if (!parsed.ok) {
       const account = await store.getAccount(key.accountId);
-      if (!account || account.deletedAt) return this.accountError('user_not_found', { ...who, qrcode });
-      if (account.credits <= 0) return withCredits(await this.accountError('insufficient_fund', { ...who, qrcode }), account.credits);
+      if (!account || account.deletedAt) return this.accountError('user_not_found', who, { qrcode });
+      if (account.credits <= 0) return this.accountError('insufficient_fund', who, { qrcode }, account.credits);
       const message = `invalid slip QR code: ${parsed.reason}`;
-      await store.insertRequestError(this.errorRecord(who, qrcode, null, 'invalid_qr', message, null, 0));
-      return withCredits(failure('invalid_qr', message), account.credits);
+      await store.insertRequestError(this.errorRecord(who, { kind: 'invalid_qr', message, qrcode, latencyMs: 0 }));
+      return failure('invalid_qr', message, account.credits);
     }
 
     // One account must not take all upstream capacity (per process).
     const inFlight = this.perAccount.get(key.accountId) ?? 0;
     if (inFlight >= this.maxPerAccount) {
-      return { httpStatus: 429, body: { status: 'error', message: 'too many verifications in flight for this account; retry shortly' } };
+      return { kind: 'busy', message: 'too many verifications in flight for this account; retry shortly' };
     }
     this.perAccount.set(key.accountId, inFlight + 1);
     try {
-      const source = body.image ? { source: 'image' as const } : {};
-      return await this.holdAndVerify({ ...who, ...source }, key, qrcode, parsed.slip, started, body.checks);
+      return await this.holdAndVerify(body.image ? { ...who, source: 'image' } : who, key, qrcode, parsed.slip, started, body.checks);
     } finally {
       const left = (this.perAccount.get(key.accountId) ?? 1) - 1;
       if (left > 0) this.perAccount.set(key.accountId, left);
@@ -155,7 +170,7 @@ export class VerificationService {
   }
 
   private async holdAndVerify(
-    who: { id: string; requestId: string; accountId: string; keyId: string; source?: 'image' },
+    who: KeyedWho,
     key: ApiKey,
     qrcode: string,
     slip: SlipRef,
@@ -165,8 +180,8 @@ export class VerificationService {
     const { store } = this.deps;
     const held = await store.holdCredit({ id: who.id, accountId: key.accountId, keyId: key.id, createdAt: this.now(), instanceId: this.deps.instanceId?.() ?? null });
     // Credits never go below zero, so a refused hold saw a balance of exactly 0.
-    if (held.status === 'insufficient') return withCredits(await this.accountError('insufficient_fund', { ...who, qrcode, slip }), 0);
-    if (held.status === 'no_account') return this.accountError('user_not_found', { ...who, qrcode, slip });
+    if (held.status === 'insufficient') return this.accountError('insufficient_fund', who, { qrcode, slip }, 0);
+    if (held.status === 'no_account') return this.accountError('user_not_found', who, { qrcode, slip });
 
     const result = await askNetwork(this.deps, { ...slip, requestId: who.requestId });
     const latencyMs = Math.round(performance.now() - started);
@@ -174,8 +189,9 @@ export class VerificationService {
     // A refused bank answer (another slip, broken data) arrives here as a
     // failure like any other: released, recorded, never charged.
     if (!result.ok) {
-      const left = await store.releaseHold({ ...this.errorRecord(who, qrcode, slip, result.kind, result.message, result.upstream, latencyMs), accountId: key.accountId });
-      return withCredits(failure(result.kind, result.message), left);
+      const record = this.errorRecord(who, { kind: result.kind, message: result.message, qrcode, slip, upstream: result.upstream, latencyMs });
+      const left = await store.releaseHold({ ...record, accountId: key.accountId });
+      return failure(result.kind, result.message, left);
     }
     const data = result.slip;
     try {
@@ -199,16 +215,14 @@ export class VerificationService {
       throw new SettleFailedError(err);
     }
     this.touch(key);
-    const success = { status: 'success', data, message: SUCCESS_MESSAGE, qrcode } as const;
     // Settling only turns the hold into usage: the hold's balance is the one after the charge.
-    const creditsRemaining = held.credits;
-    // Without `checks` the body is exactly the spec's; with them, one extra field.
-    if (!checks) return { httpStatus: 200, body: success, creditsRemaining };
-    return { httpStatus: 200, body: { ...success, checks: await this.runChecks(checks, data, who) }, creditsRemaining };
+    const verified = { kind: 'verified', slip: data, qrcode, creditsRemaining: held.credits } as const;
+    if (!checks) return verified;
+    return { ...verified, checks: await this.runChecks(checks, data, who) };
   }
 
   /** After settling, so the duplicate lookup can leave this verification out. */
-  private async runChecks(checks: CheckRequest, data: VerifiedSlip, who: { id: string; requestId: string; accountId: string }): Promise<CheckResults> {
+  private async runChecks(checks: CheckRequest, data: VerifiedSlip, who: KeyedWho): Promise<CheckResults> {
     const history = checks.duplicate
       ? await duplicateHistory(this.deps.store, { accountId: who.accountId, transactionId: data.transactionId, sendingBank: data.senderBankCode, excludeId: who.id }).catch(
           (err: unknown) => {
@@ -222,36 +236,28 @@ export class VerificationService {
   }
 
   private async accountError(
-    kind: AccountErrorKind,
-    who: { id: string; requestId: string; accountId: string | null; keyId: string | null; qrcode?: string; slip?: SlipRef },
+    error: AccountErrorKind,
+    who: Who,
+    about: Pick<FailureFacts, 'qrcode' | 'slip'> = {},
+    creditsRemaining?: number,
   ): Promise<VerifyOutcome> {
-    const { code, status, message } = ACCOUNT_ERRORS[kind];
-    await this.deps.store.insertRequestError(this.errorRecord(who, who.qrcode ?? null, who.slip ?? null, kind, message, null, null));
-    return { httpStatus: status, body: { status: 'error', code, message } };
+    await this.deps.store.insertRequestError(this.errorRecord(who, { kind: error, message: ACCOUNT_ERRORS[error].message, ...about }));
+    return creditsRemaining === undefined ? { kind: 'account_error', error } : { kind: 'account_error', error, creditsRemaining };
   }
 
-  private errorRecord(
-    who: { id: string; requestId: string; accountId: string | null; keyId: string | null },
-    qrcode: string | null,
-    /** The parsed QR, when it parsed: a failed slip is then found like a verified one. */
-    slip: SlipRef | null,
-    kind: ErrorKind,
-    message: string,
-    upstream: string | null,
-    latencyMs: number | null,
-  ): RequestErrorRecord {
+  private errorRecord(who: Who, facts: FailureFacts): RequestErrorRecord {
     return {
       id: who.id,
       accountId: who.accountId,
       keyId: who.keyId,
       requestId: who.requestId,
-      qrcode,
-      transactionId: slip?.transRef ?? null,
-      sendingBank: slip?.sendingBank ?? null,
-      kind,
-      message,
-      upstream,
-      latencyMs,
+      qrcode: facts.qrcode ?? null,
+      transactionId: facts.slip?.transRef ?? null,
+      sendingBank: facts.slip?.sendingBank ?? null,
+      kind: facts.kind,
+      message: facts.message,
+      upstream: facts.upstream ?? null,
+      latencyMs: facts.latencyMs ?? null,
       createdAt: this.now(),
     };
   }
@@ -275,10 +281,15 @@ export class VerificationService {
   }
 }
 
-function failure(kind: ErrorKind, message: string): VerifyOutcome {
-  return { httpStatus: 200, body: { status: 'error', message }, kind };
+function failure(reason: ErrorKind, message: string, creditsRemaining: number): VerifyOutcome {
+  return { kind: 'failed', reason, message, creditsRemaining };
 }
 
-function withCredits(outcome: VerifyOutcome, creditsRemaining: number): VerifyOutcome {
-  return { ...outcome, creditsRemaining };
+function imageRefusal(refused: 'bad_request' | 'busy' | 'unavailable', message: string, creditsRemaining: number): VerifyOutcome {
+  if (refused === 'bad_request') return { kind: 'bad_request', problem: 'invalid', message, creditsRemaining };
+  return { kind: refused, message, creditsRemaining };
+}
+
+function bodyCheck(read: BodyRead, maxQrcodeBodyBytes: number | undefined): BodyCheck {
+  return read.ok ? checkVerifyBody(read.contentType, read.bytes, maxQrcodeBodyBytes) : { ok: false, ...read.problem };
 }

@@ -3,7 +3,8 @@
 // the server (stack, framework) is revealed.
 import type { ErrorRequestHandler, Request, RequestHandler, Response } from 'express';
 import type { Logger } from 'pino';
-import type { BodyProblem } from '../domain/verify-request.js';
+import type { BodyProblem } from '../domain/verify-types.js';
+import { BODY_PROBLEM_STATUS } from './verify-answer.js';
 
 export function sendError(res: Response, status: number, message: string): void {
   res.status(status).json({ status: 'error', message });
@@ -29,14 +30,14 @@ export function bodyReadProblem(err: unknown): BodyProblem | null {
   const e = (err ?? {}) as HttpError;
   switch (e.type) {
     case 'entity.too.large':
-      return { status: 413, message: `request body is larger than ${e.limit ?? 'the limit of'} bytes` };
+      return { problem: 'too_large', message: `request body is larger than ${e.limit ?? 'the limit of'} bytes` };
     case 'encoding.unsupported':
     case 'charset.unsupported':
-      return { status: 415, message: 'unsupported content encoding or charset' };
+      return { problem: 'unsupported_media_type', message: 'unsupported content encoding or charset' };
     case 'request.aborted':
     case 'request.size.invalid':
     case 'stream.encoding.set':
-      return { status: 400, message: 'request body could not be read' };
+      return { problem: 'invalid', message: 'request body could not be read' };
   }
   return null;
 }
@@ -46,7 +47,7 @@ export function errorHandler(logger: Logger): ErrorRequestHandler {
     const e = (err ?? {}) as HttpError;
     if (res.headersSent) return;
     const problem = bodyReadProblem(err);
-    if (problem) return sendError(res, problem.status, problem.message);
+    if (problem) return sendError(res, BODY_PROBLEM_STATUS[problem.problem], problem.message);
     if (typeof e.status === 'number' && e.status >= 400 && e.status < 500) return sendError(res, e.status, 'bad request');
     logger.error({ err, requestId: res.locals.requestId, path: req.path }, 'unhandled error');
     sendError(res, 500, 'internal error');

@@ -1,9 +1,10 @@
-// The public listener: exactly one route, POST /api/v1/verify (spec §4).
+// The public listener: exactly one route, POST /api/v1/verify (docs/contract.md#route).
 import express, { type Request, type RequestHandler, type Response } from 'express';
 import type { Logger } from 'pino';
 import type { VerificationService } from '../domain/verify.js';
-import type { BodyProblem } from '../domain/verify-request.js';
+import type { BodyRead } from '../domain/verify-types.js';
 import { bodyReadProblem, errorHandler, methodNotAllowed, notFound } from './json-errors.js';
+import { verifyAnswer } from './verify-answer.js';
 import { accessLog } from './access-log.js';
 import { perIpLimit, perKeyLimit, type RateLimitSettings } from './rate-limit.js';
 import { requestId } from './request-id.js';
@@ -11,8 +12,6 @@ import type { Metrics } from '../metrics/metrics.js';
 import { classifyOutcome, classifyStatus, type OutcomeLabel } from '../metrics/outcomes.js';
 
 export const VERIFY_PATH = '/api/v1/verify';
-/** The account's balance after the request, on answers about a live account. */
-export const CREDITS_HEADER = 'x-credits-remaining';
 
 export interface PublicAppDeps {
   verification: VerificationService;
@@ -43,38 +42,37 @@ export function createPublicApp(deps: PublicAppDeps): express.Express {
   const byKey: RequestHandler =
     perKeyLimit(deps.limits?.RATE_LIMIT_PER_KEY_PER_MIN ?? 0, deps.logger, () => metrics?.refused('key_rate_limit')) ?? ((_req, _res, next) => next());
 
-  // The body is read raw: auth comes before body checks (spec §5 order), so
-  // JSON parsing happens inside the verification path, not here.
-  // The image limit can only be applied once the body says what it carries.
+  // The body is read raw, and only when the verification path asks for it:
+  // the key checks come first (docs/contract.md#order-of-checks), so a
+  // refused key never costs its body's bytes, and JSON parsing happens
+  // inside the verification path. The image limit can only be applied once
+  // the body says what it carries.
   const rawBody = express.raw({ type: () => true, limit: Math.max(deps.maxBodyBytes, deps.maxImageBytes ?? 0) });
-  // A body that cannot be read is a body error like any other: it is answered
-  // after the key checks, not before them.
-  const readBody: RequestHandler = (req, res, next) =>
-    rawBody(req, res, (err?: unknown) => {
-      const problem = err ? bodyReadProblem(err) : null;
-      if (err && !problem) return next(err);
-      if (problem) res.locals.bodyProblem = problem;
-      next();
-    });
-  app.post(VERIFY_PATH, byKey, readBody, async (req: Request, res: Response) => {
+  // A body that cannot be read is a body error like any other.
+  const bodyReader =
+    (req: Request, res: Response) =>
+    (): Promise<BodyRead> =>
+      new Promise((resolve, reject) =>
+        rawBody(req, res, (err?: unknown) => {
+          if (!err) return resolve({ ok: true, contentType: req.headers['content-type'], bytes: Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0) });
+          const problem = bodyReadProblem(err);
+          if (problem) resolve({ ok: false, problem });
+          else reject(err instanceof Error ? err : new Error('request body could not be read'));
+        }),
+      );
+  app.post(VERIFY_PATH, byKey, async (req: Request, res: Response) => {
     const header = req.headers['x-api-key'];
     const outcome = await deps.verification.verify({
       apiKey: typeof header === 'string' ? header : undefined,
-      contentType: req.headers['content-type'],
-      rawBody: Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0),
-      bodyProblem: res.locals.bodyProblem as BodyProblem | undefined,
+      readBody: bodyReader(req, res),
       maxQrcodeBodyBytes: deps.maxBodyBytes,
       requestId: res.locals.requestId as string,
       clientIp: req.ip,
     });
     res.locals.verifyOutcome = classifyOutcome(outcome);
-    if (outcome.creditsRemaining !== undefined) res.setHeader(CREDITS_HEADER, String(outcome.creditsRemaining));
-    // 429 here is the per-account in-flight cap: a slot frees within seconds.
-    if (outcome.httpStatus === 429) {
-      metrics?.refused('inflight');
-      res.setHeader('retry-after', '1');
-    }
-    res.status(outcome.httpStatus).json(outcome.body);
+    if (outcome.kind === 'busy') metrics?.refused('inflight');
+    const answer = verifyAnswer(outcome);
+    res.set(answer.headers).status(answer.status).json(answer.body);
   });
   app.all(VERIFY_PATH, methodNotAllowed('POST'));
   app.use(notFound);

@@ -1,6 +1,6 @@
 // Names a verify answer for the metrics from the outcome the verification
-// path returns: the failure kind it recorded, the account error's code, or
-// the HTTP status of what it refused.
+// path returns: the failure kind it recorded, the account error and its code,
+// or what it refused.
 import { ACCOUNT_ERRORS } from '../domain/errors.js';
 import type { VerifyOutcome } from '../domain/verify.js';
 
@@ -19,7 +19,7 @@ export const VERIFICATION_OUTCOMES = [
   'upstream_unavailable',
   'upstream_error',
   'upstream_mismatch',
-  'failure_other',
+  'unreadable_image',
   'missing_api_key',
   'invalid_api_key',
   'user_not_found',
@@ -32,19 +32,23 @@ export const VERIFICATION_OUTCOMES = [
   'error',
 ] as const;
 
-const BY_CODE = new Map<number, string>(Object.entries(ACCOUNT_ERRORS).map(([kind, e]) => [e.code, kind]));
-
-export function classifyOutcome({ httpStatus, body, kind }: VerifyOutcome): OutcomeLabel {
-  if (body.status === 'success') return { outcome: 'success', result: 'success' };
-  const code = body.code;
-  const account = code === undefined ? undefined : BY_CODE.get(code);
-  if (account) return { outcome: account, code, result: 'refused' };
-  if (httpStatus === 200) return { outcome: kind ?? 'failure_other', result: 'failure' };
-  if (httpStatus === 429) return { outcome: 'busy', result: 'refused' };
-  if (httpStatus === 503) return { outcome: 'unavailable', result: 'error' };
-  if (httpStatus === 500) return { outcome: 'outcome_unknown', result: 'error' };
-  if (httpStatus >= 400 && httpStatus < 500) return { outcome: 'bad_request', result: 'refused' };
-  return { outcome: 'error', result: 'error' };
+export function classifyOutcome(outcome: VerifyOutcome): OutcomeLabel {
+  switch (outcome.kind) {
+    case 'verified':
+      return { outcome: 'success', result: 'success' };
+    case 'failed':
+      return { outcome: outcome.reason, result: 'failure' };
+    case 'account_error':
+      return { outcome: outcome.error, code: ACCOUNT_ERRORS[outcome.error].code, result: 'refused' };
+    case 'bad_request':
+      return { outcome: 'bad_request', result: 'refused' };
+    case 'busy':
+      return { outcome: 'busy', result: 'refused' };
+    case 'unavailable':
+      return { outcome: 'unavailable', result: 'error' };
+    case 'outcome_unknown':
+      return { outcome: 'outcome_unknown', result: 'error' };
+  }
 }
 
 /** An answer the verification path never saw: a rate limit, or a bug caught by the error handler. */

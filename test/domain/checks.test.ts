@@ -182,7 +182,7 @@ describe('parseCheckRequest', () => {
 
   it('is wired into the body check: a bad check is a 400, no checks means none', () => {
     const body = (v: unknown) => checkVerifyBody('application/json', Buffer.from(JSON.stringify(v)));
-    expect(body({ qrcode: 'q', checks: { nope: 1 } })).toStrictEqual({ ok: false, status: 400, message: expect.stringMatching(/unknown check "nope"/) });
+    expect(body({ qrcode: 'q', checks: { nope: 1 } })).toStrictEqual({ ok: false, problem: 'invalid', message: expect.stringMatching(/unknown check "nope"/) });
     const plain = body({ qrcode: 'q' });
     expect(plain.ok && 'checks' in plain).toBe(false);
     expect(body({ qrcode: 'q', checks: { duplicate: true } })).toMatchObject({ ok: true, checks: { duplicate: true } });
