@@ -2,12 +2,10 @@
 // PostgreSQL. Processes on several hosts share the database, so lease expiry
 // is written and judged by the database clock (clock_timestamp()) only: a
 // host whose clock runs ahead cannot make a live process look dead.
-import type { QueryResult, QueryResultRow } from 'pg';
-import { UPSTREAM_MESSAGES } from '../../domain/errors.js';
 import type { RecoveryResult } from '../../domain/ports/store.js';
+import { interruptedFailure } from '../../domain/money-rules.js';
+import type { PgDb, Run } from './db.js';
 import * as row from './rows.js';
-
-type Run = <R extends QueryResultRow>(sql: string, params?: readonly unknown[]) => Promise<QueryResult<R>>;
 
 const TTL = `clock_timestamp() + $2::integer * interval '1 millisecond'`;
 
@@ -30,22 +28,29 @@ const RECOVER = `WITH expired AS (
    ), applied AS (
      UPDATE accounts a SET usage = a.usage + p.consumed, credits = a.credits + p.released
      FROM per_account p WHERE a.id = p.account_id
-   ), interrupted AS (
-     INSERT INTO request_errors (${row.ERROR_COLUMNS})
-     SELECT id, account_id, key_id, id, NULL, 'interrupted', $2::text, NULL, NULL, $3::timestamptz, NULL, NULL
-     FROM stale WHERE NOT settled
-     ON CONFLICT (id) DO NOTHING
    )
-   SELECT (count(*) FILTER (WHERE settled))::int AS consumed, (count(*) FILTER (WHERE NOT settled))::int AS released FROM stale`;
+   SELECT id, account_id, key_id, settled FROM stale`;
+
+// What a released hold's failure record says is the domain's (money-rules.ts).
+const INSERT_INTERRUPTED = `INSERT INTO request_errors (${row.ERROR_COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12) ON CONFLICT (id) DO NOTHING`;
 
 // A hold skipped above (locked) keeps its lease's record until a later pass.
 const DROP_DEAD = `DELETE FROM instance_leases l
    WHERE expires_at < clock_timestamp() AND NOT EXISTS (SELECT 1 FROM credit_holds h WHERE h.instance_id = l.id)`;
 
-export async function recover(run: Run, olderThan: Date, now: Date): Promise<RecoveryResult> {
-  const { rows } = await run<RecoveryResult>(RECOVER, [olderThan, UPSTREAM_MESSAGES.interrupted, now]);
-  await run(DROP_DEAD);
-  return { consumed: rows[0]!.consumed, released: rows[0]!.released };
+/** One transaction: the refunds and their failure records commit together. */
+export async function recover(db: PgDb, olderThan: Date, now: Date): Promise<RecoveryResult> {
+  return db.tx(async (run) => {
+    const { rows } = await run<{ id: string; account_id: string; key_id: string | null; settled: boolean }>(RECOVER, [olderThan]);
+    let released = 0;
+    for (const h of rows) {
+      if (h.settled) continue;
+      await run(INSERT_INTERRUPTED, row.errorParams(interruptedFailure({ id: h.id, accountId: h.account_id, keyId: h.key_id }, now)));
+      released++;
+    }
+    await run(DROP_DEAD);
+    return { consumed: rows.length - released, released };
+  });
 }
 
 export async function startLease(run: Run, instanceId: string, ttlMs: number): Promise<void> {

@@ -1,0 +1,108 @@
+// The verify path's money writes on PostgreSQL: hold a credit, then settle
+// (charge) or release (refund) it, each one statement and so one
+// transaction, with its guards evaluated under PostgreSQL's row locks. Also
+// the leases and crash recovery that end the holds of a dead process.
+import type { CreditHold, RequestErrorRecord, VerifyTransactionRecord } from '../../domain/types.js';
+import { StoreError, type HoldResult, type RecoveryResult } from '../../domain/ports/store.js';
+import type { PgDb } from './db.js';
+import * as recovery from './recovery.js';
+import * as row from './rows.js';
+
+// The verify path's statements, named so that each connection prepares them once.
+const HOLD_CREDIT = {
+  name: 'slipgate_hold_credit',
+  text: `WITH taken AS (
+     UPDATE accounts SET credits = credits - 1
+     WHERE id = $1 AND credits > 0 AND deleted_at IS NULL
+     RETURNING id, credits
+   ), held AS (
+     INSERT INTO credit_holds (id, account_id, key_id, created_at, instance_id)
+     SELECT $2::text, id, $3::text, $4::timestamptz, $5::text FROM taken
+     RETURNING id
+   )
+   SELECT EXISTS (SELECT 1 FROM held) AS held,
+          (SELECT credits FROM taken) AS credits,
+          EXISTS (SELECT 1 FROM accounts WHERE id = $1 AND deleted_at IS NULL) AS live`,
+};
+const SETTLE_HOLD = {
+  name: 'slipgate_settle_hold',
+  text: `WITH claimed AS (
+     DELETE FROM credit_holds WHERE id = $1 AND account_id = $2 RETURNING account_id
+   ), recorded AS (
+     INSERT INTO verify_transactions (${row.VT_COLUMNS})
+     SELECT $1::text, account_id, $3::text, $4::text, $5::text, $6::text, $7::numeric, $8::text, $9::text, $10::text, $11::integer, $12::jsonb, $13::timestamptz, $14::text
+     FROM claimed
+     RETURNING id
+   ), charged AS (
+     UPDATE accounts SET usage = usage + 1 WHERE id IN (SELECT account_id FROM claimed)
+   )
+   SELECT EXISTS (SELECT 1 FROM recorded) AS settled`,
+};
+const RELEASE_HOLD = {
+  name: 'slipgate_release_hold',
+  text: `WITH released AS (
+     DELETE FROM credit_holds WHERE id = $1 AND account_id = $2 RETURNING account_id
+   ), refunded AS (
+     UPDATE accounts SET credits = credits + 1 WHERE id IN (SELECT account_id FROM released)
+     RETURNING credits
+   ), recorded AS (
+     INSERT INTO request_errors (${row.ERROR_COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)
+     ON CONFLICT (id) DO NOTHING
+   )
+   SELECT coalesce((SELECT credits FROM refunded), (SELECT credits FROM accounts WHERE id = $2), 0) AS credits`,
+};
+const INSERT_REQUEST_ERROR = {
+  name: 'slipgate_insert_request_error',
+  text: `INSERT INTO request_errors (${row.ERROR_COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12) ON CONFLICT (id) DO NOTHING`,
+};
+
+export async function holdCredit(db: PgDb, hold: CreditHold): Promise<HoldResult> {
+  // One statement, so one transaction: the conditional UPDATE waits on the
+  // row lock and re-checks `credits > 0` against the committed value, and
+  // the hold row is written only if the credit was taken.
+  const { rows } = await db.run<{ held: boolean; credits: number | null; live: boolean }>(HOLD_CREDIT, [hold.accountId, hold.id, hold.keyId, hold.createdAt, hold.instanceId ?? null]);
+  const r = rows[0]!;
+  if (r.held) return { status: 'held', credits: r.credits ?? 0 };
+  return { status: r.live ? 'insufficient' : 'no_account' };
+}
+
+export async function settleHold(db: PgDb, r: VerifyTransactionRecord): Promise<void> {
+  // Deleting the hold is the claim: a concurrent settle, release or
+  // recovery of the same hold waits on the row and then finds it gone.
+  const { rows } = await db.run<{ settled: boolean }>(SETTLE_HOLD, row.vtParams(r));
+  if (!rows[0]!.settled) throw new StoreError('conflict', `hold ${r.id} no longer exists`);
+}
+
+export async function releaseHold(db: PgDb, r: RequestErrorRecord & { accountId: string }): Promise<number> {
+  // The refund's own RETURNING; the fallback read (same statement) covers a hold recovery already released.
+  const { rows } = await db.run<{ credits: number }>(RELEASE_HOLD, row.errorParams(r));
+  return rows[0]!.credits;
+}
+
+export async function recoverStaleHolds(db: PgDb, olderThan: Date, now: Date): Promise<RecoveryResult> {
+  return recovery.recover(db, olderThan, now);
+}
+
+// Lease times come from the database clock; `now` is for the engines without one.
+export async function startLease(db: PgDb, instanceId: string, ttlMs: number): Promise<void> {
+  await recovery.startLease(db.run, instanceId, ttlMs);
+}
+
+export async function renewLease(db: PgDb, instanceId: string, ttlMs: number): Promise<boolean> {
+  return recovery.renewLease(db.run, instanceId, ttlMs);
+}
+
+export async function endLease(db: PgDb, instanceId: string): Promise<void> {
+  await recovery.endLease(db.run, instanceId);
+}
+
+export async function listHolds(db: PgDb, accountId?: string): Promise<CreditHold[]> {
+  const { rows } = accountId
+    ? await db.run<row.HoldRow>('SELECT * FROM credit_holds WHERE account_id = $1 ORDER BY created_at', [accountId])
+    : await db.run<row.HoldRow>('SELECT * FROM credit_holds ORDER BY created_at');
+  return rows.map(row.hold);
+}
+
+export async function insertRequestError(db: PgDb, r: RequestErrorRecord): Promise<void> {
+  await db.run(INSERT_REQUEST_ERROR, row.errorParams(r));
+}

@@ -1,0 +1,109 @@
+// Opening a SQLite file for the store: WAL, synchronous=FULL, migrations,
+// and the statements the hot paths prepare once. Every section of the store
+// (accounts.ts, holds.ts, ledger.ts, admin.ts, audit.ts) works on the Lite
+// this returns.
+import Database from 'better-sqlite3';
+import { mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
+import { StoreError } from '../../domain/ports/store.js';
+import { GroupCommit } from './group-commit.js';
+import { verifyWrites } from './holds.js';
+import { SQLITE_MIGRATIONS } from './migrations.js';
+import { sqliteRecovery } from './recovery.js';
+
+const BUSY_TIMEOUT_MS = 5000;
+export const ACCOUNT_SELECT = `SELECT a.*, (SELECT count(*) FROM credit_holds h WHERE h.account_id = a.id) AS held FROM accounts a`;
+
+export type Statements = ReturnType<typeof prepare>;
+
+export interface Lite {
+  db: Database.Database;
+  stmt: Statements;
+  verifyWrite: ReturnType<typeof verifyWrites>;
+  /** The verify path's writes (hold, settle, release, error record). */
+  writes: GroupCommit;
+  recovery: ReturnType<typeof sqliteRecovery>;
+}
+
+/** `path` is a file path or ':memory:'. */
+export function openLite(path: string): Lite {
+  if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
+  const db = new Database(path);
+  db.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
+  switchToWal(db);
+  // FULL: a commit is on disk before the caller hears of it, so power loss
+  // never takes back an answered charge. Group commit (one fsync per batch)
+  // keeps its cost down under load.
+  db.pragma('synchronous = FULL');
+  db.pragma('foreign_keys = ON');
+  migrate(db);
+  const stmt = prepare(db);
+  return { db, stmt, verifyWrite: verifyWrites(stmt), writes: new GroupCommit(db), recovery: sqliteRecovery(db) };
+}
+
+export function migrate(db: Database.Database): void {
+  // Read and apply under one write lock: processes starting together on a
+  // fresh file take turns, and the later ones find the work done.
+  db.transaction(() => {
+    db.exec('CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, applied_at INTEGER NOT NULL)');
+    const applied = db.prepare('SELECT coalesce(max(version), 0) AS v FROM schema_migrations').get() as { v: number };
+    SQLITE_MIGRATIONS.forEach((sql, i) => {
+      const version = i + 1;
+      if (version <= applied.v) return;
+      db.exec(sql);
+      db.prepare('INSERT INTO schema_migrations (version, applied_at) VALUES (?, ?)').run(version, Date.now());
+    });
+  }).immediate();
+}
+
+function prepare(db: Database.Database) {
+  return {
+    account: db.prepare(`${ACCOUNT_SELECT} WHERE a.id = ?`),
+    insertAccount: db.prepare('INSERT INTO accounts (id, name, credits, usage, created_at) VALUES (?, ?, 0, 0, ?)'),
+    keyByHash: db.prepare('SELECT * FROM api_keys WHERE hash = ?'),
+    keyById: db.prepare('SELECT * FROM api_keys WHERE id = ?'),
+    hold: db.prepare('UPDATE accounts SET credits = credits - 1 WHERE id = ? AND credits > 0 AND deleted_at IS NULL RETURNING credits'),
+    insertHold: db.prepare('INSERT INTO credit_holds (id, account_id, key_id, created_at, instance_id) VALUES (?, ?, ?, ?, ?)'),
+    deleteHold: db.prepare('DELETE FROM credit_holds WHERE id = ? AND account_id = ?'),
+    charge: db.prepare('UPDATE accounts SET usage = usage + 1 WHERE id = ?'),
+    refund: db.prepare('UPDATE accounts SET credits = credits + 1 WHERE id = ? RETURNING credits'),
+    credits: db.prepare('SELECT credits FROM accounts WHERE id = ?'),
+    insertVt: db.prepare(`INSERT INTO verify_transactions
+      (id, account_id, key_id, request_id, qrcode, transaction_id, amount, sending_bank, receiving_bank, upstream, latency_ms, response, created_at, source)
+      VALUES (@id, @accountId, @keyId, @requestId, @qrcode, @transactionId, @amount, @sendingBank, @receivingBank, @upstream, @latencyMs, @response, @createdAt, @source)`),
+    insertError: db.prepare(`INSERT OR IGNORE INTO request_errors
+      (id, account_id, key_id, request_id, qrcode, transaction_id, sending_bank, kind, message, upstream, latency_ms, created_at)
+      VALUES (@id, @accountId, @keyId, @requestId, @qrcode, @transactionId, @sendingBank, @kind, @message, @upstream, @latencyMs, @createdAt)`),
+    ledgerByKey: db.prepare('SELECT * FROM credit_ledger WHERE idempotency_key = ?'),
+    insertLedger: db.prepare(`INSERT INTO credit_ledger (id, account_id, kind, delta, reason, actor, idempotency_key, created_at)
+      VALUES (@id, @accountId, @kind, @delta, @reason, @actor, @idempotencyKey, @createdAt)`),
+    addCredits: db.prepare('UPDATE accounts SET credits = credits + ? WHERE id = ? AND deleted_at IS NULL AND credits + ? >= 0'),
+  };
+}
+
+export function mapError(err: unknown): Error {
+  const code = (err as { code?: string }).code ?? '';
+  if (code.startsWith('SQLITE_CONSTRAINT')) return new StoreError('conflict', 'record already exists or references a missing record', { cause: err });
+  return err instanceof Error ? err : new Error(String(err));
+}
+
+/**
+ * Switching a fresh file to WAL upgrades a shared lock to an exclusive one.
+ * When two processes start on the same new file together, SQLite answers
+ * one of them SQLITE_BUSY at once, without waiting (that wait could
+ * deadlock), so the busy timeout does not cover it: retry here instead.
+ */
+function switchToWal(db: Database.Database): void {
+  const deadline = Date.now() + BUSY_TIMEOUT_MS;
+  const pause = new Int32Array(new SharedArrayBuffer(4));
+  for (;;) {
+    try {
+      db.pragma('journal_mode = WAL');
+      return;
+    } catch (err) {
+      const busy = err instanceof Database.SqliteError && err.code.startsWith('SQLITE_BUSY');
+      if (!busy || Date.now() >= deadline) throw err;
+      Atomics.wait(pause, 0, 0, 5 + Math.random() * 20); // constructors are synchronous
+    }
+  }
+}

@@ -1,0 +1,74 @@
+// The verify path's money writes on SQLite: hold a credit, then settle
+// (charge) or release (refund) it. Each runs atomically in its own savepoint
+// of a group commit (group-commit.ts). Also the leases and crash recovery
+// that end the holds of a dead process.
+import type { CreditHold, RequestErrorRecord, VerifyTransactionRecord } from '../../domain/types.js';
+import { StoreError, type HoldResult, type RecoveryResult } from '../../domain/ports/store.js';
+import type { Lite, Statements } from './connection.js';
+import * as row from './rows.js';
+
+export async function holdCredit(lite: Lite, hold: CreditHold): Promise<HoldResult> {
+  return lite.writes.run(() => lite.verifyWrite.hold(hold));
+}
+
+export async function settleHold(lite: Lite, r: VerifyTransactionRecord): Promise<void> {
+  await lite.writes.run(() => lite.verifyWrite.settle(r));
+}
+
+export async function releaseHold(lite: Lite, r: RequestErrorRecord & { accountId: string }): Promise<number> {
+  return lite.writes.run(() => lite.verifyWrite.release(r));
+}
+
+/** The verify path's money writes; each runs atomically in its own savepoint of a group commit. */
+export function verifyWrites(stmt: Statements) {
+  const hold = (h: CreditHold): HoldResult => {
+    const taken = stmt.hold.get(h.accountId) as { credits: number } | undefined;
+    if (taken) {
+      stmt.insertHold.run(h.id, h.accountId, h.keyId, h.createdAt.getTime(), h.instanceId ?? null);
+      return { status: 'held', credits: taken.credits };
+    }
+    const a = stmt.account.get(h.accountId) as row.AccountRow | undefined;
+    return { status: !a || a.deleted_at !== null ? 'no_account' : 'insufficient' };
+  };
+  const settle = (r: VerifyTransactionRecord): void => {
+    if (stmt.deleteHold.run(r.id, r.accountId).changes !== 1) {
+      throw new StoreError('conflict', `hold ${r.id} no longer exists`);
+    }
+    stmt.insertVt.run(row.vtParams(r));
+    stmt.charge.run(r.accountId);
+  };
+  const release = (r: RequestErrorRecord & { accountId: string }): number => {
+    // A hold already gone (recovered) refunds nothing: report the balance as it is.
+    const refunded = stmt.deleteHold.run(r.id, r.accountId).changes === 1 ? stmt.refund.get(r.accountId) : stmt.credits.get(r.accountId);
+    stmt.insertError.run(row.errorParams(r));
+    return (refunded as { credits: number } | undefined)?.credits ?? 0;
+  };
+  return { hold, settle, release };
+}
+
+export async function recoverStaleHolds(lite: Lite, olderThan: Date, now: Date): Promise<RecoveryResult> {
+  return lite.recovery.recover(olderThan, now);
+}
+
+export async function startLease(lite: Lite, instanceId: string, ttlMs: number, now: Date): Promise<void> {
+  lite.recovery.startLease(instanceId, ttlMs, now);
+}
+
+export async function renewLease(lite: Lite, instanceId: string, ttlMs: number, now: Date): Promise<boolean> {
+  return lite.recovery.renewLease(instanceId, ttlMs, now);
+}
+
+export async function endLease(lite: Lite, instanceId: string): Promise<void> {
+  lite.recovery.endLease(instanceId);
+}
+
+export async function listHolds(lite: Lite, accountId?: string): Promise<CreditHold[]> {
+  const rows = accountId
+    ? lite.db.prepare('SELECT * FROM credit_holds WHERE account_id = ? ORDER BY created_at').all(accountId)
+    : lite.db.prepare('SELECT * FROM credit_holds ORDER BY created_at').all();
+  return (rows as row.HoldRow[]).map(row.hold);
+}
+
+export async function insertRequestError(lite: Lite, r: RequestErrorRecord): Promise<void> {
+  await lite.writes.run(() => lite.stmt.insertError.run(row.errorParams(r)));
+}
