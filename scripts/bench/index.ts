@@ -9,7 +9,7 @@ import { AccountService } from '../../src/domain/accounts.js';
 import { reconcileAll } from '../../src/domain/reconcile.js';
 import { openStore } from '../../src/store/open.js';
 import { sandboxQr } from '../../src/upstream/sandbox/sandbox-qr.js';
-import { SIMULATOR_CREDENTIALS } from '../../src/upstream/simulator.js';
+import { bankSimulator } from '../../src/upstream/simulator/simulated-bank.js';
 import { parseArgs, type EngineName, type ScenarioId } from './args.js';
 import { buildForBench, type BuiltApp } from './build.js';
 import { createDatabase, type BenchDatabase } from './engines.js';
@@ -195,7 +195,7 @@ function heapFlags(): string[] {
 }
 
 function startSlipgate(app: BuiltApp, db: BenchDatabase, bankUrl: string, tag: string, profileDir?: string): Promise<Started> {
-  const creds = SIMULATOR_CREDENTIALS.kbank;
+  const creds = bankSimulator('kbank').credentials;
   return startProcess({
     name: 'slipgate',
     args: [...heapFlags(), ...(profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : []), app.cli, 'serve'],
@@ -215,7 +215,7 @@ function startSlipgate(app: BuiltApp, db: BenchDatabase, bankUrl: string, tag: s
 }
 
 function startBaseline(app: BuiltApp, bankUrl: string, tag: string): Promise<Started> {
-  const creds = SIMULATOR_CREDENTIALS.kbank;
+  const creds = bankSimulator('kbank').credentials;
   return startProcess({
     name: 'baseline',
     args: [...heapFlags(), app.baseline],

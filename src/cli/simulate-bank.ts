@@ -1,11 +1,12 @@
 // `slipgate simulate-bank`: a local stand-in for a bank verification network
-// speaking the real KBank or SCB protocol, to run the gateway without a bank.
+// speaking a registered provider's real protocol, to run the gateway without a bank.
 import { Option, type Command } from 'commander';
 import { InputError } from '../domain/errors.js';
-import { startSimulatedBank, type SimulatedProvider } from '../upstream/simulator.js';
+import { simulatedProviders } from '../upstream/registry.js';
+import { bankSimulator, startSimulatedBank, type SimulatedBank } from '../upstream/simulator/simulated-bank.js';
 
-interface SimulateBankFlags {
-  provider: SimulatedProvider;
+export interface SimulateBankFlags {
+  provider: string;
   port: string;
   host: string;
   latencyMs: string;
@@ -13,30 +14,17 @@ interface SimulateBankFlags {
 }
 
 export function registerSimulateBankCommand(program: Command): void {
+  const providers = simulatedProviders().map((p) => p.id);
   program
     .command('simulate-bank')
-    .description('run a simulated bank verification network (KBank or SCB protocol) for local testing')
-    .addOption(new Option('--provider <provider>', 'protocol to speak').choices(['kbank', 'scb']).makeOptionMandatory())
+    .description(`run a simulated bank verification network (${providers.join(', ')}) for local testing`)
+    .addOption(new Option('--provider <provider>', 'protocol to speak').choices(providers).makeOptionMandatory())
     .option('--port <port>', 'port to listen on (0 = any free port)', '9001')
     .option('--host <host>', 'address to listen on', '127.0.0.1')
     .option('--latency-ms <ms>', 'delay before every verify answer', '0')
     .option('--error-rate <share>', 'share of verify calls answered with HTTP 500, 0 to 1', '0')
     .action(async (flags: SimulateBankFlags) => {
-      const port = wholeNumber(flags.port, '--port', 65_535);
-      const latencyMs = wholeNumber(flags.latencyMs, '--latency-ms', 600_000);
-      const errorRate = Number(flags.errorRate);
-      if (flags.errorRate.trim() === '' || !(errorRate >= 0 && errorRate <= 1)) throw new InputError('--error-rate must be a number from 0 to 1, e.g. 0.05');
-
-      const bank = await startSimulatedBank({ provider: flags.provider, port, host: flags.host, latencyMs, errorRate });
-      const entry =
-        bank.provider === 'kbank'
-          ? { name: 'kbank-sim', provider: 'kbank', baseUrl: bank.url, clientId: bank.credentials.id, clientSecret: bank.credentials.secret }
-          : { name: 'scb-sim', provider: 'scb', baseUrl: bank.url, apiKey: bank.credentials.id, apiSecret: bank.credentials.secret };
-      console.log(`simulated ${bank.provider.toUpperCase()} verification network listening on ${bank.url}`);
-      console.log(`latency ${latencyMs} ms, error rate ${errorRate}`);
-      console.log('point slipgate at it with:');
-      console.log(`  UPSTREAMS='${JSON.stringify([entry])}'`);
-
+      const bank = await simulateBank(flags, (line) => console.log(line));
       const stop = () => {
         bank.close().then(
           () => process.exit(0),
@@ -46,6 +34,22 @@ export function registerSimulateBankCommand(program: Command): void {
       process.once('SIGINT', stop);
       process.once('SIGTERM', stop);
     });
+}
+
+/** Starts the simulator the flags describe and prints how to point slipgate at it. */
+export async function simulateBank(flags: SimulateBankFlags, print: (line: string) => void): Promise<SimulatedBank> {
+  const port = wholeNumber(flags.port, '--port', 65_535);
+  const latencyMs = wholeNumber(flags.latencyMs, '--latency-ms', 600_000);
+  const errorRate = Number(flags.errorRate);
+  if (flags.errorRate.trim() === '' || !(errorRate >= 0 && errorRate <= 1)) throw new InputError('--error-rate must be a number from 0 to 1, e.g. 0.05');
+
+  const bank = await startSimulatedBank({ provider: flags.provider, port, host: flags.host, latencyMs, errorRate });
+  const entry = bankSimulator(bank.provider).entry(bank.url, bank.credentials);
+  print(`simulated ${bank.provider.toUpperCase()} verification network listening on ${bank.url}`);
+  print(`latency ${latencyMs} ms, error rate ${errorRate}`);
+  print('point slipgate at it with:');
+  print(`  UPSTREAMS='${JSON.stringify([entry])}'`);
+  return bank;
 }
 
 function wholeNumber(value: string, flag: string, max: number): number {

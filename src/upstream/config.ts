@@ -4,47 +4,18 @@
 // secret values never appear in a message.
 import { readFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
-import { z } from 'zod';
+import type { z } from 'zod';
 import { ConfigError } from '../config.js';
 import { errorCode, SecretFiles, type Report } from './config-files.js';
-import { DEFAULT_IDLE_SOCKET_TIMEOUT_MS, type ClientTls } from './shared/bank-http.js';
+import type { KbankUpstreamConfig } from './kbank/provider.js';
+import type { DomainConfig } from './provider.js';
+import { bankProvider, bankProviders } from './registry.js';
+import type { ScbUpstreamConfig } from './scb/provider.js';
 
-export const UPSTREAM_PROVIDERS = ['kbank', 'scb', 'sandbox'] as const;
-export type UpstreamProvider = (typeof UPSTREAM_PROVIDERS)[number];
-
-interface DomainBase {
-  name: string;
-  /** Relative share of requests among enabled domains. */
-  weight: number;
-  enabled: boolean;
-}
-
-/** Connection settings of a real bank domain. */
-interface BankDomainBase extends DomainBase {
-  baseUrl: string;
-  /** Idle keep-alive sockets close after this many ms; set on every parsed entry. */
-  idleSocketTimeoutMs?: number;
-}
-
-export interface KbankUpstreamConfig extends BankDomainBase {
-  provider: 'kbank';
-  clientId: string;
-  clientSecret: string;
-  /** Mutual TLS: PEM contents read from certFile/keyFile/caFile. */
-  tls?: ClientTls;
-}
-
-export interface ScbUpstreamConfig extends BankDomainBase {
-  provider: 'scb';
-  apiKey: string;
-  apiSecret: string;
-}
-
-export interface SandboxUpstreamConfig extends DomainBase {
-  provider: 'sandbox';
-}
-
-export type UpstreamConfig = KbankUpstreamConfig | ScbUpstreamConfig | SandboxUpstreamConfig;
+/** A domain of any registered provider; the built-in ones by their own types. */
+export type UpstreamConfig = KbankUpstreamConfig | ScbUpstreamConfig | SandboxUpstreamConfig | DomainConfig;
+export type SandboxUpstreamConfig = DomainConfig & { provider: 'sandbox' };
+export type { KbankUpstreamConfig, ScbUpstreamConfig };
 
 export class UpstreamConfigError extends ConfigError {
   override name = 'UpstreamConfigError';
@@ -117,61 +88,12 @@ export function parseUpstreamConfigs(json: unknown, opts: ParseOptions): Upstrea
 }
 
 /** What is safe to log about a domain: no credentials, no keys. */
-export function describeUpstreamConfig(c: UpstreamConfig): { name: string; provider: UpstreamProvider; baseUrl?: string; weight: number; enabled: boolean; mutualTls?: boolean } {
+export function describeUpstreamConfig(c: UpstreamConfig): Record<string, unknown> {
   const base = { name: c.name, provider: c.provider, weight: c.weight, enabled: c.enabled };
-  if (c.provider === 'sandbox') return base;
-  return { ...base, baseUrl: c.baseUrl, ...(c.provider === 'kbank' ? { mutualTls: c.tls !== undefined } : {}) };
+  return { ...base, ...bankProvider(c.provider)?.describe?.(c) };
 }
 
 // ---- one entry -------------------------------------------------------------
-
-const NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
-
-const common = {
-  name: z.string().regex(NAME, 'must be 1-64 characters: letters, digits, ".", "_" or "-", starting with a letter or digit'),
-  weight: z.number().positive('must be greater than 0').max(1_000_000, 'must be at most 1000000').default(1),
-  enabled: z.boolean().default(true),
-};
-const baseUrl = z.string().superRefine((value, ctx) => {
-  const problem = baseUrlProblem(value);
-  if (problem) ctx.addIssue({ code: 'custom', message: problem });
-});
-const text = z.string().min(1, 'must not be empty');
-// Below the idle timeouts banks and load balancers commonly use (5 s and up),
-// so slipgate closes an idle socket before the bank does.
-const idleSocketTimeoutMs = z
-  .number()
-  .int()
-  .min(100, 'must be at least 100 (milliseconds)')
-  .max(300_000, 'must be at most 300000 (5 minutes)')
-  .default(DEFAULT_IDLE_SOCKET_TIMEOUT_MS);
-
-const kbankSchema = z.strictObject({
-  ...common,
-  provider: z.literal('kbank'),
-  baseUrl,
-  idleSocketTimeoutMs,
-  clientId: text.optional(),
-  clientSecret: text.optional(),
-  clientIdFile: text.optional(),
-  clientSecretFile: text.optional(),
-  tls: z.strictObject({ certFile: text, keyFile: text, caFile: text.optional() }).optional(),
-});
-
-const scbSchema = z.strictObject({
-  ...common,
-  provider: z.literal('scb'),
-  baseUrl,
-  idleSocketTimeoutMs,
-  apiKey: text.optional(),
-  apiSecret: text.optional(),
-  apiKeyFile: text.optional(),
-  apiSecretFile: text.optional(),
-});
-
-const sandboxSchema = z.strictObject({ ...common, provider: z.literal('sandbox') });
-
-const SCHEMAS = { kbank: kbankSchema, scb: scbSchema, sandbox: sandboxSchema } as const;
 
 function parseEntry(entry: unknown, baseDir: string, report: Report): UpstreamConfig | undefined {
   if (typeof entry !== 'object' || entry === null || Array.isArray(entry)) {
@@ -179,12 +101,13 @@ function parseEntry(entry: unknown, baseDir: string, report: Report): UpstreamCo
     return undefined;
   }
   const raw = entry as Record<string, unknown>;
-  if (!isProvider(raw.provider)) {
+  const provider = typeof raw.provider === 'string' ? bankProvider(raw.provider) : undefined;
+  if (!provider) {
     const got = raw.provider === undefined ? 'it is missing' : `got ${JSON.stringify(raw.provider)}`;
-    report('provider', `must be one of ${UPSTREAM_PROVIDERS.map((p) => `"${p}"`).join(', ')} (${got})`);
+    report('provider', `must be one of ${bankProviders().map((p) => `"${p.id}"`).join(', ')} (${got})`);
     return undefined;
   }
-  const parsed = SCHEMAS[raw.provider].safeParse(raw);
+  const parsed = provider.schema.safeParse(raw);
   if (!parsed.success) {
     for (const issue of parsed.error.issues) reportIssue(issue, raw, report);
     return undefined;
@@ -194,46 +117,7 @@ function parseEntry(entry: unknown, baseDir: string, report: Report): UpstreamCo
     problems++;
     report(field, message);
   };
-  const files = new SecretFiles(baseDir, counting);
-  const value = parsed.data;
-  let config: UpstreamConfig;
-  switch (value.provider) {
-    case 'kbank':
-      config = {
-        name: value.name,
-        provider: 'kbank',
-        weight: value.weight,
-        enabled: value.enabled,
-        baseUrl: trimSlash(value.baseUrl),
-        idleSocketTimeoutMs: value.idleSocketTimeoutMs,
-        clientId: files.secret(value, 'clientId', 'clientIdFile'),
-        clientSecret: files.secret(value, 'clientSecret', 'clientSecretFile'),
-      };
-      if (value.tls) {
-        if (!value.baseUrl.startsWith('https:')) counting('tls', 'needs an https:// baseUrl');
-        const cert = files.pem('tls.certFile', value.tls.certFile);
-        const key = files.pem('tls.keyFile', value.tls.keyFile);
-        // caFile replaces the system CAs: only the bank's own CA is trusted.
-        const ca = value.tls.caFile === undefined ? undefined : files.pem('tls.caFile', value.tls.caFile);
-        config.tls = { cert, key, ...(ca === undefined ? {} : { ca }) };
-      }
-      break;
-    case 'scb':
-      config = {
-        name: value.name,
-        provider: 'scb',
-        weight: value.weight,
-        enabled: value.enabled,
-        baseUrl: trimSlash(value.baseUrl),
-        idleSocketTimeoutMs: value.idleSocketTimeoutMs,
-        apiKey: files.secret(value, 'apiKey', 'apiKeyFile'),
-        apiSecret: files.secret(value, 'apiSecret', 'apiSecretFile'),
-      };
-      break;
-    case 'sandbox':
-      config = { name: value.name, provider: 'sandbox', weight: value.weight, enabled: value.enabled };
-      break;
-  }
+  const config = provider.toConfig(parsed.data, { files: new SecretFiles(baseDir, counting), report: counting });
   return problems === 0 ? config : undefined;
 }
 
@@ -251,19 +135,6 @@ function reportIssue(issue: z.core.$ZodIssue, raw: Record<string, unknown>, repo
     default:
       report(field, issue.message);
   }
-}
-
-function baseUrlProblem(value: string): string | undefined {
-  let url: URL;
-  try {
-    url = new URL(value);
-  } catch {
-    return 'must be an absolute URL such as https://openapi.bank.example';
-  }
-  if (url.protocol !== 'https:' && url.protocol !== 'http:') return 'must start with https:// (or http:// for a local simulator)';
-  if (url.username || url.password) return 'must not contain credentials; use the credential fields';
-  if (url.search || url.hash) return 'must not have a query string or fragment';
-  return undefined;
 }
 
 function entryLabel(source: string, index: number, entry: unknown): string {
@@ -285,12 +156,4 @@ function article(expected: string): string {
   if (expected === 'object') return 'an object';
   if (expected === 'int') return 'a whole number';
   return `a ${expected}`;
-}
-
-function isProvider(value: unknown): value is UpstreamProvider {
-  return typeof value === 'string' && (UPSTREAM_PROVIDERS as readonly string[]).includes(value);
-}
-
-function trimSlash(url: string): string {
-  return url.replace(/\/+$/, '');
 }

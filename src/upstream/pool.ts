@@ -5,7 +5,7 @@
 // Every domain's answer passes acceptBankAnswer here, whatever its provider,
 // and a refused answer counts against that domain like any other failure.
 import { acceptBankAnswer } from '../domain/bank-answer.js';
-import type { UpstreamConfig, UpstreamProvider } from './config.js';
+import type { UpstreamConfig } from './config.js';
 import { DomainHealthTracker, type BreakerState, type FailureCounts } from './domain-health.js';
 import { failure, isConnectionFailure, MESSAGES, publicFailure, type AdapterFailure } from './shared/outcomes.js';
 import type { BankAdapter, SlipQuery, Upstream, UpstreamFailure, UpstreamFailureKind, UpstreamResult } from '../domain/ports/upstream.js';
@@ -39,7 +39,7 @@ export interface UpstreamPoolOptions {
 
 export interface DomainHealth {
   name: string;
-  provider: UpstreamProvider;
+  provider: string;
   enabled: boolean;
   weight: number;
   /** Requests sent to this domain, failover attempts included. */

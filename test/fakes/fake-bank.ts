@@ -4,7 +4,7 @@ import { EventEmitter } from 'node:events';
 import { createServer, type IncomingMessage, type RequestListener, type ServerResponse } from 'node:http';
 import { createServer as createTlsServer } from 'node:https';
 import type { AddressInfo, Socket } from 'node:net';
-import { closeServer, createBankResponder, listen, type SimulatedProvider } from '../../src/upstream/simulator.js';
+import { closeServer, createBankResponder, listen, type SimulatedProvider } from '../../src/upstream/simulator/simulated-bank.js';
 import { SimulatedBankState, type BankBehavior, type BankCalls, type BankCredentials } from '../../src/upstream/simulator/bank-state.js';
 
 export interface FakeBankOptions {

@@ -4,7 +4,7 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { KBANK_VERIFY_PATH } from '../../src/upstream/kbank/kbank-protocol.js';
-import { closeServer, createBankResponder, listen } from '../../src/upstream/simulator.js';
+import { closeServer, createBankResponder, listen } from '../../src/upstream/simulator/simulated-bank.js';
 import { SimulatedBankState } from '../../src/upstream/simulator/bank-state.js';
 import { FAKE_KBANK_CREDENTIALS } from './kbank-server.js';
 

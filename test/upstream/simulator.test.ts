@@ -5,7 +5,7 @@ import { Command } from 'commander';
 import { afterEach, describe, expect, it } from 'vitest';
 import { InputError } from '../../src/domain/errors.js';
 import { registerSimulateBankCommand } from '../../src/cli/simulate-bank.js';
-import { startSimulatedBank, type SimulatedBank } from '../../src/upstream/simulator.js';
+import { startSimulatedBank, type SimulatedBank } from '../../src/upstream/simulator/simulated-bank.js';
 
 let bank: SimulatedBank | undefined;
 afterEach(async () => {

@@ -16,6 +16,11 @@ export interface OAuthBankOptions extends BankHttpOptions {
 
 const DEFAULT_TOKEN_TIMEOUT_MS = 10_000;
 
+/** A domain's own connection settings win over the shared ones. */
+export function bankAdapterOptions(config: { idleSocketTimeoutMs?: number }, shared: OAuthBankOptions): OAuthBankOptions {
+  return config.idleSocketTimeoutMs === undefined ? shared : { ...shared, idleSocketTimeoutMs: config.idleSocketTimeoutMs };
+}
+
 export abstract class OAuthBankUpstream implements BankAdapter {
   protected readonly http: BankHttp;
   private readonly tokenTimeoutMs: number;

@@ -14,8 +14,8 @@ import {
   type KbankVerifyResponse,
 } from '../kbank/kbank-protocol.js';
 import type { SimulatedBankState } from './bank-state.js';
-import { hangUntilGone, readBody, sendJson, sendText, waitUnlessGone } from './http-io.js';
-import { decideVerifyOutcome, MALFORMED_BODY } from './verify-outcome.js';
+import { readBody, sendJson, waitUnlessGone } from './http-io.js';
+import { answerVerify } from './verify-outcome.js';
 
 /** The simulator's pick of codes for cases the tests need. */
 export const KBANK_SIM_CODES = {
@@ -85,27 +85,13 @@ async function verify(state: SimulatedBankState, req: IncomingMessage, res: Serv
 
   const sendingBank = data.sendingBank as string;
   const transRef = data.transRef as string;
-  const outcome = await decideVerifyOutcome(state, res, transRef);
-  switch (outcome?.type) {
-    case undefined:
-      return;
-    case 'hang':
-      return hangUntilGone(res);
-    case 'http_error':
-      return sendJson(res, outcome.status, reply(KBANK_SIM_CODES.systemError, 'Service unavailable'));
-    case 'malformed_json':
-      return sendText(res, 200, MALFORMED_BODY);
-    case 'not_found':
-      return sendJson(res, 200, reply(KBANK_SIM_CODES.notFound, KBANK_NOT_FOUND_MESSAGE));
-    case 'bank_error':
-      return sendJson(res, 200, reply(KBANK_SIM_CODES.systemError, 'System error, please try again later'));
-    case 'success': {
-      const tx = state.transaction(sendingBank, transRef);
-      // KBank sends the amount as a number.
-      const data = typeof tx.amount === 'string' ? { ...tx, amount: Number(tx.amount) } : tx;
-      return sendJson(res, 200, { ...reply(KBANK_SUCCESS, 'Success'), data });
-    }
-  }
+  return answerVerify(state, res, sendingBank, transRef, {
+    httpError: () => reply(KBANK_SIM_CODES.systemError, 'Service unavailable'),
+    notFound: () => reply(KBANK_SIM_CODES.notFound, KBANK_NOT_FOUND_MESSAGE),
+    bankError: () => reply(KBANK_SIM_CODES.systemError, 'System error, please try again later'),
+    // KBank sends the amount as a number.
+    success: (tx) => ({ ...reply(KBANK_SUCCESS, 'Success'), data: typeof tx.amount === 'string' ? { ...tx, amount: Number(tx.amount) } : tx }),
+  });
 }
 
 function reply(statusCode: string, statusMessage: string): KbankVerifyResponse {

@@ -5,8 +5,8 @@ import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http
 import { isRecord, parseJson } from '../shared/bank-http.js';
 import { SCB_NOT_FOUND_MESSAGE, SCB_SUCCESS, SCB_TOKEN_PATH, SCB_VERIFY_PATH, type ScbTokenResponse, type ScbVerifyResponse } from '../scb/scb-protocol.js';
 import type { SimulatedBankState } from './bank-state.js';
-import { hangUntilGone, readBody, sendJson, sendText, waitUnlessGone } from './http-io.js';
-import { decideVerifyOutcome, MALFORMED_BODY } from './verify-outcome.js';
+import { readBody, sendJson, waitUnlessGone } from './http-io.js';
+import { answerVerify } from './verify-outcome.js';
 
 /** The simulator's pick of codes for cases the tests need. */
 export const SCB_SIM_CODES = {
@@ -79,25 +79,12 @@ async function verify(
   if (!sendingBank || !/^\d{3}$/.test(sendingBank)) {
     return sendJson(res, 400, status(SCB_SIM_CODES.invalidParameter, 'Invalid parameter: sendingBank'));
   }
-  const outcome = await decideVerifyOutcome(state, res, transRef);
-  switch (outcome?.type) {
-    case undefined:
-      return;
-    case 'hang':
-      return hangUntilGone(res);
-    case 'http_error':
-      return sendJson(res, outcome.status, status(SCB_SIM_CODES.systemError, 'Service unavailable'));
-    case 'malformed_json':
-      return sendText(res, 200, MALFORMED_BODY);
-    case 'not_found':
-      return sendJson(res, 200, status(SCB_SIM_CODES.notFound, SCB_NOT_FOUND_MESSAGE));
-    case 'bank_error':
-      return sendJson(res, 200, status(SCB_SIM_CODES.systemError, 'Unexpected error has occurred'));
-    case 'success': {
-      const answer = { ...status(SCB_SUCCESS, 'Success'), data: state.transaction(sendingBank, transRef) };
-      return sendJson(res, 200, answer);
-    }
-  }
+  return answerVerify(state, res, sendingBank, transRef, {
+    httpError: () => status(SCB_SIM_CODES.systemError, 'Service unavailable'),
+    notFound: () => status(SCB_SIM_CODES.notFound, SCB_NOT_FOUND_MESSAGE),
+    bankError: () => status(SCB_SIM_CODES.systemError, 'Unexpected error has occurred'),
+    success: (tx) => ({ ...status(SCB_SUCCESS, 'Success'), data: tx }),
+  });
 }
 
 function status(code: number, description: string): Pick<ScbVerifyResponse, 'status'> {

@@ -4,9 +4,9 @@
 import type { ServerResponse } from 'node:http';
 import { sandboxOutcome } from '../sandbox/transaction.js';
 import type { SimulatedBankState } from './bank-state.js';
-import { waitUnlessGone } from './http-io.js';
+import { hangUntilGone, sendJson, sendText, waitUnlessGone } from './http-io.js';
 
-export type VerifyOutcome =
+type VerifyOutcome =
   | { type: 'http_error'; status: number }
   | { type: 'malformed_json' }
   | { type: 'not_found' }
@@ -15,7 +15,7 @@ export type VerifyOutcome =
   | { type: 'success' };
 
 /** Null when the client went away during the simulated latency. */
-export async function decideVerifyOutcome(state: SimulatedBankState, res: ServerResponse, transRef: string): Promise<VerifyOutcome | null> {
+async function decideVerifyOutcome(state: SimulatedBankState, res: ServerResponse, transRef: string): Promise<VerifyOutcome | null> {
   if (!(await waitUnlessGone(res, state.behavior.latencyMs))) return null;
   const { httpStatus, answer } = state.behavior;
   if (httpStatus !== null) return { type: 'http_error', status: httpStatus };
@@ -33,4 +33,34 @@ export async function decideVerifyOutcome(state: SimulatedBankState, res: Server
   }
 }
 
-export const MALFORMED_BODY = '{"statusCode": "0000", "data": {"transRef": ';
+const MALFORMED_BODY = '{"statusCode": "0000", "data": {"transRef": ';
+
+/** A provider's replies, in its own wire format; everything else is shared. */
+export interface VerifyReplies {
+  /** Body sent with an HTTP error status (the behaviour knobs, a random failure). */
+  httpError(): unknown;
+  notFound(): unknown;
+  bankError(): unknown;
+  success(transaction: Record<string, unknown>): unknown;
+}
+
+/** Answers one verify call of a request the provider's responder already checked. */
+export async function answerVerify(state: SimulatedBankState, res: ServerResponse, sendingBank: string, transRef: string, replies: VerifyReplies): Promise<void> {
+  const outcome = await decideVerifyOutcome(state, res, transRef);
+  switch (outcome?.type) {
+    case undefined:
+      return;
+    case 'hang':
+      return hangUntilGone(res);
+    case 'http_error':
+      return sendJson(res, outcome.status, replies.httpError());
+    case 'malformed_json':
+      return sendText(res, 200, MALFORMED_BODY);
+    case 'not_found':
+      return sendJson(res, 200, replies.notFound());
+    case 'bank_error':
+      return sendJson(res, 200, replies.bankError());
+    case 'success':
+      return sendJson(res, 200, replies.success(state.transaction(sendingBank, transRef)));
+  }
+}

@@ -1,14 +1,16 @@
 // A stand-in bank verification network for local runs, demos and load tests
-// (`slipgate simulate-bank`). It speaks the real KBank or SCB protocol and
-// answers every slip from its transRef, like the sandbox.
+// (`slipgate simulate-bank`). It speaks a registered provider's real protocol
+// (its descriptor's responder) and answers every slip from its transRef, like
+// the sandbox.
 import { createServer, type RequestListener, type Server as HttpServer } from 'node:http';
 import type { Server as HttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
-import { SimulatedBankState, type BankBehavior, type BankCredentials } from './simulator/bank-state.js';
-import { createKbankResponder } from './simulator/kbank-responder.js';
-import { createScbResponder } from './simulator/scb-responder.js';
+import type { BankSimulator } from '../provider.js';
+import { bankProvider } from '../registry.js';
+import { SimulatedBankState, type BankBehavior, type BankCredentials } from './bank-state.js';
 
-export type SimulatedProvider = 'kbank' | 'scb';
+/** The id of a registered provider that has a simulator. */
+export type SimulatedProvider = string;
 
 export interface SimulatedBankOptions {
   provider: SimulatedProvider;
@@ -18,7 +20,7 @@ export interface SimulatedBankOptions {
   latencyMs?: number;
   /** Share (0..1) of verify calls answered with HTTP 500. */
   errorRate?: number;
-  /** Credentials the bank accepts; defaults to SIMULATOR_CREDENTIALS. */
+  /** Credentials the bank accepts; defaults to the provider's simulator credentials. */
   credentials?: BankCredentials;
   behavior?: Partial<BankBehavior>;
   random?: () => number;
@@ -34,18 +36,18 @@ export interface SimulatedBank {
   close(): Promise<void>;
 }
 
-/** Not secrets: the simulator is for local use only. */
-export const SIMULATOR_CREDENTIALS: Record<SimulatedProvider, BankCredentials> = {
-  kbank: { id: 'sim-kbank-client-id', secret: 'sim-kbank-client-secret' },
-  scb: { id: 'sim-scb-api-key', secret: 'sim-scb-api-secret' },
-};
+export function bankSimulator(provider: SimulatedProvider): BankSimulator {
+  const simulator = bankProvider(provider)?.simulator;
+  if (!simulator) throw new Error(`bank provider "${provider}" has no simulator`);
+  return simulator;
+}
 
 export function createBankResponder(provider: SimulatedProvider, state: SimulatedBankState): RequestListener {
-  return provider === 'kbank' ? createKbankResponder(state) : createScbResponder(state);
+  return bankSimulator(provider).responder(state);
 }
 
 export async function startSimulatedBank(opts: SimulatedBankOptions): Promise<SimulatedBank> {
-  const credentials = opts.credentials ?? SIMULATOR_CREDENTIALS[opts.provider];
+  const credentials = opts.credentials ?? bankSimulator(opts.provider).credentials;
   const state = new SimulatedBankState(
     credentials,
     { ...opts.behavior, latencyMs: opts.latencyMs ?? opts.behavior?.latencyMs ?? 0, errorRate: opts.errorRate ?? opts.behavior?.errorRate ?? 0 },
