@@ -1,43 +1,24 @@
-// The one place that wires slipgate together. `run()` starts both listeners
-// and returns a handle tests can stop; the CLI's `serve` calls it.
+// A serving slipgate: both listeners on top of the services the
+// composition root (compose.ts) builds. `run()` returns a handle tests can
+// stop; the CLI's `serve` calls it.
 import { createServer, type RequestListener, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { Logger } from 'pino';
-import { newId } from './domain/api-key.js';
-import { VerificationService } from './domain/verify.js';
 import type { Config } from './config.js';
+import { serverServices, type ServerOptions, type ServerServices } from './compose.js';
 import { createAdminApp } from './http/admin-app.js';
 import { answerClientErrorsWithJson } from './http/client-errors.js';
 import { defaultDashboardDir, mountDashboard } from './http/dashboard.js';
 import { mountMetrics } from './http/metrics-route.js';
 import { createPublicApp } from './http/public-app.js';
-import { startInstanceLease } from './lease.js';
-import { Metrics } from './metrics/metrics.js';
 import { metricsText } from './metrics/serve.js';
-import { timedStore } from './metrics/timing.js';
-import { ImageDecodePool } from './images/decode-pool.js';
-import { openStore } from './store/open.js';
-import type { Store } from './domain/ports/store.js';
 import { logStartupGuide } from './startup-guide.js';
-import { buildUpstream } from './upstream/build.js';
-import { describeUpstreamConfig, loadUpstreamConfigs, type UpstreamConfig } from './upstream/config.js';
-import { UpstreamPool, type DomainHealth, type ReloadSummary } from './upstream/pool.js';
-import { SandboxUpstream } from './upstream/sandbox/sandbox-upstream.js';
-import type { BankAdapter } from './domain/ports/upstream.js';
+import type { DomainHealth, ReloadSummary } from './upstream/pool.js';
 
-export interface RunOptions {
-  logger: Logger;
-  /** Overrides the configured network (tests): a pool, or one adapter whose answers are checked like any bank's. */
-  upstream?: BankAdapter | UpstreamPool;
-}
+export type RunOptions = ServerOptions;
 
-export interface Running {
+export interface Running extends Pick<ServerServices, 'store' | 'keys' | 'accounts' | 'admin' | 'adminTokens' | 'verification' | 'images'> {
   publicUrl: string;
   adminUrl: string;
-  store: Store;
-  verification: VerificationService;
-  /** Reads the slip QR of image bodies, off the event loop. */
-  images: ImageDecodePool;
   /** Per-domain counters, latency and breaker state of the bank network. */
   upstreamHealth(): DomainHealth[];
   /** Re-reads UPSTREAMS / UPSTREAMS_FILE (SIGHUP); keeps the old set on error. */
@@ -46,55 +27,12 @@ export interface Running {
   close(): Promise<void>;
 }
 
-export async function run(config: Config, { logger, ...opts }: RunOptions): Promise<Running> {
+export async function run(config: Config, opts: RunOptions): Promise<Running> {
+  const { logger } = opts;
   // Imported here, not at the top, so CLI commands that never serve skip loading yoga and Pothos.
   const { mountGraphql } = await import('./graphql/server.js');
-  const configs = upstreamConfigs(config, logger);
-  const metrics = new Metrics();
-  const store = timedStore(await openStore(config.DATABASE_URL), metrics);
-  const pool = buildUpstream(configs, {
-    logger,
-    sandbox: (c) => new SandboxUpstream(c.name, config.SANDBOX_LATENCY_MS),
-    onAttempt: (domain, outcome, latencyMs) => metrics.bankRequest(domain, outcome, latencyMs / 1000),
-  });
-  metrics.watch({
-    upstreamHealth: () => pool.health(),
-    listHolds: () => store.listHolds(),
-    imageStats: () => images.stats,
-    onReadError: (err) => logger.warn({ err }, 'metrics: reading the open credit holds failed'),
-  });
-  const override = opts.upstream;
-  const upstream = override instanceof UpstreamPool ? override : override ? UpstreamPool.of(override, { logger }) : pool;
-  if (config.HOLD_STALE_MS <= config.UPSTREAM_TIMEOUT_MS) {
-    // Allowed (crash tests use it), but a live verification's hold can then be refunded under it.
-    logger.warn({ HOLD_STALE_MS: config.HOLD_STALE_MS, UPSTREAM_TIMEOUT_MS: config.UPSTREAM_TIMEOUT_MS }, 'HOLD_STALE_MS should be longer than UPSTREAM_TIMEOUT_MS');
-  }
-  // Before listening: every hold this process takes is covered by its lease.
-  const lease = await startInstanceLease(store, {
-    heartbeatMs: config.LEASE_HEARTBEAT_MS,
-    staleMs: config.HOLD_STALE_MS,
-    logger,
-    onRecovered: (r) => metrics.holdsRecovered(r.consumed, r.released),
-  });
-  // Threads start on the first image, so a server that never gets one pays nothing.
-  const images = new ImageDecodePool({
-    workers: config.IMAGE_WORKERS,
-    queueMax: config.IMAGE_QUEUE_MAX,
-    timeoutMs: config.IMAGE_DECODE_TIMEOUT_MS,
-    maxPixels: config.IMAGE_MAX_PIXELS,
-    logger,
-  });
-  const verification = new VerificationService({
-    images,
-    store,
-    upstream,
-    timeoutMs: config.UPSTREAM_TIMEOUT_MS,
-    keyCacheTtlMs: config.API_KEY_CACHE_TTL_MS,
-    maxInFlightPerAccount: config.MAX_INFLIGHT_PER_ACCOUNT,
-    logger,
-    newId: () => newId('req'),
-    instanceId: () => lease.instanceId(),
-  });
+  const services = await serverServices(config, opts);
+  const { store, metrics, pool, upstream, lease, images, verification } = services;
 
   const publicServer = await listen(
     createPublicApp({ verification, logger, maxBodyBytes: config.MAX_BODY_BYTES, maxImageBytes: config.MAX_IMAGE_BYTES, limits: config, metrics }),
@@ -107,7 +45,6 @@ export async function run(config: Config, { logger, ...opts }: RunOptions): Prom
   publicServer.headersTimeout = Math.min(config.HEADERS_TIMEOUT_MS, config.REQUEST_TIMEOUT_MS);
   answerClientErrorsWithJson(publicServer);
   // The internal GraphQL API lives on the admin listener only.
-  const graphql = { store, keyCache: verification, upstreamHealth: () => pool.health(), logger };
   const dashboard = { dir: config.DASHBOARD_DIR ?? defaultDashboardDir(), logger };
   const scrape = metricsText(metrics);
   const adminApp = createAdminApp({
@@ -115,7 +52,7 @@ export async function run(config: Config, { logger, ...opts }: RunOptions): Prom
     logger,
     mount: (app) => {
       mountMetrics(app, { text: scrape.text, contentType: metrics.contentType, token: config.METRICS_TOKEN, logger });
-      mountGraphql(app, graphql);
+      mountGraphql(app, { ...services, upstreamHealth: () => pool.health(), logger });
       mountDashboard(app, dashboard);
     },
   });
@@ -145,19 +82,9 @@ export async function run(config: Config, { logger, ...opts }: RunOptions): Prom
       await store.close();
       logger.info('stopped');
     })());
-  const reloadUpstreams = () => (override ? null : pool.reload(upstreamConfigs({ ...config, env: process.env }, logger)));
-  return { publicUrl, adminUrl, store, verification, images, upstreamHealth: () => pool.health(), reloadUpstreams, close };
-}
-
-/** The configured bank domains, or the sandbox network when none are configured. */
-function upstreamConfigs(config: Config, logger: Logger): UpstreamConfig[] {
-  const configs = loadUpstreamConfigs(config.env);
-  if (configs.length > 0) {
-    logger.info({ upstreams: configs.map(describeUpstreamConfig) }, 'bank verification network configured');
-    return configs;
-  }
-  logger.warn('SANDBOX MODE: no UPSTREAMS configured; slips are answered by the built-in sandbox network, not a bank');
-  return [{ name: 'sandbox', provider: 'sandbox', weight: 1, enabled: true }];
+  const reloadUpstreams = () => (services.upstreamOverridden ? null : pool.reload(services.upstreamConfigs(process.env)));
+  const { keys, accounts, admin, adminTokens } = services;
+  return { publicUrl, adminUrl, store, keys, accounts, admin, adminTokens, verification, images, upstreamHealth: () => pool.health(), reloadUpstreams, close };
 }
 
 /** The kernel caps it at net.core.somaxconn (4096 on current Linux). */

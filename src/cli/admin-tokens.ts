@@ -1,6 +1,6 @@
 // `slipgate admin-tokens …`: tokens for the internal GraphQL API.
 import { InvalidArgumentError, type Command } from 'commander';
-import { ADMIN_ROLES, AdminTokenService, isAdminRole } from '../domain/admin-tokens.js';
+import { ADMIN_ROLES, isAdminRole } from '../domain/admin-tokens.js';
 import type { AdminRole } from '../domain/types.js';
 import { printJson, withStore } from './context.js';
 
@@ -19,8 +19,8 @@ export function registerAdminTokenCommands(program: Command): void {
     .requiredOption('--role <role>', `${ADMIN_ROLES.join(' | ')}`, role)
     .option('--json', 'print JSON: {"id","name","role","token"}')
     .action((opts: { name: string; role: AdminRole; json?: boolean }) =>
-      withStore(async ({ store, actor }) => {
-        const { token, secret } = await new AdminTokenService(store).create({ name: opts.name, role: opts.role, actor });
+      withStore(async ({ adminTokens, actor }) => {
+        const { token, secret } = await adminTokens.create({ name: opts.name, role: opts.role, actor });
         if (opts.json) return printJson({ id: token.id, name: token.name, role: token.role, token: secret });
         console.log(`Admin token ${token.id} (${token.name}, ${token.role}) created.`);
         console.log(`Token, shown only now, store it safely: ${secret}`);
@@ -33,8 +33,8 @@ export function registerAdminTokenCommands(program: Command): void {
     .description('list admin tokens (prefix only), newest first')
     .option('--json', 'print JSON')
     .action((opts: { json?: boolean }) =>
-      withStore(async ({ store }) => {
-        const list = (await new AdminTokenService(store).list()).map(({ hash: _hash, ...t }) => t);
+      withStore(async ({ adminTokens }) => {
+        const list = (await adminTokens.list()).map(({ hash: _hash, ...t }) => t);
         if (opts.json) return printJson(list);
         if (list.length === 0) return console.log('No admin tokens.');
         console.table(
@@ -47,8 +47,8 @@ export function registerAdminTokenCommands(program: Command): void {
     .command('revoke <id>')
     .description('revoke an admin token: it gets 401 from now on')
     .action((id: string) =>
-      withStore(async ({ store, actor }) => {
-        if (!(await new AdminTokenService(store).revoke(id, actor))) {
+      withStore(async ({ adminTokens, actor }) => {
+        if (!(await adminTokens.revoke(id, actor))) {
           console.error(`slipgate: no live admin token ${id}`);
           process.exitCode = 2;
           return;

@@ -1,17 +1,11 @@
-// What every operator command needs: config, a store, the account service.
+// What every operator command needs: config, a store and the services on it.
 import { InvalidArgumentError } from 'commander';
 import { userInfo } from 'node:os';
 import { loadConfig } from '../config.js';
-import { AccountService } from '../domain/accounts.js';
-import { AdminActions } from '../domain/admin-actions.js';
+import { storeServices, type StoreServices } from '../compose.js';
 import { openStore } from '../store/open.js';
-import type { Store } from '../domain/ports/store.js';
 
-export interface CliContext {
-  store: Store;
-  accounts: AccountService;
-  /** AccountService changes plus the admin event trail (who, why). */
-  admin: AdminActions;
+export interface CliContext extends StoreServices {
   actor: string;
 }
 
@@ -20,8 +14,7 @@ export async function withStore<T>(fn: (ctx: CliContext) => Promise<T>): Promise
   const config = loadConfig();
   const store = await openStore(config.DATABASE_URL);
   try {
-    const accounts = new AccountService(store);
-    return await fn({ store, accounts, admin: new AdminActions({ store, accounts }), actor: `cli:${userInfo().username}` });
+    return await fn({ ...storeServices(store), actor: `cli:${userInfo().username}` });
   } finally {
     await store.close();
   }

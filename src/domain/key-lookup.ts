@@ -37,11 +37,13 @@ export class KeyResolver {
     return key;
   }
 
-  evictKey(keyId: string): void {
+  /** Called when a key is revoked in this process. */
+  forgetKey(keyId: string): void {
     this.cache.evictKey(keyId);
   }
 
-  evictAccount(accountId: string): void {
+  /** Called when an account is deleted in this process. */
+  forgetAccount(accountId: string): void {
     this.cache.evictAccount(accountId);
   }
 }

@@ -10,7 +10,7 @@ import type { ImageDecoder } from './ports/images.js';
 import { parseSlipQr, type SlipRef } from './slip-qr.js';
 import type { ApiKey, ErrorKind, RequestErrorRecord, VerifiedSlip } from './types.js';
 import type { BodyRead, VerifyInput, VerifyOutcome } from './verify-types.js';
-import { KeyResolver } from './key-lookup.js';
+import type { KeyResolver } from './key-lookup.js';
 import { askNetwork } from './ask-network.js';
 import { checkVerifyBody, type BodyCheck } from './verify-request.js';
 import { evaluateChecks, type CheckRequest, type CheckResults } from './checks.js';
@@ -26,8 +26,8 @@ export interface VerificationDeps {
   logger: Logger;
   now?: () => Date;
   newId: () => string;
-  /** How long a key lookup may be reused; 0 disables the cache. */
-  keyCacheTtlMs?: number;
+  /** Resolves API keys (and caches them; see key-lookup.ts). */
+  keys: KeyResolver;
   /** Verifications one account may have at the network at once (busy beyond). */
   maxInFlightPerAccount?: number;
   /** The serving process's lease, recorded on each hold (see lease.ts). */
@@ -73,13 +73,11 @@ export class VerificationService {
   private readonly inFlight = new Set<Promise<unknown>>();
   private readonly lastTouch = new Map<string, number>();
   private readonly now: () => Date;
-  private readonly keys: KeyResolver;
   private readonly perAccount = new Map<string, number>();
   private readonly maxPerAccount: number;
 
   constructor(private readonly deps: VerificationDeps) {
     this.now = deps.now ?? (() => new Date());
-    this.keys = new KeyResolver(deps.store, deps.keyCacheTtlMs ?? 0);
     this.maxPerAccount = deps.maxInFlightPerAccount ?? Number.POSITIVE_INFINITY;
   }
 
@@ -112,7 +110,7 @@ export class VerificationService {
     const anonymous: Who = { id: this.deps.newId(), requestId: input.requestId, accountId: null, keyId: null };
 
     if (!input.apiKey) return this.accountError('missing_api_key', anonymous);
-    const found = await this.keys.resolve(input.apiKey, input.clientIp);
+    const found = await this.deps.keys.resolve(input.apiKey, input.clientIp);
     if (!found.ok && found.kind === 'invalid_api_key') return this.accountError('invalid_api_key', anonymous);
     // Refused before anything about the account is read: a leaked key tells its holder nothing.
     if (!found.ok) return this.accountError('ip_not_allowed', { ...anonymous, accountId: found.key.accountId, keyId: found.key.id });
@@ -260,15 +258,6 @@ export class VerificationService {
       latencyMs: facts.latencyMs ?? null,
       createdAt: this.now(),
     };
-  }
-
-  /** Called when a key is revoked or an account deleted in this process. */
-  forgetKey(keyId: string): void {
-    this.keys.evictKey(keyId);
-  }
-
-  forgetAccount(accountId: string): void {
-    this.keys.evictAccount(accountId);
   }
 
   private touch(key: ApiKey): void {

@@ -3,9 +3,8 @@
 import express, { type Express } from 'express';
 import { createYoga } from 'graphql-yoga';
 import type { Logger } from 'pino';
-import { AccountService } from '../domain/accounts.js';
-import { AdminActions, type KeyCacheControl } from '../domain/admin-actions.js';
-import { AdminTokenService } from '../domain/admin-tokens.js';
+import type { AdminActions } from '../domain/admin-actions.js';
+import type { AdminTokenService } from '../domain/admin-tokens.js';
 import type { AdminToken } from '../domain/types.js';
 import type { Store } from '../domain/ports/store.js';
 import type { DomainHealth } from '../upstream/pool.js';
@@ -19,8 +18,9 @@ export const DEFAULT_MAX_GRAPHQL_BODY_BYTES = 64 * 1024;
 
 export interface GraphqlServerDeps {
   store: Store;
-  /** The process's verification service: revocations here apply at once. */
-  keyCache: KeyCacheControl;
+  /** Account changes with their audit trail; revocations evict the process's key cache at once. */
+  admin: AdminActions;
+  adminTokens: AdminTokenService;
   upstreamHealth: () => DomainHealth[];
   logger: Logger;
   maxBodyBytes?: number;
@@ -28,9 +28,7 @@ export interface GraphqlServerDeps {
 
 export function mountGraphql(app: Express, deps: GraphqlServerDeps): void {
   const logger = deps.logger.child({ component: 'graphql' });
-  const accounts = new AccountService(deps.store);
-  const actions = new AdminActions({ store: deps.store, accounts, keyCache: deps.keyCache });
-  const context = { store: deps.store, actions, upstreamHealth: deps.upstreamHealth, logger };
+  const context = { store: deps.store, actions: deps.admin, upstreamHealth: deps.upstreamHealth, logger };
 
   const yoga = createYoga<ServerContext, GraphqlContext>({
     schema: graphqlSchema(),
@@ -58,7 +56,7 @@ export function mountGraphql(app: Express, deps: GraphqlServerDeps): void {
   });
 
   const body = express.raw({ type: () => true, limit: deps.maxBodyBytes ?? DEFAULT_MAX_GRAPHQL_BODY_BYTES });
-  app.all(GRAPHQL_PATH, requireAdminToken(new AdminTokenService(deps.store)), body, (req, res) => {
+  app.all(GRAPHQL_PATH, requireAdminToken(deps.adminTokens), body, (req, res) => {
     const admin = res.locals.admin as AdminToken;
     return yoga(req, res, { admin });
   });

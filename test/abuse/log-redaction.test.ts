@@ -64,7 +64,7 @@ describe('log redaction', () => {
     const rotated = await app.accounts.createApiKey(accountId);
     const [old] = (await app.store.listApiKeys(accountId)).filter((k) => apiKey.startsWith(k.prefix));
     await app.accounts.revokeApiKey(old!.id);
-    app.verification.forgetKey(old!.id);
+    app.keys.forgetKey(old!.id);
     expect((await app.verify(rotated.secret, sandboxQr())).body.status).toBe('success');
     expect((await app.verify(apiKey, sandboxQr())).body.code).toBe(1021);
 

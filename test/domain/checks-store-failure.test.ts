@@ -1,6 +1,7 @@
 // The duplicate check fails closed: when the history lookup breaks after the
 // verification was charged, the slip is still answered as verified and the
 // check says it does not know (passed: false), instead of "not seen".
+import { storeServices } from '../../src/compose.js';
 import { verifyAnswer } from '../../src/http/verify-answer.js';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -37,7 +38,14 @@ describe('duplicate check when the history lookup fails', () => {
       },
     });
     const { account, apiKey } = await new AccountService(store).createAccount({ name: 'Shop', credits: 2, actor: 'test' });
-    const verification = new VerificationService({ store: failing, upstream: UpstreamPool.of(new SandboxUpstream()), timeoutMs: 2_000, logger: createLogger('silent'), newId: () => newId('req') });
+    const verification = new VerificationService({
+      store: failing,
+      keys: storeServices(failing).keys,
+      upstream: UpstreamPool.of(new SandboxUpstream()),
+      timeoutMs: 2_000,
+      logger: createLogger('silent'),
+      newId: () => newId('req'),
+    });
     const bytes = Buffer.from(JSON.stringify({ qrcode: sandboxQr({ amount: 10 }), checks: { duplicate: true, amount: 10 } }));
     const out = verifyAnswer(
       await verification.verify({ apiKey: apiKey.secret, readBody: async () => ({ ok: true, contentType: 'application/json', bytes }), requestId: 'r1' }),

@@ -1,7 +1,6 @@
 // Talks to the GraphQL admin API of a real running slipgate over HTTP, with
 // one real admin token per role.
 import { Writable } from 'node:stream';
-import { AdminTokenService } from '../../src/domain/admin-tokens.js';
 import type { AdminRole } from '../../src/domain/types.js';
 import { createLogger } from '../../src/log.js';
 import { startApp, type TestApp, type TestAppOptions } from '../helpers/app.js';
@@ -31,7 +30,7 @@ export interface GraphqlTestAppOptions extends TestAppOptions {
 
 export async function startGraphqlApp(opts: GraphqlTestAppOptions = {}): Promise<GraphqlTestApp> {
   const app = opts.configuredNetwork || opts.logs ? await startOwnApp(opts) : await startApp(opts);
-  const service = new AdminTokenService(app.store);
+  const service = app.adminTokens;
   const tokens = {} as Record<AdminRole, string>;
   for (const role of ['viewer', 'support', 'admin'] as const) {
     tokens[role] = (await service.create({ name: `${role}-token`, role, actor: 'test' })).secret;

@@ -3,7 +3,7 @@
 import { join } from 'node:path';
 import type { Logger } from 'pino';
 import { loadConfig } from '../../src/config.js';
-import { AccountService } from '../../src/domain/accounts.js';
+import type { AccountService } from '../../src/domain/accounts.js';
 import { VERIFY_PATH } from '../../src/http/public-app.js';
 import { createLogger } from '../../src/log.js';
 import { run, type Running } from '../../src/main.js';
@@ -44,7 +44,7 @@ export async function startApp(opts: TestAppOptions = {}): Promise<TestApp> {
   });
   const upstream = opts.upstream === null ? undefined : (opts.upstream ?? new SandboxUpstream());
   const running = await run(config, { logger: opts.logger ?? createLogger('silent'), upstream });
-  const accounts = new AccountService(running.store);
+  const { accounts } = running;
 
   const post = async (body: unknown, headers: Record<string, string> = {}) => {
     const res = await fetch(running.publicUrl + VERIFY_PATH, {
