@@ -2,6 +2,7 @@
 // check result shapes are the server's own (type-only imports, no runtime).
 import type { CheckResults } from '../domain/checks.js';
 import type { VerifiedSlip } from '../domain/types.js';
+import type { Checks } from './checks.generated.js';
 
 export type {
   AmountResult,
@@ -13,20 +14,7 @@ export type {
   ReceiverNameResult,
 } from '../domain/checks.js';
 export type SlipData = VerifiedSlip;
-
-/** The opt-in `checks` of a request, as sent on the wire. */
-export interface Checks {
-  /** Report earlier verifications of this slip by your own account. */
-  duplicate?: boolean;
-  /** Expected amount in baht (at most 2 decimals), compared in satang. */
-  amount?: number;
-  /** Your account or PromptPay number, or a run of at least 4 of its digits. */
-  receiverAccount?: string;
-  /** Your name or company name, Thai or English; titles and legal forms are ignored. */
-  receiverName?: string;
-  /** Refuse slips older than this. */
-  maxAgeMinutes?: number;
-}
+export type { Checks } from './checks.generated.js';
 
 /** Result keys exist exactly for the checks that were requested. */
 export type ChecksFor<C extends Checks> = {
