@@ -8,7 +8,7 @@ import { newId } from './domain/api-key.js';
 import type { RecoveryResult, Store } from './domain/ports/store.js';
 
 /** Heartbeats a lease may miss before it counts as dead. */
-export const LEASE_BEATS = 3;
+const LEASE_BEATS = 3;
 
 export interface LeaseOptions {
   heartbeatMs: number;

@@ -3,7 +3,7 @@
 import { pino, type Logger } from 'pino';
 import { prettyStream, wantsColour } from './log-pretty.js';
 
-export const REDACT_PATHS = [
+const REDACT_PATHS = [
   'req.headers["x-api-key"]',
   'req.headers.authorization',
   'headers["x-api-key"]',

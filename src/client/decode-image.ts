@@ -2,7 +2,7 @@
 // libvips has it) in Node: sharp decodes, normalises and resizes, jsQR reads.
 // Camera shots need more than one look, so a few scales, contrast
 // treatments and rotations are tried, cheapest first.
-import sharp, { type Metadata, type Sharp } from 'sharp';
+import sharp from 'sharp';
 import { decodeQrFromPixels } from './qr-from-pixels.js';
 
 export class SlipImageError extends Error {

@@ -8,7 +8,7 @@ import { parseAllowList } from './ip-allow-list.js';
 import type { Account, ApiKey, LedgerKind } from './types.js';
 
 /** Upper bound of one credit change: catches typos like an extra zero or two. */
-export const MAX_CREDIT_CHANGE = 10_000_000;
+const MAX_CREDIT_CHANGE = 10_000_000;
 
 export interface IssuedKey {
   key: ApiKey;

@@ -8,7 +8,7 @@ import { recordAdminEvent } from './admin-events.js';
 import type { Account, ApiKey } from './types.js';
 
 /** The part of VerificationService that caches keys in this process. */
-export interface KeyCacheControl {
+interface KeyCacheControl {
   forgetKey(keyId: string): void;
   forgetAccount(accountId: string): void;
 }

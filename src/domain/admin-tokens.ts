@@ -7,7 +7,7 @@ import { recordAdminEvent } from './admin-events.js';
 import { hashSecret, newId } from './api-key.js';
 import type { AdminRole, AdminToken } from './types.js';
 
-export const ADMIN_TOKEN_PREFIX = 'sgadm_';
+const ADMIN_TOKEN_PREFIX = 'sgadm_';
 /** Visible start kept for lists and logs: prefix + 8 characters. */
 const VISIBLE_LENGTH = ADMIN_TOKEN_PREFIX.length + 8;
 

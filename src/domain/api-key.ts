@@ -1,7 +1,7 @@
 // API keys: 192 random bits behind a visible prefix, shown once, stored as SHA-256.
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
 
-export const API_KEY_PREFIX = 'slip_';
+const API_KEY_PREFIX = 'slip_';
 /** How much of the key is kept in clear for display (prefix + 8 chars). */
 const VISIBLE_LENGTH = API_KEY_PREFIX.length + 8;
 

@@ -36,7 +36,3 @@ const BANKS: Readonly<Record<string, string>> = {
 export function bankShortName(code: string): string {
   return BANKS[code] ?? code;
 }
-
-export function isKnownBank(code: string): boolean {
-  return code in BANKS;
-}

@@ -3,7 +3,7 @@
 import type { UsageRow } from './ports/store.js';
 import type { ErrorKind } from './types.js';
 
-export const CREDITS_PER_SUCCESS = 1;
+const CREDITS_PER_SUCCESS = 1;
 
 export interface UsageDay {
   accountId: string;

@@ -8,7 +8,7 @@ const DATA_URL = /^data:[\w.+/-]*(?:;[\w=.+-]+)*;base64,/i;
 /** Standard or URL-safe alphabet, padding optional; line breaks are tolerated. */
 const BASE64 = /^[A-Za-z0-9+/_-]+={0,2}$/;
 
-export const IMAGE_FORMATS = 'JPEG, PNG or WebP';
+const IMAGE_FORMATS = 'JPEG, PNG or WebP';
 
 export function imageField(value: unknown): ImageField {
   if (typeof value !== 'string') return { ok: false, message: 'image must be a string: the picture file in base64' };
@@ -21,7 +21,7 @@ export function imageField(value: unknown): ImageField {
 }
 
 /** By signature: libvips would read more (SVG, TIFF, PDF…) than a slip picture needs. */
-export function imageFormat(b: Buffer): 'jpeg' | 'png' | 'webp' | null {
+function imageFormat(b: Buffer): 'jpeg' | 'png' | 'webp' | null {
   if (b.length >= 3 && b[0] === 0xff && b[1] === 0xd8 && b[2] === 0xff) return 'jpeg';
   if (b.length >= 8 && b.subarray(0, 8).equals(Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]))) return 'png';
   if (b.length >= 12 && b.toString('latin1', 0, 4) === 'RIFF' && b.toString('latin1', 8, 12) === 'WEBP') return 'webp';

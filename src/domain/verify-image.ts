@@ -2,7 +2,7 @@
 // decoding itself runs in the image pool (src/images), off the event loop.
 import type { ImageDecoder } from './ports/images.js';
 
-export const NO_QR_IN_IMAGE = 'no slip QR code found in the image';
+const NO_QR_IN_IMAGE = 'no slip QR code found in the image';
 const TOO_SLOW = 'the image could not be read in time; send a smaller or sharper picture of the slip';
 
 export type ImageRead =

@@ -8,7 +8,7 @@ import type { GraphqlContext } from './context.js';
 import { forbiddenError, tooComplexError } from './errors.js';
 
 /** Most an operation may cost; see pagination.ts for what things cost. */
-export const MAX_QUERY_COST = 5000;
+const MAX_QUERY_COST = 5000;
 
 export const builder = new SchemaBuilder<{
   Context: GraphqlContext;

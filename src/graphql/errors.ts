@@ -9,7 +9,7 @@ import { IdempotencyConflictError } from '../domain/admin-actions.js';
 import { StoreError } from '../domain/ports/store.js';
 import { graphqlJs } from './graphql-js.js';
 
-export const ERROR_CODES = {
+const ERROR_CODES = {
   badUserInput: 'BAD_USER_INPUT',
   notFound: 'NOT_FOUND',
   forbidden: 'FORBIDDEN',

@@ -6,8 +6,8 @@ import { StoreError } from '../domain/ports/store.js';
 import { builder, type Types } from './builder.js';
 import { userInputError } from './errors.js';
 
-export const MAX_PAGE_SIZE = 100;
-export const DEFAULT_PAGE_SIZE = 20;
+const MAX_PAGE_SIZE = 100;
+const DEFAULT_PAGE_SIZE = 20;
 
 // Query cost (checked by the complexity plugin, builder.ts): a field costs 1,
 // a store read STORE_READ_COST, and whatever a list selects counts once per

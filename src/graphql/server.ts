@@ -13,8 +13,8 @@ import { buildContext, requireAdminToken, type GraphqlContext, type ServerContex
 import { createMaskError } from './errors.js';
 import { graphqlSchema } from './schema.js';
 
-export const GRAPHQL_PATH = '/graphql';
-export const DEFAULT_MAX_GRAPHQL_BODY_BYTES = 64 * 1024;
+const GRAPHQL_PATH = '/graphql';
+const DEFAULT_MAX_GRAPHQL_BODY_BYTES = 64 * 1024;
 
 export interface GraphqlServerDeps {
   store: Store;

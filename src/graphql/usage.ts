@@ -8,9 +8,9 @@ import { AccountRef } from './refs.js';
 
 const DAY_MS = 86_400_000;
 /** Without `from`: the last month. A range is at most about a year for one account, a quarter for all. */
-export const DEFAULT_USAGE_DAYS = 31;
-export const MAX_USAGE_DAYS = 400;
-export const MAX_ALL_ACCOUNTS_USAGE_DAYS = 92;
+const DEFAULT_USAGE_DAYS = 31;
+const MAX_USAGE_DAYS = 400;
+const MAX_ALL_ACCOUNTS_USAGE_DAYS = 92;
 
 interface UsageArgs {
   accountId?: string | number | null;

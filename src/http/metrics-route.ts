@@ -5,7 +5,7 @@ import type { Express, Request } from 'express';
 import type { Logger } from 'pino';
 import { sendError } from './json-errors.js';
 
-export const METRICS_PATH = '/metrics';
+const METRICS_PATH = '/metrics';
 
 export interface MetricsRouteOptions {
   /** The text to serve: this process's figures, or the whole cluster's. */

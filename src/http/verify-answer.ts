@@ -7,9 +7,9 @@ import type { VerifiedSlip } from '../domain/types.js';
 import type { BodyProblem, VerifyOutcome } from '../domain/verify-types.js';
 
 /** The account's balance after the request, on answers about a live account. */
-export const CREDITS_HEADER = 'x-credits-remaining';
+const CREDITS_HEADER = 'x-credits-remaining';
 
-export type VerifyBody =
+type VerifyBody =
   | { status: 'success'; data: VerifiedSlip; message: string; qrcode: string; checks?: CheckResults }
   | { status: 'error'; code?: number; message: string };
 

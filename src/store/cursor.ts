@@ -6,7 +6,7 @@ export interface CursorPosition {
   id: string;
 }
 
-export function encodeCursor(at: Date, id: string): string {
+function encodeCursor(at: Date, id: string): string {
   return Buffer.from(`${at.getTime()}:${id}`).toString('base64url');
 }
 

@@ -14,7 +14,7 @@ export const domainFields = {
 
 export const text = z.string().min(1, 'must not be empty');
 
-export const baseUrl = z.string().superRefine((value, ctx) => {
+const baseUrl = z.string().superRefine((value, ctx) => {
   const problem = baseUrlProblem(value);
   if (problem) ctx.addIssue({ code: 'custom', message: problem });
 });

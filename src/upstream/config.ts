@@ -14,7 +14,7 @@ import type { ScbUpstreamConfig } from './scb/provider.js';
 
 /** A domain of any registered provider; the built-in ones by their own types. */
 export type UpstreamConfig = KbankUpstreamConfig | ScbUpstreamConfig | SandboxUpstreamConfig | DomainConfig;
-export type SandboxUpstreamConfig = DomainConfig & { provider: 'sandbox' };
+type SandboxUpstreamConfig = DomainConfig & { provider: 'sandbox' };
 export type { KbankUpstreamConfig, ScbUpstreamConfig };
 
 export class UpstreamConfigError extends ConfigError {
@@ -49,7 +49,7 @@ export interface ParseOptions {
   baseDir: string;
 }
 
-export function parseUpstreamsJson(text: string, opts: ParseOptions): UpstreamConfig[] {
+function parseUpstreamsJson(text: string, opts: ParseOptions): UpstreamConfig[] {
   let json: unknown;
   try {
     json = JSON.parse(text);

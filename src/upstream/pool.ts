@@ -11,7 +11,7 @@ import { failure, isConnectionFailure, MESSAGES, publicFailure, type AdapterFail
 import type { BankAdapter, SlipQuery, Upstream, UpstreamFailure, UpstreamFailureKind, UpstreamResult } from '../domain/ports/upstream.js';
 
 /** The part of a pino logger the pool uses. */
-export interface UpstreamLogger {
+interface UpstreamLogger {
   error(obj: object, msg: string): void;
   warn(obj: object, msg: string): void;
   info?(obj: object, msg: string): void;

@@ -25,7 +25,7 @@ export interface BankDomainConfig extends DomainConfig {
   idleSocketTimeoutMs?: number;
 }
 
-export interface ConfigContext {
+interface ConfigContext {
   /** Reads the secret and certificate files an entry names. */
   files: SecretFiles;
   report: Report;

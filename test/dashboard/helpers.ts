@@ -16,9 +16,9 @@ const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
  * Ignored by git: a test run never rewrites tracked files. `npm run
  * screenshots` copies the pictures of a run into docs/screenshots.
  */
-export const SCREENSHOT_DIR = join(ROOT, 'test-output', 'screenshots');
-export const CHROMIUM = '/usr/bin/chromium';
-export const CHROMIUM_ARGS = [
+const SCREENSHOT_DIR = join(ROOT, 'test-output', 'screenshots');
+const CHROMIUM = '/usr/bin/chromium';
+const CHROMIUM_ARGS = [
   '--headless',
   '--no-sandbox',
   '--disable-gpu',

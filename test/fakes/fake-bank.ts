@@ -29,7 +29,7 @@ export type ReusedConnectionFault =
   /** Status and headers of a 200, part of the body, then the connection is dropped. */
   | 'partial-body';
 
-export interface BankTraffic {
+interface BankTraffic {
   /** Connections accepted. */
   connections: number;
   /** Connections closed, by either side. */
@@ -43,7 +43,7 @@ export interface BankTraffic {
 }
 
 /** One verify request held at the bank: the test decides when it is answered. */
-export interface HeldVerify {
+interface HeldVerify {
   /** Resolves when the verify request has arrived (the caller is waiting for the bank). */
   arrived: Promise<void>;
   /** Lets the bank answer it. */
@@ -53,7 +53,7 @@ export interface HeldVerify {
 }
 
 /** How one request to the bank ended, in the order they ended. */
-export interface Exchange {
+interface Exchange {
   /** `token` or `verify`. */
   call: 'token' | 'verify';
   /** answered: the whole answer was written; abandoned: the caller left first. */

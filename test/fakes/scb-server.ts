@@ -2,7 +2,7 @@
 import type { ScbUpstreamConfig } from '../../src/upstream/config.js';
 import { startFakeBank, type FakeBank, type FakeBankOptions } from './fake-bank.js';
 
-export const FAKE_SCB_CREDENTIALS = { id: 'scb-test-api-key', secret: 'scb-test-api-secret' };
+const FAKE_SCB_CREDENTIALS = { id: 'scb-test-api-key', secret: 'scb-test-api-secret' };
 
 export interface FakeScb extends FakeBank {
   /** A domain configuration pointing at this fake. */

@@ -2,7 +2,7 @@
 // refused, then hanging, then answering 503) and comes back, while callers
 // keep posting. Each request is answered within the budget, every failure is
 // the spec's free HTTP 200 error, no credit stays held, and doctor is clean.
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect } from 'vitest';
 import { UPSTREAM_MESSAGES } from '../../src/domain/errors.js';
 import { buildUpstream } from '../../src/upstream/build.js';
 import { sandboxQr } from '../../src/upstream/sandbox/sandbox-qr.js';

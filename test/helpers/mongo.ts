@@ -16,7 +16,7 @@ declare module 'vitest' {
 /** Why concurrency cases need a real MongoDB; undefined when one is configured. */
 export const MONGO_CONCURRENCY_LIMITATION = mongoConcurrencyLimitation();
 
-export function mongoServerUri(): string {
+function mongoServerUri(): string {
   return process.env.MONGODB_URI || inject('mongoUri');
 }
 
@@ -27,7 +27,7 @@ export interface TestMongoDatabase {
 }
 
 /** The server URI with `name` as its database, keeping query and auth source. */
-export function withDatabase(serverUri: string, name: string): string {
+function withDatabase(serverUri: string, name: string): string {
   const m = /^(mongodb(?:\+srv)?:\/\/)([^/?]*)(?:\/([^?]*))?(?:\?(.*))?$/.exec(serverUri);
   if (!m) throw new Error('MONGODB_URI is not a mongodb:// URL');
   const [, scheme, hosts, path = '', query = ''] = m;

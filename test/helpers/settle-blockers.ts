@@ -15,7 +15,7 @@ export interface SettleBlocker {
   prepare(databaseUrl: string): Promise<SettleBlock>;
 }
 
-export interface SettleBlock {
+interface SettleBlock {
   /** The DATABASE_URL slipgate gets. */
   slipgateUrl: string;
   /** Blocks; called once the hold exists and before the bank answers. */

@@ -6,7 +6,7 @@ import type { TestContext, TestFunction, TestOptions } from 'vitest';
 
 export const SKIPPED_GUARANTEE = 'guarantee not checked:';
 
-export const MONGO_REAL_COMMAND = 'MONGODB_URI=mongodb://127.0.0.1:27017/ SLIPGATE_MONGO_IS_REAL=1 npm test';
+const MONGO_REAL_COMMAND = 'MONGODB_URI=mongodb://127.0.0.1:27017/ SLIPGATE_MONGO_IS_REAL=1 npm test';
 
 /** Why MongoDB concurrency cases are skipped on this run; undefined when a real MongoDB is configured. */
 export function mongoConcurrencyLimitation(env: NodeJS.ProcessEnv = process.env): string | undefined {

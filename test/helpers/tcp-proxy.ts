@@ -11,7 +11,7 @@ import type { AddressInfo } from 'node:net';
  * - `blackhole`: nothing gets through in either direction and nothing is
  *   closed (a network partition; clients only notice through their timeouts).
  */
-export type CutMode = 'reset' | 'blackhole';
+type CutMode = 'reset' | 'blackhole';
 
 export interface TcpProxy {
   port: number;

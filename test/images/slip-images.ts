@@ -4,7 +4,7 @@
 // little for perspective, lit unevenly, blurred and JPEG-compressed.
 // Deterministic: the same seed gives the same images.
 import QRCode from 'qrcode';
-import sharp, { type Metadata, type Sharp } from 'sharp';
+import sharp, { type Sharp } from 'sharp';
 import { slipQr } from '../../src/upstream/sandbox/sandbox-qr.js';
 import { sandboxTransRef } from '../../src/upstream/sandbox/transaction.js';
 
@@ -41,7 +41,7 @@ export interface SlipImage {
 const BANK_COLORS = ['#138f2d', '#4e2e7f', '#1e4598', '#fcb813', '#0a7ea4'];
 
 /** mulberry32: small, seedable, good enough for choosing test parameters. */
-export function rng(seed: number): () => number {
+function rng(seed: number): () => number {
   let a = seed >>> 0;
   return () => {
     a = (a + 0x6d2b79f5) >>> 0;
@@ -55,7 +55,7 @@ export function rng(seed: number): () => number {
 const pick = <T>(r: () => number, xs: readonly T[]): T => xs[Math.floor(r() * xs.length)]!;
 
 /** Parameters of `count` images, spread over sizes, angles, blur and quality. */
-export function slipImagePlan(count: number, seed = 9): SlipImageParams[] {
+function slipImagePlan(count: number, seed = 9): SlipImageParams[] {
   const r = rng(seed);
   const plan: SlipImageParams[] = [];
   for (let i = 0; i < count; i++) {

@@ -1,7 +1,7 @@
 // Reads /metrics over real HTTP and looks samples up by name and labels.
 import { request } from 'node:http';
 
-export interface Sample {
+interface Sample {
   name: string;
   labels: Record<string, string>;
   value: number;
@@ -21,7 +21,7 @@ export interface Scrape {
 const LINE = /^([a-zA-Z_:][a-zA-Z0-9_:]*)(?:\{(.*)\})?\s+(\S+)$/;
 const LABEL = /([a-zA-Z_][a-zA-Z0-9_]*)="((?:[^"\\]|\\.)*)"/g;
 
-export function parseMetrics(text: string): Scrape {
+function parseMetrics(text: string): Scrape {
   const samples: Sample[] = [];
   const types = new Map<string, string>();
   for (const line of text.split('\n')) {

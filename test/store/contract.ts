@@ -7,7 +7,7 @@ import { StoreError, type Store } from '../../src/domain/ports/store.js';
 import { skippedNote, skippingCase, type CaseFn } from '../helpers/skipped-guarantees.js';
 
 /** Direct reads through the engine's own driver, bypassing the adapter. */
-export interface EngineProbe {
+interface EngineProbe {
   balance(accountId: string): Promise<{ credits: number; usage: number } | null>;
   holdIds(accountId: string): Promise<string[]>;
   countVerifyTransactions(accountId: string): Promise<number>;

@@ -23,7 +23,7 @@ function stored(): Locale | null {
 }
 
 /** The first of the browser's languages that the dashboard speaks; English otherwise. */
-export function preferredLocale(languages: readonly string[]): Locale {
+function preferredLocale(languages: readonly string[]): Locale {
   for (const language of languages) {
     const tag = language.toLowerCase();
     if (tag === 'th' || tag.startsWith('th-')) return 'th';

@@ -1,7 +1,5 @@
 // What a verify request's `checks` asks for once validated, and what each
 // check reports back.
-import type { VerifiedSlip } from '../types.js';
-
 /** What a caller asked for, validated (amounts in satang). */
 export interface CheckRequest {
   duplicate?: boolean;

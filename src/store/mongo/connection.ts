@@ -10,7 +10,7 @@ export interface MongoStoreOptions {
 }
 
 /** Used when the URL names no database (`mongodb://host/`). */
-export const DEFAULT_DB_NAME = 'slipgate';
+const DEFAULT_DB_NAME = 'slipgate';
 
 export function connectOptions(url: string, options: MongoStoreOptions = {}): ConnectOptions {
   const inUrl = (name: string) => new RegExp(`[?&]${name}=`, 'i').test(url);
@@ -55,7 +55,7 @@ export function isDuplicateKey(err: unknown): boolean {
   return e?.code === DUPLICATE_KEY || e?.writeErrors?.some((w) => w.code === DUPLICATE_KEY) === true;
 }
 
-export function isUnavailable(err: unknown): boolean {
+function isUnavailable(err: unknown): boolean {
   if (!(err instanceof Error)) return false;
   const code = (err as { code?: unknown }).code;
   if (UNAVAILABLE_NAMES.has(err.name)) return true;

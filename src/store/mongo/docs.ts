@@ -81,7 +81,7 @@ export interface RequestErrorDoc {
   createdAt: Date;
 }
 
-export type LedgerState = 'pending' | 'applied';
+type LedgerState = 'pending' | 'applied';
 
 export interface LedgerDoc {
   _id: string;

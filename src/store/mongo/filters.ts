@@ -40,7 +40,7 @@ export function auditFilter(q: Omit<AuditQuery, 'limit'>, collection: 'verify_tr
 }
 
 /** Escapes regex metacharacters so a search for "a.b" means the text "a.b". */
-export function literalRegex(text: string): string {
+function literalRegex(text: string): string {
   return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 }
 

@@ -9,7 +9,7 @@ import * as row from './rows.js';
 import { isConnectionError, mapError, poolConfig, type PostgresStoreOptions } from './sql.js';
 
 /** A named statement is parsed and planned once per connection, then only executed. */
-export type Statement = string | { name: string; text: string };
+type Statement = string | { name: string; text: string };
 export type Run = <R extends QueryResultRow>(sql: Statement, params?: readonly unknown[]) => Promise<QueryResult<R>>;
 
 export const ACCOUNT_SELECT = `SELECT a.*, (SELECT count(*)::int FROM credit_holds h WHERE h.account_id = a.id) AS held FROM accounts a`;

@@ -39,7 +39,7 @@ export function auditFilter(q: AuditQuery, table: 'verify_transactions' | 'reque
 }
 
 /** Escapes LIKE wildcards so a search for "50%" means the text "50%". */
-export function likePattern(search: string): string {
+function likePattern(search: string): string {
   return `%${search.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
 }
 

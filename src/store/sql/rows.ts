@@ -202,6 +202,6 @@ export function rowMappers<Time, Amount, Json>(c: Codec<Time, Amount, Json>) {
 export const allowedIpsParam = (ranges: readonly string[]): string | null => (ranges.length === 0 ? null : JSON.stringify(ranges));
 
 /** Only set on records whose QR slipgate read from a picture; older rows have none. */
-export function sourceOf(source: string | null | undefined): Pick<VerifyTransactionRecord, 'source'> {
+function sourceOf(source: string | null | undefined): Pick<VerifyTransactionRecord, 'source'> {
   return source === 'image' || source === 'qrcode' ? { source } : {};
 }

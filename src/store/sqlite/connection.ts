@@ -56,29 +56,33 @@ export function migrate(db: Database.Database): void {
   }).immediate();
 }
 
-function prepare(db: Database.Database) {
-  return {
-    account: db.prepare(`${ACCOUNT_SELECT} WHERE a.id = ?`),
-    insertAccount: db.prepare('INSERT INTO accounts (id, name, credits, usage, created_at) VALUES (?, ?, 0, 0, ?)'),
-    keyByHash: db.prepare('SELECT * FROM api_keys WHERE hash = ?'),
-    keyById: db.prepare('SELECT * FROM api_keys WHERE id = ?'),
-    hold: db.prepare('UPDATE accounts SET credits = credits - 1 WHERE id = ? AND credits > 0 AND deleted_at IS NULL RETURNING credits'),
-    insertHold: db.prepare('INSERT INTO credit_holds (id, account_id, key_id, created_at, instance_id) VALUES (?, ?, ?, ?, ?)'),
-    deleteHold: db.prepare('DELETE FROM credit_holds WHERE id = ? AND account_id = ?'),
-    charge: db.prepare('UPDATE accounts SET usage = usage + 1 WHERE id = ?'),
-    refund: db.prepare('UPDATE accounts SET credits = credits + 1 WHERE id = ? RETURNING credits'),
-    credits: db.prepare('SELECT credits FROM accounts WHERE id = ?'),
-    insertVt: db.prepare(`INSERT INTO verify_transactions
-      (id, account_id, key_id, request_id, qrcode, transaction_id, amount, sending_bank, receiving_bank, upstream, latency_ms, response, created_at, source)
-      VALUES (@id, @accountId, @keyId, @requestId, @qrcode, @transactionId, @amount, @sendingBank, @receivingBank, @upstream, @latencyMs, @response, @createdAt, @source)`),
-    insertError: db.prepare(`INSERT OR IGNORE INTO request_errors
-      (id, account_id, key_id, request_id, qrcode, transaction_id, sending_bank, kind, message, upstream, latency_ms, created_at)
-      VALUES (@id, @accountId, @keyId, @requestId, @qrcode, @transactionId, @sendingBank, @kind, @message, @upstream, @latencyMs, @createdAt)`),
-    ledgerByKey: db.prepare('SELECT * FROM credit_ledger WHERE idempotency_key = ?'),
-    insertLedger: db.prepare(`INSERT INTO credit_ledger (id, account_id, kind, delta, reason, actor, idempotency_key, created_at)
-      VALUES (@id, @accountId, @kind, @delta, @reason, @actor, @idempotencyKey, @createdAt)`),
-    addCredits: db.prepare('UPDATE accounts SET credits = credits + ? WHERE id = ? AND deleted_at IS NULL AND credits + ? >= 0'),
-  };
+/** The hot paths' statements, prepared once per connection. */
+const STATEMENTS = {
+  account: `${ACCOUNT_SELECT} WHERE a.id = ?`,
+  insertAccount: 'INSERT INTO accounts (id, name, credits, usage, created_at) VALUES (?, ?, 0, 0, ?)',
+  keyByHash: 'SELECT * FROM api_keys WHERE hash = ?',
+  keyById: 'SELECT * FROM api_keys WHERE id = ?',
+  hold: 'UPDATE accounts SET credits = credits - 1 WHERE id = ? AND credits > 0 AND deleted_at IS NULL RETURNING credits',
+  insertHold: 'INSERT INTO credit_holds (id, account_id, key_id, created_at, instance_id) VALUES (?, ?, ?, ?, ?)',
+  deleteHold: 'DELETE FROM credit_holds WHERE id = ? AND account_id = ?',
+  charge: 'UPDATE accounts SET usage = usage + 1 WHERE id = ?',
+  refund: 'UPDATE accounts SET credits = credits + 1 WHERE id = ? RETURNING credits',
+  credits: 'SELECT credits FROM accounts WHERE id = ?',
+  insertVt: `INSERT INTO verify_transactions
+    (id, account_id, key_id, request_id, qrcode, transaction_id, amount, sending_bank, receiving_bank, upstream, latency_ms, response, created_at, source)
+    VALUES (@id, @accountId, @keyId, @requestId, @qrcode, @transactionId, @amount, @sendingBank, @receivingBank, @upstream, @latencyMs, @response, @createdAt, @source)`,
+  insertError: `INSERT OR IGNORE INTO request_errors
+    (id, account_id, key_id, request_id, qrcode, transaction_id, sending_bank, kind, message, upstream, latency_ms, created_at)
+    VALUES (@id, @accountId, @keyId, @requestId, @qrcode, @transactionId, @sendingBank, @kind, @message, @upstream, @latencyMs, @createdAt)`,
+  ledgerByKey: 'SELECT * FROM credit_ledger WHERE idempotency_key = ?',
+  insertLedger: `INSERT INTO credit_ledger (id, account_id, kind, delta, reason, actor, idempotency_key, created_at)
+    VALUES (@id, @accountId, @kind, @delta, @reason, @actor, @idempotencyKey, @createdAt)`,
+  addCredits: 'UPDATE accounts SET credits = credits + ? WHERE id = ? AND deleted_at IS NULL AND credits + ? >= 0',
+};
+
+function prepare(db: Database.Database): { [K in keyof typeof STATEMENTS]: Database.Statement } {
+  const prepared = Object.entries(STATEMENTS).map(([name, sql]) => [name, db.prepare(sql)] as const);
+  return Object.fromEntries(prepared) as { [K in keyof typeof STATEMENTS]: Database.Statement };
 }
 
 export function mapError(err: unknown): Error {

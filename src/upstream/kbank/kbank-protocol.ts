@@ -26,7 +26,7 @@ export interface KbankVerifyRequest {
 }
 
 /** KBank reports the amount as a number, unlike the other networks. */
-export type KbankTransaction = Omit<RawSlipData, 'amount'> & { amount: number };
+type KbankTransaction = Omit<RawSlipData, 'amount'> & { amount: number };
 
 export interface KbankVerifyResponse {
   rsUID: string;

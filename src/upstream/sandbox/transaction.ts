@@ -4,7 +4,7 @@ import { createHash } from 'node:crypto';
 import type { RawSlipData } from '../../domain/types.js';
 
 /** transRef prefix of sandbox QRs that carry their amount: SBX + 10-digit satang + outcome letter. */
-export const SANDBOX_PREFIX = 'SBX';
+const SANDBOX_PREFIX = 'SBX';
 
 export type SandboxOutcome = 'success' | 'not-found' | 'error' | 'timeout';
 

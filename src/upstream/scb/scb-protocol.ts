@@ -11,7 +11,7 @@ export const SCB_SUCCESS = 1000;
 export const SCB_NOT_FOUND_CODES: ReadonlySet<number> = new Set([4101]);
 export const SCB_NOT_FOUND_MESSAGE = 'Transaction not found';
 
-export interface ScbStatus {
+interface ScbStatus {
   code: number;
   description: string;
 }

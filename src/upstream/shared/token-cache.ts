@@ -10,7 +10,7 @@ export type TokenOutcome =
 export type TokenWait = { ok: true; token: string } | { ok: false; failure: AdapterFailure } | { ok: false; aborted: true };
 
 /** Refresh this long before expiry: 10 % of the lifetime, at most 60 s. */
-export function refreshMarginMs(lifetimeMs: number): number {
+function refreshMarginMs(lifetimeMs: number): number {
   return Math.min(60_000, lifetimeMs * 0.1);
 }
 

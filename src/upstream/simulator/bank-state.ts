@@ -6,7 +6,7 @@ import type { RawSlipData } from '../../domain/types.js';
 import { sandboxTransaction } from '../sandbox/transaction.js';
 
 /** What a verify call answers (before the sandbox outcome in the transRef is considered). */
-export type BankAnswer =
+type BankAnswer =
   /** The transaction, or whatever the transRef's sandbox outcome asks for. */
   | 'normal'
   /** The bank's "slip not found / too old" code. */
@@ -48,7 +48,7 @@ export interface BankCredentials {
   secret: string;
 }
 
-export const DEFAULT_BEHAVIOR: BankBehavior = {
+const DEFAULT_BEHAVIOR: BankBehavior = {
   latencyMs: 0,
   tokenLatencyMs: 0,
   errorRate: 0,

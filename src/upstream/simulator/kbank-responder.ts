@@ -18,7 +18,7 @@ import { readBody, sendJson, waitUnlessGone } from './http-io.js';
 import { answerVerify } from './verify-outcome.js';
 
 /** The simulator's pick of codes for cases the tests need. */
-export const KBANK_SIM_CODES = {
+const KBANK_SIM_CODES = {
   notFound: '8404',
   systemError: '9999',
   invalidRequest: '1000',

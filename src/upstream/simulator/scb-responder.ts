@@ -9,7 +9,7 @@ import { readBody, sendJson, waitUnlessGone } from './http-io.js';
 import { answerVerify } from './verify-outcome.js';
 
 /** The simulator's pick of codes for cases the tests need. */
-export const SCB_SIM_CODES = {
+const SCB_SIM_CODES = {
   notFound: 4101,
   systemError: 9700,
   invalidParameter: 4001,
