@@ -37,7 +37,7 @@ const schema = z.object({
     .max(512)
     .regex(/^[\x21-\x7e]+$/, 'must be printable ASCII without spaces')
     .optional(),
-  /** Cap on one verify request body (spec leaves it open). */
+  /** Cap on one verify request body (docs/contract.md#limits). */
   MAX_BODY_BYTES: z.coerce.number().int().min(256).max(1_048_576).default(16_384),
   /** Cap on a verify request body carrying an image (base64 JSON); qrcode bodies keep MAX_BODY_BYTES. */
   MAX_IMAGE_BYTES: z.coerce.number().int().min(1024).max(67_108_864).default(4_194_304),

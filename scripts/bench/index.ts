@@ -1,4 +1,4 @@
-// `npm run bench`: the load benchmark of issue 7. Starts the simulated bank,
+// `npm run bench`: the load benchmark. Starts the simulated bank,
 // slipgate (or the baseline) as child processes on loopback, drives them with
 // autocannon, and writes bench/results/<date>.md. See README "Performance".
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';

@@ -176,7 +176,7 @@ export function markdown(r: Report): string {
   if (Object.keys(r.reconcile).length > 0) {
     out.push('Reconciliation after the runs (`slipgate doctor` logic):', '', ...Object.entries(r.reconcile).map(([e, s]) => `- ${e}: ${s}`), '');
   }
-  out.push('## Targets (issue 7)', '', ...targets(r.rows).map((l) => `- ${l}`), '');
+  out.push('## Targets', '', ...targets(r.rows).map((l) => `- ${l}`), '');
   for (const [engine, p] of Object.entries(r.profiles)) {
     out.push(`## CPU profile, scenario A on ${engine}`, '');
     if (!p) {

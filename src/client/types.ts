@@ -21,7 +21,7 @@ export type ChecksFor<C extends Checks> = {
   [K in keyof C & keyof CheckResults as C[K] extends false | undefined ? never : K]-?: NonNullable<CheckResults[K]>;
 };
 
-/** Spec §7: the only errors with a numeric code. */
+/** The only errors with a numeric code (docs/contract.md#account-errors). */
 export const ERROR_CODES = {
   API_KEY_MISSING: 1020,
   INVALID_API_KEY: 1021,

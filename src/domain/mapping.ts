@@ -94,7 +94,7 @@ function valueOf(field: RawParty['proxy']): string {
   return field && typeof field === 'object' ? text(field.value, 'account or proxy value') : '';
 }
 
-/** The spec's fields are strings: missing is empty, a number is its digits, anything else is a broken answer. */
+/** The contract's fields are strings: missing is empty, a number is its digits, anything else is a broken answer. */
 function text(value: unknown, what: string): string {
   if (value === undefined || value === null) return '';
   if (typeof value === 'string') return value;

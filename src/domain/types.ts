@@ -117,7 +117,7 @@ export interface LedgerEntry {
   createdAt: Date;
 }
 
-/** Upstream party object (spec §2.3): proxy/account are objects or "". */
+/** Upstream party object (docs/contract.md#responses): proxy/account are objects or "". */
 export interface RawParty {
   proxy?: { type?: string; value?: string } | '';
   displayName?: string;
@@ -139,7 +139,7 @@ export interface RawSlipData {
   [key: string]: unknown;
 }
 
-/** `data` of the success response, spec §2.2. */
+/** `data` of the success response (docs/contract.md#responses). */
 export interface VerifiedSlip {
   amount: number;
   dateTime: string;

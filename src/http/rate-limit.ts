@@ -1,4 +1,4 @@
-// Abuse limits on the public port (issue 8): requests per minute per client
+// Abuse limits on the public port: requests per minute per client
 // IP and per API key, answered with 429 JSON and Retry-After. Counters live
 // in this process's memory, so with N processes (WORKERS, several hosts) a
 // caller gets up to N times the limit; the per-account in-flight cap in
@@ -9,7 +9,7 @@
 //      on floods that carry no key at all.
 //   2. per key, only requests that carry a non-empty x-api-key, before the
 //      body is read. A request without a key is never counted here, so it
-//      always gets the spec's 1020 (unless its IP is over its own limit).
+//      always gets the contract's 1020 (unless its IP is over its own limit).
 //      A wrong key is counted under its own hash: after N tries a minute the
 //      same wrong key gets 429 instead of 1021, which tells a guesser nothing.
 // Per-key counters are keyed by the SHA-256 of the header value: a raw key

@@ -17,7 +17,7 @@ const raw = (over: Partial<RawSlipData> = {}): RawSlipData => ({
 });
 
 describe('mapSlip', () => {
-  it('maps every field of spec §2.2', () => {
+  it('maps every field of the success data', () => {
     const data = raw();
     expect(mapSlip(data)).toStrictEqual({
       amount: 100.38,

@@ -1,4 +1,4 @@
-// Opt-in merchant checks through a real running slipgate (issue 9): the
+// Opt-in merchant checks through a real running slipgate: the
 // spec's response is untouched without `checks`, each check hits and misses,
 // duplicates are per account, and checks never change charging or failures.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -156,7 +156,7 @@ describe.each(testEngines())('verify with checks on %s', (engine) => {
     const third = await post(a.apiKey, { qrcode, checks: { duplicate: true } });
     expect(third.body.checks.duplicate).toMatchObject({ seen: true, count: 2, firstVerifiedAt: firstRecord!.createdAt.toISOString() });
 
-    // Still no idempotency (spec §1.7): every one of them was charged.
+    // Still no idempotency (docs/contract.md#charging-and-records): every one of them was charged.
     expect(await balance(a.accountId)).toEqual({ credits: 6, held: 0, usage: 4 });
     expect(await balance(b.accountId)).toEqual({ credits: 9, held: 0, usage: 1 });
   });

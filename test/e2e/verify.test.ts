@@ -1,4 +1,4 @@
-// POST /api/v1/verify end to end: real listeners, real store, spec §2–§8.
+// POST /api/v1/verify end to end: real listeners, real store, every section of docs/contract.md.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sandboxQr, slipQr } from '../../src/upstream/sandbox/sandbox-qr.js';
 import { SandboxUpstream } from '../../src/upstream/sandbox/sandbox-upstream.js';
@@ -72,7 +72,7 @@ describe.each(testEngines())('POST /api/v1/verify on %s', (engine) => {
     expect(records[0]!.response).toEqual(res.body.data);
   });
 
-  it('charges twice for the same QR sent twice (no idempotency, spec §1.7)', async () => {
+  it('charges twice for the same QR sent twice (no idempotency)', async () => {
     const { accountId, apiKey } = await app.account(5);
     const qrcode = sandboxQr();
     const first = await app.verify(apiKey, qrcode);
@@ -82,7 +82,7 @@ describe.each(testEngines())('POST /api/v1/verify on %s', (engine) => {
     expect(await balance(accountId)).toEqual({ credits: 3, held: 0, usage: 2 });
   });
 
-  describe('authentication and account errors (spec §7)', () => {
+  describe('authentication and account errors (docs/contract.md#account-errors)', () => {
     it('1020: no x-api-key header', async () => {
       const res = await app.post({ qrcode: sandboxQr() });
       expect(res.status).toBe(401);

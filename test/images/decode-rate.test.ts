@@ -1,4 +1,4 @@
-// Decode rate of slip images (issue 9): a generated set of slip photos and
+// Decode rate of slip images : a generated set of slip photos and
 // screenshots, each read by the Node decoder (sharp + jsQR) and compared with
 // the QR it was made from. The rate is printed; README records it.
 import sharp from 'sharp';

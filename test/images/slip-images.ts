@@ -1,4 +1,4 @@
-// Generated slip photos for the QR decode-rate test (issue 9). Each image is a
+// Generated slip photos for the QR decode-rate test . Each image is a
 // sandbox slip QR rendered with `qrcode`, placed on a slip-like card (bank
 // header, text, amount) with sharp, then photographed: tilted, sheared a
 // little for perspective, lit unevenly, blurred and JPEG-compressed.

@@ -39,7 +39,7 @@ const RECEIVERS = [
 ];
 
 /**
- * The transaction the sandbox reports for a slip, in the shape of spec §2.3
+ * The transaction the sandbox reports for a slip, in the shape of the network's payload (docs/contract.md#responses, rawData)
  * (amount as text). Time is derived from the hash, within the last 30 days of
  * `now`, so slips look recent.
  */

@@ -29,6 +29,6 @@ export interface ScbTokenResponse {
 
 export interface ScbVerifyResponse {
   status: ScbStatus;
-  /** Amount as text, as spec §2.3 observed. */
+  /** Amount as text, as the network's payload carries it (docs/contract.md#responses). */
   data?: RawSlipData | null;
 }

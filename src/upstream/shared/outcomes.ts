@@ -1,4 +1,4 @@
-// Results adapters hand back, with the texts callers see (spec §7). A failure
+// Results adapters hand back, with the texts callers see (docs/contract.md#verification-failures). A failure
 // may carry `connectionFailed`: the bank was never reached, so the pool may
 // safely ask another domain within the same deadline.
 import type { BankAnswer, UpstreamFailure, UpstreamFailureKind } from '../../domain/ports/upstream.js';
