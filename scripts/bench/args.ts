@@ -20,13 +20,15 @@ export interface BenchArgs {
   keep: boolean;
   /** V8 old-space cap (MB) for slipgate and the baseline, as a container would set; unset = V8's default for the machine. */
   heapMb: number | undefined;
+  /** Rounds of D then A, alternated on one engine, reported as medians (1 = the plain run). */
+  repeat: number;
 }
 
 const USAGE = `usage: npm run bench -- [--quick] [--scenario A,B,C,D,E,I] [--engine sqlite,postgres,mongodb]
-                       [--workers N|auto] [--heap-mb N] [--profile] [--keep] [--out FILE]`;
+                       [--workers N|auto] [--heap-mb N] [--repeat N] [--profile] [--keep] [--out FILE]`;
 
 export function parseArgs(argv: string[]): BenchArgs {
-  const args: BenchArgs = { quick: false, scenarios: [...SCENARIO_IDS], engines: [...ENGINE_NAMES], workers: 1, profile: false, out: undefined, keep: false, heapMb: undefined };
+  const args: BenchArgs = { quick: false, scenarios: [...SCENARIO_IDS], engines: [...ENGINE_NAMES], workers: 1, profile: false, out: undefined, keep: false, heapMb: undefined, repeat: 1 };
   for (let i = 0; i < argv.length; i++) {
     const [flag, inline] = argv[i]!.split(/=(.*)/s, 2) as [string, string | undefined];
     const value = (): string => {
@@ -63,6 +65,12 @@ export function parseArgs(argv: string[]): BenchArgs {
         const n = Number(value());
         if (!Number.isInteger(n) || n < 64) fail('--heap-mb must be a whole number of MB, at least 64');
         args.heapMb = n;
+        break;
+      }
+      case '--repeat': {
+        const n = Number(value());
+        if (!Number.isInteger(n) || n < 1 || n > 50) fail('--repeat must be a whole number from 1 to 50');
+        args.repeat = n;
         break;
       }
       case '--out':

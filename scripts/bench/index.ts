@@ -49,10 +49,13 @@ try {
   say('transpiling src/ with esbuild');
   const app = await buildForBench(ROOT);
 
+  if (args.repeat > 1) await repeatAD(app, args.engines[0]!);
   for (const id of ['D', 'E'] as const) {
+    if (args.repeat > 1) break;
     if (chosen(id)) report.rows.push(await measure(app, all[id], 'none', null, []));
   }
   for (const engine of args.engines) {
+    if (args.repeat > 1) break;
     const needsDb = (['A', 'B', 'C', 'I'] as const).some(chosen);
     if (!needsDb) break;
     await benchEngine(app, engine);
@@ -91,6 +94,28 @@ async function benchEngine(app: BuiltApp, engine: EngineName): Promise<void> {
       mkdirSync(dir);
       report.rows.push(await measure(app, all.A, engine, db, keys, dir));
       report.profiles[engine] = summariseProfiles(dir, app.dir);
+    }
+    report.reconcile[engine] = await reconcile(db);
+  } finally {
+    await db.drop();
+  }
+}
+
+/** --repeat N: D and A alternately, N rounds each, on one database; the report gives medians. */
+async function repeatAD(app: BuiltApp, engine: EngineName): Promise<void> {
+  const setup = await createDatabase(engine, work, ROOT);
+  if (!setup.ok) {
+    say(`${engine}: skipped (${setup.reason})`);
+    report.skipped.push({ engine, reason: setup.reason });
+    return;
+  }
+  const { db } = setup;
+  report.engines[engine] = db.description;
+  try {
+    const keys = await seedAccounts(db);
+    for (let round = 1; round <= args.repeat; round++) {
+      report.rows.push({ ...(await measure(app, all.D, 'none', null, [])), round });
+      report.rows.push({ ...(await measure(app, all.A, engine, db, keys)), round });
     }
     report.reconcile[engine] = await reconcile(db);
   } finally {
@@ -146,15 +171,18 @@ async function measure(app: BuiltApp, scenario: Scenario, engine: string, db: Be
     const load = { url: target.url, connections: scenario.connections, overallRate: scenario.overallRate, apiKeys: keys.length ? keys : ['none'], nextBody: bodies.next };
     if (scenario.warmupSec > 0) await runLoad({ ...load, durationSec: scenario.warmupSec });
     const overflowsBefore = listenOverflows();
+    const cpuBefore = { target: target.cpuSeconds(), bank: bank.cpuSeconds() };
     const result: LoadResult = await runLoad({ ...load, durationSec: scenario.durationSec });
+    const cpu = { target: target.cpuSeconds() - cpuBefore.target, bank: bank.cpuSeconds() - cpuBefore.bank };
     const overflows = listenOverflows() - overflowsBefore;
     const peakRssBytes = target.peakRssBytes();
     say(
       `${tag}: ${Math.round(result.responses / result.durationSec)} req/s, ${result.successes} ok, ${result.failures + result.errors} not ok, ` +
-        `p50 ${result.latencyMs.p50.toFixed(2)} p99 ${result.latencyMs.p99.toFixed(2)} ms, peak RSS ${(peakRssBytes / 2 ** 20).toFixed(0)} MB` +
+        `p50 ${result.latencyMs.p50.toFixed(2)} p99 ${result.latencyMs.p99.toFixed(2)} ms, ` +
+        `CPU ${result.successes > 0 ? ((cpu.target * 1000) / result.successes).toFixed(3) : '–'} ms per success, peak RSS ${(peakRssBytes / 2 ** 20).toFixed(0)} MB` +
         (bodies.extra() > 0 ? `, ${bodies.extra()} QRs made during the run` : ''),
     );
-    return { scenario, engine, profiled: profileDir !== undefined, load: result, peakRssBytes, listenOverflows: overflows };
+    return { scenario, engine, profiled: profileDir !== undefined, load: result, peakRssBytes, listenOverflows: overflows, cpu };
   } finally {
     const code = await target?.stop();
     if (code !== undefined && code !== 0) say(`${tag}: ${target!.name} exited with ${code} (log: ${target!.logFile})`);

@@ -14,6 +14,8 @@ export interface Started {
   logFile: string;
   /** Peak resident memory (VmHWM) of the process and its descendants, summed; 0 once gone. */
   peakRssBytes(): number;
+  /** User + system CPU seconds the process and its live descendants have used so far (the kernel's accounting). */
+  cpuSeconds(): number;
   /** SIGTERM, then SIGKILL after `graceMs`; resolves with the exit code. */
   stop(graceMs?: number): Promise<number | null>;
 }
@@ -52,6 +54,7 @@ export async function startProcess(opts: StartOptions): Promise<Started> {
     url,
     logFile: opts.logFile,
     peakRssBytes: () => (gone || proc.pid === undefined ? 0 : peakRssOfTree(proc.pid)),
+    cpuSeconds: () => (gone || proc.pid === undefined ? 0 : cpuSecondsOfTree(proc.pid)),
     async stop(graceMs = 30_000) {
       if (gone) return exited;
       proc.kill('SIGTERM');
@@ -90,6 +93,25 @@ export function jsonLines(lines: string[]): Record<string, unknown>[] {
 /** Sum of VmHWM over `pid` and its descendants (cluster workers), in bytes. */
 export function peakRssOfTree(pid: number): number {
   return [pid, ...descendants(pid)].reduce((sum, p) => sum + vmHwmBytes(p), 0);
+}
+
+/** Clock ticks per second of /proc/<pid>/stat times: 100 on every Linux this runs on. */
+const CLOCK_TICKS = 100;
+
+/** utime + stime of `pid` and its descendants (cluster workers), in seconds. */
+function cpuSecondsOfTree(pid: number): number {
+  return [pid, ...descendants(pid)].reduce((sum, p) => sum + cpuTicks(p), 0) / CLOCK_TICKS;
+}
+
+function cpuTicks(pid: number): number {
+  try {
+    // Fields after the command name (field 2, may hold spaces): state is field 3, utime 14, stime 15.
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return Number(fields[11]) + Number(fields[12]);
+  } catch {
+    return 0;
+  }
 }
 
 function vmHwmBytes(pid: number): number {

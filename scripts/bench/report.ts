@@ -4,6 +4,7 @@ import { availableParallelism, cpus, release, totalmem, type } from 'node:os';
 import type { LoadResult } from './load.js';
 import type { ProfileSummary } from './profile.js';
 import type { Scenario } from './scenarios.js';
+import { repeatSummary } from './repeat.js';
 
 export interface Row {
   scenario: Scenario;
@@ -15,6 +16,10 @@ export interface Row {
   peakRssBytes: number;
   /** Connections the kernel dropped on full accept queues during the run (machine-wide). */
   listenOverflows: number;
+  /** CPU seconds used during the measured run: the process under test (all workers) and the simulated bank. */
+  cpu: { target: number; bank: number };
+  /** Round of --repeat (1-based); absent without it. */
+  round?: number;
 }
 
 export interface Skipped {
@@ -39,6 +44,8 @@ export interface Report {
 const TARGETS = { aSqlitePerSec: 3000, aVsBaseline: 0.7, bAddedP50: 2, bAddedP99: 10, cPeakRssMb: 400 };
 
 const perSec = (n: number, r: Row) => n / r.load.durationSec;
+/** CPU milliseconds per successful answer: what a verification costs, whatever else the machine is doing. */
+export const cpuPerOk = (seconds: number, r: Row) => (r.load.successes > 0 ? (seconds * 1000) / r.load.successes : Number.NaN);
 const mb = (bytes: number) => bytes / 1024 / 1024;
 const int = (n: number) => Math.round(n).toLocaleString('en-US');
 const ms = (n: number) => (Number.isFinite(n) ? n.toFixed(n < 10 ? 2 : 1) : '–');
@@ -72,9 +79,9 @@ function note(row: Row, rows: Row[]): string {
 }
 
 export function table(rows: Row[]): string {
-  const head = ['scen.', 'engine', 'req/s', 'ok/s', 'successes', 'p50 ms', 'p90 ms', 'p99 ms', 'not ok', 'peak RSS MB', 'notes'];
+  const head = ['scen.', 'engine', 'req/s', 'ok/s', 'successes', 'p50 ms', 'p90 ms', 'p99 ms', 'not ok', 'CPU ms/ok', 'bank CPU ms/ok', 'peak RSS MB', 'notes'];
   const lines = rows.map((r) => [
-    r.scenario.id + (r.profiled ? '*' : ''),
+    r.scenario.id + (r.profiled ? '*' : '') + (r.round ? ` #${r.round}` : ''),
     r.engine,
     int(perSec(r.load.responses, r)),
     int(perSec(r.load.successes, r)),
@@ -83,6 +90,8 @@ export function table(rows: Row[]): string {
     ms(r.load.latencyMs.p90),
     ms(r.load.latencyMs.p99),
     int(r.load.failures + r.load.errors),
+    cpuPerOk(r.cpu.target, r).toFixed(3),
+    cpuPerOk(r.cpu.bank, r).toFixed(3),
     mb(r.peakRssBytes).toFixed(0),
     note(r, rows),
   ]);
@@ -161,6 +170,8 @@ export function markdown(r: Report): string {
     '- 32 accounts with 10,000,000 credits each; requests rotate over their API keys; every request carries a distinct valid slip QR.',
     '- Each run starts fresh processes; A, B and D are preceded by a short warm-up. Latency is measured by the client, per request.',
     '- Peak RSS is VmHWM of the slipgate process (summed over its workers in cluster mode), read at the end of the run.',
+    '- CPU ms/ok is user + system CPU (the kernel\'s accounting, /proc/<pid>/stat) of the process under test, all workers,',
+    '  during the measured run, divided by its successful answers; "bank" is the same for the simulated bank.',
     '- "not ok" counts answers without `"status":"success"` plus requests that got no answer (socket errors/timeouts).',
     '- D (baseline) is `scripts/bench/baseline.ts`: express + got, KBank token once, then one POST per slip; no auth, DB, audit, credits.',
     '',
@@ -176,6 +187,7 @@ export function markdown(r: Report): string {
   if (Object.keys(r.reconcile).length > 0) {
     out.push('Reconciliation after the runs (`slipgate doctor` logic):', '', ...Object.entries(r.reconcile).map(([e, s]) => `- ${e}: ${s}`), '');
   }
+  out.push(...repeatSummary(r.rows));
   out.push('## Targets', '', ...targets(r.rows).map((l) => `- ${l}`), '');
   for (const [engine, p] of Object.entries(r.profiles)) {
     out.push(`## CPU profile, scenario A on ${engine}`, '');

@@ -6,6 +6,7 @@ import pg from 'pg';
 import type { PoolClient, QueryResult, QueryResultRow } from 'pg';
 import { PG_MIGRATIONS } from './migrations.js';
 import * as row from './rows.js';
+import { SettleBatcher } from './settle-batch.js';
 import { isConnectionError, mapError, poolConfig, type PostgresStoreOptions } from './sql.js';
 
 /** A named statement is parsed and planned once per connection, then only executed. */
@@ -25,27 +26,27 @@ const query = (sql: Statement, values: readonly unknown[]): pg.QueryConfig => ({
 export class PgDb {
   private readonly config: pg.PoolConfig;
   private readonly pool: pg.Pool;
+  /**
+   * Connections whose commits do not wait for the WAL flush
+   * (synchronous_commit off), for the writes that need not survive a crash
+   * before anyone hears of them: holds and releases (see holds.ts). Every
+   * other write, settles included, goes through the durable pool.
+   */
+  private readonly lazyPool: pg.Pool;
   readonly run: Run;
+  /** `run` on a lazy connection: committed, but on disk only with the next flush. */
+  readonly runLazy: Run;
+  /** Settles, group-committed across requests. */
+  readonly settles: SettleBatcher;
 
   /** `url` is a postgres:// URL; see PostgresStoreOptions for our own query parameters. */
   constructor(url: string, options: PostgresStoreOptions = {}) {
     this.config = poolConfig(url, options);
-    this.pool = new pg.Pool(this.config);
-    // An idle connection that dies (server restart, failover) is dropped by
-    // the pool and replaced on the next checkout; without a listener the
-    // 'error' event would crash the process.
-    this.pool.on('error', () => {});
-    // A checked-out connection can die between two statements of a
-    // transaction; the next statement then fails and is mapped to
-    // 'unavailable', so the event itself needs no handling.
-    this.pool.on('connect', (client) => client.on('error', () => {}));
-    this.run = async (sql, values = []) => {
-      try {
-        return await this.pool.query(query(sql, values));
-      } catch (err) {
-        throw mapError(err);
-      }
-    };
+    this.pool = quietPool(this.config);
+    this.lazyPool = quietPool({ ...this.config, options: [this.config.options, '-c synchronous_commit=off'].filter(Boolean).join(' ') });
+    this.run = runOn(this.pool);
+    this.runLazy = runOn(this.lazyPool);
+    this.settles = new SettleBatcher(this.run);
   }
 
   /** BEGIN … COMMIT on one pooled connection; any error rolls back. */
@@ -105,6 +106,29 @@ export class PgDb {
   }
 
   async close(): Promise<void> {
-    if (!this.pool.ended && !this.pool.ending) await this.pool.end();
+    await Promise.all([this.pool, this.lazyPool].map((p) => (p.ended || p.ending ? undefined : p.end())));
   }
+}
+
+function quietPool(config: pg.PoolConfig): pg.Pool {
+  const pool = new pg.Pool(config);
+  // An idle connection that dies (server restart, failover) is dropped by
+  // the pool and replaced on the next checkout; without a listener the
+  // 'error' event would crash the process.
+  pool.on('error', () => {});
+  // A checked-out connection can die between two statements of a
+  // transaction; the next statement then fails and is mapped to
+  // 'unavailable', so the event itself needs no handling.
+  pool.on('connect', (client) => client.on('error', () => {}));
+  return pool;
+}
+
+function runOn(pool: pg.Pool): Run {
+  return async (sql, values = []) => {
+    try {
+      return await pool.query(query(sql, values));
+    } catch (err) {
+      throw mapError(err);
+    }
+  };
 }

@@ -2,8 +2,14 @@
 // (charge) or release (refund) it, each one statement and so one
 // transaction, with its guards evaluated under PostgreSQL's row locks. Also
 // the leases and crash recovery that end the holds of a dead process.
+//
+// Only the settle (an answered charge) waits for the WAL flush. Holds and
+// releases commit with synchronous_commit off: a hold lost in a crash is
+// money never taken (its request never got an answer), a release lost
+// leaves a hold that recovery refunds, and the settle or any durable commit
+// that follows flushes the WAL up to and past them.
 import type { CreditHold, RequestErrorRecord, VerifyTransactionRecord } from '../../domain/types.js';
-import { StoreError, type HoldResult, type RecoveryResult } from '../../domain/ports/store.js';
+import type { HoldResult, RecoveryResult } from '../../domain/ports/store.js';
 import type { PgDb } from './db.js';
 import * as recovery from './recovery.js';
 import * as row from './rows.js';
@@ -23,20 +29,6 @@ const HOLD_CREDIT = {
    SELECT EXISTS (SELECT 1 FROM held) AS held,
           (SELECT credits FROM taken) AS credits,
           EXISTS (SELECT 1 FROM accounts WHERE id = $1 AND deleted_at IS NULL) AS live`,
-};
-const SETTLE_HOLD = {
-  name: 'slipgate_settle_hold',
-  text: `WITH claimed AS (
-     DELETE FROM credit_holds WHERE id = $1 AND account_id = $2 RETURNING account_id
-   ), recorded AS (
-     INSERT INTO verify_transactions (${row.VT_COLUMNS})
-     SELECT $1::text, account_id, $3::text, $4::text, $5::text, $6::text, $7::numeric, $8::text, $9::text, $10::text, $11::integer, $12::jsonb, $13::timestamptz, $14::text
-     FROM claimed
-     RETURNING id
-   ), charged AS (
-     UPDATE accounts SET usage = usage + 1 WHERE id IN (SELECT account_id FROM claimed)
-   )
-   SELECT EXISTS (SELECT 1 FROM recorded) AS settled`,
 };
 const RELEASE_HOLD = {
   name: 'slipgate_release_hold',
@@ -60,22 +52,19 @@ export async function holdCredit(db: PgDb, hold: CreditHold): Promise<HoldResult
   // One statement, so one transaction: the conditional UPDATE waits on the
   // row lock and re-checks `credits > 0` against the committed value, and
   // the hold row is written only if the credit was taken.
-  const { rows } = await db.run<{ held: boolean; credits: number | null; live: boolean }>(HOLD_CREDIT, [hold.accountId, hold.id, hold.keyId, hold.createdAt, hold.instanceId ?? null]);
+  const { rows } = await db.runLazy<{ held: boolean; credits: number | null; live: boolean }>(HOLD_CREDIT, [hold.accountId, hold.id, hold.keyId, hold.createdAt, hold.instanceId ?? null]);
   const r = rows[0]!;
   if (r.held) return { status: 'held', credits: r.credits ?? 0 };
   return { status: r.live ? 'insufficient' : 'no_account' };
 }
 
 export async function settleHold(db: PgDb, r: VerifyTransactionRecord): Promise<void> {
-  // Deleting the hold is the claim: a concurrent settle, release or
-  // recovery of the same hold waits on the row and then finds it gone.
-  const { rows } = await db.run<{ settled: boolean }>(SETTLE_HOLD, row.vtParams(r));
-  if (!rows[0]!.settled) throw new StoreError('conflict', `hold ${r.id} no longer exists`);
+  await db.settles.settle(r);
 }
 
 export async function releaseHold(db: PgDb, r: RequestErrorRecord & { accountId: string }): Promise<number> {
   // The refund's own RETURNING; the fallback read (same statement) covers a hold recovery already released.
-  const { rows } = await db.run<{ credits: number }>(RELEASE_HOLD, row.errorParams(r));
+  const { rows } = await db.runLazy<{ credits: number }>(RELEASE_HOLD, row.errorParams(r));
   return rows[0]!.credits;
 }
 

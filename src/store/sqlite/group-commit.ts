@@ -5,10 +5,17 @@
 // together in one IMMEDIATE transaction, each inside its own savepoint, so a
 // write that throws is rolled back alone. Nobody hears "done" before the
 // commit, so a crash still loses only writes that were never acknowledged.
+//
+// Only a batch with a durable write (a settle: an answered charge) waits for
+// the disk (synchronous=FULL). A batch of holds and releases commits with
+// synchronous=NORMAL: a hold lost to power loss is money never taken (its
+// request never got an answer), a release lost leaves a hold that recovery
+// refunds, and the next durable commit syncs the WAL up to and past them.
 import type Database from 'better-sqlite3';
 
 interface Job {
   write: () => unknown;
+  durable: boolean;
   resolve: (value: unknown) => void;
   reject: (err: unknown) => void;
 }
@@ -23,7 +30,7 @@ export class GroupCommit {
   private scheduled = false;
   private readonly commitBatch: Database.Transaction<(jobs: Job[]) => Outcome[]>;
 
-  constructor(db: Database.Database) {
+  constructor(private readonly db: Database.Database) {
     // A transaction function called inside another one runs as a savepoint.
     const savepoint = db.transaction((write: () => unknown) => write());
     this.commitBatch = db.transaction((jobs: Job[]) =>
@@ -37,10 +44,13 @@ export class GroupCommit {
     );
   }
 
-  /** Runs `write` in the next batch; resolves once its batch has committed. */
-  run<T>(write: () => T): Promise<T> {
+  /**
+   * Runs `write` in the next batch; resolves once its batch has committed,
+   * and for a `durable` write once the commit is on disk.
+   */
+  run<T>(write: () => T, durable = true): Promise<T> {
     return new Promise<T>((resolve, reject) => {
-      this.queue.push({ write, resolve: resolve as (value: unknown) => void, reject });
+      this.queue.push({ write, durable, resolve: resolve as (value: unknown) => void, reject });
       if (!this.scheduled) {
         this.scheduled = true;
         setImmediate(() => this.flush());
@@ -59,12 +69,17 @@ export class GroupCommit {
     if (this.queue.length === 0) this.scheduled = false;
     else setImmediate(() => this.flush());
     let outcomes: Outcome[];
+    const lazy = !jobs.some((job) => job.durable);
     try {
+      // Every other write of the store (top-ups, accounts, keys) stays FULL.
+      if (lazy) this.db.pragma('synchronous = NORMAL');
       outcomes = this.commitBatch.immediate(jobs);
     } catch (error) {
       // BEGIN or COMMIT failed (e.g. busy past busy_timeout): nothing was applied.
       for (const job of jobs) job.reject(error);
       return;
+    } finally {
+      if (lazy) this.db.pragma('synchronous = FULL');
     }
     jobs.forEach((job, i) => {
       const outcome = outcomes[i]!;

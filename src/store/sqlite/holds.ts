@@ -8,7 +8,8 @@ import type { Lite, Statements } from './connection.js';
 import * as row from './rows.js';
 
 export async function holdCredit(lite: Lite, hold: CreditHold): Promise<HoldResult> {
-  return lite.writes.run(() => lite.verifyWrite.hold(hold));
+  // Not flushed before the bank is asked: see group-commit.ts.
+  return lite.writes.run(() => lite.verifyWrite.hold(hold), false);
 }
 
 export async function settleHold(lite: Lite, r: VerifyTransactionRecord): Promise<void> {
@@ -16,7 +17,7 @@ export async function settleHold(lite: Lite, r: VerifyTransactionRecord): Promis
 }
 
 export async function releaseHold(lite: Lite, r: RequestErrorRecord & { accountId: string }): Promise<number> {
-  return lite.writes.run(() => lite.verifyWrite.release(r));
+  return lite.writes.run(() => lite.verifyWrite.release(r), false);
 }
 
 /** The verify path's money writes; each runs atomically in its own savepoint of a group commit. */

@@ -1,0 +1,36 @@
+// `--repeat N`: D and A alternated N times on one engine. On a shared,
+// noisy machine a single run's throughput says little; the medians of
+// alternated rounds, and above all CPU per answer, say much more.
+import { cpuPerOk, type Row } from './report.js';
+
+const median = (values: number[]): number => {
+  const sorted = values.filter(Number.isFinite).sort((a, b) => a - b);
+  if (sorted.length === 0) return Number.NaN;
+  const mid = Math.floor(sorted.length / 2);
+  return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
+};
+
+const okPerSec = (r: Row) => r.load.successes / r.load.durationSec;
+
+/** Markdown lines: each figure's median over the rounds, and the median of the per-round A/D ratios. */
+export function repeatSummary(rows: Row[]): string[] {
+  const rounds = [...new Set(rows.filter((r) => r.round !== undefined).map((r) => r.round!))];
+  if (rounds.length === 0) return [];
+  const pairs = rounds
+    .map((round) => ({ a: rows.find((r) => r.round === round && r.scenario.id === 'A'), d: rows.find((r) => r.round === round && r.scenario.id === 'D') }))
+    .filter((p): p is { a: Row; d: Row } => p.a !== undefined && p.d !== undefined);
+  const a = pairs.map((p) => p.a);
+  const d = pairs.map((p) => p.d);
+  const f = (n: number, digits = 3) => (Number.isFinite(n) ? n.toFixed(digits) : '–');
+  return [
+    `## A against D, alternated (${pairs.length} rounds, medians)`,
+    '',
+    '| figure | A (slipgate) | D (pass-through) | median of A/D per round |',
+    '|---|--:|--:|--:|',
+    `| CPU ms per success, process under test | ${f(median(a.map((r) => cpuPerOk(r.cpu.target, r))))} | ${f(median(d.map((r) => cpuPerOk(r.cpu.target, r))))} | ${f(median(pairs.map((p) => cpuPerOk(p.a.cpu.target, p.a) / cpuPerOk(p.d.cpu.target, p.d))), 2)} |`,
+    `| CPU ms per success, simulated bank | ${f(median(a.map((r) => cpuPerOk(r.cpu.bank, r))))} | ${f(median(d.map((r) => cpuPerOk(r.cpu.bank, r))))} | |`,
+    `| successes per second | ${f(median(a.map(okPerSec)), 0)} | ${f(median(d.map(okPerSec)), 0)} | ${f(median(pairs.map((p) => okPerSec(p.a) / okPerSec(p.d))), 2)} |`,
+    `| p50 latency ms | ${f(median(a.map((r) => r.load.latencyMs.p50)), 1)} | ${f(median(d.map((r) => r.load.latencyMs.p50)), 1)} | |`,
+    '',
+  ];
+}
