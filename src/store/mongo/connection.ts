@@ -63,7 +63,16 @@ function isUnavailable(err: unknown): boolean {
   return UNAVAILABLE_MESSAGES.test(err.message);
 }
 
-export function mapError(err: unknown): Error {
+/** Runs a store call with driver errors mapped to StoreError. */
+export async function mapped<T>(fn: () => Promise<T>): Promise<T> {
+  try {
+    return await fn();
+  } catch (err) {
+    throw mapError(err);
+  }
+}
+
+function mapError(err: unknown): Error {
   if (err instanceof StoreError) return err;
   if (isDuplicateKey(err)) return new StoreError('conflict', 'record already exists', { cause: err });
   if (isUnavailable(err)) return new StoreError('unavailable', 'database unavailable', { cause: err });

@@ -5,9 +5,7 @@
 // whatever a crash interrupts. holds.ts and ledger.ts explain the designs.
 import mongoose, { type Connection } from 'mongoose';
 import type { Account, AdminEvent, AdminToken, ApiKey, CreditHold, LedgerEntry, RequestErrorRecord, VerifyTransactionRecord } from '../../domain/types.js';
-import { toPage } from '../cursor.js';
 import {
-  StoreError,
   type AccountQuery,
   type AuditQuery,
   type AuditTotals,
@@ -18,13 +16,14 @@ import {
   type Store,
   type UsageRow,
 } from '../../domain/ports/store.js';
-import { connectOptions, isDuplicateKey, mapError, type MongoStoreOptions } from './connection.js';
+import * as accounts from './accounts.js';
+import { connectOptions, mapped, type MongoStoreOptions } from './connection.js';
 import * as doc from './docs.js';
-import { accountFilter, afterCursor, all, auditFilter, NEWEST_FIRST, type Filter } from './filters.js';
+import { NEWEST_FIRST, type Filter } from './filters.js';
 import { HoldBook } from './holds.js';
 import { Leases } from './leases.js';
 import { Ledger } from './ledger.js';
-import { usageOf } from './usage-query.js';
+import * as records from './records.js';
 import { defineModels, type Models } from './schemas.js';
 
 export type { MongoStoreOptions } from './connection.js';
@@ -55,17 +54,9 @@ export class MongoStore implements Store {
     this.ledger = new Ledger(this.m, (id) => this.getAccount(id));
   }
 
-  /** Runs a store call with driver errors mapped to StoreError. */
-  private async call<T>(fn: () => Promise<T>): Promise<T> {
-    try {
-      return await fn();
-    } catch (err) {
-      throw mapError(err);
-    }
-  }
 
   async migrate(): Promise<void> {
-    await this.call(async () => {
+    await mapped(async () => {
       await this.connected;
       // Every process runs this on start; both steps are idempotent, and
       // concurrent index builds of the same spec are merged by the server.
@@ -79,7 +70,7 @@ export class MongoStore implements Store {
   }
 
   async ping(): Promise<void> {
-    await this.call(async () => {
+    await mapped(async () => {
       await this.connected;
       await this.conn.db!.command({ ping: 1 });
     });
@@ -89,88 +80,68 @@ export class MongoStore implements Store {
     await this.conn.close();
   }
 
-  async createAccount(input: { id: string; name: string; createdAt: Date }): Promise<Account> {
-    return this.call(async () => {
-      await this.m.accounts.create({ _id: input.id, name: input.name, credits: 0, usage: 0, holds: [], appliedLedger: [], refusedLedger: [], createdAt: input.createdAt, deletedAt: null });
-      return (await this.getAccount(input.id))!;
-    });
+  createAccount(input: { id: string; name: string; createdAt: Date }): Promise<Account> {
+    return accounts.createAccount(this.m, input);
   }
 
-  async getAccount(id: string): Promise<Account | null> {
-    return this.call(async () => {
-      const d = await this.m.accounts.findById(id, doc.ACCOUNT_PROJECTION).lean<doc.AccountDoc>();
-      return d ? doc.account(d) : null;
-    });
+  getAccount(id: string): Promise<Account | null> {
+    return accounts.getAccount(this.m, id);
   }
 
-  async getAccounts(ids: readonly string[]): Promise<Account[]> {
-    if (ids.length === 0) return [];
-    return this.call(async () => (await this.m.accounts.find({ _id: { $in: [...ids] } }, doc.ACCOUNT_PROJECTION).lean<doc.AccountDoc[]>()).map(doc.account));
+  getAccounts(ids: readonly string[]): Promise<Account[]> {
+    return accounts.getAccounts(this.m, ids);
   }
 
-  async listAccounts(q: AccountQuery): Promise<Page<Account>> {
-    return this.call(async () => {
-      const rows = await this.m.accounts.find(accountFilter(q), doc.ACCOUNT_PROJECTION).sort(NEWEST_FIRST).limit(q.limit + 1).lean<doc.AccountDoc[]>();
-      return toPage(rows.map(doc.account), q.limit, (a) => a.createdAt);
-    });
+  listAccounts(q: AccountQuery): Promise<Page<Account>> {
+    return accounts.listAccounts(this.m, q);
   }
 
-  async deleteAccount(id: string, at: Date): Promise<boolean> {
-    return this.call(async () => (await this.m.accounts.updateOne({ _id: id, deletedAt: null }, { $set: { deletedAt: at } })).modifiedCount === 1);
+  deleteAccount(id: string, at: Date): Promise<boolean> {
+    return accounts.deleteAccount(this.m, id, at);
   }
 
-  async createApiKey(key: ApiKey): Promise<void> {
-    await this.call(async () => {
-      // The SQL engines' foreign key, checked by hand (no joins here).
-      if (!(await this.m.accounts.exists({ _id: key.accountId }))) throw new StoreError('conflict', 'account does not exist');
-      await this.m.apiKeys.create({ _id: key.id, accountId: key.accountId, prefix: key.prefix, hash: key.hash, createdAt: key.createdAt, lastUsedAt: null, revokedAt: null, allowedIps: [...key.allowedIps] });
-    });
+  createApiKey(key: ApiKey): Promise<void> {
+    return accounts.createApiKey(this.m, key);
   }
 
-  async findApiKeyByHash(hash: string): Promise<ApiKey | null> {
-    return this.call(async () => {
-      const d = await this.m.apiKeys.findOne({ hash }).lean<doc.ApiKeyDoc>();
-      return d ? doc.apiKey(d) : null;
-    });
+  findApiKeyByHash(hash: string): Promise<ApiKey | null> {
+    return accounts.findApiKeyByHash(this.m, hash);
   }
 
-  async getApiKey(id: string): Promise<ApiKey | null> {
-    return this.call(async () => {
-      const d = await this.m.apiKeys.findById(id).lean<doc.ApiKeyDoc>();
-      return d ? doc.apiKey(d) : null;
-    });
+  getApiKey(id: string): Promise<ApiKey | null> {
+    return accounts.getApiKey(this.m, id);
   }
 
-  async listApiKeys(accountId: string): Promise<ApiKey[]> {
-    return this.call(async () => (await this.m.apiKeys.find({ accountId }).sort(NEWEST_FIRST).lean<doc.ApiKeyDoc[]>()).map(doc.apiKey));
+  listApiKeys(accountId: string): Promise<ApiKey[]> {
+    return accounts.listApiKeys(this.m, accountId);
   }
 
-  async revokeApiKey(id: string, at: Date): Promise<boolean> {
-    return this.call(async () => (await this.m.apiKeys.updateOne({ _id: id, revokedAt: null }, { $set: { revokedAt: at } })).modifiedCount === 1);
+  revokeApiKey(id: string, at: Date): Promise<boolean> {
+    return accounts.revokeApiKey(this.m, id, at);
   }
 
-  async setApiKeyAllowedIps(id: string, allowedIps: readonly string[]): Promise<boolean> {
-    return this.call(async () => (await this.m.apiKeys.updateOne({ _id: id }, { $set: { allowedIps: [...allowedIps] } })).matchedCount === 1);
+  setApiKeyAllowedIps(id: string, allowedIps: readonly string[]): Promise<boolean> {
+    return accounts.setApiKeyAllowedIps(this.m, id, allowedIps);
   }
 
-  async touchApiKey(id: string, at: Date): Promise<void> {
-    await this.call(() => this.m.apiKeys.updateOne({ _id: id }, { $set: { lastUsedAt: at } }));
+  touchApiKey(id: string, at: Date): Promise<void> {
+    return accounts.touchApiKey(this.m, id, at);
   }
 
   async holdCredit(hold: CreditHold): Promise<HoldResult> {
-    return this.call(() => this.holds.hold(hold));
+    return mapped(() => this.holds.hold(hold));
   }
 
   async settleHold(record: VerifyTransactionRecord): Promise<void> {
-    await this.call(() => this.holds.settle(record));
+    await mapped(() => this.holds.settle(record));
   }
 
   async releaseHold(record: RequestErrorRecord & { accountId: string }): Promise<number> {
-    return this.call(() => this.holds.release(record));
+    return mapped(() => this.holds.release(record));
   }
 
   async recoverStaleHolds(olderThan: Date, now: Date): Promise<RecoveryResult> {
-    return this.call(async () => {
+    return mapped(async () => {
       const result = await this.leases.recoverHolds(olderThan, now);
       // The ledger's crash leftovers are finished by the same periodic pass.
       await this.ledger.recover(olderThan, now);
@@ -179,19 +150,19 @@ export class MongoStore implements Store {
   }
 
   async startLease(instanceId: string, ttlMs: number, now: Date): Promise<void> {
-    await this.call(() => this.leases.start(instanceId, ttlMs, now));
+    await mapped(() => this.leases.start(instanceId, ttlMs, now));
   }
 
   async renewLease(instanceId: string, ttlMs: number, now: Date): Promise<boolean> {
-    return this.call(() => this.leases.renew(instanceId, ttlMs, now));
+    return mapped(() => this.leases.renew(instanceId, ttlMs, now));
   }
 
   async endLease(instanceId: string): Promise<void> {
-    await this.call(() => this.leases.end(instanceId));
+    await mapped(() => this.leases.end(instanceId));
   }
 
   async listHolds(accountId?: string): Promise<CreditHold[]> {
-    return this.call(async () => {
+    return mapped(async () => {
       const filter: Filter = accountId ? { _id: accountId } : { 'holds._id': { $exists: true } };
       const accounts = await this.m.accounts.find(filter, { holds: 1 }).lean<Pick<doc.AccountDoc, '_id' | 'holds'>[]>();
       return accounts
@@ -201,15 +172,15 @@ export class MongoStore implements Store {
   }
 
   async insertRequestError(record: RequestErrorRecord): Promise<void> {
-    await this.call(() => this.holds.insertRequestError(record));
+    await mapped(() => this.holds.insertRequestError(record));
   }
 
   async applyLedgerEntry(entry: LedgerEntry): Promise<LedgerResult> {
-    return this.call(() => this.ledger.apply(entry));
+    return mapped(() => this.ledger.apply(entry));
   }
 
   async listLedger(accountId: string, limit: number): Promise<LedgerEntry[]> {
-    return this.call(async () => {
+    return mapped(async () => {
       const filter = await this.countedLedger(accountId);
       return (await this.m.ledger.find(filter).sort(NEWEST_FIRST).limit(limit).lean<doc.LedgerDoc[]>()).map(doc.ledger);
     });
@@ -218,7 +189,7 @@ export class MongoStore implements Store {
   async auditTotals(accountId: string): Promise<AuditTotals | null> {
     const account = await this.getAccount(accountId);
     if (!account) return null;
-    return this.call(async () => {
+    return mapped(async () => {
       const [sums, verifyTransactions] = await Promise.all([
         this.countedLedger(accountId).then((filter) => this.m.ledger.aggregate<{ total: number }>([{ $match: filter }, { $group: { _id: null, total: { $sum: '$delta' } } }])),
         this.m.verifyTransactions.countDocuments({ accountId }),
@@ -234,60 +205,39 @@ export class MongoStore implements Store {
     return { accountId, $or: [{ state: 'applied' }, { _id: { $in: pendingApplied } }] };
   }
 
-  async createAdminToken(t: AdminToken): Promise<void> {
-    await this.call(() => this.m.adminTokens.create({ _id: t.id, name: t.name, role: t.role, prefix: t.prefix, hash: t.hash, createdAt: t.createdAt, lastUsedAt: null, revokedAt: null }));
+  createAdminToken(t: AdminToken): Promise<void> {
+    return records.createAdminToken(this.m, t);
   }
 
-  async findAdminTokenByHash(hash: string): Promise<AdminToken | null> {
-    return this.call(async () => {
-      const d = await this.m.adminTokens.findOne({ hash }).lean<doc.AdminTokenDoc>();
-      return d ? doc.adminToken(d) : null;
-    });
+  findAdminTokenByHash(hash: string): Promise<AdminToken | null> {
+    return records.findAdminTokenByHash(this.m, hash);
   }
 
-  async listAdminTokens(): Promise<AdminToken[]> {
-    return this.call(async () => (await this.m.adminTokens.find({}).sort(NEWEST_FIRST).lean<doc.AdminTokenDoc[]>()).map(doc.adminToken));
+  listAdminTokens(): Promise<AdminToken[]> {
+    return records.listAdminTokens(this.m);
   }
 
-  async revokeAdminToken(id: string, at: Date): Promise<boolean> {
-    return this.call(async () => (await this.m.adminTokens.updateOne({ _id: id, revokedAt: null }, { $set: { revokedAt: at } })).modifiedCount === 1);
+  revokeAdminToken(id: string, at: Date): Promise<boolean> {
+    return records.revokeAdminToken(this.m, id, at);
   }
 
-  async insertAdminEvent(e: AdminEvent): Promise<void> {
-    const event = { actor: e.actor, action: e.action, targetId: e.targetId, reason: e.reason, details: e.details, createdAt: e.createdAt };
-    await this.call(async () => {
-      try {
-        await this.m.adminEvents.updateOne({ _id: e.id }, { $setOnInsert: event }, { upsert: true });
-      } catch (err) {
-        // Two upserts of one id raced and the other inserted: the event is there.
-        if (!isDuplicateKey(err)) throw err;
-      }
-    });
+  insertAdminEvent(e: AdminEvent): Promise<void> {
+    return records.insertAdminEvent(this.m, e);
   }
 
-  async listAdminEvents(q: { targetId?: string; limit: number; after?: string | null }): Promise<Page<AdminEvent>> {
-    return this.call(async () => {
-      const filter = all([...(q.targetId ? [{ targetId: q.targetId }] : []), ...(q.after ? [afterCursor(q.after)] : [])]);
-      const rows = await this.m.adminEvents.find(filter).sort(NEWEST_FIRST).limit(q.limit + 1).lean<doc.AdminEventDoc[]>();
-      return toPage(rows.map(doc.adminEvent), q.limit, (e) => e.createdAt);
-    });
+  listAdminEvents(q: { targetId?: string; limit: number; after?: string | null }): Promise<Page<AdminEvent>> {
+    return records.listAdminEvents(this.m, q);
   }
 
-  async listVerifyTransactions(q: AuditQuery): Promise<Page<VerifyTransactionRecord>> {
-    return this.call(async () => {
-      const rows = await this.m.verifyTransactions.find(auditFilter(q, 'verify_transactions')).sort(NEWEST_FIRST).limit(q.limit + 1).lean<doc.VerifyTransactionDoc[]>();
-      return toPage(rows.map(doc.verifyTransaction), q.limit, (r) => r.createdAt);
-    });
+  listVerifyTransactions(q: AuditQuery): Promise<Page<VerifyTransactionRecord>> {
+    return records.listVerifyTransactions(this.m, q);
   }
 
-  async listRequestErrors(q: AuditQuery): Promise<Page<RequestErrorRecord>> {
-    return this.call(async () => {
-      const rows = await this.m.requestErrors.find(auditFilter(q, 'request_errors')).sort(NEWEST_FIRST).limit(q.limit + 1).lean<doc.RequestErrorDoc[]>();
-      return toPage(rows.map(doc.requestError), q.limit, (r) => r.createdAt);
-    });
+  listRequestErrors(q: AuditQuery): Promise<Page<RequestErrorRecord>> {
+    return records.listRequestErrors(this.m, q);
   }
 
-  async usage(q: { accountId?: string; from?: Date; to?: Date }): Promise<UsageRow[]> {
-    return this.call(() => usageOf(this.m, q));
+  usage(q: { accountId?: string; from?: Date; to?: Date }): Promise<UsageRow[]> {
+    return records.usage(this.m, q);
   }
 }

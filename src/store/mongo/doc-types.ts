@@ -1,0 +1,127 @@
+// Document shapes of the MongoDB store. Ids are the domain's string ids, stored as `_id`.
+import type { VerifyTransactionRecord } from '../../domain/types.js';
+
+/** A credit taken out of `credits`, kept inside the account document. */
+export interface HoldEntry {
+  _id: string;
+  keyId: string;
+  createdAt: Date;
+  /** The lease it was taken under; absent on holds older than leases. */
+  instanceId?: string | null;
+}
+
+export interface AccountDoc {
+  _id: string;
+  name: string;
+  credits: number;
+  usage: number;
+  holds: HoldEntry[];
+  /** Ledger entries whose delta is in `credits` (see ledger.ts). */
+  appliedLedger: string[];
+  /** Ledger entries refused for this account (see ledger.ts). */
+  refusedLedger: string[];
+  createdAt: Date;
+  deletedAt: Date | null;
+}
+
+export interface ApiKeyDoc {
+  _id: string;
+  accountId: string;
+  prefix: string;
+  hash: string;
+  createdAt: Date;
+  lastUsedAt: Date | null;
+  revokedAt: Date | null;
+  /** Absent on keys written before allow-lists existed: any address. */
+  allowedIps?: string[];
+}
+
+export interface VerifyTransactionDoc {
+  _id: string;
+  accountId: string;
+  keyId: string;
+  requestId: string;
+  qrcode: string;
+  transactionId: string;
+  amount: number;
+  sendingBank: string;
+  receivingBank: string;
+  upstream: string;
+  latencyMs: number;
+  response: VerifyTransactionRecord['response'];
+  createdAt: Date;
+  source?: string | null;
+}
+
+export interface RequestErrorDoc {
+  _id: string;
+  accountId: string | null;
+  keyId: string | null;
+  requestId: string;
+  qrcode: string | null;
+  transactionId?: string | null;
+  sendingBank?: string | null;
+  kind: string;
+  message: string;
+  upstream: string | null;
+  latencyMs: number | null;
+  createdAt: Date;
+}
+
+type LedgerState = 'pending' | 'applied';
+
+export interface LedgerDoc {
+  _id: string;
+  accountId: string;
+  kind: string;
+  delta: number;
+  reason: string;
+  actor: string;
+  idempotencyKey: string | null;
+  /**
+   * Unique: `key:<idempotencyKey>`, or `id:<entry id>` when there is none
+   * (a unique index without partialFilterExpression counts null as a value).
+   */
+  claim: string;
+  state: LedgerState;
+  appliedAt: Date | null;
+  /** The id was taken out of the account's appliedLedger again (ledger.ts). */
+  pruned: boolean;
+  createdAt: Date;
+}
+
+/** A serving process's lease (leases.ts); expiry by the process clock. */
+export interface InstanceLeaseDoc {
+  _id: string;
+  startedAt: Date;
+  expiresAt: Date;
+}
+
+/** Which way a hold went; inserting it is the decision (holds.ts). */
+export interface HoldOutcomeDoc {
+  _id: string;
+  accountId: string;
+  outcome: 'charged' | 'refunded';
+  at: Date;
+}
+
+export interface AdminTokenDoc {
+  _id: string;
+  name: string;
+  role: string;
+  prefix: string;
+  hash: string;
+  createdAt: Date;
+  lastUsedAt: Date | null;
+  revokedAt: Date | null;
+}
+
+export interface AdminEventDoc {
+  _id: string;
+  actor: string;
+  action: string;
+  targetId: string | null;
+  reason: string | null;
+  details: Record<string, unknown>;
+  createdAt: Date;
+}
