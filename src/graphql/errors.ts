@@ -41,6 +41,8 @@ function knownError(err: unknown): { code: string; message: string } | null {
         return { code: ERROR_CODES.insufficientCredits, message: 'not enough credits: the change would make the balance negative' };
       case 'conflict':
         return { code: ERROR_CODES.conflict, message: err.message };
+      case 'invalid_cursor':
+        return { code: ERROR_CODES.badUserInput, message: 'invalid cursor: pass an endCursor from a previous page' };
       case 'unavailable':
         return null;
     }

@@ -56,7 +56,7 @@ export async function withCursor<T>(fetch: () => Promise<T>): Promise<T> {
   try {
     return await fetch();
   } catch (err) {
-    if (err instanceof StoreError && err.code === 'conflict') throw userInputError('invalid cursor: pass an endCursor from a previous page');
+    if (err instanceof StoreError && err.code === 'invalid_cursor') throw userInputError('invalid cursor: pass an endCursor from a previous page');
     throw err;
   }
 }

@@ -16,7 +16,7 @@ export function decodeCursor(cursor: string): CursorPosition {
   const at = Number(text.slice(0, sep));
   const id = text.slice(sep + 1);
   if (sep < 1 || !Number.isSafeInteger(at) || id.length === 0) {
-    throw new StoreError('conflict', 'invalid cursor');
+    throw new StoreError('invalid_cursor', 'invalid cursor');
   }
   return { at, id };
 }

@@ -169,7 +169,8 @@ export interface Store {
   usage(query: { accountId?: string; from?: Date; to?: Date }): Promise<UsageRow[]>;
 }
 
-export type StoreErrorCode = 'not_found' | 'conflict' | 'insufficient' | 'unavailable';
+/** 'invalid_cursor': an `after` that no page handed out (the caller's mistake, not a clash of writes). */
+export type StoreErrorCode = 'not_found' | 'conflict' | 'insufficient' | 'unavailable' | 'invalid_cursor';
 
 /** Engine errors mapped to what callers can act on. */
 export class StoreError extends Error {

@@ -26,16 +26,7 @@ const query = (sql: Statement, values: readonly unknown[]): pg.QueryConfig => ({
 export class PgDb {
   private readonly config: pg.PoolConfig;
   private readonly pool: pg.Pool;
-  /**
-   * Connections whose commits do not wait for the WAL flush
-   * (synchronous_commit off), for the writes that need not survive a crash
-   * before anyone hears of them: holds and releases (see holds.ts). Every
-   * other write, settles included, goes through the durable pool.
-   */
-  private readonly lazyPool: pg.Pool;
   readonly run: Run;
-  /** `run` on a lazy connection: committed, but on disk only with the next flush. */
-  readonly runLazy: Run;
   /** Settles, group-committed across requests. */
   readonly settles: SettleBatcher;
 
@@ -43,9 +34,7 @@ export class PgDb {
   constructor(url: string, options: PostgresStoreOptions = {}) {
     this.config = poolConfig(url, options);
     this.pool = quietPool(this.config);
-    this.lazyPool = quietPool({ ...this.config, options: [this.config.options, '-c synchronous_commit=off'].filter(Boolean).join(' ') });
     this.run = runOn(this.pool);
-    this.runLazy = runOn(this.lazyPool);
     this.settles = new SettleBatcher(this.run);
   }
 
@@ -106,7 +95,7 @@ export class PgDb {
   }
 
   async close(): Promise<void> {
-    await Promise.all([this.pool, this.lazyPool].map((p) => (p.ended || p.ending ? undefined : p.end())));
+    if (!this.pool.ended && !this.pool.ending) await this.pool.end();
   }
 }
 

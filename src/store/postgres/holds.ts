@@ -4,7 +4,8 @@
 // the leases and crash recovery that end the holds of a dead process.
 //
 // Only the settle (an answered charge) waits for the WAL flush. Holds and
-// releases commit with synchronous_commit off: a hold lost in a crash is
+// releases commit with synchronous_commit off (set inside the statement, so
+// for its own transaction only, at no extra round trip): a hold lost in a crash is
 // money never taken (its request never got an answer), a release lost
 // leaves a hold that recovery refunds, and the settle or any durable commit
 // that follows flushes the WAL up to and past them.
@@ -13,6 +14,9 @@ import type { HoldResult, RecoveryResult } from '../../domain/ports/store.js';
 import type { PgDb } from './db.js';
 import * as recovery from './recovery.js';
 import * as row from './rows.js';
+
+/** Read at COMMIT; set inside the statement (is_local), it applies to that statement's own transaction only. */
+const LAZY_COMMIT = `set_config('synchronous_commit', 'off', true) AS lazy_commit`;
 
 // The verify path's statements, named so that each connection prepares them once.
 const HOLD_CREDIT = {
@@ -28,7 +32,8 @@ const HOLD_CREDIT = {
    )
    SELECT EXISTS (SELECT 1 FROM held) AS held,
           (SELECT credits FROM taken) AS credits,
-          EXISTS (SELECT 1 FROM accounts WHERE id = $1 AND deleted_at IS NULL) AS live`,
+          EXISTS (SELECT 1 FROM accounts WHERE id = $1 AND deleted_at IS NULL) AS live,
+          ${LAZY_COMMIT}`,
 };
 const RELEASE_HOLD = {
   name: 'slipgate_release_hold',
@@ -41,7 +46,8 @@ const RELEASE_HOLD = {
      INSERT INTO request_errors (${row.ERROR_COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)
      ON CONFLICT (id) DO NOTHING
    )
-   SELECT coalesce((SELECT credits FROM refunded), (SELECT credits FROM accounts WHERE id = $2), 0) AS credits`,
+   SELECT coalesce((SELECT credits FROM refunded), (SELECT credits FROM accounts WHERE id = $2), 0) AS credits,
+          ${LAZY_COMMIT}`,
 };
 const INSERT_REQUEST_ERROR = {
   name: 'slipgate_insert_request_error',
@@ -52,7 +58,7 @@ export async function holdCredit(db: PgDb, hold: CreditHold): Promise<HoldResult
   // One statement, so one transaction: the conditional UPDATE waits on the
   // row lock and re-checks `credits > 0` against the committed value, and
   // the hold row is written only if the credit was taken.
-  const { rows } = await db.runLazy<{ held: boolean; credits: number | null; live: boolean }>(HOLD_CREDIT, [hold.accountId, hold.id, hold.keyId, hold.createdAt, hold.instanceId ?? null]);
+  const { rows } = await db.run<{ held: boolean; credits: number | null; live: boolean }>(HOLD_CREDIT, [hold.accountId, hold.id, hold.keyId, hold.createdAt, hold.instanceId ?? null]);
   const r = rows[0]!;
   if (r.held) return { status: 'held', credits: r.credits ?? 0 };
   return { status: r.live ? 'insufficient' : 'no_account' };
@@ -64,7 +70,7 @@ export async function settleHold(db: PgDb, r: VerifyTransactionRecord): Promise<
 
 export async function releaseHold(db: PgDb, r: RequestErrorRecord & { accountId: string }): Promise<number> {
   // The refund's own RETURNING; the fallback read (same statement) covers a hold recovery already released.
-  const { rows } = await db.runLazy<{ credits: number }>(RELEASE_HOLD, row.errorParams(r));
+  const { rows } = await db.run<{ credits: number }>(RELEASE_HOLD, row.errorParams(r));
   return rows[0]!.credits;
 }
 
