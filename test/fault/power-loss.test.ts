@@ -286,7 +286,7 @@ describe('power loss', () => {
     }
   });
 
-  it(`SQLite (WAL, synchronous=${UNSAFE ? 'OFF' : 'FULL'}): no answered success is lost, nothing unanswered is charged`, { timeout: 90_000 }, async () => {
+  it(`SQLite (WAL, ${UNSAFE ? 'synchronous=OFF' : 'settles synchronous=FULL, holds and releases NORMAL'}): no answered success is lost, nothing unanswered is charged`, { timeout: 90_000 }, async () => {
     const disk = await lazyDisk();
     const databaseUrl = `sqlite:${join(disk.mount, 'slipgate.db')}`;
     const setup = await openStore(databaseUrl);
@@ -303,7 +303,7 @@ describe('power loss', () => {
     await expectNothingLost({ databaseUrl, accountId: account.id, sent, dropped });
   });
 
-  it(`PostgreSQL (fsync, synchronous_commit ${UNSAFE ? 'off' : 'on'}): no answered success is lost, nothing unanswered is charged`, { timeout: 120_000 }, async () => {
+  it(`PostgreSQL (fsync, ${UNSAFE ? 'synchronous_commit off' : 'settles synchronous_commit on, holds and releases off'}): no answered success is lost, nothing unanswered is charged`, { timeout: 120_000 }, async () => {
     const disk = await lazyDisk();
     const dataIn = join(disk.mount, 'pg');
     mkdirSync(dataIn);
