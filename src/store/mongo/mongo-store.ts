@@ -4,18 +4,15 @@
 // is a single-document atomic write, sequenced so that recovery can finish
 // whatever a crash interrupts. holds.ts and ledger.ts explain the designs.
 import mongoose, { type Connection } from 'mongoose';
-import type { Account, AdminEvent, AdminToken, ApiKey, CreditHold, LedgerEntry, RequestErrorRecord, VerifyTransactionRecord } from '../../domain/types.js';
+import type { CreditHold, LedgerEntry, RequestErrorRecord, VerifyTransactionRecord } from '../../domain/types.js';
 import {
-  type AccountQuery,
-  type AuditQuery,
   type AuditTotals,
   type HoldResult,
   type LedgerResult,
-  type Page,
   type RecoveryResult,
   type Store,
-  type UsageRow,
 } from '../../domain/ports/store.js';
+import { bindOps, type Bound } from '../bind-ops.js';
 import * as accounts from './accounts.js';
 import { connectOptions, mapped, type MongoStoreOptions } from './connection.js';
 import * as doc from './docs.js';
@@ -26,10 +23,13 @@ import { Ledger } from './ledger.js';
 import * as records from './records.js';
 import { defineModels, type Models } from './schemas.js';
 
-export type { MongoStoreOptions } from './connection.js';
-
 /** MongoDB's "collection already exists" (createCollection is not idempotent). */
 const NAMESPACE_EXISTS = 48;
+
+type Operations = Bound<typeof accounts, Models> & Bound<typeof records, Models>;
+
+// The sections' operations are assigned in the constructor; this declares them on the class.
+export interface MongoStore extends Operations {}
 
 export class MongoStore implements Store {
   readonly engine = 'mongo' as const;
@@ -49,6 +49,7 @@ export class MongoStore implements Store {
     this.connected = this.conn.asPromise();
     this.connected.catch(() => {});
     this.m = defineModels(this.conn);
+    for (const section of [accounts, records]) Object.assign(this, bindOps(this.m, section));
     this.holds = new HoldBook(this.m);
     this.leases = new Leases(this.m, this.holds);
     this.ledger = new Ledger(this.m, (id) => this.getAccount(id));
@@ -78,54 +79,6 @@ export class MongoStore implements Store {
 
   async close(): Promise<void> {
     await this.conn.close();
-  }
-
-  createAccount(input: { id: string; name: string; createdAt: Date }): Promise<Account> {
-    return accounts.createAccount(this.m, input);
-  }
-
-  getAccount(id: string): Promise<Account | null> {
-    return accounts.getAccount(this.m, id);
-  }
-
-  getAccounts(ids: readonly string[]): Promise<Account[]> {
-    return accounts.getAccounts(this.m, ids);
-  }
-
-  listAccounts(q: AccountQuery): Promise<Page<Account>> {
-    return accounts.listAccounts(this.m, q);
-  }
-
-  deleteAccount(id: string, at: Date): Promise<boolean> {
-    return accounts.deleteAccount(this.m, id, at);
-  }
-
-  createApiKey(key: ApiKey): Promise<void> {
-    return accounts.createApiKey(this.m, key);
-  }
-
-  findApiKeyByHash(hash: string): Promise<ApiKey | null> {
-    return accounts.findApiKeyByHash(this.m, hash);
-  }
-
-  getApiKey(id: string): Promise<ApiKey | null> {
-    return accounts.getApiKey(this.m, id);
-  }
-
-  listApiKeys(accountId: string): Promise<ApiKey[]> {
-    return accounts.listApiKeys(this.m, accountId);
-  }
-
-  revokeApiKey(id: string, at: Date): Promise<boolean> {
-    return accounts.revokeApiKey(this.m, id, at);
-  }
-
-  setApiKeyAllowedIps(id: string, allowedIps: readonly string[]): Promise<boolean> {
-    return accounts.setApiKeyAllowedIps(this.m, id, allowedIps);
-  }
-
-  touchApiKey(id: string, at: Date): Promise<void> {
-    return accounts.touchApiKey(this.m, id, at);
   }
 
   async holdCredit(hold: CreditHold): Promise<HoldResult> {
@@ -203,41 +156,5 @@ export class MongoStore implements Store {
     const pendingApplied = await this.ledger.appliedPendingIds(accountId);
     if (pendingApplied.length === 0) return { accountId, state: 'applied' };
     return { accountId, $or: [{ state: 'applied' }, { _id: { $in: pendingApplied } }] };
-  }
-
-  createAdminToken(t: AdminToken): Promise<void> {
-    return records.createAdminToken(this.m, t);
-  }
-
-  findAdminTokenByHash(hash: string): Promise<AdminToken | null> {
-    return records.findAdminTokenByHash(this.m, hash);
-  }
-
-  listAdminTokens(): Promise<AdminToken[]> {
-    return records.listAdminTokens(this.m);
-  }
-
-  revokeAdminToken(id: string, at: Date): Promise<boolean> {
-    return records.revokeAdminToken(this.m, id, at);
-  }
-
-  insertAdminEvent(e: AdminEvent): Promise<void> {
-    return records.insertAdminEvent(this.m, e);
-  }
-
-  listAdminEvents(q: { targetId?: string; limit: number; after?: string | null }): Promise<Page<AdminEvent>> {
-    return records.listAdminEvents(this.m, q);
-  }
-
-  listVerifyTransactions(q: AuditQuery): Promise<Page<VerifyTransactionRecord>> {
-    return records.listVerifyTransactions(this.m, q);
-  }
-
-  listRequestErrors(q: AuditQuery): Promise<Page<RequestErrorRecord>> {
-    return records.listRequestErrors(this.m, q);
-  }
-
-  usage(q: { accountId?: string; from?: Date; to?: Date }): Promise<UsageRow[]> {
-    return records.usage(this.m, q);
   }
 }

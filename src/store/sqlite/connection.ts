@@ -7,7 +7,7 @@ import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { StoreError } from '../../domain/ports/store.js';
 import { GroupCommit } from './group-commit.js';
-import { verifyWrites } from './holds.js';
+import { verifyWrites } from './verify-writes.js';
 import { SQLITE_MIGRATIONS } from './migrations.js';
 import { sqliteRecovery } from './recovery.js';
 

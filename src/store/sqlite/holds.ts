@@ -3,8 +3,8 @@
 // of a group commit (group-commit.ts). Also the leases and crash recovery
 // that end the holds of a dead process.
 import type { CreditHold, RequestErrorRecord, VerifyTransactionRecord } from '../../domain/types.js';
-import { StoreError, type HoldResult, type RecoveryResult } from '../../domain/ports/store.js';
-import type { Lite, Statements } from './connection.js';
+import type { HoldResult, RecoveryResult } from '../../domain/ports/store.js';
+import type { Lite } from './connection.js';
 import * as row from './rows.js';
 
 export async function holdCredit(lite: Lite, hold: CreditHold): Promise<HoldResult> {
@@ -18,33 +18,6 @@ export async function settleHold(lite: Lite, r: VerifyTransactionRecord): Promis
 
 export async function releaseHold(lite: Lite, r: RequestErrorRecord & { accountId: string }): Promise<number> {
   return lite.writes.run(() => lite.verifyWrite.release(r), false);
-}
-
-/** The verify path's money writes; each runs atomically in its own savepoint of a group commit. */
-export function verifyWrites(stmt: Statements) {
-  const hold = (h: CreditHold): HoldResult => {
-    const taken = stmt.hold.get(h.accountId) as { credits: number } | undefined;
-    if (taken) {
-      stmt.insertHold.run(h.id, h.accountId, h.keyId, h.createdAt.getTime(), h.instanceId ?? null);
-      return { status: 'held', credits: taken.credits };
-    }
-    const a = stmt.account.get(h.accountId) as row.AccountRow | undefined;
-    return { status: !a || a.deleted_at !== null ? 'no_account' : 'insufficient' };
-  };
-  const settle = (r: VerifyTransactionRecord): void => {
-    if (stmt.deleteHold.run(r.id, r.accountId).changes !== 1) {
-      throw new StoreError('conflict', `hold ${r.id} no longer exists`);
-    }
-    stmt.insertVt.run(row.vtParams(r));
-    stmt.charge.run(r.accountId);
-  };
-  const release = (r: RequestErrorRecord & { accountId: string }): number => {
-    // A hold already gone (recovered) refunds nothing: report the balance as it is.
-    const refunded = stmt.deleteHold.run(r.id, r.accountId).changes === 1 ? stmt.refund.get(r.accountId) : stmt.credits.get(r.accountId);
-    stmt.insertError.run(row.errorParams(r));
-    return (refunded as { credits: number } | undefined)?.credits ?? 0;
-  };
-  return { hold, settle, release };
 }
 
 export async function recoverStaleHolds(lite: Lite, olderThan: Date, now: Date): Promise<RecoveryResult> {
