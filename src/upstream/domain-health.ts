@@ -88,7 +88,7 @@ export class DomainHealthTracker {
 }
 
 /** The last N latencies; old samples fall out so percentiles follow current behaviour. */
-export class LatencyRing {
+class LatencyRing {
   private readonly samples: Float64Array;
   private count = 0;
   private next = 0;

@@ -13,7 +13,7 @@ import {
   type Store,
 } from '../../domain/ports/store.js';
 import { bindOps, type Bound } from '../bind-ops.js';
-import * as accounts from './accounts.js';
+import * as accountOps from './accounts.js';
 import { connectOptions, mapped, type MongoStoreOptions } from './connection.js';
 import * as doc from './docs.js';
 import { NEWEST_FIRST, type Filter } from './filters.js';
@@ -26,7 +26,7 @@ import { defineModels, type Models } from './schemas.js';
 /** MongoDB's "collection already exists" (createCollection is not idempotent). */
 const NAMESPACE_EXISTS = 48;
 
-type Operations = Bound<typeof accounts, Models> & Bound<typeof records, Models>;
+type Operations = Bound<typeof accountOps, Models> & Bound<typeof records, Models>;
 
 // The sections' operations are assigned in the constructor; this declares them on the class.
 export interface MongoStore extends Operations {}
@@ -49,7 +49,7 @@ export class MongoStore implements Store {
     this.connected = this.conn.asPromise();
     this.connected.catch(() => {});
     this.m = defineModels(this.conn);
-    for (const section of [accounts, records]) Object.assign(this, bindOps(this.m, section));
+    for (const section of [accountOps, records]) Object.assign(this, bindOps(this.m, section));
     this.holds = new HoldBook(this.m);
     this.leases = new Leases(this.m, this.holds);
     this.ledger = new Ledger(this.m, (id) => this.getAccount(id));
