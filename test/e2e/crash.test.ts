@@ -135,7 +135,9 @@ describe.each(testEngines())('SIGKILL mid-verification on %s', (engine) => {
       const accounts = new AccountService(own);
       const { account, apiKey } = await accounts.createAccount({ name: 'Load Shop', credits: 300, actor: 'test' });
       // The first process never recovers its own holds, however slow this machine is; the restarted one does.
-      const env = { DATABASE_URL: databaseUrl, SANDBOX_LATENCY_MS: '5', HOLD_STALE_MS: '600000' };
+      // The bank takes long enough that at any moment most requests in flight wait for it, holding their
+      // credit: a batch of settles already sent commits even after the kill, so it could leave none.
+      const env = { DATABASE_URL: databaseUrl, SANDBOX_LATENCY_MS: '50', HOLD_STALE_MS: '600000' };
       const child = await spawnSlipgate(env);
       children.push(child);
       const load = Array.from({ length: 200 }, () => postVerify(child.publicUrl, apiKey.secret, sandboxQr()).catch(() => null));

@@ -79,7 +79,8 @@ export class GroupCommit {
       for (const job of jobs) job.reject(error);
       return;
     } finally {
-      if (lazy) this.db.pragma('synchronous = FULL');
+      // A store closed under a late write has nothing left to restore.
+      if (lazy && this.db.open) this.db.pragma('synchronous = FULL');
     }
     jobs.forEach((job, i) => {
       const outcome = outcomes[i]!;
