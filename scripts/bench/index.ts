@@ -11,6 +11,7 @@ import { openStore } from '../../src/store/open.js';
 import { sandboxQr } from '../../src/upstream/sandbox/sandbox-qr.js';
 import { bankSimulator } from '../../src/upstream/simulator/simulated-bank.js';
 import { parseArgs, type EngineName, type ScenarioId } from './args.js';
+import { adminUrlOf, eventLoopWindow } from './event-loop.js';
 import { buildForBench, type BuiltApp } from './build.js';
 import { createDatabase, type BenchDatabase } from './engines.js';
 import { runImageFlood } from './images.js';
@@ -171,9 +172,11 @@ async function measure(app: BuiltApp, scenario: Scenario, engine: string, db: Be
     const load = { url: target.url, connections: scenario.connections, overallRate: scenario.overallRate, apiKeys: keys.length ? keys : ['none'], nextBody: bodies.next };
     if (scenario.warmupSec > 0) await runLoad({ ...load, durationSec: scenario.warmupSec });
     const overflowsBefore = listenOverflows();
+    const loop = await eventLoopWindow(scenario.target === 'baseline' ? undefined : adminUrlOf(target.logFile));
     const cpuBefore = { target: target.cpuSeconds(), bank: bank.cpuSeconds() };
     const result: LoadResult = await runLoad({ ...load, durationSec: scenario.durationSec });
     const cpu = { target: target.cpuSeconds() - cpuBefore.target, bank: bank.cpuSeconds() - cpuBefore.bank };
+    const eventLoop = await loop?.();
     const overflows = listenOverflows() - overflowsBefore;
     const peakRssBytes = target.peakRssBytes();
     say(
@@ -182,7 +185,7 @@ async function measure(app: BuiltApp, scenario: Scenario, engine: string, db: Be
         `CPU ${result.successes > 0 ? ((cpu.target * 1000) / result.successes).toFixed(3) : '–'} ms per success, peak RSS ${(peakRssBytes / 2 ** 20).toFixed(0)} MB` +
         (bodies.extra() > 0 ? `, ${bodies.extra()} QRs made during the run` : ''),
     );
-    return { scenario, engine, profiled: profileDir !== undefined, load: result, peakRssBytes, listenOverflows: overflows, cpu };
+    return { scenario, engine, profiled: profileDir !== undefined, load: result, peakRssBytes, listenOverflows: overflows, cpu, ...(eventLoop ? { eventLoop } : {}) };
   } finally {
     const code = await target?.stop();
     if (code !== undefined && code !== 0) say(`${tag}: ${target!.name} exited with ${code} (log: ${target!.logFile})`);

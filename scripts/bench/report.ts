@@ -3,6 +3,7 @@
 import { availableParallelism, cpus, release, totalmem, type } from 'node:os';
 import type { LoadResult } from './load.js';
 import type { ProfileSummary } from './profile.js';
+import type { EventLoopDelay } from './event-loop.js';
 import type { Scenario } from './scenarios.js';
 import { repeatSummary } from './repeat.js';
 
@@ -18,6 +19,8 @@ export interface Row {
   listenOverflows: number;
   /** CPU seconds used during the measured run: the process under test (all workers) and the simulated bank. */
   cpu: { target: number; bank: number };
+  /** slipgate's event-loop delay during the measured run (its own metrics); absent for the baseline. */
+  eventLoop?: EventLoopDelay;
   /** Round of --repeat (1-based); absent without it. */
   round?: number;
 }
@@ -79,7 +82,7 @@ function note(row: Row, rows: Row[]): string {
 }
 
 export function table(rows: Row[]): string {
-  const head = ['scen.', 'engine', 'req/s', 'ok/s', 'successes', 'p50 ms', 'p90 ms', 'p99 ms', 'not ok', 'CPU ms/ok', 'bank CPU ms/ok', 'peak RSS MB', 'notes'];
+  const head = ['scen.', 'engine', 'req/s', 'ok/s', 'successes', 'p50 ms', 'p90 ms', 'p99 ms', 'not ok', 'CPU ms/ok', 'bank CPU ms/ok', 'loop p99 ms', 'peak RSS MB', 'notes'];
   const lines = rows.map((r) => [
     r.scenario.id + (r.profiled ? '*' : '') + (r.round ? ` #${r.round}` : ''),
     r.engine,
@@ -92,6 +95,7 @@ export function table(rows: Row[]): string {
     int(r.load.failures + r.load.errors),
     cpuPerOk(r.cpu.target, r).toFixed(3),
     cpuPerOk(r.cpu.bank, r).toFixed(3),
+    r.eventLoop ? ms(r.eventLoop.p99Ms) : '–',
     mb(r.peakRssBytes).toFixed(0),
     note(r, rows),
   ]);
@@ -172,6 +176,7 @@ export function markdown(r: Report): string {
     '- Peak RSS is VmHWM of the slipgate process (summed over its workers in cluster mode), read at the end of the run.',
     '- CPU ms/ok is user + system CPU (the kernel\'s accounting, /proc/<pid>/stat) of the process under test, all workers,',
     '  during the measured run, divided by its successful answers; "bank" is the same for the simulated bank.',
+    '- loop p99 ms is slipgate\'s event-loop delay (p99) during the measured run, from its own metrics (nodejs_eventloop_lag_p99_seconds).',
     '- "not ok" counts answers without `"status":"success"` plus requests that got no answer (socket errors/timeouts).',
     '- D (baseline) is `scripts/bench/baseline.ts`: express + got, KBank token once, then one POST per slip; no auth, DB, audit, credits.',
     '',
