@@ -76,16 +76,7 @@ writeFileSync(out, `${markdown(report)}\n`);
 say(`results written to ${out}`);
 
 async function benchEngine(app: BuiltApp, engine: EngineName): Promise<void> {
-  const setup = await createDatabase(engine, work, ROOT);
-  if (!setup.ok) {
-    say(`${engine}: skipped (${setup.reason})`);
-    report.skipped.push({ engine, reason: setup.reason });
-    return;
-  }
-  const { db } = setup;
-  report.engines[engine] = db.description;
-  try {
-    const keys = await seedAccounts(db);
+  await onSeededDatabase(engine, async (db, keys) => {
     for (const id of ['A', 'B', 'C'] as const) {
       if (chosen(id)) report.rows.push(await measure(app, all[id], engine, db, keys));
     }
@@ -96,14 +87,21 @@ async function benchEngine(app: BuiltApp, engine: EngineName): Promise<void> {
       report.rows.push(await measure(app, all.A, engine, db, keys, dir));
       report.profiles[engine] = summariseProfiles(dir, app.dir);
     }
-    report.reconcile[engine] = await reconcile(db);
-  } finally {
-    await db.drop();
-  }
+  });
 }
 
 /** --repeat N: D and A alternately, N rounds each, on one database; the report gives medians. */
 async function repeatAD(app: BuiltApp, engine: EngineName): Promise<void> {
+  await onSeededDatabase(engine, async (db, keys) => {
+    for (let round = 1; round <= args.repeat; round++) {
+      report.rows.push({ ...(await measure(app, all.D, 'none', null, [])), round });
+      report.rows.push({ ...(await measure(app, all.A, engine, db, keys)), round });
+    }
+  });
+}
+
+/** A throwaway database with the bench accounts for `run`, reconciled after it and dropped; skipped (with the reason) when the engine is not available. */
+async function onSeededDatabase(engine: EngineName, run: (db: BenchDatabase, keys: string[]) => Promise<void>): Promise<void> {
   const setup = await createDatabase(engine, work, ROOT);
   if (!setup.ok) {
     say(`${engine}: skipped (${setup.reason})`);
@@ -113,11 +111,7 @@ async function repeatAD(app: BuiltApp, engine: EngineName): Promise<void> {
   const { db } = setup;
   report.engines[engine] = db.description;
   try {
-    const keys = await seedAccounts(db);
-    for (let round = 1; round <= args.repeat; round++) {
-      report.rows.push({ ...(await measure(app, all.D, 'none', null, [])), round });
-      report.rows.push({ ...(await measure(app, all.A, engine, db, keys)), round });
-    }
+    await run(db, await seedAccounts(db));
     report.reconcile[engine] = await reconcile(db);
   } finally {
     await db.drop();
