@@ -22,13 +22,15 @@ export interface BenchArgs {
   heapMb: number | undefined;
   /** Rounds of D then A, alternated on one engine, reported as medians (1 = the plain run). */
   repeat: number;
+  /** A git revision whose slipgate also runs A in every round, to compare two versions in one run. */
+  against: string | undefined;
 }
 
 const USAGE = `usage: npm run bench -- [--quick] [--scenario A,B,C,D,E,I] [--engine sqlite,postgres,mongodb]
-                       [--workers N|auto] [--heap-mb N] [--repeat N] [--profile] [--keep] [--out FILE]`;
+                       [--workers N|auto] [--heap-mb N] [--repeat N [--against REV]] [--profile] [--keep] [--out FILE]`;
 
 export function parseArgs(argv: string[]): BenchArgs {
-  const args: BenchArgs = { quick: false, scenarios: [...SCENARIO_IDS], engines: [...ENGINE_NAMES], workers: 1, profile: false, out: undefined, keep: false, heapMb: undefined, repeat: 1 };
+  const args: BenchArgs = { quick: false, scenarios: [...SCENARIO_IDS], engines: [...ENGINE_NAMES], workers: 1, profile: false, out: undefined, keep: false, heapMb: undefined, repeat: 1, against: undefined };
   for (let i = 0; i < argv.length; i++) {
     const [flag, inline] = argv[i]!.split(/=(.*)/s, 2) as [string, string | undefined];
     const value = (): string => {
@@ -73,6 +75,9 @@ export function parseArgs(argv: string[]): BenchArgs {
         args.repeat = n;
         break;
       }
+      case '--against':
+        args.against = value();
+        break;
       case '--out':
         args.out = value();
         break;
@@ -85,6 +90,7 @@ export function parseArgs(argv: string[]): BenchArgs {
         fail(`unknown flag ${flag}`);
     }
   }
+  if (args.against !== undefined && args.repeat < 2) fail('--against compares alternated rounds: add --repeat N (N ≥ 2)');
   return args;
 }
 

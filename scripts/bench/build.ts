@@ -3,8 +3,10 @@
 // no TypeScript loader in the measured processes, and always the current
 // sources (dist/ may be stale). The output lives under node_modules/.cache so
 // that bare imports (express, pg, …) resolve from the repository.
+import { execFileSync } from 'node:child_process';
 import { build } from 'esbuild';
-import { mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 
 export interface BuiltApp {
@@ -14,14 +16,34 @@ export interface BuiltApp {
 }
 
 export async function buildForBench(root: string): Promise<BuiltApp> {
-  const dir = join(root, 'node_modules', '.cache', 'slipgate-bench');
+  return transpile(root, root, 'slipgate-bench');
+}
+
+/**
+ * slipgate as it was at a git revision (`--against`), for A/B runs: its src/
+ * from `git archive`, transpiled beside this tree's build so that its bare
+ * imports resolve from this tree's node_modules (a newer dependency set).
+ */
+export async function buildRevisionForBench(root: string, revision: string): Promise<BuiltApp & { revision: string }> {
+  const sha = execFileSync('git', ['rev-parse', '--short', `${revision}^{commit}`], { cwd: root, encoding: 'utf8' }).trim();
+  const source = mkdtempSync(join(tmpdir(), 'slipgate-bench-rev-'));
+  try {
+    execFileSync('bash', ['-c', `git archive ${sha} src scripts/bench/baseline.ts | tar -x -C ${JSON.stringify(source)}`], { cwd: root });
+    return { ...(await transpile(source, root, `slipgate-bench-${sha}`)), revision: sha };
+  } finally {
+    rmSync(source, { recursive: true, force: true });
+  }
+}
+
+async function transpile(source: string, root: string, cacheName: string): Promise<BuiltApp> {
+  const dir = join(root, 'node_modules', '.cache', cacheName);
   rmSync(dir, { recursive: true, force: true });
   mkdirSync(dir, { recursive: true });
   // Inside node_modules the repository's "type": "module" does not apply.
   writeFileSync(join(dir, 'package.json'), '{ "type": "module", "private": true }\n');
-  const entryPoints = [...tsFiles(join(root, 'src')), join(root, 'scripts', 'bench', 'baseline.ts')].map((f) => relative(root, f));
+  const entryPoints = [...tsFiles(join(source, 'src')), join(source, 'scripts', 'bench', 'baseline.ts')].map((f) => relative(source, f));
   await build({
-    absWorkingDir: root,
+    absWorkingDir: source,
     entryPoints,
     outdir: dir,
     outbase: '.',

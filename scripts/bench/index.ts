@@ -12,7 +12,7 @@ import { sandboxQr } from '../../src/upstream/sandbox/sandbox-qr.js';
 import { bankSimulator } from '../../src/upstream/simulator/simulated-bank.js';
 import { parseArgs, type EngineName, type ScenarioId } from './args.js';
 import { adminUrlOf, eventLoopWindow } from './event-loop.js';
-import { buildForBench, type BuiltApp } from './build.js';
+import { buildForBench, buildRevisionForBench, type BuiltApp } from './build.js';
 import { createDatabase, type BenchDatabase } from './engines.js';
 import { runImageFlood } from './images.js';
 import { runLoad, type LoadResult } from './load.js';
@@ -50,7 +50,8 @@ try {
   say('transpiling src/ with esbuild');
   const app = await buildForBench(ROOT);
 
-  if (args.repeat > 1) await repeatAD(app, args.engines[0]!);
+  const other = args.against === undefined ? undefined : await buildRevisionForBench(ROOT, args.against);
+  if (args.repeat > 1) await repeatAD(app, args.engines[0]!, other);
   for (const id of ['D', 'E'] as const) {
     if (args.repeat > 1) break;
     if (chosen(id)) report.rows.push(await measure(app, all[id], 'none', null, []));
@@ -91,11 +92,16 @@ async function benchEngine(app: BuiltApp, engine: EngineName): Promise<void> {
 }
 
 /** --repeat N: D and A alternately, N rounds each, on one database; the report gives medians. */
-async function repeatAD(app: BuiltApp, engine: EngineName): Promise<void> {
+async function repeatAD(app: BuiltApp, engine: EngineName, other?: BuiltApp & { revision: string }): Promise<void> {
   await onSeededDatabase(engine, async (db, keys) => {
     for (let round = 1; round <= args.repeat; round++) {
       report.rows.push({ ...(await measure(app, all.D, 'none', null, [])), round });
-      report.rows.push({ ...(await measure(app, all.A, engine, db, keys)), round });
+      const thisTree = async () => report.rows.push({ ...(await measure(app, all.A, engine, db, keys)), round });
+      const thatRevision = async () => report.rows.push({ ...(await measure(other!, all.A, engine, db, keys)), round, revision: other!.revision });
+      // --against: the two versions take turns going first.
+      if (other && round % 2 === 0) await thatRevision();
+      await thisTree();
+      if (other && round % 2 === 1) await thatRevision();
     }
   });
 }
@@ -150,7 +156,8 @@ async function reconcile(db: BenchDatabase): Promise<string> {
 
 /** One scenario, fresh processes: simulated bank, then slipgate or the baseline, warm-up, measured run. */
 async function measure(app: BuiltApp, scenario: Scenario, engine: string, db: BenchDatabase | null, keys: string[], profileDir?: string): Promise<Row> {
-  const tag = `${scenario.id}${profileDir ? '*' : ''}/${engine}`;
+  const revision = 'revision' in app ? `@${String(app.revision)}` : '';
+  const tag = `${scenario.id}${revision}${profileDir ? '*' : ''}/${engine}`;
   say(`${tag}: ${scenario.title}, ${scenario.durationSec} s`);
   const bank = await startProcess({
     name: 'simulated bank',

@@ -23,6 +23,8 @@ export interface Row {
   eventLoop?: EventLoopDelay;
   /** Round of --repeat (1-based); absent without it. */
   round?: number;
+  /** Set when slipgate was built from another revision (--against), not from this tree. */
+  revision?: string;
 }
 
 export interface Skipped {
@@ -84,7 +86,7 @@ function note(row: Row, rows: Row[]): string {
 export function table(rows: Row[]): string {
   const head = ['scen.', 'engine', 'req/s', 'ok/s', 'successes', 'p50 ms', 'p90 ms', 'p99 ms', 'not ok', 'CPU ms/ok', 'bank CPU ms/ok', 'loop p99 ms', 'peak RSS MB', 'notes'];
   const lines = rows.map((r) => [
-    r.scenario.id + (r.profiled ? '*' : '') + (r.round ? ` #${r.round}` : ''),
+    r.scenario.id + (r.revision ? `@${r.revision}` : '') + (r.profiled ? '*' : '') + (r.round ? ` #${r.round}` : ''),
     r.engine,
     int(perSec(r.load.responses, r)),
     int(perSec(r.load.successes, r)),
@@ -105,7 +107,7 @@ export function table(rows: Row[]): string {
 /** One line per target: met or missed, and by how much. */
 export function targets(rows: Row[]): string[] {
   const out: string[] = [];
-  const measured = rows.filter((r) => !r.profiled);
+  const measured = rows.filter((r) => !r.profiled && !r.revision);
   const d = baselineOf(measured);
   const verdict = (ok: boolean) => (ok ? '**met**' : '**MISSED**');
   for (const a of measured.filter((r) => r.scenario.id === 'A')) {

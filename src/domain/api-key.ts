@@ -1,5 +1,6 @@
 // API keys: 192 random bits behind a visible prefix, shown once, stored as SHA-256.
-import { createHash, randomBytes, randomUUID } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
+import { timeOrderedUuid } from './time-ordered-uuid.js';
 
 const API_KEY_PREFIX = 'slip_';
 /** How much of the key is kept in clear for display (prefix + 8 chars). */
@@ -22,6 +23,7 @@ export function hashSecret(secret: string): string {
   return createHash('sha256').update(secret).digest('hex');
 }
 
+/** Time-ordered (see time-ordered-uuid.ts), so each table's id index grows at its end. */
 export function newId(kind: 'acc' | 'key' | 'req' | 'led' | 'adm' | 'evt' | 'ins'): string {
-  return `${kind}_${randomUUID().replaceAll('-', '')}`;
+  return `${kind}_${timeOrderedUuid().replaceAll('-', '')}`;
 }

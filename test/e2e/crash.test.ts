@@ -133,25 +133,39 @@ describe.each(testEngines())('SIGKILL mid-verification on %s', (engine) => {
     const raw = await openRawBooks(databaseUrl);
     try {
       const accounts = new AccountService(own);
-      const { account, apiKey } = await accounts.createAccount({ name: 'Load Shop', credits: 300, actor: 'test' });
+      const { account, apiKey } = await accounts.createAccount({ name: 'Load Shop', credits: 600, actor: 'test' });
       // The first process never recovers its own holds, however slow this machine is; the restarted one does.
       // The bank takes long enough that at any moment most requests in flight wait for it, holding their
       // credit: a batch of settles already sent commits even after the kill, so it could leave none.
       const env = { DATABASE_URL: databaseUrl, SANDBOX_LATENCY_MS: '50', HOLD_STALE_MS: '600000' };
       const child = await spawnSlipgate(env);
       children.push(child);
-      const load = Array.from({ length: 200 }, () => postVerify(child.publicUrl, apiKey.secret, sandboxQr()).catch(() => null));
-      // The random moment: once a random number of the 200 were charged, while
+      // A steady load, not one burst: callers that each send their next request when the last one
+      // is answered keep credit held at every moment while usage climbs. (A burst of 200 holds and
+      // settles in a few large batches, so usage can jump past the random mark with no hold left.)
+      let started = 0;
+      let stopped = false;
+      const caller = async () => {
+        const answers: (Awaited<ReturnType<typeof postVerify>> | null)[] = [];
+        while (!stopped && started < 550) {
+          started += 1;
+          answers.push(await postVerify(child.publicUrl, apiKey.secret, sandboxQr()).catch(() => null));
+        }
+        return answers;
+      };
+      const load = Array.from({ length: 16 }, caller);
+      // The random moment: once a random number of them were charged, while
       // others still hold their credit (read through the engine's own driver).
       const chargedBeforeKill = 1 + Math.floor(Math.random() * 100);
       await eventually(async () => (await raw.usage(account.id)) >= chargedBeforeKill && (await raw.holdIds(account.id)).length > 0, 60_000);
+      stopped = true;
       child.proc.kill('SIGKILL');
       expect(await child.exited).toBeNull();
       // Nothing changes the books of a dead process: these holds were in flight at the kill.
       const inFlightAtKill = (await raw.holdIds(account.id)).length;
       const usageAtKill = await raw.usage(account.id);
       expect(inFlightAtKill).toBeGreaterThan(0);
-      const answered = (await Promise.all(load)).filter((r) => r?.body.status === 'success').length;
+      const answered = (await Promise.all(load)).flat().filter((r) => r?.body.status === 'success').length;
 
       const restarted = await spawnSlipgate({ ...env, HOLD_STALE_MS: '1000' });
       children.push(restarted);
@@ -160,8 +174,8 @@ describe.each(testEngines())('SIGKILL mid-verification on %s', (engine) => {
       expect(check.problems).toEqual([]);
       // Every success a caller saw was charged; a charge may exist whose answer was lost with the socket.
       expect(check.usage).toBeGreaterThanOrEqual(answered);
-      expect(check.credits + check.usage).toBe(300);
-      const interrupted = await own.listRequestErrors({ accountId: account.id, kind: 'interrupted', limit: 300 });
+      expect(check.credits + check.usage).toBe(600);
+      const interrupted = await own.listRequestErrors({ accountId: account.id, kind: 'interrupted', limit: 600 });
       // Each hold in flight at the kill was either charged (its success recorded) or refunded as interrupted.
       expect(interrupted.items.length + (check.usage - usageAtKill)).toBe(inFlightAtKill);
       expect(await runDoctor(databaseUrl)).toMatchObject({ code: 0, accounts: 1, discrepancies: [], openHolds: 0 });

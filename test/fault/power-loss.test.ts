@@ -286,7 +286,7 @@ describe('power loss', () => {
     }
   });
 
-  it(`SQLite (WAL, ${UNSAFE ? 'synchronous=OFF' : 'settles synchronous=FULL, holds and releases NORMAL'}): no answered success is lost, nothing unanswered is charged`, { timeout: 90_000 }, async () => {
+  it(`SQLite (WAL, ${UNSAFE ? 'synchronous=OFF' : 'settles acknowledged after the WAL fsync, holds and releases unsynced'}): no answered success is lost, nothing unanswered is charged`, { timeout: 90_000 }, async () => {
     const disk = await lazyDisk();
     const databaseUrl = `sqlite:${join(disk.mount, 'slipgate.db')}`;
     const setup = await openStore(databaseUrl);

@@ -7,6 +7,7 @@ import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { StoreError } from '../../domain/ports/store.js';
 import { GroupCommit } from './group-commit.js';
+import { walSync, type WalSync } from './wal-sync.js';
 import { verifyWrites } from './verify-writes.js';
 import { SQLITE_MIGRATIONS } from './migrations.js';
 import { sqliteRecovery } from './recovery.js';
@@ -22,6 +23,8 @@ export interface Lite {
   verifyWrite: ReturnType<typeof verifyWrites>;
   /** The verify path's writes (hold, settle, release, error record). */
   writes: GroupCommit;
+  /** Syncs the WAL for the group commit's durable writes. */
+  wal: WalSync;
   recovery: ReturnType<typeof sqliteRecovery>;
 }
 
@@ -32,13 +35,14 @@ export function openLite(path: string): Lite {
   db.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
   switchToWal(db);
   // FULL: a commit is on disk before the caller hears of it, so power loss
-  // never takes back an answered charge. Group commit (one fsync per batch)
-  // keeps its cost down under load.
+  // never takes back an answered charge. The verify path's group commit
+  // gets the same guarantee with the fsync off the event loop.
   db.pragma('synchronous = FULL');
   db.pragma('foreign_keys = ON');
   migrate(db);
   const stmt = prepare(db);
-  return { db, stmt, verifyWrite: verifyWrites(stmt), writes: new GroupCommit(db), recovery: sqliteRecovery(db) };
+  const wal = walSync(path === ':memory:' ? null : `${path}-wal`);
+  return { db, stmt, verifyWrite: verifyWrites(stmt), writes: new GroupCommit(db, wal), wal, recovery: sqliteRecovery(db) };
 }
 
 export function migrate(db: Database.Database): void {

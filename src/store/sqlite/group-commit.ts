@@ -6,12 +6,18 @@
 // write that throws is rolled back alone. Nobody hears "done" before the
 // commit, so a crash still loses only writes that were never acknowledged.
 //
-// Only a batch with a durable write (a settle: an answered charge) waits for
-// the disk (synchronous=FULL). A batch of holds and releases commits with
-// synchronous=NORMAL: a hold lost to power loss is money never taken (its
-// request never got an answer), a release lost leaves a hold that recovery
-// refunds, and the next durable commit syncs the WAL up to and past them.
+// The disk is never waited for on the event loop. A batch commits with
+// synchronous=NORMAL (the WAL is written, not synced), and a durable write (a
+// settle: an answered charge; an audit record) is acknowledged only after
+// the WAL file has been fsynced on libuv's thread pool (wal-sync.ts). That is
+// what synchronous=FULL would have done inside the commit, but batches keep
+// committing while the disk works, and one fsync covers every batch
+// committed before it started. A hold or a release needs no sync at all: a
+// hold lost to power loss is money never taken (its request never got an
+// answer), a release lost leaves a hold that recovery refunds, and the next
+// sync makes the WAL durable up to and past them.
 import type Database from 'better-sqlite3';
+import type { WalSync } from './wal-sync.js';
 
 interface Job {
   write: () => unknown;
@@ -30,7 +36,10 @@ export class GroupCommit {
   private scheduled = false;
   private readonly commitBatch: Database.Transaction<(jobs: Job[]) => Outcome[]>;
 
-  constructor(private readonly db: Database.Database) {
+  constructor(
+    private readonly db: Database.Database,
+    private readonly wal: WalSync,
+  ) {
     // A transaction function called inside another one runs as a savepoint.
     const savepoint = db.transaction((write: () => unknown) => write());
     this.commitBatch = db.transaction((jobs: Job[]) =>
@@ -58,9 +67,10 @@ export class GroupCommit {
     });
   }
 
-  /** Commits whatever is queued now (before the database closes). */
-  flushAll(): void {
+  /** Commits whatever is queued and waits until it is on disk (before the database closes). */
+  async drain(): Promise<void> {
     while (this.queue.length > 0) this.flush();
+    await this.wal.idle();
   }
 
   private flush(): void {
@@ -69,10 +79,9 @@ export class GroupCommit {
     if (this.queue.length === 0) this.scheduled = false;
     else setImmediate(() => this.flush());
     let outcomes: Outcome[];
-    const lazy = !jobs.some((job) => job.durable);
     try {
       // Every other write of the store (top-ups, accounts, keys) stays FULL.
-      if (lazy) this.db.pragma('synchronous = NORMAL');
+      this.db.pragma('synchronous = NORMAL');
       outcomes = this.commitBatch.immediate(jobs);
     } catch (error) {
       // BEGIN or COMMIT failed (e.g. busy past busy_timeout): nothing was applied.
@@ -80,12 +89,13 @@ export class GroupCommit {
       return;
     } finally {
       // A store closed under a late write has nothing left to restore.
-      if (lazy && this.db.open) this.db.pragma('synchronous = FULL');
+      if (this.db.open) this.db.pragma('synchronous = FULL');
     }
     jobs.forEach((job, i) => {
       const outcome = outcomes[i]!;
-      if (outcome.ok) job.resolve(outcome.value);
-      else job.reject(outcome.error);
+      if (!outcome.ok) job.reject(outcome.error);
+      else if (job.durable) this.wal.afterSync(() => job.resolve(outcome.value), job.reject);
+      else job.resolve(outcome.value);
     });
   }
 }

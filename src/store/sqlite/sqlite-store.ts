@@ -36,7 +36,8 @@ export class SqliteStore implements Store {
 
   async close(): Promise<void> {
     if (!this.lite.db.open) return;
-    this.lite.writes.flushAll();
+    await this.lite.writes.drain();
     this.lite.db.close();
+    this.lite.wal.close();
   }
 }

@@ -23,26 +23,26 @@ export interface ClientTls {
 export interface BankHttpOptions {
   tls?: ClientTls;
   /**
-   * Backstop for a single request when a caller's signal never aborts; the
-   * real budget is the caller's AbortSignal.
-   */
-  requestTimeoutMs?: number;
-  /**
    * Pooled sockets idle this long are closed. Shorter than the bank's own idle
    * timeout, so we close first and rarely send on a socket the bank is closing.
    */
   idleSocketTimeoutMs?: number;
 }
 
+/**
+ * Every request carries the caller's deadline as its signal, so got needs no
+ * timers of its own (they cost a timer and six listeners per request).
+ */
+type BankRequest = OptionsOfTextResponseBody & { signal: AbortSignal };
+
 /** Requests to one domain; they resolve with any HTTP status and reject on transport errors. */
 export interface BankHttp {
-  get(url: string, options: OptionsOfTextResponseBody): Promise<Response<string>>;
-  post(url: string, options: OptionsOfTextResponseBody): Promise<Response<string>>;
+  get(url: string, options: BankRequest): Promise<Response<string>>;
+  post(url: string, options: BankRequest): Promise<Response<string>>;
   /** Drops pooled sockets; in-flight requests fail. */
   close(): void;
 }
 
-const DEFAULT_REQUEST_TIMEOUT_MS = 30_000;
 export const DEFAULT_IDLE_SOCKET_TIMEOUT_MS = 4_000;
 
 export function createBankHttp(opts: BankHttpOptions = {}): BankHttp {
@@ -63,12 +63,11 @@ export function createBankHttp(opts: BankHttpOptions = {}): BankHttp {
     retry: { limit: 0 },
     throwHttpErrors: false,
     followRedirect: false,
-    timeout: { request: opts.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS },
   });
   const fresh = pooled.extend({ agent: freshAgents });
 
   // The caller's signal travels in `options`, so the retry spends the same budget.
-  async function send(method: 'get' | 'post', url: string, options: OptionsOfTextResponseBody): Promise<Response<string>> {
+  async function send(method: 'get' | 'post', url: string, options: BankRequest): Promise<Response<string>> {
     try {
       return await pooled[method](url, options);
     } catch (err) {
