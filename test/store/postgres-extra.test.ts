@@ -119,6 +119,28 @@ describe('postgres store: several connection pools, one database', () => {
     expect(await one('SELECT count(*)::int AS n FROM credit_holds WHERE account_id = $1', accountId)).toEqual({ n: 50 });
   });
 
+  it('holds that arrive together go in one statement, granted per account in arrival order, each told its own balance', async () => {
+    const store = open(db.url);
+    const rich = await account(store, 100);
+    const poor = await account(store, 3);
+    const empty = await account(store, 0);
+    const deleted = await account(store, 5);
+    await store.deleteAccount(deleted, new Date());
+    // The first hold goes alone; the other 24, queued while it runs, share the next statement.
+    const asked = [rich, ...Array.from({ length: 6 }, () => [poor, rich, empty, deleted]).flat()];
+    const results = await Promise.all([...asked, 'acc_missing'].map((accountId) => store.holdCredit(hold(accountId))));
+    const of = (accountId: string) => results.filter((_, i) => ([...asked, 'acc_missing'][i] === accountId));
+    expect(of(rich)).toEqual([99, 98, 97, 96, 95, 94, 93].map((credits) => ({ status: 'held', credits })));
+    expect(of(poor)).toEqual([2, 1, 0].map((credits) => ({ status: 'held', credits })).concat(Array(3).fill({ status: 'insufficient' })));
+    expect(of(empty)).toEqual(Array(6).fill({ status: 'insufficient' }));
+    expect(of(deleted)).toEqual(Array(6).fill({ status: 'no_account' }));
+    expect(of('acc_missing')).toEqual([{ status: 'no_account' }]);
+    for (const [accountId, credits, holds] of [[rich, 93, 7], [poor, 0, 3], [empty, 0, 0], [deleted, 5, 0]] as const) {
+      expect(await one('SELECT credits FROM accounts WHERE id = $1', accountId)).toEqual({ credits });
+      expect(await one('SELECT count(*)::int AS n FROM credit_holds WHERE account_id = $1', accountId)).toEqual({ n: holds });
+    }
+  });
+
   it('reconciles a busy account: balance and records are read from one snapshot', async () => {
     const writers = [open(db.url), open(db.url)];
     const reader = open(db.url);

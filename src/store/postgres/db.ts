@@ -6,7 +6,11 @@ import pg from 'pg';
 import type { PoolClient, QueryResult, QueryResultRow } from 'pg';
 import { PG_MIGRATIONS } from './migrations.js';
 import * as row from './rows.js';
-import { SettleBatcher } from './settle-batch.js';
+import { settleBatch } from './settle-batch.js';
+import { holdBatch } from './hold-batch.js';
+import type { StatementBatch } from './statement-batch.js';
+import type { CreditHold, VerifyTransactionRecord } from '../../domain/types.js';
+import type { HoldResult } from '../../domain/ports/store.js';
 import { isConnectionError, mapError, poolConfig, type PostgresStoreOptions } from './sql.js';
 
 /** A named statement is parsed and planned once per connection, then only executed. */
@@ -28,14 +32,17 @@ export class PgDb {
   private readonly pool: pg.Pool;
   readonly run: Run;
   /** Settles, group-committed across requests. */
-  readonly settles: SettleBatcher;
+  readonly settles: StatementBatch<VerifyTransactionRecord, void>;
+  /** Holds of concurrent requests, one statement per batch. */
+  readonly holds: StatementBatch<CreditHold, HoldResult>;
 
   /** `url` is a postgres:// URL; see PostgresStoreOptions for our own query parameters. */
   constructor(url: string, options: PostgresStoreOptions = {}) {
     this.config = poolConfig(url, options);
     this.pool = quietPool(this.config);
     this.run = runOn(this.pool);
-    this.settles = new SettleBatcher(this.run);
+    this.settles = settleBatch(this.run);
+    this.holds = holdBatch(this.run);
   }
 
   /** BEGIN … COMMIT on one pooled connection; any error rolls back. */

@@ -14,27 +14,9 @@ import type { HoldResult, RecoveryResult } from '../../domain/ports/store.js';
 import type { PgDb } from './db.js';
 import * as recovery from './recovery.js';
 import * as row from './rows.js';
-
-/** Read at COMMIT; set inside the statement (is_local), it applies to that statement's own transaction only. */
-const LAZY_COMMIT = `set_config('synchronous_commit', 'off', true) AS lazy_commit`;
+import { LAZY_COMMIT } from './hold-batch.js';
 
 // The verify path's statements, named so that each connection prepares them once.
-const HOLD_CREDIT = {
-  name: 'slipgate_hold_credit',
-  text: `WITH taken AS (
-     UPDATE accounts SET credits = credits - 1
-     WHERE id = $1 AND credits > 0 AND deleted_at IS NULL
-     RETURNING id, credits
-   ), held AS (
-     INSERT INTO credit_holds (id, account_id, key_id, created_at, instance_id)
-     SELECT $2::text, id, $3::text, $4::timestamptz, $5::text FROM taken
-     RETURNING id
-   )
-   SELECT EXISTS (SELECT 1 FROM held) AS held,
-          (SELECT credits FROM taken) AS credits,
-          EXISTS (SELECT 1 FROM accounts WHERE id = $1 AND deleted_at IS NULL) AS live,
-          ${LAZY_COMMIT}`,
-};
 const RELEASE_HOLD = {
   name: 'slipgate_release_hold',
   text: `WITH released AS (
@@ -55,17 +37,11 @@ const INSERT_REQUEST_ERROR = {
 };
 
 export async function holdCredit(db: PgDb, hold: CreditHold): Promise<HoldResult> {
-  // One statement, so one transaction: the conditional UPDATE waits on the
-  // row lock and re-checks `credits > 0` against the committed value, and
-  // the hold row is written only if the credit was taken.
-  const { rows } = await db.run<{ held: boolean; credits: number | null; live: boolean }>(HOLD_CREDIT, [hold.accountId, hold.id, hold.keyId, hold.createdAt, hold.instanceId ?? null]);
-  const r = rows[0]!;
-  if (r.held) return { status: 'held', credits: r.credits ?? 0 };
-  return { status: r.live ? 'insufficient' : 'no_account' };
+  return db.holds.run(hold);
 }
 
 export async function settleHold(db: PgDb, r: VerifyTransactionRecord): Promise<void> {
-  await db.settles.settle(r);
+  await db.settles.run(r);
 }
 
 export async function releaseHold(db: PgDb, r: RequestErrorRecord & { accountId: string }): Promise<number> {

@@ -1,0 +1,93 @@
+// Holds of concurrent requests in one statement (statement-batch.ts). The
+// holds in a batch are granted in arrival order, per account, exactly as
+// one-by-one holds would be: an account with c credits asked for k holds
+// grants the first min(c, k), and the r-th of them sees c − r credits left.
+// The accounts are locked in id order, so two processes' batches cannot
+// deadlock on them; any failure falls back to one statement per hold.
+//
+// Holds commit with synchronous_commit off (see holds.ts).
+import type { CreditHold } from '../../domain/types.js';
+import type { HoldResult } from '../../domain/ports/store.js';
+import type { Run } from './db.js';
+import * as row from './rows.js';
+import { columns, StatementBatch } from './statement-batch.js';
+
+/** Read at COMMIT; set inside the statement (is_local), it applies to that statement's own transaction only. */
+export const LAZY_COMMIT = `set_config('synchronous_commit', 'off', true) AS lazy_commit`;
+
+/** Enough to share one statement; small enough to hold few row locks briefly. */
+const MAX_BATCH = 128;
+
+// One statement, so one transaction: the conditional UPDATE waits on the
+// row lock and re-checks `credits > 0` against the committed value, and
+// the hold row is written only if the credit was taken.
+const HOLD_CREDIT = {
+  name: 'slipgate_hold_credit',
+  text: `WITH taken AS (
+     UPDATE accounts SET credits = credits - 1
+     WHERE id = $1 AND credits > 0 AND deleted_at IS NULL
+     RETURNING id, credits
+   ), held AS (
+     INSERT INTO credit_holds (id, account_id, key_id, created_at, instance_id)
+     SELECT $2::text, id, $3::text, $4::timestamptz, $5::text FROM taken
+     RETURNING id
+   )
+   SELECT EXISTS (SELECT 1 FROM held) AS held,
+          (SELECT credits FROM taken) AS credits,
+          EXISTS (SELECT 1 FROM accounts WHERE id = $1 AND deleted_at IS NULL) AS live,
+          ${LAZY_COMMIT}`,
+};
+
+// `locked` reads each live account's balance under its row lock (the latest
+// committed value); `granted` is how many of its holds that balance covers.
+const HOLD_MANY = {
+  name: 'slipgate_hold_many',
+  text: `WITH input AS (
+     SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::timestamptz[], $5::text[]) WITH ORDINALITY
+       AS t(id, account_id, key_id, created_at, instance_id, arrival)
+   ), ranked AS (
+     SELECT i.*, row_number() OVER (PARTITION BY i.account_id ORDER BY i.arrival) AS rank FROM input i
+   ), wanted AS (
+     SELECT account_id, count(*)::int AS asked FROM input GROUP BY account_id
+   ), locked AS (
+     SELECT a.id, a.credits FROM accounts a JOIN wanted w ON w.account_id = a.id
+     WHERE a.deleted_at IS NULL ORDER BY a.id FOR NO KEY UPDATE OF a
+   ), granted AS (
+     SELECT l.id, l.credits AS before, least(l.credits, w.asked) AS count FROM locked l JOIN wanted w ON w.account_id = l.id
+   ), taken AS (
+     UPDATE accounts a SET credits = a.credits - g.count FROM granted g WHERE a.id = g.id AND g.count > 0
+     RETURNING a.id
+   ), held AS (
+     INSERT INTO credit_holds (id, account_id, key_id, created_at, instance_id)
+     SELECT r.id, r.account_id, r.key_id, r.created_at, r.instance_id FROM ranked r JOIN taken t ON t.id = r.account_id JOIN granted g ON g.id = r.account_id
+     WHERE r.rank <= g.count
+     RETURNING id
+   )
+   SELECT r.id, h.id IS NOT NULL AS held, (g.before - r.rank)::int AS credits, g.id IS NOT NULL AS live, ${LAZY_COMMIT}
+   FROM ranked r LEFT JOIN granted g ON g.id = r.account_id LEFT JOIN held h ON h.id = r.id
+   ORDER BY r.arrival`,
+};
+
+interface HoldRow {
+  held: boolean;
+  credits: number | null;
+  live: boolean;
+}
+
+const result = (r: HoldRow): HoldResult => (r.held ? { status: 'held', credits: r.credits ?? 0 } : { status: r.live ? 'insufficient' : 'no_account' });
+const params = (h: CreditHold) => [h.id, h.accountId, h.keyId, h.createdAt, h.instanceId ?? null];
+
+export function holdBatch(run: Run): StatementBatch<CreditHold, HoldResult> {
+  return new StatementBatch({
+    maxBatch: MAX_BATCH,
+    async one(h) {
+      const { rows } = await run<HoldRow>(HOLD_CREDIT, [h.accountId, h.id, h.keyId, h.createdAt, h.instanceId ?? null]);
+      return result(rows[0]!);
+    },
+    async many(holds) {
+      const { rows } = await run<HoldRow & { id: string }>(HOLD_MANY, columns(holds.map(params), row.noNul));
+      if (rows.length !== holds.length) throw new Error('hold batch answered a different number of rows');
+      return rows.map((r) => ({ ok: true, value: result(r) }));
+    },
+  });
+}
