@@ -20,7 +20,7 @@ export interface BenchArgs {
   keep: boolean;
   /** V8 old-space cap (MB) for slipgate and the baseline, as a container would set; unset = V8's default for the machine. */
   heapMb: number | undefined;
-  /** Rounds of D then A, alternated on one engine, reported as medians (1 = the plain run). */
+  /** Rounds of D then A on each engine, alternated, reported as medians (1 = the plain run). */
   repeat: number;
   /** A git revision whose slipgate also runs A in every round, to compare two versions in one run. */
   against: string | undefined;
@@ -91,6 +91,7 @@ export function parseArgs(argv: string[]): BenchArgs {
     }
   }
   if (args.against !== undefined && args.repeat < 2) fail('--against compares alternated rounds: add --repeat N (N ≥ 2)');
+  if (args.against !== undefined && args.engines.length > 1) fail('--against measures one engine: add --engine sqlite (or postgres, or mongodb)');
   return args;
 }
 

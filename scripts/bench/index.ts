@@ -51,7 +51,7 @@ try {
   const app = await buildForBench(ROOT);
 
   const other = args.against === undefined ? undefined : await buildRevisionForBench(ROOT, args.against);
-  if (args.repeat > 1) await repeatAD(app, args.engines[0]!, other);
+  if (args.repeat > 1) await repeatAD(app, args.engines, other);
   for (const id of ['D', 'E'] as const) {
     if (args.repeat > 1) break;
     if (chosen(id)) report.rows.push(await measure(app, all[id], 'none', null, []));
@@ -91,19 +91,45 @@ async function benchEngine(app: BuiltApp, engine: EngineName): Promise<void> {
   });
 }
 
-/** --repeat N: D and A alternately, N rounds each, on one database; the report gives medians. */
-async function repeatAD(app: BuiltApp, engine: EngineName, other?: BuiltApp & { revision: string }): Promise<void> {
-  await onSeededDatabase(engine, async (db, keys) => {
+/**
+ * --repeat N: D and A alternately, N rounds, on one database per engine; the
+ * report gives medians. With several engines, A runs on each of them in every
+ * round, the engines taking turns going first, so their ratio is measured
+ * within one round on one machine.
+ */
+async function repeatAD(app: BuiltApp, engines: EngineName[], other?: BuiltApp & { revision: string }): Promise<void> {
+  await onSeededDatabases(engines, async (seeded) => {
     for (let round = 1; round <= args.repeat; round++) {
       report.rows.push({ ...(await measure(app, all.D, 'none', null, [])), round });
-      const thisTree = async () => report.rows.push({ ...(await measure(app, all.A, engine, db, keys)), round });
-      const thatRevision = async () => report.rows.push({ ...(await measure(other!, all.A, engine, db, keys)), round, revision: other!.revision });
-      // --against: the two versions take turns going first.
-      if (other && round % 2 === 0) await thatRevision();
-      await thisTree();
-      if (other && round % 2 === 1) await thatRevision();
+      const turn = (round - 1) % seeded.length;
+      for (const { engine, db, keys } of [...seeded.slice(turn), ...seeded.slice(0, turn)]) {
+        const thisTree = async () => report.rows.push({ ...(await measure(app, all.A, engine, db, keys)), round });
+        const thatRevision = async () => report.rows.push({ ...(await measure(other!, all.A, engine, db, keys)), round, revision: other!.revision });
+        // --against: the two versions take turns going first.
+        if (other && round % 2 === 0) await thatRevision();
+        await thisTree();
+        if (other && round % 2 === 1) await thatRevision();
+      }
     }
   });
+}
+
+interface Seeded {
+  engine: EngineName;
+  db: BenchDatabase;
+  keys: string[];
+}
+
+/** onSeededDatabase for several engines at once; an engine that is not available is left out. */
+async function onSeededDatabases(engines: EngineName[], run: (seeded: Seeded[]) => Promise<void>, seeded: Seeded[] = []): Promise<void> {
+  const [engine, ...rest] = engines;
+  if (engine === undefined) return seeded.length > 0 ? run(seeded) : undefined;
+  let available = false;
+  await onSeededDatabase(engine, async (db, keys) => {
+    available = true;
+    await onSeededDatabases(rest, run, [...seeded, { engine, db, keys }]);
+  });
+  if (!available) await onSeededDatabases(rest, run, seeded);
 }
 
 /** A throwaway database with the bench accounts for `run`, reconciled after it and dropped; skipped (with the reason) when the engine is not available. */

@@ -5,7 +5,7 @@ import type { LoadResult } from './load.js';
 import type { ProfileSummary } from './profile.js';
 import type { EventLoopDelay } from './event-loop.js';
 import type { Scenario } from './scenarios.js';
-import { repeatSummary } from './repeat.js';
+import { repeatSummary, repeatTargets } from './repeat.js';
 
 export interface Row {
   scenario: Scenario;
@@ -106,8 +106,9 @@ export function table(rows: Row[]): string {
 
 /** One line per target: met or missed, and by how much. */
 export function targets(rows: Row[]): string[] {
-  const out: string[] = [];
-  const measured = rows.filter((r) => !r.profiled && !r.revision);
+  // --repeat rows are judged on their medians (repeat.ts).
+  const out: string[] = repeatTargets(rows);
+  const measured = rows.filter((r) => !r.profiled && !r.revision && r.round === undefined);
   const d = baselineOf(measured);
   const verdict = (ok: boolean) => (ok ? '**met**' : '**MISSED**');
   for (const a of measured.filter((r) => r.scenario.id === 'A')) {
