@@ -25,16 +25,16 @@ const HOLD_CREDIT = {
   name: 'slipgate_hold_credit',
   text: `WITH taken AS (
      UPDATE accounts SET credits = credits - 1
-     WHERE id = $1 AND credits > 0 AND deleted_at IS NULL
+     WHERE id = $2 AND credits > 0 AND deleted_at IS NULL
      RETURNING id, credits
    ), held AS (
      INSERT INTO credit_holds (id, account_id, key_id, created_at, instance_id)
-     SELECT $2::text, id, $3::text, $4::timestamptz, $5::text FROM taken
+     SELECT $1::text, id, $3::text, $4::timestamptz, $5::text FROM taken
      RETURNING id
    )
    SELECT EXISTS (SELECT 1 FROM held) AS held,
           (SELECT credits FROM taken) AS credits,
-          EXISTS (SELECT 1 FROM accounts WHERE id = $1 AND deleted_at IS NULL) AS live,
+          EXISTS (SELECT 1 FROM accounts WHERE id = $2 AND deleted_at IS NULL) AS live,
           ${LAZY_COMMIT}`,
 };
 
@@ -75,13 +75,14 @@ interface HoldRow {
 }
 
 const result = (r: HoldRow): HoldResult => (r.held ? { status: 'held', credits: r.credits ?? 0 } : { status: r.live ? 'insufficient' : 'no_account' });
+/** The parameters of both statements, in this order. */
 const params = (h: CreditHold) => [h.id, h.accountId, h.keyId, h.createdAt, h.instanceId ?? null];
 
 export function holdBatch(run: Run): StatementBatch<CreditHold, HoldResult> {
   return new StatementBatch({
     maxBatch: MAX_BATCH,
     async one(h) {
-      const { rows } = await run<HoldRow>(HOLD_CREDIT, [h.accountId, h.id, h.keyId, h.createdAt, h.instanceId ?? null]);
+      const { rows } = await run<HoldRow>(HOLD_CREDIT, params(h));
       return result(rows[0]!);
     },
     async many(holds) {
