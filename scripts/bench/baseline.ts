@@ -15,6 +15,7 @@ import { got, type Got } from 'got';
 import { parseSlipQr } from '../../src/domain/slip-qr.js';
 import { KBANK_SUCCESS, KBANK_TOKEN_PATH, KBANK_VERIFY_PATH } from '../../src/upstream/kbank/kbank-protocol.js';
 import { bangkokIsoTime } from '../../src/upstream/shared/bangkok-time.js';
+import { freezeCacheOptions } from '../../src/upstream/shared/bank-http.js';
 
 const log = (fields: Record<string, unknown>) => process.stdout.write(`${JSON.stringify(fields)}\n`);
 
@@ -30,6 +31,8 @@ async function serve(): Promise<void> {
     throwHttpErrors: false,
     followRedirect: false,
     timeout: { request: 30_000 },
+    // As slipgate's bank client does: the floor uses the stack as well as slipgate does.
+    hooks: { beforeRequest: [freezeCacheOptions] },
   });
   const token = await fetchToken(client, upstream);
 
