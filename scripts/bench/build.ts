@@ -35,6 +35,15 @@ export async function buildRevisionForBench(root: string, revision: string): Pro
   }
 }
 
+/** The commit this tree is at, "-dirty" with uncommitted changes; "unknown" outside a git checkout. */
+export function treeRevision(root: string): string {
+  try {
+    return execFileSync('git', ['describe', '--always', '--dirty'], { cwd: root, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim();
+  } catch {
+    return 'unknown';
+  }
+}
+
 async function transpile(source: string, root: string, cacheName: string): Promise<BuiltApp> {
   const dir = join(root, 'node_modules', '.cache', cacheName);
   rmSync(dir, { recursive: true, force: true });

@@ -29,7 +29,7 @@ export async function createDatabase(engine: EngineName, workDir: string, root: 
   try {
     switch (engine) {
       case 'sqlite':
-        return { ok: true, db: { engine, url: `sqlite:${join(workDir, 'bench.db')}`, description: 'SQLite (WAL, synchronous=FULL), file in tmp', drop: async () => {} } };
+        return { ok: true, db: { engine, url: `sqlite:${join(workDir, 'bench.db')}`, description: 'SQLite (WAL; answered charges fsynced before the answer), file in tmp', drop: async () => {} } };
       case 'postgres':
         return await postgres();
       case 'mongodb':

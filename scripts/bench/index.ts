@@ -12,7 +12,7 @@ import { sandboxQr } from '../../src/upstream/sandbox/sandbox-qr.js';
 import { bankSimulator } from '../../src/upstream/simulator/simulated-bank.js';
 import { parseArgs, type EngineName, type ScenarioId } from './args.js';
 import { adminUrlOf, eventLoopWindow } from './event-loop.js';
-import { buildForBench, buildRevisionForBench, type BuiltApp } from './build.js';
+import { buildForBench, buildRevisionForBench, treeRevision, type BuiltApp } from './build.js';
 import { createDatabase, type BenchDatabase } from './engines.js';
 import { runImageFlood } from './images.js';
 import { runLoad, type LoadResult } from './load.js';
@@ -35,6 +35,7 @@ const report: Report = {
   date: new Date().toISOString().slice(0, 10),
   quick: args.quick,
   workers: args.workers,
+  revision: treeRevision(ROOT),
   commandLine: ['npm run bench', ...(process.argv.length > 2 ? ['--', ...process.argv.slice(2)] : [])].join(' '),
   loadBefore: loadavg(),
   loadAfter: [],

@@ -36,6 +36,8 @@ export interface Report {
   date: string;
   quick: boolean;
   workers: number;
+  /** git describe of the tree measured. */
+  revision: string;
   commandLine: string;
   loadBefore: number[];
   loadAfter: number[];
@@ -168,6 +170,7 @@ export function markdown(r: Report): string {
   out.push(`- Load average (1/5/15 min) before: ${r.loadBefore.map((n) => n.toFixed(2)).join(' / ')}, after: ${r.loadAfter.map((n) => n.toFixed(2)).join(' / ')}`);
   out.push(`- slipgate processes: ${r.workers} (\`serve --workers ${r.workers}\`)${r.workers > 1 ? '; the baseline runs as many' : ''}`);
   for (const [engine, description] of Object.entries(r.engines)) out.push(`- ${engine}: ${description}`);
+  out.push(`- slipgate: this tree at \`${r.revision}\``);
   out.push('', `Command: \`${r.commandLine}\``, '');
   out.push('## Setup', '');
   out.push(
