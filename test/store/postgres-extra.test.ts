@@ -139,6 +139,8 @@ describe('postgres store: several connection pools, one database', () => {
       expect(await one('SELECT credits FROM accounts WHERE id = $1', accountId)).toEqual({ credits });
       expect(await one('SELECT count(*)::int AS n FROM credit_holds WHERE account_id = $1', accountId)).toEqual({ n: holds });
     }
+    // Rows written by one statement share its transaction id: the 10 holds came from at most two statements, not ten.
+    expect((await one<{ n: number }>('SELECT count(DISTINCT xmin::text)::int AS n FROM credit_holds WHERE account_id = ANY($1)', [rich, poor])).n).toBeLessThanOrEqual(2);
   });
 
   it('reconciles a busy account: balance and records are read from one snapshot', async () => {
