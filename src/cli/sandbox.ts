@@ -2,19 +2,61 @@
 import { Option, type Command } from 'commander';
 import { InputError } from '../domain/errors.js';
 import { sandboxQr } from '../upstream/sandbox/sandbox-qr.js';
+import { SandboxDetailsError, type SandboxDetails } from '../upstream/sandbox/sandbox-details.js';
 import type { SandboxOutcome } from '../upstream/sandbox/transaction.js';
+
+interface QrOptions {
+  bank: string;
+  amount: string;
+  outcome: SandboxOutcome;
+  receiverAccount?: string;
+  receiverName?: string;
+  senderName?: string;
+  paidAt?: string;
+  minutesAgo?: string;
+}
 
 export function registerSandboxCommands(program: Command): void {
   const sandbox = program.command('sandbox').description('tools for the built-in sandbox network');
   sandbox
     .command('qr')
-    .description('print a valid slip QR payload the sandbox answers')
+    .description('print a valid slip QR payload the sandbox answers; the options pin what it reports, so checks can be tried')
     .option('--bank <code>', 'sending bank code (3 digits)', '004')
     .option('--amount <thb>', 'amount the sandbox reports, e.g. 250.00', '100.00')
     .addOption(new Option('--outcome <outcome>', 'what the sandbox answers').choices(['success', 'not-found', 'error', 'timeout']).default('success'))
-    .action((opts: { bank: string; amount: string; outcome: SandboxOutcome }) => {
+    .option('--receiver-account <digits>', "receiver's bank account, e.g. 123-3-13109-0 (reported masked: xxx-x-x3109-x)")
+    .option('--receiver-name <name>', "receiver's name, Thai or English (default: one of the sandbox's shops)")
+    .option('--sender-name <name>', "sender's name (default: one of the sandbox's customers)")
+    .addOption(new Option('--paid-at <time>', 'when it was paid, ISO 8601, e.g. 2026-11-25T14:05:00+07:00').conflicts('minutesAgo'))
+    .option('--minutes-ago <n>', 'paid this many minutes ago (default: a time in the last 30 days)')
+    .action((opts: QrOptions) => {
       if (!/^\d{3}$/.test(opts.bank)) throw new InputError('--bank must be a 3-digit bank code such as 004');
       if (!/^\d{1,8}(\.\d{1,2})?$/.test(opts.amount)) throw new InputError('--amount must look like 250 or 250.00');
-      console.log(sandboxQr({ bank: opts.bank, amount: Number(opts.amount), outcome: opts.outcome }));
+      try {
+        console.log(sandboxQr({ bank: opts.bank, amount: Number(opts.amount), outcome: opts.outcome, details: details(opts) }));
+      } catch (err) {
+        if (err instanceof SandboxDetailsError) throw new InputError(err.message);
+        throw err;
+      }
     });
+}
+
+function details(opts: QrOptions): SandboxDetails {
+  const out: SandboxDetails = {};
+  if (opts.receiverAccount !== undefined) {
+    if (!/^[\d\s-]+$/.test(opts.receiverAccount)) throw new InputError('--receiver-account must be digits (dashes and spaces allowed)');
+    out.receiverAccount = opts.receiverAccount.replace(/[\s-]/g, '');
+  }
+  if (opts.receiverName !== undefined) out.receiverName = opts.receiverName;
+  if (opts.senderName !== undefined) out.senderName = opts.senderName;
+  if (opts.paidAt !== undefined) {
+    const at = new Date(opts.paidAt);
+    if (!/^\d{4}-\d{2}-\d{2}T/.test(opts.paidAt) || Number.isNaN(at.getTime())) throw new InputError('--paid-at must be an ISO 8601 time such as 2026-11-25T14:05:00+07:00');
+    out.paidAt = at;
+  }
+  if (opts.minutesAgo !== undefined) {
+    if (!/^\d{1,7}$/.test(opts.minutesAgo)) throw new InputError('--minutes-ago must be a whole number of minutes');
+    out.paidAt = new Date(Date.now() - Number(opts.minutesAgo) * 60_000);
+  }
+  return out;
 }

@@ -1,7 +1,8 @@
 // Builds slip QRs that the sandbox accepts (npx slipgate sandbox qr).
 import { randomBytes } from 'node:crypto';
 import { withCrcTag } from 'promptparse';
-import { sandboxTransRef, type SandboxOutcome } from './transaction.js';
+import { encodeSandboxDetails, type SandboxDetails } from './sandbox-details.js';
+import { DETAILS_ROOM, DETAILS_TAIL, sandboxTransRef, type SandboxOutcome } from './transaction.js';
 
 const ALPHANUM = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
 
@@ -15,10 +16,14 @@ export function slipQr(sendingBank: string, transRef: string): string {
   return withCrcTag(head, '91', true);
 }
 
-export function sandboxQr(opts: { bank?: string; amount?: number; outcome?: SandboxOutcome } = {}): string {
+export function sandboxQr(opts: { bank?: string; amount?: number; outcome?: SandboxOutcome; details?: SandboxDetails } = {}): string {
   const satang = Math.round((opts.amount ?? 100) * 100);
   if (!Number.isSafeInteger(satang) || satang <= 0 || satang >= 1e10) throw new Error('amount must be between 0.01 and 99,999,999.99');
-  const bytes = randomBytes(11);
-  const tail = Array.from(bytes, (b) => ALPHANUM[b % ALPHANUM.length]).join('');
+  const details = encodeSandboxDetails(opts.details ?? {}, DETAILS_ROOM);
+  const tail = randomTail(details === '' ? 11 : DETAILS_TAIL) + details;
   return slipQr(opts.bank ?? '004', sandboxTransRef(satang, opts.outcome ?? 'success', tail));
+}
+
+function randomTail(length: number): string {
+  return Array.from(randomBytes(length), (b) => ALPHANUM[b % ALPHANUM.length]).join('');
 }

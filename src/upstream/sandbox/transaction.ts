@@ -2,6 +2,7 @@
 // in tests: the same transRef always yields the same transaction.
 import { createHash } from 'node:crypto';
 import type { RawSlipData } from '../../domain/types.js';
+import { decodeSandboxDetails, type SandboxDetails } from './sandbox-details.js';
 
 /** transRef prefix of sandbox QRs that carry their amount: SBX + 10-digit satang + outcome letter. */
 const SANDBOX_PREFIX = 'SBX';
@@ -15,9 +16,28 @@ const OUTCOME_LETTER: Record<SandboxOutcome, string> = {
   timeout: 'T',
 };
 
+/** A plain sandbox transRef is this long; a longer one carries details after its random tail. */
+const PLAIN_LENGTH = SANDBOX_PREFIX.length + 10 + 1 + 11;
+/** Random characters before the details: enough to keep every generated slip distinct. */
+export const DETAILS_TAIL = 6;
+/** Characters left for the details within a QR's 64-character transRef. */
+export const DETAILS_ROOM = 64 - (SANDBOX_PREFIX.length + 10 + 1 + DETAILS_TAIL);
+
 /** Builds a sandbox transRef; the random tail keeps every generated QR distinct. */
 export function sandboxTransRef(amountSatang: number, outcome: SandboxOutcome, tail: string): string {
   return `${SANDBOX_PREFIX}${String(amountSatang).padStart(10, '0')}${OUTCOME_LETTER[outcome]}${tail}`;
+}
+
+function sandboxDetails(transRef: string): SandboxDetails {
+  if (!transRef.startsWith(SANDBOX_PREFIX) || transRef.length <= PLAIN_LENGTH) return {};
+  return decodeSandboxDetails(transRef.slice(SANDBOX_PREFIX.length + 10 + 1 + DETAILS_TAIL)) ?? {};
+}
+
+/** How banks show a receiver's account: `xxx-x-x3109-x` for 123-3-13109-0. */
+function maskAccount(digits: string): string {
+  const n = digits.length;
+  const masked = 'x'.repeat(n - 5) + digits.slice(n - 5, n - 1) + 'x';
+  return n === 10 ? `${masked.slice(0, 3)}-${masked.slice(3, 4)}-${masked.slice(4, 9)}-${masked.slice(9)}` : masked;
 }
 
 /** Outcome a developer asked for in the transRef; plain real-world refs succeed. */
@@ -40,20 +60,23 @@ const RECEIVERS = [
 
 /**
  * The transaction the sandbox reports for a slip, in the shape of the network's payload (docs/contract.md#responses, rawData)
- * (amount as text). Time is derived from the hash, within the last 30 days of
- * `now`, so slips look recent.
+ * (amount as text). What the slip's reference pins (`sandbox qr --receiver-account …`)
+ * is reported as pinned; the rest comes from the hash, the time within the
+ * last 30 days of `now`, so slips look recent.
  */
 export function sandboxTransaction(sendingBank: string, transRef: string, now = new Date()): RawSlipData {
   const h = createHash('sha256').update(`${sendingBank}:${transRef}`).digest();
   const embedded = transRef.startsWith(SANDBOX_PREFIX) ? Number(transRef.slice(3, 13)) : NaN;
   const satang = Number.isSafeInteger(embedded) ? embedded : 100 + (h.readUInt32BE(0) % 500_000);
+  const pinned = sandboxDetails(transRef);
   const secondsAgo = h.readUInt32BE(4) % (30 * 86_400);
-  const at = new Date(Math.floor(now.getTime() / 86_400_000) * 86_400_000 - secondsAgo * 1000);
+  const at = pinned.paidAt ?? new Date(Math.floor(now.getTime() / 86_400_000) * 86_400_000 - secondsAgo * 1000);
   const bkk = new Date(at.getTime() + 7 * 3_600_000).toISOString();
-  const sender = SENDERS[h.readUInt8(8) % SENDERS.length]!;
-  const receiver = RECEIVERS[h.readUInt8(9) % RECEIVERS.length]!;
+  const sender = pinned.senderName !== undefined ? { th: pinned.senderName, en: pinned.senderName } : SENDERS[h.readUInt8(8) % SENDERS.length]!;
+  const receiver = pinned.receiverName !== undefined ? { th: pinned.receiverName, en: pinned.receiverName } : RECEIVERS[h.readUInt8(9) % RECEIVERS.length]!;
   const digits = String(h.readUInt32BE(10)).padStart(10, '0');
-  const receiverByProxy = h.readUInt8(14) % 2 === 0;
+  const receiverByProxy = pinned.receiverAccount === undefined && h.readUInt8(14) % 2 === 0;
+  const receiverAccount = pinned.receiverAccount !== undefined ? maskAccount(pinned.receiverAccount) : `xxx-x-x${digits.slice(6, 10)}-x`;
   return {
     language: 'TH',
     transRef,
@@ -78,7 +101,7 @@ export function sandboxTransaction(sendingBank: string, transRef: string, now = 
           displayName: receiver.th,
           name: receiver.en,
           proxy: '',
-          account: { type: 'BANKAC', value: `xxx-x-x${digits.slice(6, 10)}-x` },
+          account: { type: 'BANKAC', value: receiverAccount },
         },
     amount: (satang / 100).toFixed(2),
     paidLocalAmount: (satang / 100).toFixed(2),

@@ -1,0 +1,54 @@
+// What `sandbox qr` pins travels in the slip's reference and comes back from
+// the sandbox as pinned, on any server, with no state.
+import { describe, expect, it } from 'vitest';
+import { parseSlipQr } from '../../src/domain/slip-qr.js';
+import { sandboxQr } from '../../src/upstream/sandbox/sandbox-qr.js';
+import { SandboxDetailsError } from '../../src/upstream/sandbox/sandbox-details.js';
+import { sandboxTransaction } from '../../src/upstream/sandbox/transaction.js';
+
+function answer(qr: string) {
+  const parsed = parseSlipQr(qr);
+  if (!parsed.ok) throw new Error(parsed.reason);
+  return sandboxTransaction(parsed.slip.sendingBank, parsed.slip.transRef);
+}
+
+describe('sandbox slips with pinned details', () => {
+  it('reports the receiver account masked, the names and the time it was given, in a valid QR', () => {
+    const paidAt = new Date('2026-11-25T07:05:00Z');
+    const tx = answer(sandboxQr({ amount: 250, details: { receiverAccount: '1233131090', receiverName: 'ร้านกาแฟ ดีดี', paidAt } }));
+    const other = answer(sandboxQr({ details: { senderName: 'Somchai', receiverName: 'DEEDEE' } }));
+    expect(tx.amount).toBe('250.00');
+    expect(tx.receiver.account).toEqual({ type: 'BANKAC', value: 'xxx-x-x3109-x' });
+    expect(tx.receiver.proxy).toBe('');
+    expect(tx.receiver.displayName).toBe('ร้านกาแฟ ดีดี');
+    expect([other.sender.displayName, other.sender.name, other.receiver.name]).toEqual(['Somchai', 'Somchai', 'DEEDEE']);
+    expect([tx.transDate, tx.transTime]).toEqual(['20261125', '14:05:00']);
+  });
+
+  it('answers the same slip the same way whenever it is asked', () => {
+    const qr = sandboxQr({ details: { receiverName: 'DEEDEE' } });
+    const parsed = parseSlipQr(qr);
+    if (!parsed.ok) throw new Error(parsed.reason);
+    const later = sandboxTransaction(parsed.slip.sendingBank, parsed.slip.transRef, new Date(Date.now() + 40 * 86_400_000));
+    expect(answer(qr).receiver).toEqual(later.receiver);
+    expect(answer(qr).sender).toEqual(later.sender);
+  });
+
+  it('gives every generated slip its own reference even with the same details', () => {
+    const refs = new Set(Array.from({ length: 50 }, () => sandboxQr({ details: { receiverAccount: '1234' } })));
+    expect(refs.size).toBe(50);
+  });
+
+  it('leaves plain sandbox slips as they were', () => {
+    const tx = answer(sandboxQr({ amount: 12.5 }));
+    expect(tx.amount).toBe('12.50');
+    expect(['ร้านกาแฟ ดีดี', 'บจก. ร้านกาแฟ ดีดี', 'นาย ประยุทธ์ ขายดี']).toContain(tx.receiver.displayName);
+  });
+
+  it('refuses what the reference cannot carry, with a reason', () => {
+    const long = 'ร้านกาแฟ ดีดี สาขาสยามพารากอน';
+    expect(() => sandboxQr({ details: { receiverName: long, senderName: long } })).toThrow(SandboxDetailsError);
+    expect(() => sandboxQr({ details: { receiverName: '店' } })).toThrow(/Thai letters, ASCII/);
+    expect(() => sandboxQr({ details: { receiverAccount: '12' } })).toThrow(/4 to 16 digits/);
+  });
+});
