@@ -1,6 +1,10 @@
 #!/usr/bin/env node
 // `slipgate` command line: the server (`serve`, what `npm start` runs) and
 // the operator commands. All of them use the same DATABASE_URL.
+// Exit status, the same for every command: 0 done; 1 the command ran and
+// reports a failure (a verification that did not succeed, a discrepancy);
+// 2 a usage or input error (nothing was changed); 3 slipgate could not be
+// reached (`verify`).
 import { Command, CommanderError } from 'commander';
 import { registerAccountCommands } from './cli/accounts.js';
 import { registerAdminTokenCommands } from './cli/admin-tokens.js';
@@ -32,7 +36,8 @@ registerVerifyCommand(program);
 try {
   await program.parseAsync(process.argv);
 } catch (err) {
-  if (err instanceof CommanderError) process.exit(err.exitCode);
+  // Commander's own errors (unknown option, missing argument) are usage errors too.
+  if (err instanceof CommanderError) process.exit(err.exitCode === 0 ? 0 : 2);
   if (err instanceof ConfigError || err instanceof InputError || err instanceof IdempotencyConflictError || err instanceof StoreError) {
     console.error(`slipgate: ${err.message}`);
     process.exit(2);

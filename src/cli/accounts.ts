@@ -1,7 +1,11 @@
 // `slipgate accounts …` and `slipgate keys …`.
+import { randomUUID } from 'node:crypto';
+import { createInterface } from 'node:readline/promises';
 import type { Command } from 'commander';
+import { loadConfig } from '../config.js';
 import { InputError } from '../domain/errors.js';
 import { positiveInt, printJson, withStore } from './context.js';
+import { bangkokTime, count, printTable } from './output.js';
 
 export function registerAccountCommands(program: Command): void {
   const accounts = program.command('accounts').description('manage customer accounts and credits');
@@ -16,7 +20,7 @@ export function registerAccountCommands(program: Command): void {
       withStore(async ({ admin, actor }) => {
         const { account, apiKey } = await admin.createAccount(actor, { name: opts.name, credits: opts.credits });
         if (opts.json) return printJson({ accountId: account.id, apiKey: apiKey.secret });
-        console.log(`Account ${account.id} (${account.name}) created with ${account.credits} credits.`);
+        console.log(`Account ${account.id} (${account.name}) created with ${count(account.credits, 'credit')}.`);
         console.log(`API key, shown only now, store it safely: ${apiKey.secret}`);
       }),
     );
@@ -26,13 +30,18 @@ export function registerAccountCommands(program: Command): void {
     .description('add credits to an account')
     .requiredOption('--credits <n>', 'credits to add', positiveInt)
     .requiredOption('--reason <text>', 'why (kept in the ledger)')
-    .option('--idempotency-key <key>', 'repeat-safe key: the same key never adds credits twice')
+    .option('--idempotency-key <key>', 'repeat-safe key: the same key never adds credits twice (default: a new one, printed so a retry can reuse it)')
     .option('--json', 'print JSON')
     .action((accountId: string, opts: { credits: number; reason: string; idempotencyKey?: string; json?: boolean }) =>
       withStore(async ({ admin, actor }) => {
-        const r = await admin.topUp(actor, { accountId, credits: opts.credits, reason: opts.reason, idempotencyKey: opts.idempotencyKey ?? null });
-        if (opts.json) return printJson({ accountId, credits: r.account.credits, ledgerEntryId: r.entry.id, created: r.created });
-        console.log(`${r.created ? 'Added' : 'Already added (same idempotency key)'} ${r.entry.delta} credits; balance is now ${r.account.credits}.`);
+        // Every top-up carries a key, as through GraphQL: one the operator
+        // did not choose is printed, so a run whose answer was lost can be
+        // repeated with it and never adds the credits twice.
+        const idempotencyKey = opts.idempotencyKey ?? `cli-${randomUUID()}`;
+        const r = await admin.topUp(actor, { accountId, credits: opts.credits, reason: opts.reason, idempotencyKey });
+        if (opts.json) return printJson({ accountId, credits: r.account.credits, ledgerEntryId: r.entry.id, created: r.created, idempotencyKey });
+        console.log(`${r.created ? 'Added' : 'Already added (same idempotency key)'} ${count(r.entry.delta, 'credit')}; balance is now ${r.account.credits}.`);
+        if (opts.idempotencyKey === undefined) console.log(`Idempotency key ${idempotencyKey}: repeat with --idempotency-key ${idempotencyKey} if unsure it went through.`);
       }),
     );
 
@@ -47,17 +56,25 @@ export function registerAccountCommands(program: Command): void {
         const page = await store.listAccounts({ search: opts.search, limit: opts.limit });
         if (opts.json) return printJson(page.items);
         if (page.items.length === 0) return console.log('No accounts.');
-        console.table(page.items.map((a) => ({ id: a.id, name: a.name, credits: a.credits, held: a.held, usage: a.usage, created: a.createdAt.toISOString() })));
+        printTable(page.items.map((a) => ({ id: a.id, name: a.name, credits: a.credits, held: a.held, usage: a.usage, 'created (Bangkok)': bangkokTime(a.createdAt) })));
       }),
     );
 
   accounts
     .command('delete <accountId>')
-    .description('delete an account: its keys answer 1022 from now on; history is kept')
-    .action((accountId: string) =>
-      withStore(async ({ admin, actor }) => {
+    .description('delete an account: its keys answer 1022 from now on; history is kept. Asks first at a terminal')
+    .option('--yes', 'delete without asking (needed when not at a terminal)')
+    .action((accountId: string, opts: { yes?: boolean }) =>
+      withStore(async ({ admin, actor, store }) => {
+        const account = await store.getAccount(accountId);
+        if (!account) throw new InputError(`no account ${accountId}`);
+        if (account.deletedAt) return console.log(`Account ${accountId} (${account.name}) was already deleted at ${bangkokTime(account.deletedAt)} (Bangkok); nothing to do.`);
+        if (!opts.yes && !(await confirm(`Delete account ${accountId} (${account.name}, ${count(account.credits, 'credit')} left)? Its keys stop working. [y/N] `))) {
+          console.log('Not deleted.');
+          return;
+        }
         await admin.deleteAccount(actor, accountId);
-        console.log(`Account ${accountId} deleted.`);
+        console.log(`Account ${accountId} (${account.name}) deleted; its keys answer 1022 from now on.`);
       }),
     );
 
@@ -66,11 +83,11 @@ export function registerAccountCommands(program: Command): void {
   keys
     .command('create <accountId>')
     .description('issue another API key for an account (shown once)')
-    .option('--allow-ip <cidr>', 'only accept the key from this IPv4/IPv6 range (repeatable; default: any address)', collect, [])
+    .option('--allow-ip <cidr>', 'only accept the key from this IPv4/IPv6 range (repeatable; without it: any address)', collect)
     .option('--json', 'print JSON: {"keyId","apiKey","allowedIps"}')
-    .action((accountId: string, opts: { allowIp: string[]; json?: boolean }) =>
+    .action((accountId: string, opts: { allowIp?: string[]; json?: boolean }) =>
       withStore(async ({ admin, actor }) => {
-        const issued = await admin.createApiKey(actor, accountId, null, opts.allowIp);
+        const issued = await admin.createApiKey(actor, accountId, null, opts.allowIp ?? []);
         if (opts.json) return printJson({ keyId: issued.key.id, apiKey: issued.secret, allowedIps: issued.key.allowedIps });
         console.log(`Key ${issued.key.id} created${describeRanges(issued.key.allowedIps)}. API key, shown only now: ${issued.secret}`);
       }),
@@ -84,7 +101,17 @@ export function registerAccountCommands(program: Command): void {
       withStore(async ({ store }) => {
         const list = (await store.listApiKeys(accountId)).map(({ hash: _hash, ...k }) => k);
         if (opts.json) return printJson(list);
-        console.table(list.map((k) => ({ id: k.id, prefix: k.prefix, allowedIps: k.allowedIps.join(' ') || 'any', created: k.createdAt.toISOString(), lastUsed: k.lastUsedAt?.toISOString() ?? '', revoked: k.revokedAt?.toISOString() ?? '' })));
+        if (list.length === 0) return console.log('No keys.');
+        printTable(
+          list.map((k) => ({
+            id: k.id,
+            prefix: k.prefix,
+            'allowed addresses': k.allowedIps.join(' ') || 'any',
+            'created (Bangkok)': bangkokTime(k.createdAt),
+            'last used': bangkokTime(k.lastUsedAt),
+            revoked: bangkokTime(k.revokedAt),
+          })),
+        );
       }),
     );
 
@@ -94,7 +121,7 @@ export function registerAccountCommands(program: Command): void {
     .action((keyId: string) =>
       withStore(async ({ admin, actor }) => {
         await admin.revokeApiKey(actor, keyId);
-        console.log(`Key ${keyId} revoked.`);
+        console.log(`Key ${keyId} revoked. ${takesEffect()}`);
       }),
     );
 
@@ -108,13 +135,31 @@ export function registerAccountCommands(program: Command): void {
       return withStore(async ({ admin, actor }) => {
         const key = await admin.setApiKeyAllowedIps(actor, keyId, cidrs);
         if (opts.json) return printJson({ keyId, allowedIps: key.allowedIps });
-        console.log(`Key ${keyId} is now accepted from ${key.allowedIps.length === 0 ? 'any address' : key.allowedIps.join(', ')}.`);
+        console.log(`Key ${keyId} is now accepted from ${key.allowedIps.length === 0 ? 'any address' : key.allowedIps.join(', ')}. ${takesEffect()}`);
       });
     });
 }
 
-function collect(value: string, previous: string[]): string[] {
-  return [...previous, value];
+function collect(value: string, previous: string[] | undefined): string[] {
+  return [...(previous ?? []), value];
+}
+
+/** Running servers cache keys; a change made here reaches them when their copy expires. */
+function takesEffect(): string {
+  const ttl = loadConfig().API_KEY_CACHE_TTL_MS;
+  return ttl === 0
+    ? 'Running servers apply it at their next request.'
+    : `Running servers apply it within ${ttl / 1000} s (API_KEY_CACHE_TTL_MS); a request before then is still answered the old way.`;
+}
+
+async function confirm(question: string): Promise<boolean> {
+  if (!process.stdin.isTTY) throw new InputError('not at a terminal: add --yes to delete without asking');
+  const rl = createInterface({ input: process.stdin, output: process.stdout });
+  try {
+    return /^y(es)?$/i.test((await rl.question(question)).trim());
+  } finally {
+    rl.close();
+  }
 }
 
 function describeRanges(ranges: readonly string[]): string {

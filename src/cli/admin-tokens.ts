@@ -3,6 +3,7 @@ import { InvalidArgumentError, type Command } from 'commander';
 import { ADMIN_ROLES, isAdminRole } from '../domain/admin-tokens.js';
 import type { AdminRole } from '../domain/types.js';
 import { printJson, withStore } from './context.js';
+import { bangkokTime, printTable } from './output.js';
 
 function role(value: string): AdminRole {
   if (!isAdminRole(value)) throw new InvalidArgumentError(`expected one of ${ADMIN_ROLES.join(', ')}, got "${value}"`);
@@ -37,9 +38,7 @@ export function registerAdminTokenCommands(program: Command): void {
         const list = (await adminTokens.list()).map(({ hash: _hash, ...t }) => t);
         if (opts.json) return printJson(list);
         if (list.length === 0) return console.log('No admin tokens.');
-        console.table(
-          list.map((t) => ({ id: t.id, name: t.name, role: t.role, prefix: t.prefix, created: t.createdAt.toISOString(), revoked: t.revokedAt?.toISOString() ?? '' })),
-        );
+        printTable(list.map((t) => ({ id: t.id, name: t.name, role: t.role, prefix: t.prefix, 'created (Bangkok)': bangkokTime(t.createdAt), revoked: bangkokTime(t.revokedAt) })));
       }),
     );
 

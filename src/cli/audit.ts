@@ -1,6 +1,7 @@
 // `slipgate audit list`: recent verifications and failures, newest first.
 import type { Command } from 'commander';
 import { positiveInt, printJson, withStore } from './context.js';
+import { bangkokTime, printTable } from './output.js';
 
 export function registerAuditCommands(program: Command): void {
   const audit = program.command('audit').description('read the audit log');
@@ -22,9 +23,9 @@ export function registerAuditCommands(program: Command): void {
           .slice(0, opts.limit);
         if (opts.json) return printJson(rows);
         if (rows.length === 0) return console.log('No audit records.');
-        console.table(
+        printTable(
           rows.map((r) => ({
-            time: r.createdAt.toISOString(),
+            'time (Bangkok)': bangkokTime(r.createdAt),
             type: r.type,
             account: r.accountId ?? '',
             detail: r.type === 'VerifyTransaction' ? `${r.transactionId} ${r.amount.toFixed(2)} THB` : `${r.kind}: ${r.message}`,

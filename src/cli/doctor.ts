@@ -5,6 +5,7 @@ import type { Command } from 'commander';
 import { loadConfig } from '../config.js';
 import { reconcileAll } from '../domain/reconcile.js';
 import { printJson, withStore } from './context.js';
+import { count } from './output.js';
 
 export function registerDoctorCommand(program: Command): void {
   program
@@ -19,7 +20,7 @@ export function registerDoctorCommand(program: Command): void {
         const holds = await store.listHolds();
         if (opts.json) printJson({ accounts: results.length, discrepancies: bad, openHolds: holds.length });
         else {
-          console.log(`Checked ${results.length} accounts; ${holds.length} credit holds open (in-flight or awaiting recovery).`);
+          console.log(`Checked ${count(results.length, 'account')}; ${count(holds.length, 'credit hold')} open (in flight or awaiting recovery).`);
           for (const r of bad) console.log(`DISCREPANCY ${r.accountId}: ${r.problems.join('; ')}`);
           if (bad.length === 0) console.log('All accounts reconcile.');
         }

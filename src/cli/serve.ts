@@ -13,6 +13,17 @@ export function registerServeCommand(program: Command): void {
     .command('serve')
     .description('run the public verify API and the admin listener')
     .option('--workers <n>', 'processes sharing the listeners; 0 or "auto" = one per CPU core (default: WORKERS or 1)')
+    .addHelpText(
+      'after',
+      `
+Main settings (environment variables; README "Configuration" lists them all):
+  PORT, HOST              public API listener (default 3000 on 127.0.0.1)
+  ADMIN_PORT, ADMIN_HOST  admin listener: GraphQL, dashboard, health, metrics (default 3001 on 127.0.0.1)
+  DATABASE_URL            sqlite:./data/slipgate.db (default), postgres://… or mongodb://…
+  UPSTREAMS_FILE          bank network configuration (unset: the built-in sandbox network)
+  TRUST_PROXY_HOPS        proxies in front of the public port whose X-Forwarded-For is trusted (default 0)
+  LOG_LEVEL, LOG_FORMAT   info, debug…; json or pretty`,
+    )
     .action(async (opts: { workers?: string }) => {
       const config = loadConfig(opts.workers === undefined ? process.env : { ...process.env, WORKERS: opts.workers });
       const logger = createLogger(config.LOG_LEVEL, undefined, logFormatFor(config.LOG_FORMAT));

@@ -7,6 +7,7 @@
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry, type MetricObjectWithValues, type MetricValue } from 'prom-client';
 import type { BreakerState } from '../upstream/domain-health.js';
 import type { DomainHealth } from '../upstream/pool.js';
+import type { StoreErrorCode } from '../domain/ports/store.js';
 import type { CreditHold } from '../domain/types.js';
 
 export type MetricsJson = MetricObjectWithValues<MetricValue<string>>[];
@@ -192,8 +193,8 @@ export class Metrics {
     if (released > 0) this.recoveries.inc({ result: 'released' }, released);
   }
 
-  storeOperation(operation: string, ok: boolean, seconds: number): void {
-    this.storeSeconds.observe({ operation, result: ok ? 'ok' : 'error' }, seconds);
+  storeOperation(operation: string, result: StoreOperationResult, seconds: number): void {
+    this.storeSeconds.observe({ operation, result }, seconds);
   }
 
   /** This process's figures, as the cluster primary aggregates them. */
@@ -226,3 +227,10 @@ export class Metrics {
       }));
   }
 }
+
+/**
+ * `ok`; `error` when the store failed; or the caller's own mistake the store
+ * refused (`conflict`: a reused idempotency key, `not_found`, `insufficient`,
+ * `invalid_cursor`), which is no store failure and must not page anyone.
+ */
+export type StoreOperationResult = 'ok' | 'error' | Exclude<StoreErrorCode, 'unavailable'>;

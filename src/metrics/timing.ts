@@ -1,8 +1,8 @@
 // A thin wrapper that times what passes through it, so the store engines
 // need not know about metrics. (The pool reports bank requests itself: only
 // it knows whether an answer was accepted.)
-import type { Store } from '../domain/ports/store.js';
-import type { Metrics } from './metrics.js';
+import { StoreError, type Store } from '../domain/ports/store.js';
+import type { Metrics, StoreOperationResult } from './metrics.js';
 
 const seconds = (started: number) => (performance.now() - started) / 1000;
 
@@ -27,17 +27,17 @@ export function timedStore(store: Store, metrics: Metrics): Store {
           try {
             result = method.apply(target, args);
           } catch (err) {
-            metrics.storeOperation(prop, false, seconds(started));
+            metrics.storeOperation(prop, failure(err), seconds(started));
             throw err;
           }
           if (!(result instanceof Promise)) return result;
           return result.then(
             (v: unknown) => {
-              metrics.storeOperation(prop, true, seconds(started));
+              metrics.storeOperation(prop, 'ok', seconds(started));
               return v;
             },
             (err: unknown) => {
-              metrics.storeOperation(prop, false, seconds(started));
+              metrics.storeOperation(prop, failure(err), seconds(started));
               throw err;
             },
           );
@@ -47,4 +47,8 @@ export function timedStore(store: Store, metrics: Metrics): Store {
       return fn;
     },
   });
+}
+
+function failure(err: unknown): StoreOperationResult {
+  return err instanceof StoreError && err.code !== 'unavailable' ? err.code : 'error';
 }

@@ -57,7 +57,7 @@ describe('slipgate CLI', () => {
     expect(doctor.code).toBe(0);
     expect(JSON.parse(doctor.stdout)).toMatchObject({ accounts: 1, discrepancies: [] });
 
-    expect((await slipgate('accounts', 'delete', accountId)).code).toBe(0);
+    expect((await slipgate('accounts', 'delete', accountId, '--yes')).code).toBe(0);
     expect(JSON.parse((await slipgate('accounts', 'list', '--json')).stdout)).toEqual([]);
     expect(JSON.parse((await slipgate('audit', 'list', '--json')).stdout)).toEqual([]);
   });

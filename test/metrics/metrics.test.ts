@@ -99,6 +99,18 @@ describe('/metrics, one process', () => {
     expect(m.text).not.toContain(apiKey);
   });
 
+  it('counts a reused idempotency key as the caller\'s conflict, not a store error', async () => {
+    const { accountId } = await app.account(0);
+    const before = await scrape(app.adminUrl);
+    const ledger = (result: string, m = before) => m.value('slipgate_store_operation_duration_seconds_count', { operation: 'applyLedgerEntry', result });
+    await app.accounts.topUp({ accountId, credits: 5, reason: 'invoice 1', actor: 'test', idempotencyKey: 'metrics-inv-1' });
+    await expect(app.accounts.topUp({ accountId, credits: 7, reason: 'invoice 1', actor: 'test', idempotencyKey: 'metrics-inv-1' })).rejects.toThrow();
+    const after = await scrape(app.adminUrl);
+    expect(ledger('ok', after) - ledger('ok')).toBe(1);
+    expect(ledger('conflict', after) - ledger('conflict')).toBe(1);
+    expect(ledger('error', after) - ledger('error')).toBe(0);
+  });
+
   it('reports a stale hold recovered (released) and stays off the public port', async () => {
     const { accountId } = await app.account(3);
     const [key] = await app.store.listApiKeys(accountId);

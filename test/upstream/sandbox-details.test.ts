@@ -1,15 +1,23 @@
 // What `sandbox qr` pins travels in the slip's reference and comes back from
 // the sandbox as pinned, on any server, with no state.
 import { describe, expect, it } from 'vitest';
+import type { RawParty, RawSlipData } from '../../src/domain/types.js';
 import { parseSlipQr } from '../../src/domain/slip-qr.js';
 import { sandboxQr } from '../../src/upstream/sandbox/sandbox-qr.js';
 import { SandboxDetailsError } from '../../src/upstream/sandbox/sandbox-details.js';
 import { sandboxTransaction } from '../../src/upstream/sandbox/transaction.js';
 
+/** The sandbox's answer, with its parties (always present in the sandbox's answers) typed as such. */
 function answer(qr: string) {
   const parsed = parseSlipQr(qr);
   if (!parsed.ok) throw new Error(parsed.reason);
-  return sandboxTransaction(parsed.slip.sendingBank, parsed.slip.transRef);
+  const tx = sandboxTransaction(parsed.slip.sendingBank, parsed.slip.transRef);
+  return { ...tx, sender: party(tx.sender), receiver: party(tx.receiver) };
+}
+
+function party(p: RawSlipData['sender']): RawParty {
+  if (p === '') throw new Error('the sandbox always names both parties');
+  return p;
 }
 
 describe('sandbox slips with pinned details', () => {
