@@ -27,6 +27,19 @@ export interface PageContext {
 
 export const roleName = (role: AdminRole): string => t().roles[role] ?? role.toLowerCase();
 
+/** Top-ups and key changes need SUPPORT or ADMIN (the API enforces it; the page only mirrors it). */
+export const canChangeCredits = (me: Me): boolean => me.role !== 'VIEWER';
+
+/**
+ * A link to an action the signed-in role may use, or the same control,
+ * disabled and saying why, for a role that may not: nobody finds out only
+ * after filling in a form.
+ */
+export function roleGatedLink(me: Me, allowed: boolean, attrs: { href: string; class: string }, ...label: (Node | string)[]): HTMLElement {
+  if (allowed) return h('a', attrs, ...label);
+  return h('button', { type: 'button', class: `${attrs.class} gated`, disabled: true, title: t().app.forbidden(roleName(me.role)) }, ...label);
+}
+
 /** Sentence for an error a page cannot handle itself. */
 export function describeError(err: unknown, me: Me): string {
   if (err instanceof ApiError) {

@@ -93,3 +93,40 @@ export function bangkokInput(value: string): string | null {
   if (!/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2})?$/.test(value)) return null;
   return `${value.length === 16 ? `${value}:00` : value}+07:00`;
 }
+
+/** Years are written in the Buddhist era in Thai (2569 = 2026). */
+const BUDDHIST_ERA_OFFSET = 543;
+const yearOffset = () => (locale() === 'th' ? BUDDHIST_ERA_OFFSET : 0);
+const DATE_INPUT = /^(\d{1,2})\/(\d{1,2})\/(\d{4})(?:\s+(\d{1,2}):(\d{2})(?::(\d{2}))?)?$/;
+
+/**
+ * A date filter as the operator types it in the chosen language
+ * ("25/11/2569 14:05" in Thai, "25/11/2026 14:05" in English), from the
+ * canonical "2026-11-25T14:05:00" the address keeps (Bangkok time).
+ * The browser's own date picker would show its locale's mm/dd/yyyy instead.
+ */
+export function formatDateInput(canonical: string): string {
+  const m = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})(?::(\d{2}))?$/.exec(canonical);
+  if (!m) return canonical;
+  const seconds = m[6] && m[6] !== '00' ? `:${m[6]}` : '';
+  return `${m[3]}/${m[2]}/${Number(m[1]) + yearOffset()} ${m[4]}:${m[5]}${seconds}`;
+}
+
+/** The canonical "YYYY-MM-DDTHH:MM:SS" of what was typed; '' for nothing; null when it is no date. */
+export function parseDateInput(typed: string): string | null {
+  const text = typed.trim();
+  if (text === '') return '';
+  const m = DATE_INPUT.exec(text);
+  if (!m) return null;
+  const [day, month, year, hour, minute, second] = [m[1], m[2], m[3], m[4] ?? '0', m[5] ?? '0', m[6] ?? '0'].map(Number) as number[];
+  const gregorian = year! - yearOffset();
+  const at = new Date(Date.UTC(gregorian, month! - 1, day!, hour!, minute!, second!));
+  // 31/02 or 25:00 roll over in Date.UTC: refuse instead of guessing.
+  if (gregorian < 1970 || at.getUTCDate() !== day || at.getUTCMonth() !== month! - 1 || hour! > 23) return null;
+  return at.toISOString().slice(0, 19);
+}
+
+/** The placeholder's example: now, in Bangkok, in the chosen language. */
+export function dateInputExample(now = new Date()): string {
+  return formatDateInput(new Date(now.getTime() + 7 * 3_600_000).toISOString().slice(0, 16));
+}

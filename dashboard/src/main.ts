@@ -100,9 +100,35 @@ function header(current: string, who: Me): HTMLElement {
       'div',
       { class: 'who' },
       h('span', {}, t().app.signedInAs, text(who.name, 'strong'), ' ', h('span', { class: 'role' }, roleName(who.role))),
+      who.role === 'ADMIN' ? graphiqlForm() : null,
       h('button', { type: 'button', class: 'secondary', onclick: signOut }, t().app.signOut),
       languageSwitch(languageChanged),
     ),
+  );
+}
+
+/**
+ * GraphiQL in a new tab with this session's token: a browser cannot add an
+ * Authorization header to a page it opens, so the token is posted in the
+ * form's body (relative action: the admin listener, behind any path prefix)
+ * and put in the form only for the moment it is sent.
+ */
+function graphiqlForm(): HTMLElement {
+  const token = h('input', { type: 'hidden', name: 'token' });
+  return h(
+    'form',
+    {
+      method: 'post',
+      action: 'graphiql',
+      target: '_blank',
+      class: 'graphiql',
+      onsubmit: () => {
+        token.value = getToken() ?? '';
+        setTimeout(() => (token.value = ''), 0);
+      },
+    },
+    token,
+    h('button', { type: 'submit', class: 'secondary', title: t().app.graphiqlHint }, t().app.graphiql),
   );
 }
 

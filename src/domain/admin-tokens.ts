@@ -79,3 +79,13 @@ export class AdminTokenService {
 export function tokenActor(token: AdminToken): string {
   return `admin:${token.id}:${token.name}`;
 }
+
+/** Who an `actor` string names: an admin token (by id, with the name it had then), a CLI user, or something else kept as written. */
+export type ActorParts = { kind: 'admin_token'; tokenId: string; name: string } | { kind: 'cli'; name: string } | { kind: 'other'; name: string };
+
+export function parseActor(actor: string): ActorParts {
+  const admin = /^admin:([^:]+):(.*)$/s.exec(actor);
+  if (admin) return { kind: 'admin_token', tokenId: admin[1]!, name: admin[2]! };
+  if (actor.startsWith('cli:')) return { kind: 'cli', name: actor.slice(4) };
+  return { kind: 'other', name: actor };
+}

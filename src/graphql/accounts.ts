@@ -1,6 +1,7 @@
 // Accounts, their API keys and credit ledger: queries and the mutations that
 // move money. Resolvers only translate; the rules are in AdminActions /
 // AccountService (shared with the CLI).
+import { ActorRef, describeActor } from './actor.js';
 import type { IssuedKey } from '../domain/accounts.js';
 import type { Account } from '../domain/types.js';
 import type { LedgerResult } from '../domain/ports/store.js';
@@ -80,6 +81,7 @@ LedgerEntryRef.implement({
     delta: t.exposeInt('delta', { description: 'Credits added (negative for a downward adjustment).' }),
     reason: t.exposeString('reason'),
     actor: t.exposeString('actor', { description: 'Who made the change, e.g. admin:<tokenId>:<name> or cli:<user>.' }),
+    by: t.field({ type: ActorRef, description: '`actor`, readable: name and role.', resolve: (entry, _args, ctx) => describeActor(entry.actor, ctx) }),
     idempotencyKey: t.exposeString('idempotencyKey', { nullable: true }),
     createdAt: t.expose('createdAt', { type: 'DateTime' }),
   }),

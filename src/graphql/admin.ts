@@ -1,5 +1,6 @@
 // The acting token (`me`) and the trail of admin actions.
 import type { AdminToken } from '../domain/types.js';
+import { ActorRef, describeActor } from './actor.js';
 import { builder } from './builder.js';
 import { AdminRoleEnum } from './enums.js';
 import { connection, pageArgs, pagedCost, pageSize, withCursor } from './pagination.js';
@@ -21,6 +22,7 @@ AdminEventRef.implement({
   fields: (t) => ({
     id: t.exposeID('id'),
     actor: t.exposeString('actor', { description: 'admin:<tokenId>:<name> or cli:<user>.' }),
+    by: t.field({ type: ActorRef, description: '`actor`, readable: name and role.', resolve: (event, _args, ctx) => describeActor(event.actor, ctx) }),
     action: t.exposeString('action', { description: 'e.g. createAccount, topUpCredits, adjustCredits, createApiKey, revokeApiKey, setApiKeyAllowedIps, deleteAccount.' }),
     targetId: t.exposeID('targetId', { nullable: true, description: 'The account, key or token acted on.' }),
     reason: t.exposeString('reason', { nullable: true }),

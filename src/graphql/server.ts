@@ -11,6 +11,7 @@ import type { DomainHealth } from '../upstream/pool.js';
 import { armorPlugins, introspectionForAdminsOnly } from './armor.js';
 import { buildContext, requireAdminToken, type GraphqlContext, type ServerContext } from './context.js';
 import { createMaskError } from './errors.js';
+import { mountGraphiqlSession } from './graphiql-session.js';
 import { graphqlSchema } from './schema.js';
 
 const GRAPHQL_PATH = '/graphql';
@@ -55,6 +56,7 @@ export function mountGraphql(app: Express, deps: GraphqlServerDeps): void {
     plugins: [...armorPlugins(), introspectionForAdminsOnly()],
   });
 
+  mountGraphiqlSession(app, deps.adminTokens, GRAPHQL_PATH);
   const body = express.raw({ type: () => true, limit: deps.maxBodyBytes ?? DEFAULT_MAX_GRAPHQL_BODY_BYTES });
   app.all(GRAPHQL_PATH, requireAdminToken(deps.adminTokens), body, (req, res) => {
     const admin = res.locals.admin as AdminToken;

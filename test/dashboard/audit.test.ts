@@ -132,7 +132,11 @@ describe('dashboard: audit log and upstreams', { timeout: 90_000 }, () => {
     // Time range in Bangkok wall-clock, whole seconds: from the café's first verification on, then before it.
     await page.getByLabel('Upstream').fill('');
     const cafeRows = rows.filter((r) => r.accountId === cafe);
-    const bangkokSecond = (iso: string) => new Date(Date.parse(iso) + 7 * 3_600_000).toISOString().slice(0, 19);
+    // Typed as an English-speaking operator writes it: dd/mm/yyyy hh:mm:ss (the Thai test types the Buddhist era).
+    const bangkokSecond = (iso: string) => {
+      const c = new Date(Date.parse(iso) + 7 * 3_600_000).toISOString();
+      return `${c.slice(8, 10)}/${c.slice(5, 7)}/${c.slice(0, 4)} ${c.slice(11, 19)}`;
+    };
     const cafeStart = bangkokSecond(cafeRows[cafeRows.length - 1]!.createdAt);
     await page.getByLabel('From (Bangkok time)').fill(cafeStart);
     await search(page);
@@ -142,7 +146,7 @@ describe('dashboard: audit log and upstreams', { timeout: 90_000 }, () => {
     await search(page);
     expect((await resultRows(page)).map((r) => r[2])).toEqual(rows.filter((r) => r.accountId === shop).map((r) => r.transactionId));
     await page.getByLabel('To, exclusive (Bangkok time)').fill('');
-    await page.getByLabel('From (Bangkok time)').fill('2099-01-01T00:00:00');
+    await page.getByLabel('From (Bangkok time)').fill('01/01/2099 00:00');
     await search(page);
     expect(await page.locator('section.results .empty').innerText()).toBe('No verifications match these filters.');
 

@@ -30,7 +30,7 @@ describe('dashboard files on the admin listener', () => {
     const csp = page.headers.get('content-security-policy') ?? '';
     expect(csp).toContain("default-src 'none'");
     expect(csp).toContain("script-src 'self'");
-    expect(csp).toContain("form-action 'none'");
+    expect(csp).toContain("form-action 'self'");
     expect(page.headers.get('x-frame-options')).toBe('DENY');
     const html = await page.text();
     expect(html).toContain('<html lang="en">');

@@ -70,19 +70,23 @@ describe('dashboard: top up', { timeout: 60_000 }, () => {
     await page.context().close();
   });
 
-  it('tells a viewer that the role cannot top up, and nothing changes', async () => {
+  it('tells a viewer that the role cannot top up, with the form disabled, and the API refuses it too', async () => {
     const before = await ledger();
     const page = await t.signedIn(t.app.tokens.viewer);
+    // The accounts list offers no working Top up link to a viewer either.
+    expect(await page.getByRole('button', { name: 'Top up ร้านสมชาย' }).isDisabled()).toBe(true);
+    expect(await page.getByRole('link', { name: 'Top up ร้านสมชาย' }).count()).toBe(0);
     await page.goto(`${t.app.adminUrl}/#/top-up?account=${accountId}`);
     await page.getByRole('heading', { level: 1, name: 'Top up credits' }).waitFor();
     expect(await page.locator('.notice.warn').innerText()).toContain('viewer role, which can look but cannot top up');
-    await page.getByLabel('Credits to add').fill('100');
-    await page.getByLabel('Reason').fill('should not happen');
-    await page.getByRole('button', { name: 'Top up' }).click();
-    const alert = page.locator('#top-up-result [role="alert"]');
-    await alert.waitFor();
-    expect(await alert.innerText()).toBe('Your role (viewer) cannot top up credits. Ask someone with the support or admin role.');
+    for (const control of [page.getByLabel('Credits to add'), page.getByLabel('Reason'), page.getByRole('button', { name: 'Top up' })]) {
+      expect(await control.isDisabled()).toBe(true);
+    }
     await screenshot(page, 'top-up-viewer');
+    // The page only mirrors the rule: the API is what refuses.
+    const mutation = 'mutation { topUpCredits(accountId: "ACC", credits: 100, reason: "should not happen", idempotencyKey: "viewer-try") { created } }';
+    const res = await t.app.gql('viewer', mutation.replace('ACC', accountId));
+    expect(JSON.stringify(res)).toContain('FORBIDDEN');
     expect(await ledger()).toEqual(before);
     await page.context().close();
   });

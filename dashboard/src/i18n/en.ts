@@ -12,6 +12,8 @@ export const en = {
     mainNav: 'Main',
     signedInAs: 'Signed in as ',
     signOut: 'Sign out',
+    graphiql: 'GraphiQL',
+    graphiqlHint: 'Opens GraphiQL in a new tab, signed in with this session (admin role).',
     pageAnnounced: (title: string) => `${title} page`,
     title: (page: string) => `${page} · slipgate dashboard`,
     notFound: 'Not found',
@@ -53,6 +55,8 @@ export const en = {
   format: {
     credits: (count: string, n: number) => `${count} ${plural(Math.abs(n), 'credit', 'credits')}`,
     ms: (count: string) => `${count} ms`,
+    dateInputPlaceholder: 'dd/mm/yyyy hh:mm',
+    badDateInput: (example: string) => `Write the time as day/month/year hour:minute, e.g. ${example}.`,
   },
   chart: {
     successes: 'Successes',
@@ -123,6 +127,10 @@ export const en = {
     lastUsed: 'Last used',
     allowedIps: 'Allowed addresses',
     anyAddress: 'any',
+    keyHint: (id: string) => `Key ${id}; only this prefix is stored, never the whole key`,
+    actor: (name: string, role: string) => `${name} · ${role}`,
+    cliActor: (user: string) => `${user} · command line`,
+    formerToken: 'token no longer on record',
     state: 'State',
     revoked: 'revoked',
     noLedger: 'No credit changes yet.',

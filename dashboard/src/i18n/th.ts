@@ -11,6 +11,8 @@ export const th: Messages = {
     mainNav: 'เมนูหลัก',
     signedInAs: 'เข้าสู่ระบบในชื่อ ',
     signOut: 'ออกจากระบบ',
+    graphiql: 'GraphiQL',
+    graphiqlHint: 'เปิด GraphiQL ในแท็บใหม่ ด้วยการเข้าสู่ระบบนี้ (เฉพาะบทบาทผู้ดูแลระบบ)',
     pageAnnounced: (title: string) => `หน้า${title}`,
     title: (page: string) => `${page} · แดชบอร์ด slipgate`,
     notFound: 'ไม่พบหน้า',
@@ -51,6 +53,8 @@ export const th: Messages = {
   format: {
     credits: (count: string) => `${count} เครดิต`,
     ms: (count: string) => `${count} มิลลิวินาที`,
+    dateInputPlaceholder: 'วว/ดด/ปปปป ชช:นน',
+    badDateInput: (example: string) => `ใส่เวลาเป็น วัน/เดือน/ปี พ.ศ. ชั่วโมง:นาที เช่น ${example}`,
   },
   chart: {
     successes: 'สำเร็จ',
@@ -121,6 +125,10 @@ export const th: Messages = {
     lastUsed: 'ใช้ล่าสุด',
     allowedIps: 'IP ที่อนุญาต',
     anyAddress: 'ทุก IP',
+    keyHint: (id: string) => `คีย์ ${id} เก็บไว้เฉพาะส่วนต้นนี้ ไม่เคยเก็บคีย์เต็ม`,
+    actor: (name: string, role: string) => `${name} · ${role}`,
+    cliActor: (user: string) => `${user} · บรรทัดคำสั่ง`,
+    formerToken: 'โทเค็นที่ไม่มีในระบบแล้ว',
     state: 'สถานะ',
     revoked: 'เพิกถอนแล้ว',
     noLedger: 'ยังไม่มีการเปลี่ยนแปลงเครดิต',

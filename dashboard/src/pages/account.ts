@@ -2,7 +2,8 @@
 // failures, API keys and the credit ledger.
 import { gql } from '../api.js';
 import { usageChart, type UsageDay } from '../chart.js';
-import { pageHeading, type PageContext } from '../context.js';
+import type { AdminRole } from '../api.js';
+import { canChangeCredits, pageHeading, roleGatedLink, roleName, type PageContext } from '../context.js';
 import { h, text } from '../dom.js';
 import { bangkokDay, bangkokMidnight, formatCount, formatCredits, formatMs, formatThb } from '../format.js';
 import { t } from '../i18n/index.js';
@@ -32,6 +33,12 @@ interface Failure {
   createdAt: string;
 }
 
+interface Actor {
+  kind: 'ADMIN_TOKEN' | 'CLI' | 'OTHER';
+  name: string;
+  role: AdminRole | null;
+}
+
 interface AccountDetail {
   id: string;
   name: string;
@@ -41,7 +48,7 @@ interface AccountDetail {
   createdAt: string;
   deletedAt: string | null;
   keys: { id: string; prefix: string; createdAt: string; lastUsedAt: string | null; revokedAt: string | null; allowedIps: string[] }[];
-  ledger: { id: string; kind: string; delta: number; reason: string; actor: string; createdAt: string }[];
+  ledger: { id: string; kind: string; delta: number; reason: string; by: Actor; createdAt: string }[];
   recentActivity: (Verification | Failure)[];
 }
 
@@ -49,7 +56,7 @@ const QUERY = `query Account($id: ID!, $from: DateTime!) {
   account(id: $id) {
     id name credits heldCredits usage createdAt deletedAt
     keys { id prefix createdAt lastUsedAt revokedAt allowedIps }
-    ledger(first: 10) { id kind delta reason actor createdAt }
+    ledger(first: 10) { id kind delta reason by { kind name role } createdAt }
     recentActivity(first: 20) {
       __typename
       ... on VerifyTransaction { id transactionId amount sendingBank upstream latencyMs createdAt }
@@ -77,7 +84,7 @@ export async function accountPage(ctx: PageContext): Promise<void> {
       h(
         'div',
         { class: 'actions' },
-        a.deletedAt ? null : h('a', { class: 'button-link primary', href: href(['top-up'], { account: a.id }) }, m.topUp),
+        a.deletedAt ? null : roleGatedLink(ctx.me, canChangeCredits(ctx.me), { class: 'button-link primary', href: href(['top-up'], { account: a.id }) }, m.topUp),
         h('a', { class: 'button-link', href: href(['audit'], { account: a.id }) }, m.openAudit),
       ),
     ),
@@ -142,10 +149,10 @@ function keys(list: AccountDetail['keys']): HTMLElement {
     m.keysCaption,
     [{ label: m.key }, { label: m.created }, { label: m.lastUsed }, { label: m.allowedIps }, { label: m.state }],
     list.map((k) => [
-      h('code', {}, `${k.prefix}…`),
+      h('code', { class: 'key', title: m.keyHint(k.id) }, `${k.prefix}…`),
       time(k.createdAt),
       time(k.lastUsedAt),
-      k.allowedIps.length === 0 ? m.anyAddress : h('code', {}, k.allowedIps.join(', ')),
+      k.allowedIps.length === 0 ? m.anyAddress : h('ul', { class: 'chips' }, k.allowedIps.map((range) => h('li', {}, h('code', {}, range)))),
       k.revokedAt ? badge(m.revoked, 'bad') : badge(m.active, 'ok'),
     ]),
     { captionHidden: true },
@@ -166,9 +173,17 @@ function ledger(list: AccountDetail['ledger']): HTMLElement {
         `${e.delta > 0 ? '+' : ''}${formatCount(e.delta)}`,
         m.ledgerKinds[e.kind] ?? e.kind.toLowerCase().replace('_', '-'),
         text(e.reason),
-        h('span', { class: 'actor' }, e.actor),
+        actor(e.by),
       ]),
       { captionHidden: true },
     ),
   );
+}
+
+/** "somchai · support", "root · command line": who made a ledger change. */
+function actor(by: Actor): HTMLElement {
+  const m = t().account;
+  if (by.kind === 'CLI') return h('span', { class: 'actor' }, m.cliActor(by.name));
+  if (by.kind === 'OTHER') return h('span', { class: 'actor' }, by.name);
+  return h('span', { class: 'actor' }, m.actor(by.name, by.role ? roleName(by.role) : m.formerToken));
 }

@@ -1,6 +1,6 @@
 // Accounts: search by name or id, balance, usage and keys at a glance.
 import { gql } from '../api.js';
-import { pageHeading, type PageContext } from '../context.js';
+import { canChangeCredits, pageHeading, roleGatedLink, type PageContext } from '../context.js';
 import { h, text } from '../dom.js';
 import { formatCount } from '../format.js';
 import { t } from '../i18n/index.js';
@@ -68,7 +68,7 @@ export async function accountsPage(ctx: PageContext): Promise<void> {
             formatCount(a.usage),
             keysSummary(a.keys),
             time(a.createdAt),
-            h('a', { href: href(['top-up'], { account: a.id }), class: 'button-link' }, m.topUp, h('span', { class: 'visually-hidden' }, ` ${a.name}`)),
+            roleGatedLink(ctx.me, canChangeCredits(ctx.me), { href: href(['top-up'], { account: a.id }), class: 'button-link' }, m.topUp, h('span', { class: 'visually-hidden' }, ` ${a.name}`)),
           ]),
           { captionHidden: true },
         ),

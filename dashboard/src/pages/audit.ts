@@ -4,7 +4,7 @@
 import { gql } from '../api.js';
 import { pageHeading, type PageContext } from '../context.js';
 import { h, text } from '../dom.js';
-import { bangkokInput, formatMs, formatThb } from '../format.js';
+import { bangkokInput, dateInputExample, formatDateInput, formatMs, formatThb, parseDateInput } from '../format.js';
 import { t } from '../i18n/index.js';
 import { href } from '../router.js';
 import { readSlipImage } from '../slip-image.js';
@@ -15,6 +15,7 @@ type RecordType = 'verifications' | 'failures';
 
 /** Filter names in the address; values as typed (times are Bangkok wall-clock). */
 const FIELDS = ['from', 'to', 'account', 'transactionId', 'bank', 'kind', 'upstream'] as const;
+const DATE_FIELDS: ReadonlySet<Field> = new Set<Field>(['from', 'to']);
 type Field = (typeof FIELDS)[number];
 const FAILURE_ONLY: Field[] = ['kind'];
 
@@ -86,7 +87,21 @@ export async function auditPage(ctx: PageContext): Promise<void> {
   };
   syncDisabled();
 
-  const values = (): Record<Field, string> => Object.fromEntries(FIELDS.map((f) => [f, inputs[f].disabled ? '' : inputs[f].value.trim()])) as Record<Field, string>;
+  // Dates are typed in the chosen language's form and kept canonical (see formatDateInput).
+  const values = (): Record<Field, string> =>
+    Object.fromEntries(FIELDS.map((f) => [f, inputs[f].disabled ? '' : DATE_FIELDS.has(f) ? (parseDateInput(inputs[f].value) ?? '') : inputs[f].value.trim()])) as Record<Field, string>;
+  /** False (and the field says why) when a date filter is not a date. */
+  const datesValid = (): boolean => {
+    let valid = true;
+    for (const f of DATE_FIELDS) {
+      const input = inputs[f] as HTMLInputElement;
+      const bad = parseDateInput(input.value) === null;
+      input.setCustomValidity(bad ? t().format.badDateInput(dateInputExample()) : '');
+      if (bad && valid) input.reportValidity();
+      valid &&= !bad;
+    }
+    return valid;
+  };
 
   const load = async () => {
     const type = recordType();
@@ -132,6 +147,7 @@ export async function auditPage(ctx: PageContext): Promise<void> {
   };
 
   const search = () => {
+    if (!datesValid()) return;
     pager.reset();
     const v = values();
     // Filters go in the address (shareable, back button); the token never does.
@@ -252,14 +268,28 @@ function filterInputs(params: URLSearchParams): Record<Field, HTMLInputElement |
   const kind = h('select', { id: 'f-kind', name: 'kind' }, h('option', { value: '' }, m.anyKind), ERROR_KINDS.map((k) => h('option', { value: k }, errorKindLabel(k))));
   kind.value = value('kind');
   return {
-    from: input('from', { type: 'datetime-local', step: '1' }),
-    to: input('to', { type: 'datetime-local', step: '1' }),
+    from: dateInput('from', value('from')),
+    to: dateInput('to', value('to')),
     account: input('account', { placeholder: 'acc_…', spellcheck: 'false' }),
     transactionId: input('transactionId', { spellcheck: 'false' }),
     bank,
     kind,
     upstream: input('upstream', { list: 'upstream-names', spellcheck: 'false' }),
   };
+}
+
+/** A Bangkok date-time typed as the chosen language writes it (Thai: Buddhist era), not the browser's mm/dd/yyyy picker. */
+function dateInput(name: 'from' | 'to', canonical: string): HTMLInputElement {
+  return h('input', {
+    id: `f-${name}`,
+    name,
+    value: formatDateInput(canonical),
+    autocomplete: 'off',
+    inputmode: 'numeric',
+    placeholder: t().format.dateInputPlaceholder,
+    title: t().format.badDateInput(dateInputExample()),
+    oninput: (event: Event) => (event.target as HTMLInputElement).setCustomValidity(''),
+  });
 }
 
 /** `note` says which record type a filter applies to; it is part of the label so rows stay aligned. */

@@ -2,7 +2,7 @@
 // on the first click and the key makes any repeat (double-click, retry after
 // a network error) return the first result instead of adding again.
 import { ApiError, gql } from '../api.js';
-import { pageHeading, roleName, type PageContext } from '../context.js';
+import { canChangeCredits, pageHeading, roleName, type PageContext } from '../context.js';
 import { h, text } from '../dom.js';
 import { formatCount, formatCredits } from '../format.js';
 import { t } from '../i18n/index.js';
@@ -40,10 +40,8 @@ export async function topUpPage(ctx: PageContext): Promise<void> {
     h('p', { class: 'crumbs' }, h('a', { href: href(['accounts']) }, t().nav.accounts), ' / ', h('a', { href: href(['accounts', account.id]) }, text(account.name)), ` / ${m.crumb}`),
     pageHeading(m.title),
   );
-  if (ctx.me.role === 'VIEWER') {
-    ctx.main.append(
-      h('p', { class: 'notice warn' }, m.viewerNotice(roleName(ctx.me.role))),
-    );
+  if (!canChangeCredits(ctx.me)) {
+    ctx.main.append(h('p', { id: 'role-notice', class: 'notice warn' }, m.viewerNotice(roleName(ctx.me.role))));
   }
   ctx.main.append(topUpForm(ctx, account));
 }
@@ -134,6 +132,13 @@ function topUpForm(ctx: PageContext, account: AccountInfo): HTMLElement {
   if (account.deletedAt) {
     submit.disabled = true;
     result.replaceChildren(h('p', { class: 'notice warn' }, m.deleted));
+  }
+  if (!canChangeCredits(ctx.me)) {
+    // The notice above the form says why; the controls say it to screen readers.
+    for (const control of [credits, reason, submit]) {
+      control.disabled = true;
+      control.setAttribute('aria-describedby', 'role-notice');
+    }
   }
   return form;
 }

@@ -1,0 +1,27 @@
+// GraphiQL for a signed-in dashboard session. A browser cannot add an
+// Authorization header to a page it navigates to, so the dashboard posts its
+// token in a form (never in the address bar, history or access log) to
+// POST /graphiql on the admin listener, and gets GraphiQL back with that
+// token as an extra header on every request GraphiQL sends. Admin role only,
+// like GraphiQL at GET /graphql; the page is never cached.
+import express, { type Express } from 'express';
+import type { AdminTokenService } from '../domain/admin-tokens.js';
+import { sendError } from '../http/json-errors.js';
+
+const MAX_FORM_BYTES = 1024;
+
+export function mountGraphiqlSession(app: Express, tokens: AdminTokenService, endpoint: string): void {
+  app.post('/graphiql', express.urlencoded({ extended: false, limit: MAX_FORM_BYTES, parameterLimit: 2 }), async (req, res) => {
+    res.setHeader('cache-control', 'no-store');
+    res.setHeader('referrer-policy', 'no-referrer');
+    const body = req.body as Record<string, unknown> | undefined;
+    const secret = typeof body?.token === 'string' ? body.token : '';
+    const admin = secret === '' ? null : await tokens.authenticate(secret);
+    if (!admin) return sendError(res, 401, 'a valid admin token is required: sign in to the dashboard again');
+    if (admin.role !== 'admin') return sendError(res, 403, 'GraphiQL is for the admin role; the dashboard shows the rest');
+    const { renderGraphiQL } = await import('@graphql-yoga/render-graphiql');
+    res
+      .type('html')
+      .send(renderGraphiQL({ endpoint, title: `slipgate GraphiQL (${admin.name})`, additionalHeaders: { Authorization: `Bearer ${secret}` }, shouldPersistHeaders: false }));
+  });
+}
