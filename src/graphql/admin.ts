@@ -21,7 +21,7 @@ AdminEventRef.implement({
   fields: (t) => ({
     id: t.exposeID('id'),
     actor: t.exposeString('actor', { description: 'admin:<tokenId>:<name> or cli:<user>.' }),
-    action: t.exposeString('action', { description: 'e.g. createAccount, topUpCredits, adjustCredits, createApiKey, revokeApiKey, setApiKeyAllowedIps, deleteAccount.' }),
+    action: t.exposeString('action', { description: 'e.g. createAccount, topUpCredits, adjustCredits, createApiKey, revokeApiKey, setApiKeyAllowedIps, deleteAccount, erasePersonalData, runRetention.' }),
     targetId: t.exposeID('targetId', { nullable: true, description: 'The account, key or token acted on.' }),
     reason: t.exposeString('reason', { nullable: true }),
     details: t.expose('details', { type: 'JSON' }),
