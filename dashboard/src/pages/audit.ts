@@ -4,7 +4,7 @@
 import { gql } from '../api.js';
 import { pageHeading, type PageContext } from '../context.js';
 import { h, text } from '../dom.js';
-import { bangkokInput, formatMs, formatThb } from '../format.js';
+import { bangkokInput, formatMs, formatThb, formatTime } from '../format.js';
 import { t } from '../i18n/index.js';
 import { href } from '../router.js';
 import { readSlipImage } from '../slip-image.js';
@@ -37,6 +37,8 @@ interface Verification {
   createdAt: string;
   accountId: string;
   account: AccountName | null;
+  /** Set once retention or an erasure removed the personal data. */
+  redactedAt: string | null;
 }
 interface Failure {
   id: string;
@@ -53,7 +55,7 @@ interface Failure {
 const PAGE_SIZE = 25;
 const VERIFICATIONS = `query Verifications($filter: VerifyTransactionFilter, $after: String) {
   verifyTransactions(filter: $filter, first: ${PAGE_SIZE}, after: $after) {
-    nodes { id transactionId amount sendingBank receivingBank upstream latencyMs createdAt accountId account { id name } }
+    nodes { id transactionId amount sendingBank receivingBank upstream latencyMs createdAt accountId account { id name } redactedAt }
     pageInfo { endCursor hasNextPage }
   }
 }`;
@@ -345,7 +347,7 @@ function verificationTable(rows: Verification[]): HTMLElement {
     rows.map((r) => [
       time(r.createdAt),
       accountCell(r.accountId, r.account),
-      h('code', {}, r.transactionId),
+      r.redactedAt ? h('span', {}, h('code', {}, r.transactionId), ' ', redactedBadge(r.redactedAt)) : h('code', {}, r.transactionId),
       formatThb(r.amount),
       bankLabel(r.sendingBank),
       bankLabel(r.receivingBank),
@@ -354,6 +356,15 @@ function verificationTable(rows: Verification[]): HTMLElement {
     ]),
     { captionHidden: true },
   );
+}
+
+/** Says the record lost its personal data (PDPA retention or erasure), and when. */
+function redactedBadge(at: string): HTMLElement {
+  const m = t().audit;
+  const label = badge(m.redacted, 'neutral');
+  label.title = m.redactedTitle(formatTime(at));
+  label.dataset.testid = 'redacted';
+  return label;
 }
 
 function failureTable(rows: Failure[]): HTMLElement {
