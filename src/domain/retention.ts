@@ -9,7 +9,7 @@ import type { PersonalDataScope, Store } from './ports/store.js';
 import { redactPersonalData } from './redaction.js';
 
 /** Small enough that one batch holds the SQLite write lock for milliseconds. */
-export const RETENTION_BATCH = 500;
+const RETENTION_BATCH = 500;
 
 const DAY_MS = 86_400_000;
 
