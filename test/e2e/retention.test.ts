@@ -1,6 +1,7 @@
 // The server's own retention pass: it runs at startup and every interval,
 // on the instance holding the first live lease only; another instance takes
 // over when that one stops. On SQLite, two servers on one file.
+import Database from 'better-sqlite3';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { newId } from '../../src/domain/api-key.js';
@@ -91,5 +92,42 @@ describe('retention run by the server', () => {
     await second.stop();
     const doctor = await runDoctor(databaseUrl);
     expect(doctor).toMatchObject({ code: 0, discrepancies: [] });
+  });
+
+  it('a pass over thousands of old records runs in batches beside verifications, which all succeed', { timeout: 90_000 }, async () => {
+    const file = join(dir.path, 'busy.db');
+    const url = `sqlite:${file}`;
+    await (await openStore(url)).close();
+    // 2,000 old records of one account, written directly (with books that add up).
+    const db = new Database(file);
+    const accountId = newId('acc');
+    const old = daysAgo(30).getTime();
+    db.transaction(() => {
+      db.prepare('INSERT INTO accounts (id, name, credits, usage, created_at) VALUES (?, ?, 0, 2000, ?)').run(accountId, 'Old shop', old);
+      db.prepare("INSERT INTO credit_ledger (id, account_id, kind, delta, reason, actor, created_at) VALUES (?, ?, 'initial', 2000, 'test', 'test', ?)").run(newId('led'), accountId, old);
+      const insert = db.prepare(`INSERT INTO verify_transactions (id, account_id, key_id, request_id, qrcode, transaction_id, amount, sending_bank, receiving_bank, upstream, latency_ms, response, created_at)
+        VALUES (?, ?, 'key_old', ?, '', ?, 10, '004', '014', 'sandbox', 3, '{"senderName":"นาย สมชาย ใ","rawData":{"a":1}}', ?)`);
+      for (let i = 0; i < 2000; i++) {
+        const id = newId('req');
+        insert.run(id, accountId, id, `TXOLD${i}`, old + i);
+      }
+    })();
+    db.close();
+
+    const app = await startApp({ databaseUrl: url, env: { RETENTION_DAYS: '7' } });
+    apps.push(app);
+    const { apiKey } = await app.account(40);
+    // The startup pass is under way (or done); runOnce joins it or runs one more.
+    const [answers] = await Promise.all([Promise.all(Array.from({ length: 40 }, () => app.verify(apiKey, sandboxQr()))), app.retention.runOnce()]);
+    expect(answers.map((a) => a.body.status)).toEqual(Array.from({ length: 40 }, () => 'success'));
+    await until(async () => (await app.store.countPersonalData({ createdBefore: daysAgo(7) })).verifyTransactions === 0, 'every old record to be redacted');
+    const check = new Database(file, { readonly: true });
+    const left = check.prepare("SELECT count(*) AS n FROM verify_transactions WHERE account_id = ? AND (response LIKE '%สมชาย%' OR redacted_at IS NULL)").get(accountId) as { n: number };
+    const fresh = check.prepare('SELECT count(*) AS n FROM verify_transactions WHERE redacted_at IS NULL').get() as { n: number };
+    check.close();
+    expect(left.n).toBe(0);
+    expect(fresh.n).toBe(40);
+    await app.stop();
+    expect(await runDoctor(url)).toMatchObject({ code: 0, discrepancies: [] });
   });
 });
