@@ -28,11 +28,20 @@ export async function redactVerifyTransactions(lite: Lite, scope: PersonalDataSc
     const update = lite.db.prepare('UPDATE verify_transactions SET qrcode = ?, response = ?, redacted_at = ? WHERE id = ? AND redacted_at IS NULL');
     let redacted = 0;
     for (const row of rows) {
-      const kept = redact({ qrcode: row.qrcode, response: JSON.parse(row.response) as VerifiedSlip });
+      const kept = redact({ qrcode: row.qrcode, response: parsed(row.response) });
       redacted += update.run(kept.qrcode, JSON.stringify(kept.response), at.getTime(), row.id).changes;
     }
     return redacted;
   });
+}
+
+/** A row whose JSON does not parse is redacted all the same (to the footprint), not left to fail every pass. */
+function parsed(text: string): VerifiedSlip {
+  try {
+    return JSON.parse(text) as VerifiedSlip;
+  } catch {
+    return {} as VerifiedSlip;
+  }
 }
 
 export async function deleteRequestErrors(lite: Lite, scope: PersonalDataScope, limit: number): Promise<number> {
