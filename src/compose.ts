@@ -13,6 +13,7 @@ import type { BankAdapter } from './domain/ports/upstream.js';
 import { VerificationService } from './domain/verify.js';
 import { ImageDecodePool } from './images/decode-pool.js';
 import { startInstanceLease, type InstanceLease } from './lease.js';
+import { scheduleRetention, type RetentionSchedule } from './retention-schedule.js';
 import { Metrics } from './metrics/metrics.js';
 import { timedStore } from './metrics/timing.js';
 import { openStore } from './store/open.js';
@@ -54,6 +55,8 @@ export interface ServerServices extends StoreServices {
   /** Whether the network came from the options rather than the configuration. */
   upstreamOverridden: boolean;
   lease: InstanceLease;
+  /** Removes personal data past RETENTION_DAYS, on one instance at a time. */
+  retention: RetentionSchedule;
   /** Reads the slip QR of image bodies, off the event loop. */
   images: ImageDecodePool;
   verification: VerificationService;
@@ -82,6 +85,7 @@ export async function serverServices(config: Config, { logger, upstream: overrid
     logger,
     onRecovered: (r) => metrics.holdsRecovered(r.consumed, r.released),
   });
+  const retention = scheduleRetention(store, { days: config.RETENTION_DAYS, intervalMs: config.RETENTION_INTERVAL_MINUTES * 60_000, lease, logger });
   // Threads start on the first image, so a server that never gets one pays nothing.
   const images = new ImageDecodePool({
     workers: config.IMAGE_WORKERS,
@@ -108,7 +112,7 @@ export async function serverServices(config: Config, { logger, upstream: overrid
     imageStats: () => images.stats,
     onReadError: (err) => logger.warn({ err }, 'metrics: reading the open credit holds failed'),
   });
-  return { ...services, metrics, pool, upstream, upstreamOverridden: override !== undefined, lease, images, verification, upstreamConfigs };
+  return { ...services, metrics, pool, upstream, upstreamOverridden: override !== undefined, lease, retention, images, verification, upstreamConfigs };
 }
 
 /** The configured bank domains, or the sandbox network when none are configured. */

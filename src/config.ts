@@ -5,6 +5,8 @@ import { z } from 'zod';
 const port = (fallback: number) => z.coerce.number().int().min(0).max(65535).default(fallback);
 const ms = (fallback: number) => z.coerce.number().int().min(1).max(3_600_000).default(fallback);
 
+const RETENTION_DAYS_RULE = 'must be a whole number of days from 0 to 36500, or "off" (0 and "off" keep personal data forever)';
+
 const DATABASE_URL = /^(sqlite:.+|postgres(ql)?:\/\/.+|mongodb(\+srv)?:\/\/.+)$/;
 
 const schema = z.object({
@@ -61,6 +63,26 @@ const schema = z.object({
   /** `serve` processes sharing the listeners (node:cluster); 0 or "auto" = one per CPU core. */
   /** Folder with the built dashboard (index.html, assets/); default <package>/dist/dashboard. */
   DASHBOARD_DIR: z.string().min(1).optional(),
+  /**
+   * Days a verification keeps its personal data (names, accounts, proxies,
+   * the bank's raw answer) and a failed request is kept at all; 0 or "off"
+   * keeps everything. 365: a year covers disputes, chargebacks and fraud
+   * reviews of a transfer and the Thai accounting year it is booked in,
+   * while PDPA asks for no longer than needed; the books keep amount,
+   * reference, banks and time for good (domain/redaction.ts).
+   */
+  RETENTION_DAYS: z
+    .union([z.literal('off').transform(() => 0), z.string().regex(/^\d+$/).transform(Number).pipe(z.number().int().max(36_500, RETENTION_DAYS_RULE))], {
+      error: RETENTION_DAYS_RULE,
+    })
+    .default(365),
+  /** How often a server runs the retention pass (only the instance with the oldest live lease does). */
+  RETENTION_INTERVAL_MINUTES: z.coerce
+    .number({ error: 'must be a whole number of minutes from 1 to 10080' })
+    .int({ error: 'must be a whole number of minutes from 1 to 10080' })
+    .min(1, 'must be a whole number of minutes from 1 to 10080')
+    .max(10_080, 'must be a whole number of minutes from 1 to 10080')
+    .default(60),
   WORKERS: z.union([z.literal('auto'), z.coerce.number().int().min(0).max(256)], { error: 'must be a whole number from 0 to 256, or "auto"' }).default(1),
 });
 

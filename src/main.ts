@@ -16,7 +16,7 @@ import type { DomainHealth, ReloadSummary } from './upstream/pool.js';
 
 export type RunOptions = ServerOptions;
 
-export interface Running extends Pick<ServerServices, 'store' | 'keys' | 'accounts' | 'admin' | 'adminTokens' | 'verification' | 'images'> {
+export interface Running extends Pick<ServerServices, 'store' | 'keys' | 'accounts' | 'admin' | 'adminTokens' | 'verification' | 'images' | 'retention'> {
   publicUrl: string;
   adminUrl: string;
   /** Per-domain counters, latency and breaker state of the bank network. */
@@ -32,7 +32,7 @@ export async function run(config: Config, opts: RunOptions): Promise<Running> {
   // Imported here, not at the top, so CLI commands that never serve skip loading yoga and Pothos.
   const { mountGraphql } = await import('./graphql/server.js');
   const services = await serverServices(config, opts);
-  const { store, metrics, pool, upstream, lease, images, verification } = services;
+  const { store, metrics, pool, upstream, lease, retention, images, verification } = services;
 
   const publicServer = await listen(
     createPublicApp({ verification, logger, maxBodyBytes: config.MAX_BODY_BYTES, maxImageBytes: config.MAX_IMAGE_BYTES, limits: config, metrics }),
@@ -74,6 +74,7 @@ export async function run(config: Config, opts: RunOptions): Promise<Running> {
       await verification.drain();
       await images.close();
       await stopped;
+      await retention.stop();
       // Nothing is held under the lease any more: ending it tells the others at once.
       await lease.end().catch((err: unknown) => logger.error({ err }, 'ending the lease failed; it expires by itself'));
       scrape.stop();
@@ -84,7 +85,7 @@ export async function run(config: Config, opts: RunOptions): Promise<Running> {
     })());
   const reloadUpstreams = () => (services.upstreamOverridden ? null : pool.reload(services.upstreamConfigs(process.env)));
   const { keys, accounts, admin, adminTokens } = services;
-  return { publicUrl, adminUrl, store, keys, accounts, admin, adminTokens, verification, images, upstreamHealth: () => pool.health(), reloadUpstreams, close };
+  return { publicUrl, adminUrl, store, keys, accounts, admin, adminTokens, verification, images, retention, upstreamHealth: () => pool.health(), reloadUpstreams, close };
 }
 
 /** The kernel caps it at net.core.somaxconn (4096 on current Linux). */

@@ -22,4 +22,19 @@ describe('loadConfig', () => {
       expect(() => loadConfig({ LEASE_HEARTBEAT_MS: bad })).toThrow(/LEASE_HEARTBEAT_MS: .*\(got "/);
     }
   });
+
+  it('keeps personal data 365 days unless told otherwise; 0 or "off" keeps it forever; a negative or non-numeric period is refused', () => {
+    expect(loadConfig({}).RETENTION_DAYS).toBe(365);
+    expect(loadConfig({ RETENTION_DAYS: '30' }).RETENTION_DAYS).toBe(30);
+    expect(loadConfig({ RETENTION_DAYS: '0' }).RETENTION_DAYS).toBe(0);
+    expect(loadConfig({ RETENTION_DAYS: 'off' }).RETENTION_DAYS).toBe(0);
+    for (const bad of ['-1', 'abc', '1.5', '36501', ' 5', 'OFF']) {
+      expect(() => loadConfig({ RETENTION_DAYS: bad })).toThrow(`RETENTION_DAYS: must be a whole number of days from 0 to 36500, or "off" (0 and "off" keep personal data forever) (got "${bad}")`);
+    }
+    expect(loadConfig({}).RETENTION_INTERVAL_MINUTES).toBe(60);
+    expect(loadConfig({ RETENTION_INTERVAL_MINUTES: '5' }).RETENTION_INTERVAL_MINUTES).toBe(5);
+    for (const bad of ['0', '-5', 'hourly', '10081']) {
+      expect(() => loadConfig({ RETENTION_INTERVAL_MINUTES: bad })).toThrow(/RETENTION_INTERVAL_MINUTES: must be a whole number of minutes from 1 to 10080/);
+    }
+  });
 });

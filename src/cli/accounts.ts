@@ -78,6 +78,19 @@ export function registerAccountCommands(program: Command): void {
       }),
     );
 
+  accounts
+    .command('erase-personal-data <accountId>')
+    .description("erase an account's personal data now (PDPA request): every verification redacted, failed requests deleted; credits, ledger and usage stay")
+    .option('--reason <text>', 'why, e.g. the request ticket (kept in the admin events)')
+    .option('--json', 'print JSON')
+    .action((accountId: string, opts: { reason?: string; json?: boolean }) =>
+      withStore(async ({ admin, actor }) => {
+        const r = await admin.erasePersonalData(actor, accountId, opts.reason);
+        if (opts.json) return printJson({ accountId, redactedVerifications: r.redacted, deletedFailures: r.deleted });
+        console.log(`Erased the personal data of ${accountId}: ${r.redacted} verifications redacted, ${r.deleted} failed requests deleted.`);
+      }),
+    );
+
   const keys = program.command('keys').description('manage API keys');
 
   keys

@@ -5,6 +5,7 @@ import type { LedgerResult, Store } from './ports/store.js';
 import { StoreError } from './ports/store.js';
 import type { AccountService, IssuedKey } from './accounts.js';
 import { recordAdminEvent } from './admin-events.js';
+import { removePersonalData, retentionCutoff, type PersonalDataResult } from './retention.js';
 import type { Account, ApiKey } from './types.js';
 
 /** The part of VerificationService that caches keys in this process. */
@@ -89,7 +90,32 @@ export class AdminActions {
     return account;
   }
 
-  private record(actor: string, action: string, targetId: string, reason: string | null | undefined, details: Record<string, unknown>, id?: string) {
+  /**
+   * Erasure on request (PDPA): the account's personal data goes now, from
+   * every record whatever its age, by the same redaction as retention. Its
+   * credits, ledger and usage stay exact: verification records are redacted,
+   * never deleted. Deleted accounts can be erased too.
+   */
+  async erasePersonalData(actor: string, accountId: string, reason?: string | null): Promise<{ account: Account } & PersonalDataResult> {
+    const account = await this.deps.store.getAccount(accountId);
+    if (!account) throw new StoreError('not_found', 'account not found');
+    const result = await removePersonalData(this.deps.store, { accountId }, { now: this.now() });
+    await this.record(actor, 'erasePersonalData', accountId, reason, { redactedVerifications: result.redacted, deletedFailures: result.deleted });
+    return { account, ...result };
+  }
+
+  /** A retention pass an operator runs by hand (`slipgate retention run`); a dry run records nothing. */
+  async runRetention(actor: string, olderThanDays: number, opts: { dryRun?: boolean } = {}): Promise<PersonalDataResult & { createdBefore: Date }> {
+    const now = this.now();
+    const createdBefore = retentionCutoff(now, olderThanDays);
+    const result = await removePersonalData(this.deps.store, { createdBefore }, { now, dryRun: opts.dryRun });
+    if (!result.dryRun) {
+      await this.record(actor, 'runRetention', null, null, { olderThanDays, createdBefore: createdBefore.toISOString(), redactedVerifications: result.redacted, deletedFailures: result.deleted });
+    }
+    return { ...result, createdBefore };
+  }
+
+  private record(actor: string, action: string, targetId: string | null, reason: string | null | undefined, details: Record<string, unknown>, id?: string) {
     return recordAdminEvent(this.deps.store, this.now(), { id, actor, action, targetId, reason: reason?.trim() || null, details });
   }
 

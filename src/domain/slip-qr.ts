@@ -60,3 +60,19 @@ function safe<T>(fn: () => T): T | null {
     return null;
   }
 }
+
+/** The tags (and tag 00's sub-tags) of a slip QR that name nothing but the transfer. */
+const REFERENCE_TAGS = new Set(['00', '51', '91']);
+const REFERENCE_SUBTAGS = new Set(['00', '01', '02']);
+
+/**
+ * True when the QR text is a slip QR holding only the sending bank, the
+ * transaction reference, the country and the checksum. Anything else (an
+ * unknown tag, text that is not a slip QR) may carry more, e.g. a name.
+ */
+export function slipQrHoldsOnlyReference(input: string): boolean {
+  if (!parseSlipQr(input).ok) return false;
+  const tags = safe(() => parse(padCrc(input.trim()), false, true)?.getTags());
+  if (!tags) return false;
+  return tags.every((tag) => REFERENCE_TAGS.has(tag.id) && (tag.id !== '00' || (tag.subTags ?? []).every((sub) => REFERENCE_SUBTAGS.has(sub.id))));
+}

@@ -83,6 +83,12 @@ export interface VerifyTransactionRecord {
   createdAt: Date;
   /** Set when the QR was read by slipgate from a picture (the picture itself is never kept); absent means the caller sent the QR text. */
   source?: 'qrcode' | 'image';
+  /**
+   * When the personal data (names, accounts, proxies, rawData, a QR carrying
+   * more than the reference) was removed: by retention or an erasure request
+   * (domain/retention.ts). Absent or null: the record is whole.
+   */
+  redactedAt?: Date | null;
 }
 
 /** Audit record of a failed request (never charged). */

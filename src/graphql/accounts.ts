@@ -132,6 +132,16 @@ const LedgerChangePayload = builder
     }),
   });
 
+const ErasePersonalDataPayload = builder
+  .objectRef<{ account: Account; redacted: number; deleted: number }>('ErasePersonalDataPayload')
+  .implement({
+    fields: (t) => ({
+      account: t.field({ type: AccountRef, description: 'The account; its credits, ledger and usage are unchanged.', resolve: (r) => r.account }),
+      redactedVerifications: t.exposeInt('redacted', { description: 'Verification records whose personal data was removed now (records redacted before are not counted).' }),
+      deletedFailures: t.exposeInt('deleted', { description: 'Failed-request records deleted.' }),
+    }),
+  });
+
 const { requiredReason, optionalReason } = builder.args((t) => ({
   requiredReason: t.string({ required: true, description: 'Why (kept in the ledger and the admin events).' }),
   optionalReason: t.string({ required: false, description: 'Why (kept in the admin events).' }),
@@ -209,5 +219,15 @@ builder.mutationFields((t) => ({
     description: 'Soft-deletes an account: its keys answer 1022 from now on; history stays. Role: ADMIN.',
     args: { id: t.arg.id({ required: true }), reason: optionalReason },
     resolve: (_root, args, ctx) => ctx.actions.deleteAccount(ctx.actor, String(args.id), args.reason),
+  }),
+  erasePersonalData: t.field({
+    type: ErasePersonalDataPayload,
+    authScopes: { admin: true },
+    description:
+      "Erases an account's personal data now (a PDPA erasure request), the same redaction RETENTION_DAYS applies, to every record whatever its age: " +
+      'verifications keep account, amount, banks, transactionId and times (redactedAt set), failed requests are deleted. ' +
+      'Credits, ledger and usage stay exact; deleted accounts can be erased too. Recorded as an admin event. Role: ADMIN.',
+    args: { accountId: t.arg.id({ required: true }), reason: optionalReason },
+    resolve: (_root, args, ctx) => ctx.actions.erasePersonalData(ctx.actor, String(args.accountId), args.reason),
   }),
 }));

@@ -28,6 +28,14 @@ VerifyTransactionRef.implement({
     response: t.expose('response', { type: 'JSON', description: 'The `data` object returned to the caller.' }),
     createdAt: t.expose('createdAt', { type: 'DateTime' }),
     source: t.field({ type: VerifySourceEnum, description: 'Where the QR came from.', resolve: (r) => r.source ?? 'qrcode' }),
+    redactedAt: t.field({
+      type: 'DateTime',
+      nullable: true,
+      description:
+        'When the personal data was removed (RETENTION_DAYS, or erasePersonalData): names, account numbers, proxies and `rawData` in `response` are blank, ' +
+        'and `qrcode` is blank when it held more than the bank and reference. Account, amount, banks, transactionId, upstream and times stay. Null: the record is whole.',
+      resolve: (r) => r.redactedAt ?? null,
+    }),
   }),
 });
 

@@ -244,6 +244,8 @@ export const en = {
       `No verification of transaction ${transactionId} matches. It may never have been verified successfully; look under “Failed requests”.`,
     noneMatch: (failures: boolean) => `No ${failures ? 'failed requests' : 'verifications'} match these filters.`,
     noneYet: (failures: boolean) => `No ${failures ? 'failed requests' : 'verifications'} yet.`,
+    redacted: 'redacted',
+    redactedTitle: (when: string) => `Personal data (names, accounts, the bank's raw answer) removed on ${when}; amount, banks and reference kept.`,
   },
   slipImage: {
     notImage: (name: string, type: string) => `“${name}” is not an image (${type}). Drop a PNG or JPEG of the slip.`,

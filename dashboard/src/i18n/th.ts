@@ -242,6 +242,8 @@ export const th: Messages = {
       `ไม่พบการตรวจสอบของรายการ ${transactionId} รายการนี้อาจไม่เคยตรวจสอบสำเร็จ ลองดูใน “คำขอที่ล้มเหลว”`,
     noneMatch: (failures: boolean) => `ไม่มี${failures ? 'คำขอที่ล้มเหลว' : 'การตรวจสอบ'}ที่ตรงกับตัวกรองนี้`,
     noneYet: (failures: boolean) => `ยังไม่มี${failures ? 'คำขอที่ล้มเหลว' : 'การตรวจสอบ'}`,
+    redacted: 'ลบข้อมูลส่วนบุคคลแล้ว',
+    redactedTitle: (when: string) => `ลบข้อมูลส่วนบุคคล (ชื่อ เลขบัญชี คำตอบดิบจากธนาคาร) เมื่อ ${when} ยังเก็บยอดเงิน ธนาคาร และเลขอ้างอิงไว้`,
   },
   slipImage: {
     notImage: (name: string, type: string) => `“${name}” ไม่ใช่รูปภาพ (${type}) โปรดวางไฟล์ PNG หรือ JPEG ของสลิป`,

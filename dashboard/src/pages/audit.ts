@@ -4,7 +4,7 @@
 import { gql } from '../api.js';
 import { pageHeading, type PageContext } from '../context.js';
 import { h, text } from '../dom.js';
-import { bangkokInput, dateInputExample, formatDateInput, formatMs, formatThb, parseDateInput } from '../format.js';
+import { bangkokInput, dateInputExample, formatDateInput, formatMs, formatThb, formatTime, parseDateInput } from '../format.js';
 import { t } from '../i18n/index.js';
 import { href } from '../router.js';
 import { readSlipImage } from '../slip-image.js';
@@ -38,6 +38,8 @@ interface Verification {
   createdAt: string;
   accountId: string;
   account: AccountName | null;
+  /** Set once retention or an erasure removed the personal data. */
+  redactedAt: string | null;
 }
 interface Failure {
   id: string;
@@ -54,7 +56,7 @@ interface Failure {
 const PAGE_SIZE = 25;
 const VERIFICATIONS = `query Verifications($filter: VerifyTransactionFilter, $after: String) {
   verifyTransactions(filter: $filter, first: ${PAGE_SIZE}, after: $after) {
-    nodes { id transactionId amount sendingBank receivingBank upstream latencyMs createdAt accountId account { id name } }
+    nodes { id transactionId amount sendingBank receivingBank upstream latencyMs createdAt accountId account { id name } redactedAt }
     pageInfo { endCursor hasNextPage }
   }
 }`;
@@ -375,7 +377,7 @@ function verificationTable(rows: Verification[]): HTMLElement {
     rows.map((r) => [
       time(r.createdAt),
       accountCell(r.accountId, r.account),
-      h('code', {}, r.transactionId),
+      r.redactedAt ? h('span', {}, h('code', {}, r.transactionId), ' ', redactedBadge(r.redactedAt)) : h('code', {}, r.transactionId),
       formatThb(r.amount),
       bankLabel(r.sendingBank),
       bankLabel(r.receivingBank),
@@ -384,6 +386,15 @@ function verificationTable(rows: Verification[]): HTMLElement {
     ]),
     { captionHidden: true },
   );
+}
+
+/** Says the record lost its personal data (PDPA retention or erasure), and when. */
+function redactedBadge(at: string): HTMLElement {
+  const m = t().audit;
+  const label = badge(m.redacted, 'neutral');
+  label.title = m.redactedTitle(formatTime(at));
+  label.dataset.testid = 'redacted';
+  return label;
 }
 
 function failureTable(rows: Failure[]): HTMLElement {

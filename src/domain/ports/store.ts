@@ -11,6 +11,7 @@ import type {
   LedgerEntry,
   RequestErrorRecord,
   VerifyTransactionRecord,
+  VerifiedSlip,
   ErrorKind,
 } from '../types.js';
 
@@ -72,6 +73,22 @@ export interface AuditTotals {
   /** Sum of every ledger delta (initial credits, top-ups, adjustments). */
   ledgerTotal: number;
   verifyTransactions: number;
+}
+
+/**
+ * The records a retention pass covers (created before an instant) or an
+ * erasure request (every record of one account, whatever its age).
+ */
+export type PersonalDataScope = { createdBefore: Date } | { accountId: string };
+
+/** What a redaction keeps of a verification's personal fields (domain/redaction.ts decides). */
+export type Redact = (personal: { qrcode: string; response: VerifiedSlip }) => { qrcode: string; response: VerifiedSlip };
+
+export interface PersonalDataCounts {
+  /** Verification records in scope not yet redacted. */
+  verifyTransactions: number;
+  /** Failed-request records in scope (retention deletes them). */
+  requestErrors: number;
 }
 
 export interface LedgerResult {
@@ -167,6 +184,30 @@ export interface Store {
   listRequestErrors(query: AuditQuery): Promise<Page<RequestErrorRecord>>;
   /** Per account and Bangkok day; successes and failures by kind. */
   usage(query: { accountId?: string; from?: Date; to?: Date }): Promise<UsageRow[]>;
+
+  // Personal data retention and erasure (domain/retention.ts). Each call is
+  // one short write (one transaction on the SQL engines) over at most
+  // `limit` records, oldest first, so the caller can yield between batches
+  // and verifications never wait long. Repeating a call is harmless: only
+  // records not yet redacted are redacted, and deleting is idempotent.
+
+  /** How many records a pass over `scope` would redact and delete (dry run). */
+  countPersonalData(scope: PersonalDataScope): Promise<PersonalDataCounts>;
+  /**
+   * Replaces the personal fields of up to `limit` unredacted verification
+   * records in `scope` with what `redact` keeps, and sets redactedAt = `at`.
+   * Every other field (account, key, amount, banks, reference, time…) stays.
+   * Resolves to how many records it redacted.
+   */
+  redactVerifyTransactions(scope: PersonalDataScope, redact: Redact, at: Date, limit: number): Promise<number>;
+  /** Deletes up to `limit` failed-request records in `scope`; resolves to how many. */
+  deleteRequestErrors(scope: PersonalDataScope, limit: number): Promise<number>;
+  /**
+   * The smallest id among live leases (PostgreSQL: judged by the database
+   * clock), null when none is live. Lease ids are time-ordered, so this is
+   * the longest-running process: the one that runs periodic retention.
+   */
+  firstLiveLease(now: Date): Promise<string | null>;
 }
 
 /** 'invalid_cursor': an `after` that no page handed out (the caller's mistake, not a clash of writes). */

@@ -51,6 +51,7 @@ export interface VerifyTransactionDoc {
   response: VerifyTransactionRecord['response'];
   createdAt: Date;
   source?: string | null;
+  redactedAt?: Date | null;
 }
 
 export interface RequestErrorDoc {

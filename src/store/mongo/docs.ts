@@ -45,6 +45,7 @@ export const verifyTransaction = (d: VerifyTransactionDoc): VerifyTransactionRec
   response: d.response,
   createdAt: d.createdAt,
   ...(d.source === 'image' || d.source === 'qrcode' ? { source: d.source } : {}),
+  ...(d.redactedAt ? { redactedAt: d.redactedAt } : {}),
 });
 
 export const verifyTransactionDoc = (r: VerifyTransactionRecord): VerifyTransactionDoc => ({

@@ -21,12 +21,13 @@ import { HoldBook } from './holds.js';
 import { Leases } from './leases.js';
 import { Ledger } from './ledger.js';
 import * as records from './records.js';
+import * as retention from './retention.js';
 import { defineModels, type Models } from './schemas.js';
 
 /** MongoDB's "collection already exists" (createCollection is not idempotent). */
 const NAMESPACE_EXISTS = 48;
 
-type Operations = Bound<typeof accountOps, Models> & Bound<typeof records, Models>;
+type Operations = Bound<typeof accountOps, Models> & Bound<typeof records, Models> & Bound<typeof retention, Models>;
 
 // The sections' operations are assigned in the constructor; this declares them on the class.
 export interface MongoStore extends Operations {}
@@ -49,7 +50,7 @@ export class MongoStore implements Store {
     this.connected = this.conn.asPromise();
     this.connected.catch(() => {});
     this.m = defineModels(this.conn);
-    for (const section of [accountOps, records]) Object.assign(this, bindOps(this.m, section));
+    for (const section of [accountOps, records, retention]) Object.assign(this, bindOps(this.m, section));
     this.holds = new HoldBook(this.m);
     this.leases = new Leases(this.m, this.holds);
     this.ledger = new Ledger(this.m, (id) => this.getAccount(id));

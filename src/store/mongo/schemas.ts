@@ -75,12 +75,16 @@ const verifyTransactionSchema = new Schema<VerifyTransactionDoc>(
     createdAt: date,
     // Absent: the caller sent the QR text.
     source: { type: String, required: false },
+    // Absent or null: the personal fields are still there (domain/retention.ts).
+    redactedAt: { type: Date, required: false },
   },
   OPTIONS,
 );
 verifyTransactionSchema.index({ accountId: 1, ...NEWEST });
 verifyTransactionSchema.index(NEWEST);
 verifyTransactionSchema.index({ transactionId: 1 });
+// Retention finds the oldest records not yet redacted (no partial index on the test server).
+verifyTransactionSchema.index({ redactedAt: 1, createdAt: 1 });
 
 const requestErrorSchema = new Schema<RequestErrorDoc>(
   {

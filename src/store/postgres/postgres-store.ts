@@ -11,11 +11,12 @@ import * as audit from './audit.js';
 import { PgDb } from './db.js';
 import * as holds from './holds.js';
 import * as ledger from './ledger.js';
+import * as retention from './retention.js';
 import type { PostgresStoreOptions } from './sql.js';
 
 export type { PostgresStoreOptions } from './sql.js';
 
-type Operations = Bound<typeof accounts, PgDb> & Bound<typeof holds, PgDb> & Bound<typeof ledger, PgDb> & Bound<typeof admin, PgDb> & Bound<typeof audit, PgDb>;
+type Operations = Bound<typeof accounts, PgDb> & Bound<typeof holds, PgDb> & Bound<typeof ledger, PgDb> & Bound<typeof admin, PgDb> & Bound<typeof audit, PgDb> & Bound<typeof retention, PgDb>;
 
 // The sections' operations are assigned in the constructor; this declares them on the class.
 export interface PostgresStore extends Operations {}
@@ -27,7 +28,7 @@ export class PostgresStore implements Store {
   /** `url` is a postgres:// URL; see PostgresStoreOptions for our own query parameters. */
   constructor(url: string, options: PostgresStoreOptions = {}) {
     this.db = new PgDb(url, options);
-    for (const section of [accounts, holds, ledger, admin, audit]) Object.assign(this, bindOps(this.db, section));
+    for (const section of [accounts, holds, ledger, admin, audit, retention]) Object.assign(this, bindOps(this.db, section));
   }
 
   migrate(): Promise<void> {

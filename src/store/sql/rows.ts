@@ -67,6 +67,7 @@ export interface VtRow<Time, Amount, Json> {
   response: Json;
   created_at: Time;
   source?: string | null;
+  redacted_at?: Time | null;
 }
 export interface ErrorRow<Time> {
   id: string;
@@ -151,6 +152,8 @@ export function rowMappers<Time, Amount, Json>(c: Codec<Time, Amount, Json>) {
       response: c.json<VerifyTransactionRecord['response']>(r.response),
       createdAt: c.date(r.created_at),
       ...sourceOf(r.source),
+      // Only on redacted records, like `source`: a whole record reads as it was written.
+      ...(r.redacted_at == null ? {} : { redactedAt: c.date(r.redacted_at) }),
     }),
     requestError: (r: ErrorRow<Time>): RequestErrorRecord => ({
       id: r.id,

@@ -126,4 +126,12 @@ export const SQLITE_MIGRATIONS: readonly string[] = [
   `
   ALTER TABLE verify_transactions ADD COLUMN source TEXT;
   `,
+  // Personal data retention (domain/retention.ts): when a record's personal
+  // fields were removed. The partial index holds only records not yet
+  // redacted, so each pass finds the old ones without reading the years of
+  // records already done.
+  `
+  ALTER TABLE verify_transactions ADD COLUMN redacted_at INTEGER;
+  CREATE INDEX verify_transactions_unredacted ON verify_transactions (created_at) WHERE redacted_at IS NULL;
+  `,
 ];

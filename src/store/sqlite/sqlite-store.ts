@@ -10,8 +10,9 @@ import * as audit from './audit.js';
 import { migrate, openLite, type Lite } from './connection.js';
 import * as holds from './holds.js';
 import * as ledger from './ledger.js';
+import * as retention from './retention.js';
 
-type Operations = Bound<typeof accounts, Lite> & Bound<typeof holds, Lite> & Bound<typeof ledger, Lite> & Bound<typeof admin, Lite> & Bound<typeof audit, Lite>;
+type Operations = Bound<typeof accounts, Lite> & Bound<typeof holds, Lite> & Bound<typeof ledger, Lite> & Bound<typeof admin, Lite> & Bound<typeof audit, Lite> & Bound<typeof retention, Lite>;
 
 // The sections' operations are assigned in the constructor; this declares them on the class.
 export interface SqliteStore extends Operations {}
@@ -23,7 +24,7 @@ export class SqliteStore implements Store {
   /** `path` is a file path or ':memory:'. */
   constructor(path: string) {
     this.lite = openLite(path);
-    for (const section of [accounts, holds, ledger, admin, audit]) Object.assign(this, bindOps(this.lite, section));
+    for (const section of [accounts, holds, ledger, admin, audit, retention]) Object.assign(this, bindOps(this.lite, section));
   }
 
   async migrate(): Promise<void> {

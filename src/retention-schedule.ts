@@ -1,0 +1,64 @@
+// The server's own retention pass (domain/retention.ts): once per
+// RETENTION_INTERVAL_MINUTES, and once at startup, on one instance at a time.
+// Which one is decided by the leases every serving process already keeps
+// (lease.ts): the live lease with the smallest id, i.e. the longest-running
+// process. When it dies its lease expires and the next one takes over at its
+// next interval. Two passes at once (a paused process whose lease has
+// already passed on) only do the same idempotent work twice.
+import type { Logger } from 'pino';
+import type { Store } from './domain/ports/store.js';
+import { removePersonalData, retentionCutoff, type PersonalDataResult } from './domain/retention.js';
+import type { InstanceLease } from './lease.js';
+
+export interface RetentionScheduleOptions {
+  /** RETENTION_DAYS; 0 = off. */
+  days: number;
+  intervalMs: number;
+  lease: InstanceLease;
+  logger: Logger;
+  now?: () => Date;
+}
+
+export interface RetentionSchedule {
+  /** One pass now, if this process's turn; null when retention is off or another instance runs it. */
+  runOnce(): Promise<PersonalDataResult | null>;
+  /** Stops the timer and any pass between two batches, and waits for it. */
+  stop(): Promise<void>;
+}
+
+export function scheduleRetention(store: Store, opts: RetentionScheduleOptions): RetentionSchedule {
+  const now = opts.now ?? (() => new Date());
+  if (opts.days === 0) {
+    opts.logger.info('personal data retention is off (RETENTION_DAYS=0): records keep names and accounts until erased on request');
+    return { runOnce: async () => null, stop: async () => {} };
+  }
+  let stopped = false;
+  let running: Promise<PersonalDataResult | null> | null = null;
+
+  const pass = async (): Promise<PersonalDataResult | null> => {
+    const mine = opts.lease.instanceId();
+    if (mine === null || stopped) return null;
+    const at = now();
+    if ((await store.firstLiveLease(at)) !== mine) return null;
+    const result = await removePersonalData(store, { createdBefore: retentionCutoff(at, opts.days) }, { now: at, stopped: () => stopped });
+    if (result.redacted + result.deleted > 0) opts.logger.info({ ...result, olderThanDays: opts.days }, 'retention: personal data of old records removed');
+    return result;
+  };
+  // One pass at a time in this process: a slow pass is not doubled by the next tick.
+  const runOnce = () => (running ??= pass().finally(() => (running = null)));
+  const tick = () => void runOnce().catch((err: unknown) => opts.logger.error({ err }, 'retention pass failed; it runs again at the next interval'));
+
+  const first = setTimeout(tick, 0);
+  const timer = setInterval(tick, opts.intervalMs);
+  first.unref();
+  timer.unref();
+  return {
+    runOnce,
+    async stop() {
+      stopped = true;
+      clearTimeout(first);
+      clearInterval(timer);
+      await running?.catch(() => {});
+    },
+  };
+}
