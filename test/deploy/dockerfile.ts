@@ -2,7 +2,7 @@
 // as whom, with which environment, volume and healthcheck.
 import { readFileSync } from 'node:fs';
 
-export const DOCKERFILE = new URL('../../Dockerfile', import.meta.url).pathname;
+const DOCKERFILE = new URL('../../Dockerfile', import.meta.url).pathname;
 
 export interface ImageSpec {
   user: string;

@@ -20,14 +20,14 @@ export interface Nginx {
 }
 
 /** Replaces the one place `pattern` matches; throws when it matches none or several. */
-export function replaceOnce(text: string, pattern: RegExp, replacement: string): string {
+function replaceOnce(text: string, pattern: RegExp, replacement: string): string {
   const matches = text.match(new RegExp(pattern.source, pattern.flags.includes('g') ? pattern.flags : pattern.flags + 'g'));
   if (matches?.length !== 1) throw new Error(`${RECIPE}: expected exactly one match of ${pattern}, found ${matches?.length ?? 0}`);
   return text.replace(pattern, replacement);
 }
 
 /** The shipped recipe with the instances, listen port and certificate paths of this machine. */
-export function renderRecipe(recipe: string, at: { port: number; instances: [string, string]; cert: string; key: string }): string {
+function renderRecipe(recipe: string, at: { port: number; instances: [string, string]; cert: string; key: string }): string {
   let text = replaceOnce(recipe, /server slipgate-1:3000 /, `server ${at.instances[0]} `);
   text = replaceOnce(text, /server slipgate-2:3000 /, `server ${at.instances[1]} `);
   text = replaceOnce(text, /listen 443 ssl;/, `listen 127.0.0.1:${at.port} ssl;`);
