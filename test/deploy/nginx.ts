@@ -4,7 +4,8 @@
 // instead of being tested in a shape nobody ships.
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
-import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { request } from 'node:https';
 import { createServer, connect } from 'node:net';
 import { join } from 'node:path';
 import { giveToUnprivileged, unprivileged } from './unprivileged.js';
@@ -16,6 +17,11 @@ export interface Nginx {
   port: number;
   /** The self-signed certificate it serves (trust it as the CA). */
   certificate: string;
+  /**
+   * Rewrites the rendered recipe and reloads (`nginx -s reload`, SIGHUP);
+   * resolves once every old worker finished its requests and exited.
+   */
+  reload(edit: (conf: string) => string): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -53,7 +59,8 @@ export async function startNginx(dir: string, instances: [string, string]): Prom
   execFileSync('openssl', ['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-days', '1',
     '-subj', '/CN=slipgate proxy test', '-addext', 'subjectAltName=IP:127.0.0.1,DNS:localhost', '-keyout', key, '-out', cert], { stdio: 'ignore' });
   const port = await freePort();
-  writeFileSync(join(dir, 'slipgate.conf'), renderRecipe(readFileSync(RECIPE, 'utf8'), { port, instances, cert, key }));
+  const conf = join(dir, 'slipgate.conf');
+  writeFileSync(conf, renderRecipe(readFileSync(RECIPE, 'utf8'), { port, instances, cert, key }));
   // What Debian's /etc/nginx/nginx.conf would be, with every path it writes in `dir`.
   for (const temp of ['client_body', 'proxy', 'fastcgi', 'uwsgi', 'scgi']) mkdirSync(join(dir, temp));
   writeFileSync(join(dir, 'nginx.conf'), `
@@ -82,11 +89,38 @@ http {
   return {
     port,
     certificate: readFileSync(cert, 'utf8'),
+    async reload(edit) {
+      writeFileSync(conf, edit(readFileSync(conf, 'utf8')));
+      const before = workersOf(proc.pid!);
+      proc.kill('SIGHUP');
+      for (;;) {
+        if (proc.exitCode !== null) throw new Error(`nginx exited (${proc.exitCode}) on reload: ${stderr}`);
+        const now = workersOf(proc.pid!);
+        if (now.length > 0 && now.every((pid) => !before.includes(pid))) return;
+        await new Promise((r) => setTimeout(r, 50));
+      }
+    },
     async stop() {
       if (proc.exitCode === null && proc.signalCode === null) proc.kill('SIGTERM');
       await exited;
     },
   };
+}
+
+/** The pids of the master's children: its workers, old ones still finishing included. */
+function workersOf(master: number): number[] {
+  return readdirSync('/proc')
+    .filter((entry) => /^\d+$/.test(entry))
+    .filter((pid) => {
+      try {
+        // stat: "pid (comm) state ppid …"; comm may hold spaces, so read after the last ')'.
+        const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+        return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]) === master;
+      } catch {
+        return false; // exited meanwhile
+      }
+    })
+    .map(Number);
 }
 
 /** Resolves once nginx accepts connections on `port`; rejects if it exits first. */
@@ -100,4 +134,54 @@ async function listening(port: number, proc: ChildProcess, stderr: () => string)
     if (up) return;
     await new Promise((r) => setTimeout(r, 50));
   }
+}
+
+export interface CallOptions {
+  path?: string;
+  method?: string;
+  /** The loopback address the client connects from. */
+  from?: string;
+  headers?: Record<string, string>;
+  body?: string;
+  /** false: do not trust the test certificate. */
+  trust?: boolean;
+}
+
+export interface Answer {
+  status: number;
+  headers: Record<string, string | string[] | undefined>;
+  body: any;
+}
+
+/** One HTTPS request through nginx, on a connection of its own. */
+export function callThrough(nginx: Nginx, opts: CallOptions): Promise<Answer> {
+  return new Promise<Answer>((resolve, reject) => {
+    const req = request(
+      {
+        host: '127.0.0.1',
+        port: nginx.port,
+        path: opts.path ?? '/api/v1/verify',
+        method: opts.method ?? 'POST',
+        localAddress: opts.from ?? '127.0.0.1',
+        ca: opts.trust === false ? undefined : nginx.certificate,
+        agent: false,
+        headers: { 'content-type': 'application/json', ...opts.headers },
+      },
+      (res) => {
+        let text = '';
+        res.setEncoding('utf8').on('data', (d: string) => (text += d));
+        res.on('end', () => {
+          let body: unknown = text;
+          try {
+            body = JSON.parse(text);
+          } catch {
+            // not JSON: kept as text for the assertion to show
+          }
+          resolve({ status: res.statusCode!, headers: res.headers, body });
+        });
+      },
+    );
+    req.on('error', reject);
+    req.end(opts.body);
+  });
 }

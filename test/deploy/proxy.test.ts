@@ -3,22 +3,15 @@
 // made here, the client's address through the proxy (TRUST_PROXY_HOPS=1) for
 // keys locked to IP ranges, x-request-id both ways, the body limit aligned
 // with MAX_IMAGE_BYTES, and the admin listener out of reach.
-import { request } from 'node:https';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.js';
 import { sandboxQr } from '../../src/upstream/sandbox/sandbox-qr.js';
 import { startApp, type TestApp } from '../helpers/app.js';
 import { tempDir } from '../helpers/temp.js';
-import { freePort, startNginx, type Nginx } from './nginx.js';
+import { callThrough, freePort, startNginx, type CallOptions, type Nginx } from './nginx.js';
 
 const REFUSED = { status: 'error', code: 1024, message: 'ip address not allowed' };
 const { MAX_IMAGE_BYTES } = loadConfig({});
-
-interface Answer {
-  status: number;
-  headers: Record<string, string | string[] | undefined>;
-  body: any;
-}
 
 describe('nginx recipe in front of slipgate', () => {
   const dir = tempDir('slipgate-nginx-');
@@ -38,37 +31,7 @@ describe('nginx recipe in front of slipgate', () => {
     dir.remove();
   });
 
-  /** One HTTPS request through nginx from the loopback address `from`, on a fresh connection. */
-  const call = (opts: { path?: string; method?: string; from?: string; headers?: Record<string, string>; body?: string; trust?: boolean }) =>
-    new Promise<Answer>((resolve, reject) => {
-      const req = request(
-        {
-          host: '127.0.0.1',
-          port: nginx.port,
-          path: opts.path ?? '/api/v1/verify',
-          method: opts.method ?? 'POST',
-          localAddress: opts.from ?? '127.0.0.1',
-          ca: opts.trust === false ? undefined : nginx.certificate,
-          agent: false,
-          headers: { 'content-type': 'application/json', ...opts.headers },
-        },
-        (res) => {
-          let text = '';
-          res.setEncoding('utf8').on('data', (d: string) => (text += d));
-          res.on('end', () => {
-            let body: unknown = text;
-            try {
-              body = JSON.parse(text);
-            } catch {
-              // not JSON: kept as text for the assertion to show
-            }
-            resolve({ status: res.statusCode!, headers: res.headers, body });
-          });
-        },
-      );
-      req.on('error', reject);
-      req.end(opts.body);
-    });
+  const call = (opts: CallOptions) => callThrough(nginx, opts);
   const verify = (apiKey: string, from: string, headers: Record<string, string> = {}) =>
     call({ from, headers: { 'x-api-key': apiKey, ...headers }, body: JSON.stringify({ qrcode: sandboxQr() }) });
 
