@@ -129,4 +129,23 @@ describe('nginx recipe in front of slipgate', () => {
       expect(answer.body, path).toMatchObject({ status: 'error' });
     }
   });
+
+  it('answers JSON, status kept, when no instance answers', async () => {
+    const alone = tempDir('slipgate-nginx-down-');
+    const nobody = await startNginx(alone.path, [`127.0.0.1:${await freePort()}`, `127.0.0.1:${await freePort()}`]);
+    try {
+      const { apiKey } = await app.account(1);
+      const answer = await callThrough(nobody, { headers: { 'x-api-key': apiKey, 'x-request-id': 'order-17' }, body: JSON.stringify({ qrcode: sandboxQr() }) });
+      expect(answer.status).toBe(502);
+      expect(answer.headers['content-type']).toMatch(/^application\/json/);
+      expect(answer.headers['x-request-id']).toBe('order-17');
+      expect(answer.body).toEqual({
+        status: 'error',
+        message: 'slipgate did not answer; the verification may have been charged: look it up by x-request-id before retrying',
+      });
+    } finally {
+      await nobody.stop();
+      alone.remove();
+    }
+  });
 });

@@ -32,7 +32,7 @@ describe('rolling restart of two instances behind nginx', () => {
     instances.push(await start(0));
     instances.push(await start(1));
     nginx = await startNginx(dir.path, [`127.0.0.1:${ports[0]}`, `127.0.0.1:${ports[1]}`]);
-  }, 120_000);
+  }, 180_000);
   afterAll(async () => {
     await nginx?.stop();
     for (const child of instances) {
@@ -43,7 +43,7 @@ describe('rolling restart of two instances behind nginx', () => {
     dir.remove();
   });
 
-  it('serves every request while each instance in turn is taken out, replaced and put back', { timeout: 180_000 }, async () => {
+  it('serves every request while each instance in turn is taken out, replaced and put back', { timeout: 300_000 }, async () => {
     const { stdout } = await exec(process.execPath, ['--import', 'tsx', CLI, 'accounts', 'create', '--name', 'Rolling shop', '--credits', '100000', '--json'], {
       env: { ...process.env, DATABASE_URL: db.url, LOG_LEVEL: 'silent' },
     });
