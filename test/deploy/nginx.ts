@@ -15,6 +15,8 @@ const NGINX = ['/usr/sbin/nginx', '/usr/bin/nginx'].find((path) => existsSync(pa
 
 export interface Nginx {
   port: number;
+  /** The master process. */
+  pid: number;
   /** The self-signed certificate it serves (trust it as the CA). */
   certificate: string;
   /**
@@ -88,6 +90,7 @@ http {
   await listening(port, proc, () => stderr);
   return {
     port,
+    pid: proc.pid!,
     certificate: readFileSync(cert, 'utf8'),
     async reload(edit) {
       writeFileSync(conf, edit(readFileSync(conf, 'utf8')));

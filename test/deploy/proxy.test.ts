@@ -3,12 +3,14 @@
 // made here, the client's address through the proxy (TRUST_PROXY_HOPS=1) for
 // keys locked to IP ranges, x-request-id both ways, the body limit aligned
 // with MAX_IMAGE_BYTES, and the admin listener out of reach.
+import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.js';
 import { sandboxQr } from '../../src/upstream/sandbox/sandbox-qr.js';
 import { startApp, type TestApp } from '../helpers/app.js';
 import { tempDir } from '../helpers/temp.js';
 import { callThrough, freePort, startNginx, type CallOptions, type Nginx } from './nginx.js';
+import { runsAsRoot } from './unprivileged.js';
 
 const REFUSED = { status: 'error', code: 1024, message: 'ip address not allowed' };
 const { MAX_IMAGE_BYTES } = loadConfig({});
@@ -34,6 +36,12 @@ describe('nginx recipe in front of slipgate', () => {
   const call = (opts: CallOptions) => callThrough(nginx, opts);
   const verify = (apiKey: string, from: string, headers: Record<string, string> = {}) =>
     call({ from, headers: { 'x-api-key': apiKey, ...headers }, body: JSON.stringify({ qrcode: sandboxQr() }) });
+
+  it('nginx runs unprivileged', () => {
+    const uid = Number(/^Uid:\s+(\d+)/m.exec(readFileSync(`/proc/${nginx.pid}/status`, 'utf8'))![1]);
+    expect(uid).not.toBe(0);
+    if (runsAsRoot) expect(uid).toBe(65534);
+  });
 
   it('serves TLS with its certificate only to clients that trust it', async () => {
     await expect(call({ trust: false, body: '{}' })).rejects.toThrow(/self[- ]signed/);
