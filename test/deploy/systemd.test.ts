@@ -43,6 +43,7 @@ describe('systemd unit', () => {
 
   it('runs as a user of its own, writes only its state directory and restarts on failure', () => {
     expect(one('DynamicUser')).toBe('yes');
+    expect(one('User')).toBe('slipgate');
     expect(one('StateDirectory')).toBe('slipgate');
     expect(one('ProtectSystem')).toBe('strict');
     expect(one('NoNewPrivileges')).toBe('yes');
