@@ -1,0 +1,190 @@
+// A real, unprivileged nginx (Debian's; .ci/run installs it) running the
+// shipped deploy/nginx/slipgate.conf. Only ports and paths are replaced, each
+// at exactly one place in the file, so a changed recipe fails here loudly
+// instead of being tested in a shape nobody ships.
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
+import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { request } from 'node:https';
+import { createServer, connect } from 'node:net';
+import { join } from 'node:path';
+import { giveToUnprivileged, unprivileged } from './unprivileged.js';
+
+export const RECIPE = new URL('../../deploy/nginx/slipgate.conf', import.meta.url).pathname;
+const NGINX = ['/usr/sbin/nginx', '/usr/bin/nginx'].find((path) => existsSync(path));
+
+export interface Nginx {
+  port: number;
+  /** The master process. */
+  pid: number;
+  /** The self-signed certificate it serves (trust it as the CA). */
+  certificate: string;
+  /**
+   * Rewrites the rendered recipe and reloads (`nginx -s reload`, SIGHUP);
+   * resolves once every old worker finished its requests and exited.
+   */
+  reload(edit: (conf: string) => string): Promise<void>;
+  stop(): Promise<void>;
+}
+
+/** Replaces the one place `pattern` matches; throws when it matches none or several. */
+function replaceOnce(text: string, pattern: RegExp, replacement: string): string {
+  const matches = text.match(new RegExp(pattern.source, pattern.flags.includes('g') ? pattern.flags : pattern.flags + 'g'));
+  if (matches?.length !== 1) throw new Error(`${RECIPE}: expected exactly one match of ${pattern}, found ${matches?.length ?? 0}`);
+  return text.replace(pattern, replacement);
+}
+
+/** The shipped recipe with the instances, listen port and certificate paths of this machine. */
+function renderRecipe(recipe: string, at: { port: number; instances: [string, string]; cert: string; key: string }): string {
+  let text = replaceOnce(recipe, /server slipgate-1:3000 /, `server ${at.instances[0]} `);
+  text = replaceOnce(text, /server slipgate-2:3000 /, `server ${at.instances[1]} `);
+  text = replaceOnce(text, /listen 443 ssl;/, `listen 127.0.0.1:${at.port} ssl;`);
+  text = replaceOnce(text, /ssl_certificate +\/etc\/nginx\/tls\/fullchain\.pem;/, `ssl_certificate ${at.cert};`);
+  return replaceOnce(text, /ssl_certificate_key +\/etc\/nginx\/tls\/privkey\.pem;/, `ssl_certificate_key ${at.key};`);
+}
+
+/** A loopback port nothing listens on right now. */
+export async function freePort(): Promise<number> {
+  const server = createServer().listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  const { port } = server.address() as { port: number };
+  server.close();
+  await once(server, 'close');
+  return port;
+}
+
+export async function startNginx(dir: string, instances: [string, string]): Promise<Nginx> {
+  if (!NGINX) throw new Error('nginx is not installed: apt-get install nginx-light (.ci/run does)');
+  const cert = join(dir, 'cert.pem');
+  const key = join(dir, 'key.pem');
+  // A test certificate, made now: self-signed for 127.0.0.1 and localhost.
+  execFileSync('openssl', ['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-days', '1',
+    '-subj', '/CN=slipgate proxy test', '-addext', 'subjectAltName=IP:127.0.0.1,DNS:localhost', '-keyout', key, '-out', cert], { stdio: 'ignore' });
+  const port = await freePort();
+  const conf = join(dir, 'slipgate.conf');
+  writeFileSync(conf, renderRecipe(readFileSync(RECIPE, 'utf8'), { port, instances, cert, key }));
+  // What Debian's /etc/nginx/nginx.conf would be, with every path it writes in `dir`.
+  for (const temp of ['client_body', 'proxy', 'fastcgi', 'uwsgi', 'scgi']) mkdirSync(join(dir, temp));
+  writeFileSync(join(dir, 'nginx.conf'), `
+worker_processes 1;
+pid ${dir}/nginx.pid;
+error_log stderr notice;
+events { worker_connections 256; }
+http {
+  access_log off;
+  client_body_temp_path ${dir}/client_body;
+  proxy_temp_path ${dir}/proxy;
+  fastcgi_temp_path ${dir}/fastcgi;
+  uwsgi_temp_path ${dir}/uwsgi;
+  scgi_temp_path ${dir}/scgi;
+  include ${dir}/slipgate.conf;
+}
+`);
+  chmodSync(dir, 0o755);
+  giveToUnprivileged(dir);
+  const [command, ...args] = unprivileged([NGINX, '-p', dir, '-c', join(dir, 'nginx.conf'), '-e', 'stderr', '-g', 'daemon off;']);
+  const proc = spawn(command!, args, { stdio: ['ignore', 'ignore', 'pipe'] });
+  let stderr = '';
+  proc.stderr!.on('data', (d: Buffer) => (stderr += d.toString()));
+  const exited = once(proc, 'exit');
+  await listening(port, proc, () => stderr);
+  return {
+    port,
+    pid: proc.pid!,
+    certificate: readFileSync(cert, 'utf8'),
+    async reload(edit) {
+      writeFileSync(conf, edit(readFileSync(conf, 'utf8')));
+      const before = workersOf(proc.pid!);
+      proc.kill('SIGHUP');
+      for (;;) {
+        if (proc.exitCode !== null) throw new Error(`nginx exited (${proc.exitCode}) on reload: ${stderr}`);
+        const now = workersOf(proc.pid!);
+        if (now.length > 0 && now.every((pid) => !before.includes(pid))) return;
+        await new Promise((r) => setTimeout(r, 50));
+      }
+    },
+    async stop() {
+      if (proc.exitCode === null && proc.signalCode === null) proc.kill('SIGTERM');
+      await exited;
+    },
+  };
+}
+
+/** The pids of the master's children: its workers, old ones still finishing included. */
+function workersOf(master: number): number[] {
+  return readdirSync('/proc')
+    .filter((entry) => /^\d+$/.test(entry))
+    .filter((pid) => {
+      try {
+        // stat: "pid (comm) state ppid …"; comm may hold spaces, so read after the last ')'.
+        const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+        return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]) === master;
+      } catch {
+        return false; // exited meanwhile
+      }
+    })
+    .map(Number);
+}
+
+/** Resolves once nginx accepts connections on `port`; rejects if it exits first. */
+async function listening(port: number, proc: ChildProcess, stderr: () => string): Promise<void> {
+  for (;;) {
+    if (proc.exitCode !== null) throw new Error(`nginx exited (${proc.exitCode}): ${stderr()}`);
+    const up = await new Promise<boolean>((resolve) => {
+      const socket = connect(port, '127.0.0.1', () => resolve(true)).on('error', () => resolve(false));
+      socket.on('connect', () => socket.destroy());
+    });
+    if (up) return;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+export interface CallOptions {
+  path?: string;
+  method?: string;
+  /** The loopback address the client connects from. */
+  from?: string;
+  headers?: Record<string, string>;
+  body?: string;
+  /** false: do not trust the test certificate. */
+  trust?: boolean;
+}
+
+export interface Answer {
+  status: number;
+  headers: Record<string, string | string[] | undefined>;
+  body: any;
+}
+
+/** One HTTPS request through nginx, on a connection of its own. */
+export function callThrough(nginx: Nginx, opts: CallOptions): Promise<Answer> {
+  return new Promise<Answer>((resolve, reject) => {
+    const req = request(
+      {
+        host: '127.0.0.1',
+        port: nginx.port,
+        path: opts.path ?? '/api/v1/verify',
+        method: opts.method ?? 'POST',
+        localAddress: opts.from ?? '127.0.0.1',
+        ca: opts.trust === false ? undefined : nginx.certificate,
+        agent: false,
+        headers: { 'content-type': 'application/json', ...opts.headers },
+      },
+      (res) => {
+        let text = '';
+        res.setEncoding('utf8').on('data', (d: string) => (text += d));
+        res.on('end', () => {
+          let body: unknown = text;
+          try {
+            body = JSON.parse(text);
+          } catch {
+            // not JSON: kept as text for the assertion to show
+          }
+          resolve({ status: res.statusCode!, headers: res.headers, body });
+        });
+      },
+    );
+    req.on('error', reject);
+    req.end(opts.body);
+  });
+}

@@ -1,0 +1,159 @@
+// The shipped reverse-proxy recipe (deploy/nginx/slipgate.conf) with a real
+// nginx, unprivileged, in front of a real slipgate: TLS with a certificate
+// made here, the client's address through the proxy (TRUST_PROXY_HOPS=1) for
+// keys locked to IP ranges, x-request-id both ways, the body limit aligned
+// with MAX_IMAGE_BYTES, and the admin listener out of reach.
+import { readFileSync } from 'node:fs';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadConfig } from '../../src/config.js';
+import { sandboxQr } from '../../src/upstream/sandbox/sandbox-qr.js';
+import { startApp, type TestApp } from '../helpers/app.js';
+import { tempDir } from '../helpers/temp.js';
+import { callThrough, freePort, startNginx, type CallOptions, type Nginx } from './nginx.js';
+import { runsAsRoot } from './unprivileged.js';
+
+const REFUSED = { status: 'error', code: 1024, message: 'ip address not allowed' };
+const { MAX_IMAGE_BYTES } = loadConfig({});
+
+describe('nginx recipe in front of slipgate', () => {
+  const dir = tempDir('slipgate-nginx-');
+  let app: TestApp;
+  let nginx: Nginx;
+
+  beforeAll(async () => {
+    app = await startApp({ env: { TRUST_PROXY_HOPS: '1' } });
+    // The second instance is down (a rolling restart): nginx must pass every
+    // request to the one that is up, none may fail.
+    const down = `127.0.0.1:${await freePort()}`;
+    nginx = await startNginx(dir.path, [new URL(app.publicUrl).host, down]);
+  });
+  afterAll(async () => {
+    await nginx?.stop();
+    await app?.stop();
+    dir.remove();
+  });
+
+  const call = (opts: CallOptions) => callThrough(nginx, opts);
+  const verify = (apiKey: string, from: string, headers: Record<string, string> = {}) =>
+    call({ from, headers: { 'x-api-key': apiKey, ...headers }, body: JSON.stringify({ qrcode: sandboxQr() }) });
+
+  it('nginx runs unprivileged', () => {
+    const uid = Number(/^Uid:\s+(\d+)/m.exec(readFileSync(`/proc/${nginx.pid}/status`, 'utf8'))![1]);
+    expect(uid).not.toBe(0);
+    if (runsAsRoot) expect(uid).toBe(65534);
+  });
+
+  it('serves TLS with its certificate only to clients that trust it', async () => {
+    await expect(call({ trust: false, body: '{}' })).rejects.toThrow(/self[- ]signed/);
+    const { apiKey } = await app.account(2);
+    const ok = await verify(apiKey, '127.0.0.1');
+    expect(ok.status).toBe(200);
+    expect(ok.body).toMatchObject({ status: 'success', message: 'slip verified' });
+  });
+
+  it('every request reaches the instance that is up while the other is down', async () => {
+    const { accountId, apiKey } = await app.account(6);
+    for (let i = 0; i < 6; i++) expect((await verify(apiKey, '127.0.0.1')).body.status).toBe('success');
+    expect(await app.store.getAccount(accountId)).toMatchObject({ credits: 0, usage: 6 });
+  });
+
+  it('a key locked to IP ranges sees the client through the proxy, and a forged X-Forwarded-For does not unlock it', async () => {
+    const { accountId } = await app.account(5);
+    const only2 = await app.accounts.createApiKey(accountId, ['127.0.0.2']);
+    const only1 = await app.accounts.createApiKey(accountId, ['127.0.0.1/32']);
+
+    const fromAllowed = await verify(only2.secret, '127.0.0.2');
+    expect(fromAllowed.body).toMatchObject({ status: 'success' });
+    expect(fromAllowed.headers['x-credits-remaining']).toBe('4');
+
+    const fromElsewhere = await verify(only2.secret, '127.0.0.1');
+    expect(fromElsewhere.status).toBe(403);
+    expect(fromElsewhere.body).toEqual(REFUSED);
+
+    const forged = await verify(only2.secret, '127.0.0.1', { 'x-forwarded-for': '127.0.0.2' });
+    expect(forged.status).toBe(403);
+    expect(forged.body).toEqual(REFUSED);
+    const forgedChain = await verify(only2.secret, '127.0.0.1', { 'x-forwarded-for': '127.0.0.2, 127.0.0.2' });
+    expect(forgedChain.body).toEqual(REFUSED);
+
+    // nginx itself connects from 127.0.0.1: slipgate must judge the client, not the proxy.
+    const proxyAddress = await verify(only1.secret, '127.0.0.2');
+    expect(proxyAddress.status).toBe(403);
+    expect(proxyAddress.body).toEqual(REFUSED);
+    expect((await verify(only1.secret, '127.0.0.1')).body).toMatchObject({ status: 'success' });
+
+    expect((await app.store.getAccount(accountId))!.credits).toBe(3);
+  });
+
+  it("passes the caller's x-request-id through, and slipgate's own when none was sent", async () => {
+    const { apiKey } = await app.account(2);
+    const given = await verify(apiKey, '127.0.0.1', { 'x-request-id': 'ticket-4711.retry-1' });
+    expect(given.body.status).toBe('success');
+    expect(given.headers['x-request-id']).toBe('ticket-4711.retry-1');
+    const records = await app.store.listVerifyTransactions({ requestId: 'ticket-4711.retry-1', limit: 10 });
+    expect(records.items).toHaveLength(1);
+
+    const made = await verify(apiKey, '127.0.0.1');
+    expect(made.headers['x-request-id']).toMatch(/^[0-9a-f-]{36}$/);
+  });
+
+  it('refuses a body over MAX_IMAGE_BYTES at the proxy with 413 and passes one of exactly that size', async () => {
+    const { accountId, apiKey } = await app.account(1);
+    const imageBody = (bytes: number) => {
+      const frame = '{"image":""}';
+      return `{"image":"${'A'.repeat(bytes - frame.length)}"}`;
+    };
+    const badRequests = async () => {
+      const text = await (await fetch(`${app.adminUrl}/metrics`)).text();
+      return text
+        .split('\n')
+        .filter((line) => line.startsWith('slipgate_verifications_total{') && line.includes('outcome="bad_request"'))
+        .reduce((sum, line) => sum + Number(line.split(' ').pop()), 0);
+    };
+
+    const atLimit = await call({ headers: { 'x-api-key': apiKey }, body: imageBody(MAX_IMAGE_BYTES) });
+    // It reached slipgate, which read it as a (broken) picture: 400, not 413.
+    expect(atLimit.status).toBe(400);
+    expect(atLimit.body).toMatchObject({ status: 'error' });
+    expect(atLimit.body.message).not.toMatch(/larger than/);
+    expect(atLimit.headers['x-request-id']).toBeDefined();
+    const seen = await badRequests();
+    expect(seen).toBeGreaterThan(0);
+
+    const over = await call({ headers: { 'x-api-key': apiKey }, body: imageBody(MAX_IMAGE_BYTES + 1) });
+    expect(over.status).toBe(413);
+    expect(over.headers['content-type']).toMatch(/^application\/json/);
+    expect(over.body).toEqual({ status: 'error', message: `request body is larger than ${MAX_IMAGE_BYTES} bytes` });
+    // slipgate never saw it: nothing more counted, nothing charged.
+    expect(await badRequests()).toBe(seen);
+    expect((await app.store.getAccount(accountId))!.credits).toBe(1);
+  });
+
+  it('does not expose the admin listener', async () => {
+    expect((await fetch(`${app.adminUrl}/healthz`)).status).toBe(200);
+    for (const path of ['/healthz', '/readyz', '/metrics', '/graphql', '/']) {
+      const answer = await call({ path, method: 'GET' });
+      expect(answer.status, path).toBe(404);
+      expect(answer.body, path).toMatchObject({ status: 'error' });
+    }
+  });
+
+  it('answers JSON, status kept, when no instance answers', async () => {
+    const alone = tempDir('slipgate-nginx-down-');
+    const nobody = await startNginx(alone.path, [`127.0.0.1:${await freePort()}`, `127.0.0.1:${await freePort()}`]);
+    try {
+      const { apiKey } = await app.account(1);
+      const answer = await callThrough(nobody, { headers: { 'x-api-key': apiKey, 'x-request-id': 'order-17' }, body: JSON.stringify({ qrcode: sandboxQr() }) });
+      expect(answer.status).toBe(502);
+      expect(answer.headers['content-type']).toMatch(/^application\/json/);
+      expect(answer.headers['x-request-id']).toBe('order-17');
+      expect(answer.body).toEqual({
+        status: 'error',
+        message: 'slipgate did not answer; the verification may have been charged: look it up by x-request-id before retrying',
+      });
+    } finally {
+      await nobody.stop();
+      alone.remove();
+    }
+  });
+});
