@@ -4,7 +4,7 @@ import type { Command } from 'commander';
 import { resolve } from 'node:path';
 import { loadConfig } from '../config.js';
 import { InputError } from '../domain/errors.js';
-import { removeWithSidecars } from '../store/sqlite/durable-file.js';
+import { removeWithSidecars } from '../durable-file.js';
 import { quiesceLiveDatabase, stageRestore, swapIn } from '../store/sqlite/restore.js';
 import { describeBooks, summarizeSqliteFile } from './books-summary.js';
 import { printJson } from './context.js';

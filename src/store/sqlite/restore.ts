@@ -7,7 +7,7 @@ import { copyFileSync, existsSync, linkSync, renameSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { InputError } from '../../domain/errors.js';
 import { migrate } from './connection.js';
-import { fsyncPath, removeWithSidecars, statOrNull, tempPathBeside } from './durable-file.js';
+import { fsyncPath, removeWithSidecars, statOrNull, tempPathBeside } from '../../durable-file.js';
 import { describeSqliteFailure, integrityProblems, schemaVersion } from './inspect.js';
 import { SQLITE_MIGRATIONS } from './migrations.js';
 

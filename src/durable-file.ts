@@ -5,7 +5,7 @@
 import { closeSync, fsyncSync, openSync, rmSync, statSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { basename, dirname, join } from 'node:path';
-import { InputError } from '../../domain/errors.js';
+import { InputError } from './domain/errors.js';
 
 /** `.<name>.<random>.partial` beside `target`; the leading dot keeps it out of plain listings. */
 export function tempPathBeside(target: string): string {
