@@ -38,9 +38,9 @@ export function registerBackupCommand(program: Command): void {
       }
       // A faithful copy of books that do not reconcile is still kept (the live file has the same problem), but it is no success.
       publishStaged(staged.temp, target);
-      if (opts.json) printJson({ file: target, schemaVersion: staged.schemaVersion, ...books });
+      if (opts.json) printJson({ file: target, schemaVersion: staged.schemaVersion, failedRequests: staged.failedRequests, ...books });
       else {
-        console.log(`Backed up ${source} to ${target} (schema version ${staged.schemaVersion}): ${describeBooks(books)}.`);
+        console.log(`Backed up ${source} to ${target} (schema version ${staged.schemaVersion}): ${describeBooks(books)}; ${staged.failedRequests} failed-request records.`);
         for (const d of books.discrepancies) console.log(`DISCREPANCY ${d.accountId}: ${d.problems.join('; ')}`);
         console.log(books.discrepancies.length === 0 ? 'Integrity check ok; all accounts reconcile.' : 'The copy is whole, but its books do not reconcile: run slipgate doctor on the live database.');
       }

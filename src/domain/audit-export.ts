@@ -41,7 +41,7 @@ const PAGE_SIZE = 500;
 const BANGKOK_OFFSET_MS = 7 * 3_600_000;
 
 /** 2026-11-25T23:10:00.123+07:00 */
-export function bangkokTime(at: Date): string {
+function bangkokTime(at: Date): string {
   return new Date(at.getTime() + BANGKOK_OFFSET_MS).toISOString().replace('Z', '+07:00');
 }
 
@@ -165,17 +165,17 @@ function failedRow(r: RequestErrorRecord): ExportRow {
 }
 
 /** UTF-8 byte order mark: spreadsheet programs read the file as UTF-8 (Thai) only with it. */
-export const CSV_BOM = '\uFEFF';
+const CSV_BOM = '\uFEFF';
 
-export function csvHeader(): string {
+function csvHeader(): string {
   return `${EXPORT_COLUMNS.join(',')}\r\n`;
 }
 
-export function csvLine(row: ExportRow): string {
+function csvLine(row: ExportRow): string {
   return `${EXPORT_COLUMNS.map((c) => csvCell(row[c])).join(',')}\r\n`;
 }
 
-export function jsonLine(row: ExportRow): string {
+function jsonLine(row: ExportRow): string {
   return `${JSON.stringify(row)}\n`;
 }
 

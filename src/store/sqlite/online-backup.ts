@@ -18,6 +18,8 @@ export interface StagedBackup {
   /** The checked copy, not yet at its final name. */
   temp: string;
   schemaVersion: number;
+  /** RequestError records in the copy (the books count the successes). */
+  failedRequests: number;
 }
 
 /**
@@ -42,7 +44,8 @@ export async function stageOnlineBackup(source: string, target: string, overwrit
     try {
       const problems = integrityProblems(copy);
       if (problems.length > 0) throw new InputError(`the copy failed SQLite's integrity check: ${problems.slice(0, 3).join('; ')}`);
-      return { temp, schemaVersion: schemaVersion(copy)! };
+      const failedRequests = (copy.prepare('SELECT count(*) AS n FROM request_errors').get() as { n: number }).n;
+      return { temp, schemaVersion: schemaVersion(copy)!, failedRequests };
     } finally {
       copy.close();
     }
