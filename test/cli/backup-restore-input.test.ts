@@ -127,6 +127,22 @@ describe('backup and restore refuse bad input and leave files as they were', () 
       await refused(join(dir.path, 'missing.db'), /^slipgate: no file at .*missing\.db\n$/);
     });
 
+    it('refuses a backup whose books do not reconcile, and restores it with --force', { timeout: 60_000 }, async () => {
+      const off = join(dir.path, 'off.db');
+      copyFileSync(good, off);
+      const db = new Database(off);
+      // Credits out of nowhere: no ledger entry.
+      const { id } = db.prepare('SELECT id FROM accounts ORDER BY id LIMIT 1').get() as { id: string };
+      db.prepare('UPDATE accounts SET credits = credits + 5 WHERE id = ?').run(id);
+      db.close();
+      await refused(off, new RegExp(`^slipgate: the backup's books do not reconcile \\(1 accounts, e\\.g\\. ${id}: credits .* but the ledger adds up to .*\\); pass --force to restore it anyway\\n$`));
+      const target = join(dir.path, 'forced', 'slipgate.db');
+      mkdirSync(join(dir.path, 'forced'));
+      const forced = await slipgate(`sqlite:${target}`, ['restore', '--from', off, '--force']);
+      expect(forced.code).toBe(0);
+      expect(forced.stdout).toContain('Restored ');
+    });
+
     it('migrates a backup of an older schema and says so', { timeout: 60_000 }, async () => {
       const older = join(dir.path, 'older.db');
       copyFileSync(good, older);
@@ -147,6 +163,25 @@ describe('backup and restore refuse bad input and leave files as they were', () 
       expect(restored.prepare('SELECT count(*) AS n FROM accounts').get()).toEqual({ n: 40 });
       restored.close();
     });
+  });
+
+  it('backup: books that do not reconcile are still copied, with exit 1 and the discrepancy named', { timeout: 60_000 }, async () => {
+    const broken = join(dir.path, 'broken.db');
+    copyFileSync(good, broken);
+    const db = new Database(broken);
+    const { id } = db.prepare('SELECT id FROM accounts ORDER BY id LIMIT 1').get() as { id: string };
+    db.prepare('UPDATE accounts SET usage = usage + 1 WHERE id = ?').run(id);
+    db.close();
+    const out = join(dir.path, 'of-broken.db');
+    const r = await slipgate(`sqlite:${broken}`, ['backup', '--to', out]);
+    expect(r.code).toBe(1);
+    expect(r.stdout).toContain(`DISCREPANCY ${id}: `);
+    expect(r.stdout).toContain('its books do not reconcile: run slipgate doctor on the live database');
+    // The copy is there and whole: a faithful copy of books with a problem.
+    const copy = new Database(out, { readonly: true });
+    expect(copy.prepare('SELECT count(*) AS n FROM accounts').get()).toEqual({ n: 40 });
+    expect(copy.prepare('SELECT usage FROM accounts WHERE id = ?').get(id)).toEqual({ usage: 1 });
+    copy.close();
   });
 
   it.each(['postgres://postgres@127.0.0.1:5432/x', 'mongodb://127.0.0.1:27017/x'])('backup and restore on %s name the engine\'s own tools', { timeout: 60_000 }, async (other) => {
