@@ -7,6 +7,7 @@ import type { Config } from './config.js';
 import { serverServices, type ServerOptions, type ServerServices } from './compose.js';
 import { createAdminApp } from './http/admin-app.js';
 import { answerClientErrorsWithJson } from './http/client-errors.js';
+import { mountAuditExport } from './http/audit-export-route.js';
 import { defaultDashboardDir, mountDashboard } from './http/dashboard.js';
 import { mountMetrics } from './http/metrics-route.js';
 import { createPublicApp } from './http/public-app.js';
@@ -53,6 +54,7 @@ export async function run(config: Config, opts: RunOptions): Promise<Running> {
     mount: (app) => {
       mountMetrics(app, { text: scrape.text, contentType: metrics.contentType, token: config.METRICS_TOKEN, logger });
       mountGraphql(app, { ...services, upstreamHealth: () => pool.health(), logger });
+      mountAuditExport(app, { store, adminTokens: services.adminTokens, logger });
       mountDashboard(app, dashboard);
     },
   });

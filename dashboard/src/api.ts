@@ -66,3 +66,32 @@ export async function gql<T>(query: string, variables: Record<string, unknown> =
   if (!res.ok || body.data == null) throw new ApiError('server', t().api.httpStatus(res.status));
   return body.data;
 }
+
+/**
+ * GET export/audit.csv with the token as a Bearer header (never in the
+ * address) and hands the file to the browser as a download.
+ */
+export async function downloadAuditCsv(params: Record<string, string | null>, token = getToken()): Promise<void> {
+  const query = new URLSearchParams(Object.entries(params).filter((e): e is [string, string] => e[1] !== null && e[1] !== ''));
+  let res: Response;
+  try {
+    res = await fetch(`export/audit.csv?${query}`, { headers: { authorization: `Bearer ${token ?? ''}` }, credentials: 'omit', cache: 'no-store' });
+  } catch {
+    throw new ApiError('network', t().api.network);
+  }
+  if (res.status === 401) throw new ApiError('unauthorized', t().api.unauthorized);
+  if (res.status === 403) throw new ApiError('forbidden', t().api.httpStatus(res.status));
+  if (!res.ok) {
+    const body = (await res.json().catch(() => null)) as { message?: string } | null;
+    throw new ApiError('graphql', body?.message ?? t().api.httpStatus(res.status));
+  }
+  const name = /filename="([^"]+)"/.exec(res.headers.get('content-disposition') ?? '')?.[1] ?? 'slipgate-audit.csv';
+  const url = URL.createObjectURL(await res.blob());
+  const link = document.createElement('a');
+  link.href = url;
+  link.download = name;
+  document.body.append(link);
+  link.click();
+  link.remove();
+  setTimeout(() => URL.revokeObjectURL(url), 60_000);
+}

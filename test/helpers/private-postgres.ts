@@ -34,7 +34,7 @@ export interface PrivatePostgres {
   dispose(): Promise<void>;
 }
 
-function postgresBinDir(): string {
+export function postgresBinDir(): string {
   if (process.env.SLIPGATE_PG_BIN) return process.env.SLIPGATE_PG_BIN;
   const root = '/usr/lib/postgresql';
   const versions = existsSync(root) ? readdirSync(root).filter((v) => existsSync(join(root, v, 'bin', 'pg_ctl'))) : [];

@@ -200,6 +200,9 @@ export const en = {
     refresh: 'Refresh',
   },
   audit: {
+    download: 'Download CSV',
+    downloading: 'Preparing the CSV file of these filters…',
+    downloaded: 'CSV file downloaded.',
     verifications: 'Verifications',
     failures: 'Failed requests',
     newestFirst: (title: string) => `${title}, newest first`,

@@ -198,6 +198,9 @@ export const th: Messages = {
     refresh: 'รีเฟรช',
   },
   audit: {
+    download: 'ดาวน์โหลด CSV',
+    downloading: 'กำลังเตรียมไฟล์ CSV ตามตัวกรองนี้…',
+    downloaded: 'ดาวน์โหลดไฟล์ CSV แล้ว',
     verifications: 'การตรวจสอบ',
     failures: 'คำขอที่ล้มเหลว',
     newestFirst: (title: string) => `${title} เรียงจากใหม่ไปเก่า`,

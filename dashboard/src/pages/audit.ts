@@ -1,7 +1,7 @@
 // The audit log: successful verifications or failed requests, with the
 // GraphQL API's filters, cursor paging, and a slip-image search that reads
 // the QR in the browser and looks its transaction up.
-import { gql } from '../api.js';
+import { downloadAuditCsv, gql } from '../api.js';
 import { pageHeading, type PageContext } from '../context.js';
 import { h, text } from '../dom.js';
 import { bangkokInput, dateInputExample, formatDateInput, formatMs, formatThb, formatTime, parseDateInput } from '../format.js';
@@ -157,6 +157,28 @@ export async function auditPage(ctx: PageContext): Promise<void> {
     void load();
   };
 
+  // The current filter as a CSV file, streamed by the admin listener (GET export/audit.csv).
+  const download = async () => {
+    const v = values();
+    resultStatus.textContent = m.downloading;
+    try {
+      await downloadAuditCsv({
+        type: recordType(),
+        accountId: v.account || null,
+        from: bangkokInput(v.from),
+        to: bangkokInput(v.to),
+        upstream: v.upstream || null,
+        transactionId: v.transactionId || null,
+        sendingBank: v.bank || null,
+        kind: v.kind || null,
+      });
+      resultStatus.textContent = m.downloaded;
+    } catch (err) {
+      if (!ctx.isCurrent()) return;
+      results.replaceChildren(ctx.problem(err, () => void download()));
+    }
+  };
+
   const form = h(
     'form',
     {
@@ -201,6 +223,7 @@ export async function auditPage(ctx: PageContext): Promise<void> {
           },
           m.clear,
         ),
+        h('button', { type: 'button', class: 'secondary', onclick: () => void download() }, m.download),
       ),
     ),
   );

@@ -1,0 +1,36 @@
+// What `backup` and `restore` report about a database file: the doctor's
+// reconciliation run on the copy, summed up.
+import { reconcileAll, type ReconcileOptions } from '../domain/reconcile.js';
+import { openStore } from '../store/open.js';
+
+export interface BooksSummary {
+  accounts: number;
+  verifications: number;
+  /** Sum of every ledger delta: all credits ever granted. */
+  ledgerTotal: number;
+  credits: number;
+  openHolds: number;
+  discrepancies: { accountId: string; problems: string[] }[];
+}
+
+export async function summarizeSqliteFile(path: string, options: ReconcileOptions = {}): Promise<BooksSummary> {
+  const store = await openStore(`sqlite:${path}`);
+  try {
+    const results = await reconcileAll(store, options);
+    const sum = (pick: (r: (typeof results)[number]) => number) => results.reduce((n, r) => n + pick(r), 0);
+    return {
+      accounts: results.length,
+      verifications: sum((r) => r.verifyTransactions),
+      ledgerTotal: sum((r) => r.ledgerTotal),
+      credits: sum((r) => r.credits),
+      openHolds: sum((r) => r.held),
+      discrepancies: results.filter((r) => r.problems.length > 0).map((r) => ({ accountId: r.accountId, problems: r.problems })),
+    };
+  } finally {
+    await store.close();
+  }
+}
+
+export function describeBooks(s: BooksSummary): string {
+  return `${s.accounts} accounts, ${s.verifications} verifications, ledger sum ${s.ledgerTotal} credits (${s.credits} spendable, ${s.openHolds} held by open holds)`;
+}
