@@ -159,6 +159,7 @@ export async function auditPage(ctx: PageContext): Promise<void> {
 
   // The current filter as a CSV file, streamed by the admin listener (GET export/audit.csv).
   const download = async () => {
+    if (!datesValid()) return;
     const v = values();
     resultStatus.textContent = m.downloading;
     try {
