@@ -3,6 +3,7 @@
 // through untouched. Everything the answer states is checked here, once:
 // a payload that cannot be answered truthfully is the network's failure.
 import { bankShortName } from './banks.js';
+import type { SlipRef } from './slip-qr.js';
 import type { RawParty, RawSlipData, VerifiedSlip } from './types.js';
 
 const BANGKOK_OFFSET_MS = 7 * 3_600_000;
@@ -13,24 +14,29 @@ export class SlipMappingError extends Error {
   override name = 'SlipMappingError';
 }
 
-export function mapSlip(raw: RawSlipData): VerifiedSlip {
+/**
+ * `slip` is the QR's own reference and sending bank, which the answer was
+ * checked to be about (bank-answer.ts): the response and the records name
+ * the slip by them, so a later exact lookup of the QR's values finds it
+ * whatever spelling the bank used ("004" or "4", upper or lower case).
+ */
+export function mapSlip(raw: RawSlipData, slip: SlipRef): VerifiedSlip {
   const amount = amountOf(raw.amount);
   if (typeof raw.transRef !== 'string' || raw.transRef === '') throw new SlipMappingError('transRef is missing');
   const { dateTime, timestamp } = bangkokTime(raw.transDate, raw.transTime);
   const sender = party(raw.sender, 'sender');
   const receiver = party(raw.receiver, 'receiver');
-  const sendingBank = String(raw.sendingBank ?? '');
   const receivingBank = String(raw.receivingBank ?? '');
   return {
     amount,
     dateTime,
     timestamp,
-    transactionId: raw.transRef,
+    transactionId: slip.transRef,
     senderBankAccountNumber: valueOf(sender.account),
     senderName: text(sender.displayName, 'sender.displayName'),
     senderNameEN: text(sender.name, 'sender.name'),
-    senderBank: bankShortName(sendingBank),
-    senderBankCode: sendingBank,
+    senderBank: bankShortName(slip.sendingBank),
+    senderBankCode: slip.sendingBank,
     receiverBankAccountNumber: valueOf(receiver.account),
     receiverName: text(receiver.displayName, 'receiver.displayName'),
     receiverNameEN: text(receiver.name, 'receiver.name'),

@@ -121,17 +121,17 @@ export class VerificationService {
     // read only on the rare paths where the contract's error order needs it.
     const body = bodyCheck(await input.readBody(), input.maxQrcodeBodyBytes);
     if (!body.ok) {
-      const account = await store.getAccount(key.accountId);
-      if (!account || account.deletedAt) return this.accountError('user_not_found', who);
+      // 1022 comes before the body's problem, 1023 after it.
+      const account = await this.liveAccount(who, {}, { mustPay: false });
+      if (!account.ok) return account.refused;
       return { kind: 'bad_request', problem: body.problem, message: body.message, creditsRemaining: account.credits };
     }
     let qrcode: string;
     if (body.image === undefined) qrcode = body.qrcode;
     else {
       // No CPU for an account that could not pay: its credits are read before decoding (the hold still decides).
-      const account = await store.getAccount(key.accountId);
-      if (!account || account.deletedAt) return this.accountError('user_not_found', who);
-      if (account.credits <= 0) return this.accountError('insufficient_fund', who, {}, 0);
+      const account = await this.liveAccount(who, {}, { mustPay: true });
+      if (!account.ok) return account.refused;
       const read = await readSlipImage(this.deps.images, body.image);
       if (!read.ok && !read.unreadable) return imageRefusal(read.refused, read.message, account.credits);
       if (!read.ok) {
@@ -144,9 +144,8 @@ export class VerificationService {
     const started = performance.now();
     const parsed = parseSlipQr(qrcode);
     if (!parsed.ok) {
-      const account = await store.getAccount(key.accountId);
-      if (!account || account.deletedAt) return this.accountError('user_not_found', who, { qrcode });
-      if (account.credits <= 0) return this.accountError('insufficient_fund', who, { qrcode }, account.credits);
+      const account = await this.liveAccount(who, { qrcode }, { mustPay: true });
+      if (!account.ok) return account.refused;
       const message = `invalid slip QR code: ${parsed.reason}`;
       await store.insertRequestError(this.errorRecord(who, { kind: 'invalid_qr', message, qrcode, latencyMs: 0 }));
       return failure('invalid_qr', message, account.credits);
@@ -231,6 +230,23 @@ export class VerificationService {
         )
       : undefined;
     return evaluateChecks(checks, data, { now: this.now(), history });
+  }
+
+  /**
+   * The account, read where the contract's error order needs it before any
+   * hold (a refused body, a picture, a bad QR): deleted is 1022; with
+   * `mustPay`, no credits is 1023 with the balance read (0: credits never go
+   * below zero). On the verify path itself the hold decides both atomically.
+   */
+  private async liveAccount(
+    who: KeyedWho,
+    about: Pick<FailureFacts, 'qrcode'>,
+    { mustPay }: { mustPay: boolean },
+  ): Promise<{ ok: true; credits: number } | { ok: false; refused: VerifyOutcome }> {
+    const account = await this.deps.store.getAccount(who.accountId);
+    if (!account || account.deletedAt) return { ok: false, refused: await this.accountError('user_not_found', who, about) };
+    if (mustPay && account.credits <= 0) return { ok: false, refused: await this.accountError('insufficient_fund', who, about, account.credits) };
+    return { ok: true, credits: account.credits };
   }
 
   private async accountError(

@@ -16,10 +16,13 @@ const raw = (over: Partial<RawSlipData> = {}): RawSlipData => ({
   ...over,
 });
 
+/** The QR's own values (the answer was checked to be about them). */
+const REF = { transRef: '015278121420BTF05718', sendingBank: '004' };
+
 describe('mapSlip', () => {
   it('maps every field of the success data', () => {
     const data = raw();
-    expect(mapSlip(data)).toStrictEqual({
+    expect(mapSlip(data, REF)).toStrictEqual({
       amount: 100.38,
       dateTime: '2025-10-05T22:09:59+07:00',
       timestamp: 1759676999,
@@ -43,14 +46,14 @@ describe('mapSlip', () => {
   it('passes rawData through as the very same object', () => {
     const data = raw({ extra: { nested: [1, '2', null] } });
     const copy = structuredClone(data);
-    expect(mapSlip(data).rawData).toBe(data);
+    expect(mapSlip(data, REF).rawData).toBe(data);
     expect(data).toStrictEqual(copy);
   });
 
   it('reads amounts sent as numbers and as text alike', () => {
-    expect(mapSlip(raw({ amount: 100.38 })).amount).toBe(100.38);
-    expect(mapSlip(raw({ amount: '100.38' })).amount).toBe(100.38);
-    expect(mapSlip(raw({ amount: '1000' })).amount).toBe(1000);
+    expect(mapSlip(raw({ amount: 100.38 }), REF).amount).toBe(100.38);
+    expect(mapSlip(raw({ amount: '100.38' }), REF).amount).toBe(100.38);
+    expect(mapSlip(raw({ amount: '1000' }), REF).amount).toBe(1000);
   });
 
   it('reads a receiver paid by account and a sender paid by proxy', () => {
@@ -59,6 +62,7 @@ describe('mapSlip', () => {
         sender: { displayName: 'ก', name: 'A', proxy: { type: 'MSISDN', value: 'xxx-xxx-1234' }, account: '' },
         receiver: { displayName: 'ข', name: 'B', proxy: '', account: { type: 'BANKAC', value: 'xxx-x-x3109-x' } },
       }),
+      REF,
     );
     expect(m.senderBankAccountNumber).toBe('');
     expect(m.receiverBankAccountNumber).toBe('xxx-x-x3109-x');
@@ -67,15 +71,15 @@ describe('mapSlip', () => {
   });
 
   it('refuses an answer whose sender or receiver is missing or names nobody', () => {
-    expect(() => mapSlip(raw({ sender: '' }))).toThrow(/sender is missing/);
-    expect(() => mapSlip(raw({ receiver: '' }))).toThrow(/receiver is missing/);
-    expect(() => mapSlip(raw({ receiver: { displayName: ' ', name: '', proxy: '', account: '' } }))).toThrow(/receiver is missing/);
+    expect(() => mapSlip(raw({ sender: '' }), REF)).toThrow(/sender is missing/);
+    expect(() => mapSlip(raw({ receiver: '' }), REF)).toThrow(/receiver is missing/);
+    expect(() => mapSlip(raw({ receiver: { displayName: ' ', name: '', proxy: '', account: '' } }), REF)).toThrow(/receiver is missing/);
     // A party known only by its masked account is still a party.
-    expect(mapSlip(raw({ sender: { proxy: '', account: { type: 'BANKAC', value: 'xxx-x-x1234-x' } } })).senderBankAccountNumber).toBe('xxx-x-x1234-x');
+    expect(mapSlip(raw({ sender: { proxy: '', account: { type: 'BANKAC', value: 'xxx-x-x1234-x' } } }), REF).senderBankAccountNumber).toBe('xxx-x-x1234-x');
   });
 
   it('keeps unknown bank codes as they are', () => {
-    const m = mapSlip(raw({ receivingBank: '999' }));
+    const m = mapSlip(raw({ receivingBank: '999' }), REF);
     expect([m.receiverBank, m.receiverBankCode]).toEqual(['999', '999']);
   });
 
@@ -94,7 +98,7 @@ describe('mapSlip', () => {
     ['an infinite amount', { amount: Number.POSITIVE_INFINITY }],
     ['a time with 60 seconds', { transTime: '10:00:60' }],
   ])('refuses %s', (_n, over) => {
-    expect(() => mapSlip(raw(over as Partial<RawSlipData>))).toThrow(SlipMappingError);
+    expect(() => mapSlip(raw(over as Partial<RawSlipData>), REF)).toThrow(SlipMappingError);
   });
 });
 
@@ -107,7 +111,7 @@ describe('bangkokTime', () => {
 describe('mapSlip on odd bank payloads', () => {
   it('treats a null proxy or account like an absent one', () => {
     const data = raw({ receiver: { displayName: 'ร้าน', name: 'SHOP', proxy: null, account: null } as never });
-    expect(mapSlip(data)).toMatchObject({ receiverPromptpay: '', receiverProxyType: '', receiverBankAccountNumber: '' });
+    expect(mapSlip(data, REF)).toMatchObject({ receiverPromptpay: '', receiverProxyType: '', receiverBankAccountNumber: '' });
   });
 
   it('refuses dates that do not exist instead of rolling them over', () => {
@@ -118,7 +122,7 @@ describe('mapSlip on odd bank payloads', () => {
   });
 
   it('answers names as text: digits become a string, other shapes are a broken answer', () => {
-    expect(mapSlip(raw({ sender: { displayName: 12345, name: null } as never })).senderName).toBe('12345');
-    expect(() => mapSlip(raw({ sender: { displayName: { th: 'x' } } as never }))).toThrow(/sender.displayName is not text/);
+    expect(mapSlip(raw({ sender: { displayName: 12345, name: null } as never }), REF).senderName).toBe('12345');
+    expect(() => mapSlip(raw({ sender: { displayName: { th: 'x' } } as never }), REF)).toThrow(/sender.displayName is not text/);
   });
 });

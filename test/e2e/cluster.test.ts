@@ -52,6 +52,9 @@ describe('serve --workers 2 on SQLite', () => {
     const successes = results.filter((r) => r.body.status === 'success');
     expect(successes).toHaveLength(5);
     expect(results.filter((r) => r.body.code === 1023)).toHaveLength(19);
+    // Identities, not counts: the requests the workers answered "verified" are exactly the recorded (charged) ones.
+    const recorded = await store.listVerifyTransactions({ accountId: few.account.id, limit: 100 });
+    expect(recorded.items.map((v) => v.requestId).sort()).toEqual(successes.map((r) => r.requestId).sort());
     // Both workers answered some of them (connections are dealt round-robin).
     await eventually(async () => new Set(logs.filter((l) => l.msg === 'request').map((l) => l.worker)).size === 2);
     expect(new Set(logs.filter((l) => l.msg === 'request').map((l) => l.worker))).toEqual(new Set([1, 2]));

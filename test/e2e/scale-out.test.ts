@@ -11,6 +11,7 @@ import { sandboxQr } from '../../src/upstream/sandbox/sandbox-qr.js';
 import { postVerify, spawnSlipgate, type Child } from '../helpers/child.js';
 import { runDoctor } from '../helpers/doctor.js';
 import { concurrencyCase, testEngines } from '../helpers/engines.js';
+import { openRawBooks } from '../helpers/raw-books.js';
 
 const CREDITS = 25;
 const REQUESTS = 60;
@@ -48,6 +49,16 @@ describe.each(testEngines())('two slipgate processes on one %s database', (engin
       const check = await reconcileAccount(store, account.id);
       expect(check).toMatchObject({ ledgerTotal: CREDITS, verifyTransactions: CREDITS, problems: [] });
       const insufficient = await store.listRequestErrors({ accountId: account.id, kind: 'insufficient_fund', limit: REQUESTS });
+      // Identities, not counts: the requests either process answered "verified" are exactly the
+      // recorded (charged) verifications, read through the engine's own driver; the 1023 answers
+      // are exactly the insufficient-fund records.
+      const raw = await openRawBooks(databaseUrl);
+      try {
+        expect(await raw.verifiedRequestIds(account.id)).toEqual(successes.map((r) => r.requestId).sort());
+      } finally {
+        await raw.close();
+      }
+      expect(insufficient.items.map((e) => e.requestId).sort()).toEqual(refused.map((r) => r.requestId).sort());
       expect(insufficient.items).toHaveLength(REQUESTS - CREDITS);
       expect(await runDoctor(databaseUrl)).toMatchObject({ code: 0, accounts: 1, discrepancies: [], openHolds: 0 });
 

@@ -5,6 +5,7 @@ import { SandboxUpstream } from '../../src/upstream/sandbox/sandbox-upstream.js'
 import { sandboxTransaction } from '../../src/upstream/sandbox/transaction.js';
 import { counting, startApp, type TestApp } from '../helpers/app.js';
 import { concurrencyCase, testEngines } from '../helpers/engines.js';
+import { openRawBooks } from '../helpers/raw-books.js';
 
 const DATA_FIELDS = {
   amount: 'number',
@@ -215,6 +216,18 @@ describe.each(testEngines())('POST /api/v1/verify on %s', (engine) => {
     for (const r of refused) expect(r.body).toStrictEqual({ status: 'error', code: 1023, message: 'insufficient fund' });
     expect(await balance(accountId)).toEqual({ credits: 0, held: 0, usage: 5 });
     expect((await app.store.listVerifyTransactions({ accountId, limit: 100 })).items).toHaveLength(5);
+    // Identities, not counts: the requests answered "verified" are exactly the ones recorded (and so
+    // charged: each record is written with its usage +1), read through the engine's own driver; the
+    // ones answered 1023 are exactly the insufficient-fund records.
+    const ids = (rs: typeof results) => rs.map((r) => r.headers.get('x-request-id')!).sort();
+    const raw = await openRawBooks(app.databaseUrl);
+    try {
+      expect(await raw.verifiedRequestIds(accountId)).toEqual(ids(results.filter((r) => r.body.status === 'success')));
+    } finally {
+      await raw.close();
+    }
+    const refusedRecords = await app.store.listRequestErrors({ accountId, kind: 'insufficient_fund', limit: 100 });
+    expect(refusedRecords.items.map((e) => e.requestId).sort()).toEqual(ids(refused));
   });
 
   it('accepts a real-world QR whose CRC lost its leading zeros', async () => {

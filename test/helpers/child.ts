@@ -59,7 +59,7 @@ export async function postVerify(publicUrl: string, apiKey: string, qrcode: stri
     headers: { 'content-type': 'application/json', 'x-api-key': apiKey },
     body: JSON.stringify({ qrcode }),
   });
-  return { status: res.status, body: (await res.json()) as { status: string; code?: number; message: string } };
+  return { status: res.status, requestId: res.headers.get('x-request-id'), body: (await res.json()) as { status: string; code?: number; message: string } };
 }
 
 /** Polls `check` until it returns true or the time is up. */

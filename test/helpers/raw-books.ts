@@ -12,10 +12,20 @@ export interface RawBooks {
   holdIds(accountId: string): Promise<string[]>;
   /** The account's usage counter, as stored. */
   usage(accountId: string): Promise<number>;
+  /**
+   * Hold ids and usage from one snapshot, so a settle committing meanwhile
+   * cannot be counted both as a hold and as a charge: PostgreSQL reads both in
+   * one REPEATABLE READ transaction, SQLite in one read transaction, MongoDB
+   * from the account document alone (holds are embedded in it; a
+   * single-document read is atomic).
+   */
+  holdsAndUsage(accountId: string): Promise<{ holdIds: string[]; usage: number }>;
   /** Changes credits with no ledger entry. */
   addCredits(accountId: string, delta: number): Promise<void>;
   /** Sets credits below zero, lifting the engine's own guard (check constraint) first where there is one. */
   setNegativeCredits(accountId: string, credits: number): Promise<void>;
+  /** The request id of each of the account's VerifyTransaction records (sorted): who was charged. */
+  verifiedRequestIds(accountId: string): Promise<string[]>;
   /** Deletes the account's VerifyTransaction records, leaving usage as it is. */
   deleteVerifyTransactions(accountId: string): Promise<number>;
   /** A hold taken at `createdAt` whose credit left `credits`: the sums still agree. */
@@ -40,6 +50,12 @@ function sqliteBooks(file: string): RawBooks {
     engine: 'sqlite',
     holdIds: async (accountId) => (db.prepare('SELECT id FROM credit_holds WHERE account_id = ? ORDER BY created_at').all(accountId) as { id: string }[]).map((r) => r.id),
     usage: async (accountId) => (db.prepare('SELECT usage FROM accounts WHERE id = ?').get(accountId) as { usage: number }).usage,
+    // A deferred transaction that only reads: in WAL mode its first read fixes the snapshot both reads see.
+    holdsAndUsage: async (accountId) =>
+      db.transaction(() => ({
+        holdIds: (db.prepare('SELECT id FROM credit_holds WHERE account_id = ? ORDER BY created_at').all(accountId) as { id: string }[]).map((r) => r.id),
+        usage: (db.prepare('SELECT usage FROM accounts WHERE id = ?').get(accountId) as { usage: number }).usage,
+      }))(),
     async addCredits(accountId, delta) {
       db.prepare('UPDATE accounts SET credits = credits + ? WHERE id = ?').run(delta, accountId);
     },
@@ -51,6 +67,8 @@ function sqliteBooks(file: string): RawBooks {
         db.pragma('ignore_check_constraints = OFF');
       }
     },
+    verifiedRequestIds: async (accountId) =>
+      (db.prepare('SELECT request_id FROM verify_transactions WHERE account_id = ?').all(accountId) as { request_id: string }[]).map((r) => r.request_id).sort(),
     deleteVerifyTransactions: async (accountId) => db.prepare('DELETE FROM verify_transactions WHERE account_id = ?').run(accountId).changes,
     async insertHold(accountId, keyId, createdAt) {
       const id = newId('vfy');
@@ -81,6 +99,16 @@ async function postgresBooks(url: string): Promise<RawBooks> {
     engine: 'postgres',
     holdIds: async (accountId) => (await client.query<{ id: string }>('SELECT id FROM credit_holds WHERE account_id = $1 ORDER BY created_at', [accountId])).rows.map((r) => r.id),
     usage: async (accountId) => (await client.query<{ usage: number }>('SELECT usage FROM accounts WHERE id = $1', [accountId])).rows[0]!.usage,
+    async holdsAndUsage(accountId) {
+      await client.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
+      try {
+        const holds = await client.query<{ id: string }>('SELECT id FROM credit_holds WHERE account_id = $1 ORDER BY created_at', [accountId]);
+        const usage = await client.query<{ usage: number }>('SELECT usage FROM accounts WHERE id = $1', [accountId]);
+        return { holdIds: holds.rows.map((r) => r.id), usage: usage.rows[0]!.usage };
+      } finally {
+        await client.query('COMMIT');
+      }
+    },
     async addCredits(accountId, delta) {
       await client.query('UPDATE accounts SET credits = credits + $1 WHERE id = $2', [delta, accountId]);
     },
@@ -88,6 +116,8 @@ async function postgresBooks(url: string): Promise<RawBooks> {
       await client.query('ALTER TABLE accounts DROP CONSTRAINT IF EXISTS accounts_credits_check');
       await client.query('UPDATE accounts SET credits = $1 WHERE id = $2', [credits, accountId]);
     },
+    verifiedRequestIds: async (accountId) =>
+      (await client.query<{ request_id: string }>('SELECT request_id FROM verify_transactions WHERE account_id = $1', [accountId])).rows.map((r) => r.request_id).sort(),
     deleteVerifyTransactions: async (accountId) => (await client.query('DELETE FROM verify_transactions WHERE account_id = $1', [accountId])).rowCount ?? 0,
     async insertHold(accountId, keyId, createdAt) {
       const id = newId('vfy');
@@ -125,6 +155,10 @@ async function mongoBooks(url: string): Promise<RawBooks> {
     engine: 'mongo',
     holdIds: async (accountId) => ((await accounts.findOne({ _id: accountId }))?.holds ?? []).map((h) => h._id),
     usage: async (accountId) => (await accounts.findOne({ _id: accountId }))!.usage,
+    async holdsAndUsage(accountId) {
+      const account = (await accounts.findOne({ _id: accountId }))!;
+      return { holdIds: (account.holds ?? []).map((h) => h._id), usage: account.usage };
+    },
     async addCredits(accountId, delta) {
       await accounts.updateOne({ _id: accountId }, { $inc: { credits: delta } });
     },
@@ -132,6 +166,8 @@ async function mongoBooks(url: string): Promise<RawBooks> {
       // No guard to lift: MongoDB keeps no constraint on the field.
       await accounts.updateOne({ _id: accountId }, { $set: { credits } });
     },
+    verifiedRequestIds: async (accountId) =>
+      (await db.collection<{ requestId: string }>('verify_transactions').find({ accountId }).toArray()).map((r) => r.requestId).sort(),
     deleteVerifyTransactions: async (accountId) => (await db.collection('verify_transactions').deleteMany({ accountId })).deletedCount,
     async insertHold(accountId, keyId, createdAt) {
       const id = newId('vfy');

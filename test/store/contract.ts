@@ -11,6 +11,10 @@ interface EngineProbe {
   balance(accountId: string): Promise<{ credits: number; usage: number } | null>;
   holdIds(accountId: string): Promise<string[]>;
   countVerifyTransactions(accountId: string): Promise<number>;
+  /** The account's success records by id and request id, sorted by id (the charges: each settle writes one with usage +1). */
+  verifyTransactionIds(accountId: string): Promise<{ id: string; requestId: string }[]>;
+  /** The account's failure records by id and kind, sorted by id. */
+  requestErrorIds(accountId: string): Promise<{ id: string; kind: string }[]>;
   requestErrorKinds(accountId: string): Promise<string[]>;
   ledgerDeltas(accountId: string): Promise<number[]>;
   /** Every stored column/field of the key, to prove no secret is kept. */
@@ -42,6 +46,9 @@ export interface ContractOptions {
 }
 
 const id = (kind: string) => `${kind}_${randomUUID().replaceAll('-', '')}`;
+/** Sorted copies, so sets of ids compare as sets whatever order an engine returns. */
+const sorted = (ids: Iterable<string>) => [...ids].sort();
+const byId = <T extends { id: string }>(rows: T[]) => [...rows].sort((x, y) => (x.id < y.id ? -1 : x.id > y.id ? 1 : 0));
 const at = (iso: string) => new Date(iso);
 
 export function storeContract(name: string, open: () => Promise<EngineUnderTest>, options: ContractOptions = {}): void {
@@ -255,15 +262,22 @@ export function storeContract(name: string, open: () => Promise<EngineUnderTest>
         expect(await probe.holdIds(accountId)).toEqual([]);
         expect(await probe.countVerifyTransactions(accountId)).toBe(2);
         expect(await probe.requestErrorKinds(accountId)).toEqual(['upstream_error']);
+        // Who was told what is who was recorded: a and c charged, b refunded.
+        expect(byId(await probe.verifyTransactionIds(accountId))).toEqual(byId([a, c].map((h) => ({ id: h.id, requestId: h.id }))));
+        expect(await probe.requestErrorIds(accountId)).toEqual([{ id: b.id, kind: 'upstream_error' }]);
       });
 
       concurrency(`200 holds ${name === 'sqlite' ? 'issued at once (run one by one)' : 'racing each other'} against 50 credits: exactly 50 succeed`, async () => {
         const accountId = await account(50);
-        const results = await Promise.all(Array.from({ length: 200 }, () => store.holdCredit(hold(accountId))));
+        const holds = Array.from({ length: 200 }, () => hold(accountId));
+        const results = await Promise.all(holds.map((h) => store.holdCredit(h)));
         expect(results.filter((r) => r.status === 'held')).toHaveLength(50);
         expect(results.filter((r) => r.status === 'insufficient')).toHaveLength(150);
         expect(await probe.balance(accountId)).toEqual({ credits: 0, usage: 0 });
         expect(await probe.holdIds(accountId)).toHaveLength(50);
+        // The holds stored are exactly those of the callers told "held", each with the balance its own write left.
+        expect(sorted(await probe.holdIds(accountId))).toEqual(sorted(holds.filter((_, i) => results[i]!.status === 'held').map((h) => h.id)));
+        expect(sorted(results.flatMap((r) => (r.status === 'held' ? [String(r.credits)] : [])))).toEqual(sorted(Array.from({ length: 50 }, (_, i) => String(i))));
       });
 
       it('recovers stale holds and leaves fresh ones alone', async () => {
@@ -379,24 +393,33 @@ export function storeContract(name: string, open: () => Promise<EngineUnderTest>
         const holds = Array.from({ length: 20 }, () => hold(accountId, new Date(), lease));
         for (const h of holds) expect(await store.holdCredit(h)).toMatchObject({ status: 'held' });
         await probe.expireLease(lease);
-        // A process that woke up after its lease was taken over settles half of them.
-        const settles = holds
-          .filter((_, i) => i % 2)
-          .map((h) =>
-            store.settleHold(vt(accountId, h.id)).then(
-              () => 'settled' as const,
-              (err: unknown) => {
-                expect((err as StoreError).code).toBe('conflict');
-                return 'lost' as const;
-              },
-            ),
-          );
+        // A process that woke up after its lease was taken over settles half of
+        // them, each under a request id of its own (not the hold's id), so a
+        // record written for the wrong caller shows.
+        const settling = holds.filter((_, i) => i % 2);
+        const requestIdOf = new Map(settling.map((h, i) => [h.id, `http_${i}_${h.id.slice(-6)}`]));
+        const settles = settling.map((h) =>
+          store.settleHold(vt(accountId, h.id, { requestId: requestIdOf.get(h.id)! })).then(
+            () => 'settled' as const,
+            (err: unknown) => {
+              expect((err as StoreError).code).toBe('conflict');
+              return 'lost' as const;
+            },
+          ),
+        );
         const [settled] = await Promise.all([Promise.all(settles), store.recoverStaleHolds(young(), new Date()), store.recoverStaleHolds(young(), new Date())]);
         const won = settled.filter((s) => s === 'settled').length;
         expect(await probe.holdIds(accountId)).toEqual([]);
         expect(await probe.balance(accountId)).toEqual({ credits: 20 - won, usage: won });
         expect(await probe.countVerifyTransactions(accountId)).toBe(won);
         expect(await probe.requestErrorKinds(accountId)).toEqual(Array.from({ length: 20 - won }, () => 'interrupted'));
+        // Identities, not counts: the callers told "settled" are exactly the
+        // success records (hold id and the caller's request id), every other
+        // hold is exactly one "interrupted" refund, and no hold is both.
+        const told = settling.filter((_, i) => settled[i] === 'settled');
+        expect(byId(await probe.verifyTransactionIds(accountId))).toEqual(byId(told.map((h) => ({ id: h.id, requestId: requestIdOf.get(h.id)! }))));
+        const toldIds = new Set(told.map((h) => h.id));
+        expect(byId(await probe.requestErrorIds(accountId))).toEqual(byId(holds.filter((h) => !toldIds.has(h.id)).map((h) => ({ id: h.id, kind: 'interrupted' }))));
       });
     });
 

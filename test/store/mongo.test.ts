@@ -26,6 +26,13 @@ storeContract(
           return [...(a?.holds ?? [])].sort((x, y) => x.createdAt.getTime() - y.createdAt.getTime()).map((h) => h._id);
         },
         countVerifyTransactions: (id) => c.collection('verify_transactions').countDocuments({ accountId: id }),
+        verifyTransactionIds: async (id) =>
+          (await c.collection<{ _id: string; requestId: string }>('verify_transactions').find({ accountId: id }).sort({ _id: 1 }).toArray()).map((r) => ({
+            id: r._id,
+            requestId: r.requestId,
+          })),
+        requestErrorIds: async (id) =>
+          (await c.collection<{ _id: string; kind: string }>('request_errors').find({ accountId: id }).sort({ _id: 1 }).toArray()).map((r) => ({ id: r._id, kind: r.kind })),
         requestErrorKinds: async (id) =>
           (await c.collection<{ kind: string }>('request_errors').find({ accountId: id }).sort(newestLast).toArray()).map((r) => r.kind),
         // Every stored entry, whatever its state: a finished call leaves no pending or refused one behind.

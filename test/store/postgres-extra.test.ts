@@ -189,9 +189,12 @@ describe('postgres store: several connection pools, one database', () => {
     const holds = Array.from({ length: 40 }, () => hold(accountId, new Date('2020-01-01T00:00:00Z')));
     for (const h of holds) expect((await a.holdCredit(h)).status).toBe('held');
 
-    const settles = holds.filter((_, i) => i % 2).map((h) =>
+    // Each settle under a request id of its own, so a record written for the wrong caller shows.
+    const settling = holds.filter((_, i) => i % 2);
+    const requestIdOf = (holdId: string) => `http_${holdId}`;
+    const settles = settling.map((h) =>
       a.settleHold({
-        id: h.id, accountId, keyId: h.keyId, requestId: h.id, qrcode: 'qr', transactionId: `TX-${h.id}`, amount: 1.5,
+        id: h.id, accountId, keyId: h.keyId, requestId: requestIdOf(h.id), qrcode: 'qr', transactionId: `TX-${h.id}`, amount: 1.5,
         sendingBank: '004', receivingBank: '014', upstream: 'sandbox', latencyMs: 1, response: {} as never, createdAt: new Date(),
       }).then(() => 'settled' as const, (err: unknown) => {
         expect((err as StoreError).code).toBe('conflict');
@@ -209,6 +212,14 @@ describe('postgres store: several connection pools, one database', () => {
     expect(await one('SELECT count(*)::int AS n FROM credit_holds WHERE account_id = $1', accountId)).toEqual({ n: 0 });
     expect(await one('SELECT count(*)::int AS n FROM verify_transactions WHERE account_id = $1', accountId)).toEqual({ n: won });
     expect(await one(`SELECT count(*)::int AS n FROM request_errors WHERE account_id = $1 AND kind = 'interrupted'`, accountId)).toEqual({ n: released });
+    // Identities, not counts: the callers told "settled" are exactly the success records, with their own
+    // request ids; every other hold is exactly one "interrupted" refund.
+    const told = settling.filter((_, i) => settled[i] === 'settled').map((h) => h.id);
+    const rows = async (sql: string) => (await probe.query<{ id: string; request_id: string }>(sql, [accountId])).rows;
+    const recorded = await rows('SELECT id, request_id FROM verify_transactions WHERE account_id = $1');
+    expect(recorded.map((r) => `${r.id} ${r.request_id}`).sort()).toEqual(told.map((h) => `${h} ${requestIdOf(h)}`).sort());
+    const refunded = await rows(`SELECT id FROM request_errors WHERE account_id = $1 AND kind = 'interrupted'`);
+    expect(refunded.map((r) => r.id).sort()).toEqual(holds.map((h) => h.id).filter((h) => !told.includes(h)).sort());
   });
 
   it('terminated connections mid-operation surface as unavailable, change nothing, and the pool reconnects', async () => {

@@ -17,6 +17,9 @@ storeContract('postgres', async () => {
       balance: async (id) => (await all<{ credits: number; usage: number }>('SELECT credits, usage FROM accounts WHERE id = $1', id))[0] ?? null,
       holdIds: async (id) => (await all<{ id: string }>('SELECT id FROM credit_holds WHERE account_id = $1 ORDER BY created_at', id)).map((r) => r.id),
       countVerifyTransactions: async (id) => (await all<{ n: number }>('SELECT count(*)::int AS n FROM verify_transactions WHERE account_id = $1', id))[0]!.n,
+      verifyTransactionIds: async (id) =>
+        await all<{ id: string; requestId: string }>('SELECT id, request_id AS "requestId" FROM verify_transactions WHERE account_id = $1 ORDER BY id COLLATE "C"', id),
+      requestErrorIds: async (id) => await all<{ id: string; kind: string }>('SELECT id, kind FROM request_errors WHERE account_id = $1 ORDER BY id COLLATE "C"', id),
       requestErrorKinds: async (id) => (await all<{ kind: string }>('SELECT kind FROM request_errors WHERE account_id = $1 ORDER BY created_at', id)).map((r) => r.kind),
       ledgerDeltas: async (id) => (await all<{ delta: number }>('SELECT delta FROM credit_ledger WHERE account_id = $1 ORDER BY created_at, id', id)).map((r) => r.delta),
       storedKey: async (id) => (await all<Record<string, unknown>>('SELECT * FROM api_keys WHERE id = $1', id))[0] ?? null,

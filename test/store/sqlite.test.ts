@@ -26,6 +26,9 @@ storeContract('sqlite', async () => {
       balance: async (id) => (db.prepare('SELECT credits, usage FROM accounts WHERE id = ?').get(id) as { credits: number; usage: number } | undefined) ?? null,
       holdIds: async (id) => all<{ id: string }>('SELECT id FROM credit_holds WHERE account_id = ? ORDER BY created_at', id).map((r) => r.id),
       countVerifyTransactions: async (id) => all<{ n: number }>('SELECT count(*) AS n FROM verify_transactions WHERE account_id = ?', id)[0]!.n,
+      verifyTransactionIds: async (id) =>
+        all<{ id: string; requestId: string }>('SELECT id, request_id AS requestId FROM verify_transactions WHERE account_id = ? ORDER BY id', id),
+      requestErrorIds: async (id) => all<{ id: string; kind: string }>('SELECT id, kind FROM request_errors WHERE account_id = ? ORDER BY id', id),
       requestErrorKinds: async (id) => all<{ kind: string }>('SELECT kind FROM request_errors WHERE account_id = ? ORDER BY created_at', id).map((r) => r.kind),
       ledgerDeltas: async (id) => all<{ delta: number }>('SELECT delta FROM credit_ledger WHERE account_id = ? ORDER BY created_at, id', id).map((r) => r.delta),
       storedKey: async (id) => (db.prepare('SELECT * FROM api_keys WHERE id = ?').get(id) as Record<string, unknown> | undefined) ?? null,

@@ -2,6 +2,7 @@
 // complete enough to answer truthfully. The fake banks are real HTTP servers
 // speaking the KBank and SCB protocols, told to answer about another slip or
 // with broken data, as a misrouted proxy or a faulty bank would.
+import Database from 'better-sqlite3';
 import { Writable } from 'node:stream';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { RawSlipData } from '../../src/domain/types.js';
@@ -21,12 +22,27 @@ type Rewrite = (tx: RawSlipData) => Record<string, unknown>;
 const TAMPERED: [string, 'upstream_mismatch' | 'upstream_error', Rewrite][] = [
   ['another transaction reference', 'upstream_mismatch', (tx) => ({ ...tx, transRef: `${tx.transRef.slice(0, -4)}9999` })],
   ['another sending bank', 'upstream_mismatch', (tx) => ({ ...tx, sendingBank: tx.sendingBank === '014' ? '004' : '014' })],
+  // References are compared as ASCII letters and digits only: whatever trim() or toUpperCase() would have to clean up first is another slip.
+  ['spaces around the reference', 'upstream_mismatch', (tx) => ({ ...tx, transRef: ` ${tx.transRef} ` })],
+  ['a no-break space after the reference', 'upstream_mismatch', (tx) => ({ ...tx, transRef: `${tx.transRef}\u00a0` })],
+  ['a byte-order mark before the reference', 'upstream_mismatch', (tx) => ({ ...tx, transRef: `\ufeff${tx.transRef}` })],
+  ['a long s (\u017f) where the reference has an S', 'upstream_mismatch', (tx) => ({ ...tx, transRef: tx.transRef.replace('S', '\u017f') })],
+  ['a bank code with a space', 'upstream_mismatch', (tx) => ({ ...tx, sendingBank: ` ${tx.sendingBank}` })],
   ['no transaction reference', 'upstream_error', ({ transRef: _t, ...tx }) => tx],
   ['a negative amount', 'upstream_error', (tx) => ({ ...tx, amount: '-250.00' })],
   ['an amount with three decimals', 'upstream_error', (tx) => ({ ...tx, amount: '250.005' })],
   ['a date that does not exist', 'upstream_error', (tx) => ({ ...tx, transDate: '20250231' })],
   ['no receiver', 'upstream_error', (tx) => ({ ...tx, receiver: '' })],
 ];
+
+/** A sandbox QR whose reference has an S (for the long-s case; harmless for the others). */
+function qrWithS(opts: Parameters<typeof sandboxQr>[0]): string {
+  for (;;) {
+    const qrcode = sandboxQr(opts);
+    const parsed = parseSlipQr(qrcode);
+    if (parsed.ok && parsed.slip.transRef.includes('S')) return qrcode;
+  }
+}
 
 const providers = [
   ['KBank', startFakeKbank],
@@ -55,7 +71,7 @@ describe.each(providers)('answers of a fake %s about the wrong slip or with brok
   it.each(TAMPERED)('refuses an answer with %s: HTTP 200 error, nothing charged, recorded', async (_what, kind, rewrite) => {
     bank.setBehavior({ rewrite });
     const { accountId, apiKey } = await app.account(3);
-    const qrcode = sandboxQr({ bank: '004', amount: 250 });
+    const qrcode = qrWithS({ bank: '004', amount: 250 });
     const res = await app.verify(apiKey, qrcode);
 
     expect(res.status).toBe(200);
@@ -90,12 +106,44 @@ describe.each(providers)('answers of a fake %s about the wrong slip or with brok
     expect(JSON.stringify(logs)).not.toContain(apiKey);
   });
 
-  it('accepts the same reference written in another case or with spaces around it', async () => {
-    bank.setBehavior({ rewrite: (tx) => ({ ...tx, transRef: ` ${tx.transRef.toLowerCase()} `, sendingBank: ` ${tx.sendingBank} ` }) });
-    const { accountId, apiKey } = await app.account(1);
-    const res = await app.verify(apiKey, sandboxQr({ amount: 99.5 }));
-    expect(res.body).toMatchObject({ status: 'success', data: { amount: 99.5 } });
+  it('accepts the reference in another case and the bank code without its leading zeros, and records and answers the QR\u2019s own values', async () => {
+    bank.setBehavior({ rewrite: (tx) => ({ ...tx, transRef: tx.transRef.toLowerCase(), sendingBank: '4' }) });
+    const { accountId, apiKey } = await app.account(2);
+    const qrcode = sandboxQr({ bank: '004', amount: 99.5 });
+    const slip = parseSlipQr(qrcode);
+    if (!slip.ok) throw new Error('sandbox QR must parse');
+    const { transRef } = slip.slip;
+    expect(transRef.toLowerCase()).not.toBe(transRef);
+
+    const res = await app.verify(apiKey, qrcode);
+    expect(res.body).toMatchObject({
+      status: 'success',
+      data: { amount: 99.5, transactionId: transRef, senderBankCode: '004', senderBank: 'KBANK' },
+    });
+    // rawData is the bank's answer as it came, its own spelling included.
+    expect(res.body.data.rawData).toMatchObject({ transRef: transRef.toLowerCase(), sendingBank: '4' });
     expect((await app.store.getAccount(accountId))!.usage).toBe(1);
+
+    // The stored record, as the driver sees it: the QR's values in the columns and the response; the bank's only in rawData.
+    const db = new Database(app.databaseUrl.slice('sqlite:'.length), { readonly: true });
+    try {
+      const stored = db.prepare('SELECT transaction_id, sending_bank, response FROM verify_transactions WHERE account_id = ?').all(accountId) as {
+        transaction_id: string;
+        sending_bank: string;
+        response: string;
+      }[];
+      expect(stored).toHaveLength(1);
+      expect(stored[0]).toMatchObject({ transaction_id: transRef, sending_bank: '004' });
+      const response = JSON.parse(stored[0]!.response) as Record<string, any>;
+      expect(response).toMatchObject({ transactionId: transRef, senderBankCode: '004', senderBank: 'KBANK' });
+      expect(response.rawData).toStrictEqual(res.body.data.rawData);
+    } finally {
+      db.close();
+    }
+
+    // The exact-match duplicate lookup finds it when the same slip comes again.
+    const again = await app.post({ qrcode, checks: { duplicate: true } }, { 'x-api-key': apiKey });
+    expect(again.body).toMatchObject({ status: 'success', checks: { duplicate: { passed: false, seen: true, count: 1 } } });
   });
 
   it('leaves the books reconciled after every refusal', async () => {

@@ -3,7 +3,7 @@
 // one-by-one holds would be: an account with c credits asked for k holds
 // grants the first min(c, k), and the r-th of them sees c − r credits left.
 // The accounts are locked in id order, so two processes' batches cannot
-// deadlock on them; any failure falls back to one statement per hold.
+// deadlock on them; a failed batch falls back to one batch of one per hold.
 //
 // Holds commit with synchronous_commit off (see holds.ts).
 import type { CreditHold } from '../../domain/types.js';
@@ -18,28 +18,11 @@ export const LAZY_COMMIT = `set_config('synchronous_commit', 'off', true) AS laz
 /** Enough to share one statement; small enough to hold few row locks briefly. */
 const MAX_BATCH = 128;
 
-// One statement, so one transaction: the conditional UPDATE waits on the
-// row lock and re-checks `credits > 0` against the committed value, and
-// the hold row is written only if the credit was taken.
-const HOLD_CREDIT = {
-  name: 'slipgate_hold_credit',
-  text: `WITH taken AS (
-     UPDATE accounts SET credits = credits - 1
-     WHERE id = $2 AND credits > 0 AND deleted_at IS NULL
-     RETURNING id, credits
-   ), held AS (
-     INSERT INTO credit_holds (id, account_id, key_id, created_at, instance_id)
-     SELECT $1::text, id, $3::text, $4::timestamptz, $5::text FROM taken
-     RETURNING id
-   )
-   SELECT EXISTS (SELECT 1 FROM held) AS held,
-          (SELECT credits FROM taken) AS credits,
-          EXISTS (SELECT 1 FROM accounts WHERE id = $2 AND deleted_at IS NULL) AS live,
-          ${LAZY_COMMIT}`,
-};
-
-// `locked` reads each live account's balance under its row lock (the latest
-// committed value); `granted` is how many of its holds that balance covers.
+// One statement, so one transaction, for one hold or many (a lone hold is a
+// batch of one): `locked` reads each live account's balance under its row
+// lock (the latest committed value, whatever committed while it waited);
+// `granted` is how many of its holds that balance covers, and a hold row is
+// written only for a credit taken.
 const HOLD_MANY = {
   name: 'slipgate_hold_many',
   text: `WITH input AS (
@@ -75,16 +58,12 @@ interface HoldRow {
 }
 
 const result = (r: HoldRow): HoldResult => (r.held ? { status: 'held', credits: r.credits ?? 0 } : { status: r.live ? 'insufficient' : 'no_account' });
-/** The parameters of both statements, in this order. */
+/** One hold's parameters, in the statement's column order. */
 const params = (h: CreditHold) => [h.id, h.accountId, h.keyId, h.createdAt, h.instanceId ?? null];
 
 export function holdBatch(run: Run): StatementBatch<CreditHold, HoldResult> {
   return new StatementBatch({
     maxBatch: MAX_BATCH,
-    async one(h) {
-      const { rows } = await run<HoldRow>(HOLD_CREDIT, params(h));
-      return result(rows[0]!);
-    },
     async many(holds) {
       const { rows } = await run<HoldRow & { id: string }>(HOLD_MANY, columns(holds.map(params), row.noNul));
       if (rows.length !== holds.length) throw new Error('hold batch answered a different number of rows');

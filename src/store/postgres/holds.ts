@@ -25,15 +25,14 @@ const RELEASE_HOLD = {
      UPDATE accounts SET credits = credits + 1 WHERE id IN (SELECT account_id FROM released)
      RETURNING credits
    ), recorded AS (
-     INSERT INTO request_errors (${row.ERROR_COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)
-     ON CONFLICT (id) DO NOTHING
+     ${row.INSERT_ERROR}
    )
    SELECT coalesce((SELECT credits FROM refunded), (SELECT credits FROM accounts WHERE id = $2), 0) AS credits,
           ${LAZY_COMMIT}`,
 };
 const INSERT_REQUEST_ERROR = {
   name: 'slipgate_insert_request_error',
-  text: `INSERT INTO request_errors (${row.ERROR_COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12) ON CONFLICT (id) DO NOTHING`,
+  text: row.INSERT_ERROR,
 };
 
 export async function holdCredit(db: PgDb, hold: CreditHold): Promise<HoldResult> {

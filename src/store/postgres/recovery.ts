@@ -31,9 +31,6 @@ const RECOVER = `WITH expired AS (
    )
    SELECT id, account_id, key_id, settled FROM stale`;
 
-// What a released hold's failure record says is the domain's (money-rules.ts).
-const INSERT_INTERRUPTED = `INSERT INTO request_errors (${row.ERROR_COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12) ON CONFLICT (id) DO NOTHING`;
-
 // A hold skipped above (locked) keeps its lease's record until a later pass.
 const DROP_DEAD = `DELETE FROM instance_leases l
    WHERE expires_at < clock_timestamp() AND NOT EXISTS (SELECT 1 FROM credit_holds h WHERE h.instance_id = l.id)`;
@@ -45,7 +42,8 @@ export async function recover(db: PgDb, olderThan: Date, now: Date): Promise<Rec
     let released = 0;
     for (const h of rows) {
       if (h.settled) continue;
-      await run(INSERT_INTERRUPTED, row.errorParams(interruptedFailure({ id: h.id, accountId: h.account_id, keyId: h.key_id }, now)));
+      // What a released hold's failure record says is the domain's (money-rules.ts).
+      await run(row.INSERT_ERROR, row.errorParams(interruptedFailure({ id: h.id, accountId: h.account_id, keyId: h.key_id }, now)));
       released++;
     }
     await run(DROP_DEAD);

@@ -21,7 +21,7 @@ export const { account, apiKey, hold, verifyTransaction, requestError, ledger, a
   json: <T>(parsed: unknown) => parsed as T,
 });
 
-// Positional parameters in column order of the INSERTs in postgres-store.ts.
+// Positional parameters in column order of the INSERTs (holds.ts, settle-batch.ts, recovery.ts).
 
 export const VT_COLUMNS =
   'id, account_id, key_id, request_id, qrcode, transaction_id, amount, sending_bank, receiving_bank, upstream, latency_ms, response, created_at, source';
@@ -42,7 +42,12 @@ export const vtParams = (r: VerifyTransactionRecord): unknown[] => [
   r.source ?? null,
 ];
 
-export const ERROR_COLUMNS = 'id, account_id, key_id, request_id, qrcode, kind, message, upstream, latency_ms, created_at, transaction_id, sending_bank';
+const ERROR_COLUMNS = 'id, account_id, key_id, request_id, qrcode, kind, message, upstream, latency_ms, created_at, transaction_id, sending_bank';
+/**
+ * The one INSERT of a failure record (errorParams' order), alone or inside a
+ * release. An id stored before is left as it is: a retried write records once.
+ */
+export const INSERT_ERROR = `INSERT INTO request_errors (${ERROR_COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12) ON CONFLICT (id) DO NOTHING`;
 export const errorParams = (r: RequestErrorRecord): unknown[] => [
   r.id,
   r.accountId,

@@ -11,25 +11,12 @@ import { columns, StatementBatch } from './statement-batch.js';
 /** Enough to share one flush; small enough that a batch never holds many row locks long. */
 const MAX_BATCH = 128;
 
-/** The settle of one hold (see holds.ts); also the fallback when a batch fails. */
-const SETTLE_HOLD = {
-  name: 'slipgate_settle_hold',
-  text: `WITH claimed AS (
-     DELETE FROM credit_holds WHERE id = $1 AND account_id = $2 RETURNING account_id
-   ), recorded AS (
-     INSERT INTO verify_transactions (${row.VT_COLUMNS})
-     SELECT $1::text, account_id, $3::text, $4::text, $5::text, $6::text, $7::numeric, $8::text, $9::text, $10::text, $11::integer, $12::jsonb, $13::timestamptz, $14::text
-     FROM claimed
-     RETURNING id
-   ), charged AS (
-     UPDATE accounts SET usage = usage + 1 WHERE id IN (SELECT account_id FROM claimed)
-   )
-   SELECT EXISTS (SELECT 1 FROM recorded) AS settled`,
-};
-
-// The same for many holds: a hold already gone (recovered) is simply not
-// claimed, and only its own caller hears of it. The accounts are locked in
-// id order, as the hold batch locks them, so the two never deadlock.
+// The settle of one hold or many (a lone settle is a batch of one).
+// Deleting the hold is the claim: a concurrent release or recovery of the
+// same hold waits on the row and then finds it gone; a hold already gone
+// (recovered) is simply not claimed, and only its own caller hears of it.
+// The accounts are locked in id order, as the hold batch locks them, so the
+// two never deadlock.
 const SETTLE_MANY = {
   name: 'slipgate_settle_many',
   text: `WITH input AS (
@@ -56,14 +43,8 @@ const gone = (id: string) => new StoreError('conflict', `hold ${id} no longer ex
 
 /** Settles of concurrent requests, one statement and one WAL flush per batch. */
 export function settleBatch(run: Run): StatementBatch<VerifyTransactionRecord, void> {
-  return new StatementBatch({
+  return new StatementBatch<VerifyTransactionRecord, void>({
     maxBatch: MAX_BATCH,
-    async one(record) {
-      // Deleting the hold is the claim: a concurrent release or recovery of
-      // the same hold waits on the row and then finds it gone.
-      const { rows } = await run<{ settled: boolean }>(SETTLE_HOLD, row.vtParams(record));
-      if (!rows[0]!.settled) throw gone(record.id);
-    },
     async many(records) {
       const { rows } = await run<{ id: string }>(SETTLE_MANY, columns(records.map(row.vtParams), row.noNul));
       const settled = new Set(rows.map((r) => r.id));

@@ -3,8 +3,9 @@
 // carries many writes (one parse, one plan, one commit for all of them), and
 // a lone write still goes at once. One batch is in flight per process.
 //
-// A batch statement that fails (one bad row, or a deadlock with another
-// process's batch) is retried as one statement per write, so a write only
+// One SQL text serves every batch size: a lone write is a batch of one. A
+// batch statement that fails (one bad row, or a deadlock with another
+// process's batch) is retried as one batch of one per write, so a write only
 // ever fails for its own reason.
 
 /** A write's own outcome inside a batch. */
@@ -19,9 +20,7 @@ interface Job<In, Out> {
 export interface BatchStatements<In, Out> {
   /** The most writes one statement carries (bounds its row locks and size). */
   maxBatch: number;
-  /** One write on its own: a lone write, and the fallback. */
-  one(input: In): Promise<Out>;
-  /** Many writes in one statement; an outcome per input, in order. */
+  /** One or many writes in one statement; an outcome per input, in order. */
   many(inputs: In[]): Promise<Settled<Out>[]>;
 }
 
@@ -50,12 +49,17 @@ export class StatementBatch<In, Out> {
     }
   }
 
+  /** A lone write, and the fallback: the same statement with one row. */
   private async one(job: Job<In, Out>): Promise<void> {
+    let outcome: Settled<Out>;
     try {
-      job.resolve(await this.statements.one(job.input));
+      [outcome] = (await this.statements.many([job.input])) as [Settled<Out>];
     } catch (err) {
       job.reject(err);
+      return;
     }
+    if (outcome.ok) job.resolve(outcome.value);
+    else job.reject(outcome.error);
   }
 
   private async many(jobs: Job<In, Out>[]): Promise<void> {

@@ -42,7 +42,7 @@ export function openLite(path: string): Lite {
   migrate(db);
   const stmt = prepare(db);
   const wal = walSync(path === ':memory:' ? null : `${path}-wal`);
-  return { db, stmt, verifyWrite: verifyWrites(stmt), writes: new GroupCommit(db, wal), wal, recovery: sqliteRecovery(db) };
+  return { db, stmt, verifyWrite: verifyWrites(stmt), writes: new GroupCommit(db, wal), wal, recovery: sqliteRecovery(db, stmt) };
 }
 
 export function migrate(db: Database.Database): void {

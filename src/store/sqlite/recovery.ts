@@ -5,9 +5,11 @@
 import type Database from 'better-sqlite3';
 import type { RecoveryResult } from '../../domain/ports/store.js';
 import { interruptedFailure } from '../../domain/money-rules.js';
+import type { Statements } from './connection.js';
 import * as row from './rows.js';
 
-export function sqliteRecovery(db: Database.Database) {
+/** `money` are the verify path's statements: a recovered hold is ended by the same SQL a live request would use. */
+export function sqliteRecovery(db: Database.Database, money: Statements) {
   const stmt = {
     start: db.prepare('INSERT INTO instance_leases (id, started_at, expires_at) VALUES (?, ?, ?)'),
     // Only a live lease is extended: once expired, its holds are recovery's.
@@ -20,13 +22,7 @@ export function sqliteRecovery(db: Database.Database) {
       .pluck(),
     stale: db.prepare(`SELECT h.* FROM credit_holds h WHERE h.created_at < ?
       UNION SELECT h.* FROM credit_holds h JOIN instance_leases l ON l.id = h.instance_id WHERE l.expires_at < ?`),
-    deleteHold: db.prepare('DELETE FROM credit_holds WHERE id = ? AND account_id = ?'),
     vtExists: db.prepare('SELECT 1 FROM verify_transactions WHERE id = ?'),
-    charge: db.prepare('UPDATE accounts SET usage = usage + 1 WHERE id = ?'),
-    refund: db.prepare('UPDATE accounts SET credits = credits + 1 WHERE id = ?'),
-    insertError: db.prepare(`INSERT OR IGNORE INTO request_errors
-      (id, account_id, key_id, request_id, qrcode, transaction_id, sending_bank, kind, message, upstream, latency_ms, created_at)
-      VALUES (@id, @accountId, @keyId, @requestId, @qrcode, @transactionId, @sendingBank, @kind, @message, @upstream, @latencyMs, @createdAt)`),
     // A dead lease's record goes once nothing is held under it.
     dropDead: db.prepare(`DELETE FROM instance_leases
       WHERE expires_at < ? AND NOT EXISTS (SELECT 1 FROM credit_holds h WHERE h.instance_id = instance_leases.id)`),
@@ -36,14 +32,14 @@ export function sqliteRecovery(db: Database.Database) {
     const stale = stmt.stale.all(olderThan.getTime(), now.getTime()) as row.HoldRow[];
     const result = { consumed: 0, released: 0 };
     for (const h of stale) {
-      stmt.deleteHold.run(h.id, h.account_id);
+      money.deleteHold.run(h.id, h.account_id);
       if (stmt.vtExists.get(h.id)) {
-        stmt.charge.run(h.account_id);
+        money.charge.run(h.account_id);
         result.consumed++;
         continue;
       }
-      stmt.refund.run(h.account_id);
-      stmt.insertError.run(row.errorParams(interruptedFailure({ id: h.id, accountId: h.account_id, keyId: h.key_id }, now)));
+      money.refund.run(h.account_id);
+      money.insertError.run(row.errorParams(interruptedFailure({ id: h.id, accountId: h.account_id, keyId: h.key_id }, now)));
       result.released++;
     }
     stmt.dropDead.run(now.getTime());
