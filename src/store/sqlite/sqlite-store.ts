@@ -1,8 +1,9 @@
 // Embedded store on better-sqlite3. Every money change is one SQLite
 // transaction, so a crash leaves either all of it or none of it. The
 // operations live in one file per section; this class binds them to one
-// connection.
-import type { Store } from '../../domain/ports/store.js';
+// connection, behind the check that the store has not failed
+// (store-failure.ts).
+import type { Store, StoreFailedError } from '../../domain/ports/store.js';
 import { bindOps, type Bound } from '../bind-ops.js';
 import * as accounts from './accounts.js';
 import * as admin from './admin.js';
@@ -10,6 +11,7 @@ import * as audit from './audit.js';
 import { migrate, openLite, type Lite } from './connection.js';
 import * as holds from './holds.js';
 import * as ledger from './ledger.js';
+import { guarded } from './store-failure.js';
 
 type Operations = Bound<typeof accounts, Lite> & Bound<typeof holds, Lite> & Bound<typeof ledger, Lite> & Bound<typeof admin, Lite> & Bound<typeof audit, Lite>;
 
@@ -23,18 +25,28 @@ export class SqliteStore implements Store {
   /** `path` is a file path or ':memory:'. */
   constructor(path: string) {
     this.lite = openLite(path);
-    for (const section of [accounts, holds, ledger, admin, audit]) Object.assign(this, bindOps(this.lite, section));
+    for (const section of [accounts, holds, ledger, admin, audit]) Object.assign(this, guarded(bindOps(this.lite, section), this.lite.failure));
+  }
+
+  get failed(): Promise<StoreFailedError> {
+    return this.lite.failure.failed;
   }
 
   async migrate(): Promise<void> {
+    this.lite.failure.check();
     migrate(this.lite.db);
   }
 
   async ping(): Promise<void> {
+    this.lite.failure.check();
     this.lite.db.prepare('SELECT 1').get();
   }
 
   async close(): Promise<void> {
+    // A failed store closes too. Closing checkpoints: every committed frame
+    // is written into the database file afresh and fsynced, or, if that
+    // fails, the WAL stays for the next start (connection.ts). Nothing
+    // acknowledged depends on either.
     if (!this.lite.db.open) return;
     await this.lite.writes.drain();
     this.lite.db.close();
