@@ -1,7 +1,9 @@
 // The SQLite group commit acknowledges a durable write (a settle, an audit
 // record) only after its own fsync of the WAL file, run off the event loop
 // (src/store/sqlite/wal-sync.ts). The power-loss test proves the fsync makes
-// answered charges survive; this proves the acknowledgement waits for it.
+// answered charges survive; this proves the acknowledgement waits for it,
+// and that a failed fsync (made by lazyfs, test/powerloss/lazyfs, the way
+// Linux fails one) stops the store for good (store-failure.ts).
 import { once } from 'node:events';
 import { existsSync, writeFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
