@@ -59,7 +59,7 @@ import type { VerifyTransactionRecord } from '../../src/domain/types.js';
 import { openStore } from '../../src/store/open.js';
 import type { Store } from '../../src/domain/ports/store.js';
 import { sandboxQr } from '../../src/upstream/sandbox/sandbox-qr.js';
-import { spawnSlipgate, type Child } from '../helpers/child.js';
+import { eventually, spawnSlipgate, type Child } from '../helpers/child.js';
 import { runDoctor } from '../helpers/doctor.js';
 import { mountLazyDisk, type LazyDisk } from '../helpers/lazyfs.js';
 import { startPrivatePostgres, type PrivatePostgres } from '../helpers/private-postgres.js';
@@ -152,6 +152,8 @@ async function driveUntil(child: Child, apiKey: string, sent: Sent, stop: () => 
           method: 'POST',
           headers: { 'content-type': 'application/json', 'x-api-key': apiKey },
           body: JSON.stringify({ qrcode }),
+          // A server that hangs instead of exiting must fail the test, not stall it.
+          signal: AbortSignal.timeout(15_000),
         });
         const body = (await res.json()) as { status?: string };
         if (res.status === 200 && body.status === 'success') sent.succeeded.add(qrcode);
@@ -163,6 +165,15 @@ async function driveUntil(child: Child, apiKey: string, sent: Sent, stop: () => 
     }
   };
   await Promise.all(Array.from({ length: WORKERS }, worker));
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 async function verifyTransactions(store: Store, accountId: string): Promise<VerifyTransactionRecord[]> {
@@ -385,6 +396,44 @@ describe('power loss', () => {
     expect(firstExit, 'slipgate exits with EXIT_STORE_FAILED after the failed fsync').toBe(EXIT_STORE_FAILED);
     expect(first.logs.some((l) => l.level === 60 && String(l.msg).startsWith('STORE FAILED'))).toBe(true);
     expect(sent.succeeded.size, 'the restarted server answered successes').toBeGreaterThanOrEqual(answeredFirst + 40);
+  });
+
+  it('serve --workers 2 on SQLite: a failed WAL fsync stops every worker and the primary exits for a restart; nothing answered is lost at a cut', { timeout: 120_000 }, async () => {
+    const disk = await lazyDisk();
+    const databaseUrl = `sqlite:${join(disk.mount, 'slipgate.db')}`;
+    const setup = await openStore(databaseUrl);
+    const { account, apiKey } = await new AccountService(setup).createAccount({ name: 'Cluster Shop', credits: CREDITS, actor: 'test' });
+    await setup.close();
+    await disk.sync();
+
+    const child = await slipgate({ DATABASE_URL: databaseUrl, WORKERS: '2', SANDBOX_LATENCY_MS: '2' });
+    await eventually(async () => child.logs.some((l) => l.msg === 'all workers listening'));
+    const workerPids = child.logs.filter((l) => l.msg === 'worker started').map((l) => l.pid as number);
+    const sent: Sent = { succeeded: new Set(), unanswered: new Set(), other: new Map() };
+    let failing: Promise<void> | null = null;
+    await driveUntil(
+      child,
+      apiKey.secret,
+      sent,
+      () => sent.succeeded.size >= 200,
+      async () => {
+        if (!failing && sent.succeeded.size >= 40) failing = disk.failFsync('slipgate.db-wal', 1);
+        await failing;
+      },
+    );
+    child.proc.kill('SIGKILL'); // no-op once it has exited by itself
+    const exit = await child.exited;
+    // Replacements included: a worker left running would keep the mount busy.
+    const leftRunning = child.logs.filter((l) => l.msg === 'worker started').map((l) => l.pid as number).filter(alive);
+    for (const pid of leftRunning) process.kill(pid, 'SIGKILL');
+    const dropped = await disk.cut();
+    await disk.remount();
+
+    await expectNothingLost({ databaseUrl, accountId: account.id, sent, dropped });
+    expect(exit, 'the primary exits with EXIT_STORE_FAILED').toBe(EXIT_STORE_FAILED);
+    expect(child.logs.some((l) => l.level === 60 && String(l.msg).includes('stopping every worker'))).toBe(true);
+    expect(workerPids).toHaveLength(2);
+    expect(leftRunning).toEqual([]);
   });
 
   it(`PostgreSQL (fsync, ${UNSAFE ? 'synchronous_commit off' : 'settles synchronous_commit on, holds and releases off'}): no answered success is lost, nothing unanswered is charged`, { timeout: 120_000 }, async () => {
