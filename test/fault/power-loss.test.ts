@@ -394,6 +394,10 @@ describe('power loss', () => {
 
     await expectNothingLost({ databaseUrl, accountId: account.id, sent, dropped });
     expect(firstExit, 'slipgate exits with EXIT_STORE_FAILED after the failed fsync').toBe(EXIT_STORE_FAILED);
+    // The contract's server errors: 503 before a charge, 500 "may have been charged" after the bank's yes.
+    const statuses = new Set(sent.other.values());
+    expect(statuses.size).toBeGreaterThan(0);
+    expect([...statuses].filter((status) => status !== 500 && status !== 503)).toEqual([]);
     expect(first.logs.some((l) => l.level === 60 && String(l.msg).startsWith('STORE FAILED'))).toBe(true);
     expect(sent.succeeded.size, 'the restarted server answered successes').toBeGreaterThanOrEqual(answeredFirst + 40);
   });
