@@ -34,7 +34,6 @@ export interface Running extends Pick<ServerServices, 'store' | 'keys' | 'accoun
   storeFailed: Promise<Error> | null;
 }
 
-
 export async function run(config: Config, opts: RunOptions): Promise<Running> {
   const { logger } = opts;
   // Imported here, not at the top, so CLI commands that never serve skip loading yoga and Pothos.
