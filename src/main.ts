@@ -26,6 +26,13 @@ export interface Running extends Pick<ServerServices, 'store' | 'keys' | 'accoun
   reloadUpstreams(): ReloadSummary | null;
   /** Graceful: stop accepting, finish in-flight verifications, close the store. */
   close(): Promise<void>;
+  /**
+   * Resolves if the store fails for good (Store.failed: a failed fsync).
+   * The process cannot heal itself; `serve` then closes and exits with
+   * EXIT_STORE_FAILED (cli/exit-codes.ts), so its supervisor restarts it
+   * and the start recovers.
+   */
+  storeFailed: Promise<Error> | null;
 }
 
 export async function run(config: Config, opts: RunOptions): Promise<Running> {
@@ -68,6 +75,13 @@ export async function run(config: Config, opts: RunOptions): Promise<Running> {
     logger.info('no accounts yet; create one with: npx slipgate accounts create --name "My shop" --credits 100');
   }
 
+  const storeFailed =
+    store.failed?.then((err) => {
+      // Not ready from here on (/readyz pings the store), and every request answers 503/500.
+      logger.fatal({ err, inFlight: verification.inFlightCount }, 'STORE FAILED: a write to the database may not have reached the disk; nothing more is acknowledged; restart needed to recover');
+      return err;
+    }) ?? null;
+
   let closing: Promise<void> | undefined;
   const close = () =>
     (closing ??= (async () => {
@@ -87,7 +101,7 @@ export async function run(config: Config, opts: RunOptions): Promise<Running> {
     })());
   const reloadUpstreams = () => (services.upstreamOverridden ? null : pool.reload(services.upstreamConfigs(process.env)));
   const { keys, accounts, admin, adminTokens } = services;
-  return { publicUrl, adminUrl, store, keys, accounts, admin, adminTokens, verification, images, retention, upstreamHealth: () => pool.health(), reloadUpstreams, close };
+  return { publicUrl, adminUrl, store, keys, accounts, admin, adminTokens, verification, images, retention, upstreamHealth: () => pool.health(), reloadUpstreams, close, storeFailed };
 }
 
 /** The kernel caps it at net.core.somaxconn (4096 on current Linux). */

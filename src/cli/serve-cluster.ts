@@ -14,6 +14,7 @@ import type { Logger } from 'pino';
 import type { Config } from '../config.js';
 import { MetricsHub } from '../metrics/cluster.js';
 import { openStore } from '../store/open.js';
+import { EXIT_STORE_FAILED } from './exit-codes.js';
 
 /** Sent by a worker once both of its listeners are up. */
 export const READY_MESSAGE = { type: 'slipgate:ready' } as const;
@@ -68,7 +69,7 @@ export async function superviseWorkers(config: Config, logger: Logger, count: nu
     live.delete(worker.id);
     const wasReady = ready.delete(worker.id);
     if (stopping) {
-      if (code !== 0) exitCode = 1;
+      if (code !== 0) exitCode = Math.max(exitCode, code === EXIT_STORE_FAILED ? code : 1);
       if (live.size === 0) {
         logger.info({ exitCode }, 'all workers stopped');
         process.exit(exitCode);
@@ -80,6 +81,14 @@ export async function superviseWorkers(config: Config, logger: Logger, count: nu
       // would fail the same way again: give up instead of looping.
       logger.error({ worker: worker.id, code, signal }, 'worker exited before listening; stopping');
       stop('SIGTERM', 1);
+      return;
+    }
+    if (code === EXIT_STORE_FAILED) {
+      // Its store failed (a failed fsync): the others share the file and the
+      // page cache, and a replacement would recover nothing while they keep
+      // it open. All stop, and the supervisor restarts the whole server.
+      logger.fatal({ worker: worker.id, exitCode: code }, 'a worker\u2019s store failed; stopping every worker');
+      stop('SIGTERM', EXIT_STORE_FAILED);
       return;
     }
     // Its open credit holds are settled or released once its lease expires.

@@ -6,6 +6,7 @@ import type { Command } from 'commander';
 import type { Logger } from 'pino';
 import { loadConfig, type Config } from '../config.js';
 import { createLogger, logFormatFor } from '../log.js';
+import { EXIT_STORE_FAILED } from './exit-codes.js';
 import { READY_MESSAGE, superviseWorkers, workerCount } from './serve-cluster.js';
 
 export function registerServeCommand(program: Command): void {
@@ -37,16 +38,24 @@ async function serveInThisProcess(config: Config, logger: Logger): Promise<void>
   // Loaded here so the other CLI commands never load the server (express, prom-client).
   const { run } = await import('../main.js');
   const app = await run(config, { logger });
-  const stop = (signal: string) => {
-    logger.info({ signal }, 'signal received');
+  const shutDown = (code: number) =>
     app.close().then(
-      () => process.exit(0),
+      () => process.exit(code),
       (err: unknown) => {
         logger.error({ err }, 'shutdown failed');
-        process.exit(1);
+        process.exit(code || 1);
       },
     );
+  const stop = (signal: string) => {
+    logger.info({ signal }, 'signal received');
+    void shutDown(0);
   };
+  // Like PostgreSQL after a failed fsync: in-flight requests get their
+  // (error) answers, then the process exits for its supervisor to restart.
+  void app.storeFailed?.then(() => {
+    logger.fatal({ exitCode: EXIT_STORE_FAILED }, 'exiting so the supervisor restarts slipgate and recovery runs');
+    void shutDown(EXIT_STORE_FAILED);
+  });
   process.on('SIGHUP', () => {
     try {
       logger.info({ changes: app.reloadUpstreams() }, 'upstream domains reloaded');

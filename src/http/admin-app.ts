@@ -3,7 +3,7 @@
 // on the public port.
 import express from 'express';
 import type { Logger } from 'pino';
-import type { Store } from '../domain/ports/store.js';
+import { StoreFailedError, type Store } from '../domain/ports/store.js';
 import { accessLog } from './access-log.js';
 import { errorHandler, notFound, sendError } from './json-errors.js';
 import { requestId } from './request-id.js';
@@ -28,7 +28,8 @@ export function createAdminApp(deps: AdminAppDeps): express.Express {
       res.json({ status: 'ok', store: deps.store.engine });
     } catch (err) {
       deps.logger.warn({ err }, 'readiness check failed');
-      sendError(res, 503, 'store unreachable');
+      // A failed store says why (and that only a restart helps); anything else may pass.
+      sendError(res, 503, err instanceof StoreFailedError ? err.message : 'store unreachable');
     }
   });
   deps.mount?.(app);

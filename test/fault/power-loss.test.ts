@@ -21,6 +21,12 @@
 //   usage = |V|, credits + usage = initial credits, once the dead process's
 //   holds are released (as a restarted slipgate does); `doctor` is clean.
 //
+// A failed fsync: lazyfs fails one fsync of the SQLite WAL mid-load the way
+// Linux does (EIO; the pages it could not write read back but are never
+// written). slipgate must acknowledge nothing after it, exit with
+// EXIT_STORE_FAILED, and its restart must make what it finds durable: after
+// a later power cut the same invariant holds over both runs' answers.
+//
 // SLIPGATE_POWERLOSS_UNSAFE=1 (by hand, never in npm test) runs slipgate
 // with SQLite `synchronous = OFF` and PostgreSQL `synchronous_commit = off`:
 // the test must then fail, listing the answered successes that were lost.
@@ -46,13 +52,14 @@ import { join } from 'node:path';
 import fc from 'fast-check';
 import pg from 'pg';
 import { afterEach, describe, expect, it } from 'vitest';
+import { EXIT_STORE_FAILED } from '../../src/cli/exit-codes.js';
 import { VERIFY_PATH } from '../../src/http/public-app.js';
 import { AccountService } from '../../src/domain/accounts.js';
 import type { VerifyTransactionRecord } from '../../src/domain/types.js';
 import { openStore } from '../../src/store/open.js';
 import type { Store } from '../../src/domain/ports/store.js';
 import { sandboxQr } from '../../src/upstream/sandbox/sandbox-qr.js';
-import { spawnSlipgate, type Child } from '../helpers/child.js';
+import { eventually, spawnSlipgate, type Child } from '../helpers/child.js';
 import { runDoctor } from '../helpers/doctor.js';
 import { mountLazyDisk, type LazyDisk } from '../helpers/lazyfs.js';
 import { startPrivatePostgres, type PrivatePostgres } from '../helpers/private-postgres.js';
@@ -127,6 +134,46 @@ async function driveUntilKilled(child: Child, apiKey: string, freeze: () => void
   expect(killed, `only ${sent.succeeded.size} successes in 30 s`).toBe(true);
   expect(await child.exited).toBeNull();
   return sent;
+}
+
+/**
+ * Verifies from WORKERS loops until `stop()` says so or slipgate exits by
+ * itself; `after(sent)` runs after each answer.
+ */
+async function driveUntil(child: Child, apiKey: string, sent: Sent, stop: () => boolean, after: () => Promise<void> = async () => {}): Promise<void> {
+  let exited = false;
+  void child.exited.then(() => (exited = true));
+  const until = Date.now() + 30_000;
+  const worker = async () => {
+    while (!exited && !stop() && Date.now() < until) {
+      const qrcode = sandboxQr();
+      try {
+        const res = await fetch(child.publicUrl + VERIFY_PATH, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', 'x-api-key': apiKey },
+          body: JSON.stringify({ qrcode }),
+          // A server that hangs instead of exiting must fail the test, not stall it.
+          signal: AbortSignal.timeout(15_000),
+        });
+        const body = (await res.json()) as { status?: string };
+        if (res.status === 200 && body.status === 'success') sent.succeeded.add(qrcode);
+        else sent.other.set(qrcode, res.status);
+      } catch {
+        sent.unanswered.add(qrcode);
+      }
+      await after();
+    }
+  };
+  await Promise.all(Array.from({ length: WORKERS }, worker));
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 async function verifyTransactions(store: Store, accountId: string): Promise<VerifyTransactionRecord[]> {
@@ -301,6 +348,96 @@ describe('power loss', () => {
     await disk.remount();
 
     await expectNothingLost({ databaseUrl, accountId: account.id, sent, dropped });
+  });
+
+  it('SQLite: a WAL fsync fails mid-load: nothing after it is acknowledged, slipgate exits for a restart, and the restart makes what it finds durable', { timeout: 120_000 }, async () => {
+    const FAIL_AFTER = 60;
+    const disk = await lazyDisk();
+    const databaseUrl = `sqlite:${join(disk.mount, 'slipgate.db')}`;
+    const setup = await openStore(databaseUrl);
+    const { account, apiKey } = await new AccountService(setup).createAccount({ name: 'Fsync Shop', credits: CREDITS, actor: 'test' });
+    await setup.close();
+    await disk.sync();
+
+    const sent: Sent = { succeeded: new Set(), unanswered: new Set(), other: new Map() };
+    const first = await slipgate({ DATABASE_URL: databaseUrl, SANDBOX_LATENCY_MS: '2' });
+    let failing: Promise<void> | null = null;
+    // Stops at once the server exits; if it never does (the bug), after
+    // plenty of answers past the failure, which the cut below then judges.
+    await driveUntil(
+      first,
+      apiKey.secret,
+      sent,
+      () => sent.succeeded.size >= FAIL_AFTER + 20,
+      async () => {
+        if (!failing && sent.succeeded.size >= FAIL_AFTER) failing = disk.failFsync('slipgate.db-wal', 1);
+        await failing;
+      },
+    );
+    first.proc.kill('SIGKILL'); // no-op once it has exited by itself
+    const firstExit = await first.exited;
+    const answeredFirst = sent.succeeded.size;
+    expect(await disk.faults()).toMatch(/^failed-fsyncs 1 lost-bytes [1-9]\d*$/);
+
+    // The supervisor's restart, on the same disk (no power cut yet): the
+    // pages lost to the failed fsync are still readable, and nothing but
+    // the start's checkpoint would ever write them.
+    if (firstExit === EXIT_STORE_FAILED) {
+      const second = await slipgate({ DATABASE_URL: databaseUrl, SANDBOX_LATENCY_MS: '2' });
+      expect((await fetch(`${second.adminUrl}/readyz`)).status).toBe(200);
+      await driveUntil(second, apiKey.secret, sent, () => sent.succeeded.size >= answeredFirst + 40);
+      second.proc.kill('SIGKILL');
+      expect(await second.exited).toBeNull();
+    }
+    const dropped = await disk.cut();
+    await disk.remount();
+
+    await expectNothingLost({ databaseUrl, accountId: account.id, sent, dropped });
+    expect(firstExit, 'slipgate exits with EXIT_STORE_FAILED after the failed fsync').toBe(EXIT_STORE_FAILED);
+    // The contract's server errors: 503 before a charge, 500 "may have been charged" after the bank's yes.
+    const statuses = new Set(sent.other.values());
+    expect(statuses.size).toBeGreaterThan(0);
+    expect([...statuses].filter((status) => status !== 500 && status !== 503)).toEqual([]);
+    expect(first.logs.some((l) => l.level === 60 && String(l.msg).startsWith('STORE FAILED'))).toBe(true);
+    expect(sent.succeeded.size, 'the restarted server answered successes').toBeGreaterThanOrEqual(answeredFirst + 40);
+  });
+
+  it('serve --workers 2 on SQLite: a failed WAL fsync stops every worker and the primary exits for a restart; nothing answered is lost at a cut', { timeout: 120_000 }, async () => {
+    const disk = await lazyDisk();
+    const databaseUrl = `sqlite:${join(disk.mount, 'slipgate.db')}`;
+    const setup = await openStore(databaseUrl);
+    const { account, apiKey } = await new AccountService(setup).createAccount({ name: 'Cluster Shop', credits: CREDITS, actor: 'test' });
+    await setup.close();
+    await disk.sync();
+
+    const child = await slipgate({ DATABASE_URL: databaseUrl, WORKERS: '2', SANDBOX_LATENCY_MS: '2' });
+    await eventually(async () => child.logs.some((l) => l.msg === 'all workers listening'));
+    const workerPids = child.logs.filter((l) => l.msg === 'worker started').map((l) => l.pid as number);
+    const sent: Sent = { succeeded: new Set(), unanswered: new Set(), other: new Map() };
+    let failing: Promise<void> | null = null;
+    await driveUntil(
+      child,
+      apiKey.secret,
+      sent,
+      () => sent.succeeded.size >= 200,
+      async () => {
+        if (!failing && sent.succeeded.size >= 40) failing = disk.failFsync('slipgate.db-wal', 1);
+        await failing;
+      },
+    );
+    child.proc.kill('SIGKILL'); // no-op once it has exited by itself
+    const exit = await child.exited;
+    // Replacements included: a worker left running would keep the mount busy.
+    const leftRunning = child.logs.filter((l) => l.msg === 'worker started').map((l) => l.pid as number).filter(alive);
+    for (const pid of leftRunning) process.kill(pid, 'SIGKILL');
+    const dropped = await disk.cut();
+    await disk.remount();
+
+    await expectNothingLost({ databaseUrl, accountId: account.id, sent, dropped });
+    expect(exit, 'the primary exits with EXIT_STORE_FAILED').toBe(EXIT_STORE_FAILED);
+    expect(child.logs.some((l) => l.level === 60 && String(l.msg).includes('stopping every worker'))).toBe(true);
+    expect(workerPids).toHaveLength(2);
+    expect(leftRunning).toEqual([]);
   });
 
   it(`PostgreSQL (fsync, ${UNSAFE ? 'synchronous_commit off' : 'settles synchronous_commit on, holds and releases off'}): no answered success is lost, nothing unanswered is charged`, { timeout: 120_000 }, async () => {

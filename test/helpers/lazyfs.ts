@@ -22,6 +22,14 @@ export interface LazyDisk {
   sync(): Promise<void>;
   /** Pending metadata ops and unsynced data, as lazyfs counts them. */
   stats(): Promise<string>;
+  /**
+   * Makes the next `count` fsyncs of files whose path ends with `suffix` fail
+   * with EIO the way Linux fails them: the unsynced pages still read back but
+   * are never written, and each open descriptor hears of it once.
+   */
+  failFsync(suffix: string, count: number): Promise<void>;
+  /** "failed-fsyncs N lost-bytes N": what the injected failures did. */
+  faults(): Promise<string>;
   /** The power cut: drops every unsynced write and unmounts. Says what was dropped. */
   cut(): Promise<string>;
   /** Mounts again over what survived. */
@@ -98,6 +106,11 @@ export async function mountLazyDisk(): Promise<LazyDisk> {
       if (reply !== 'ok') throw new Error(`lazyfs sync: ${reply}`);
     },
     stats: () => command('stats'),
+    async failFsync(suffix, count) {
+      const reply = await command(`fail-fsync ${suffix} ${count}`);
+      if (reply !== 'ok') throw new Error(`lazyfs fail-fsync: ${reply}`);
+    },
+    faults: () => command('faults'),
     async cut() {
       const reply = await command('cut');
       await exited;

@@ -104,6 +104,13 @@ export interface Store {
   migrate(): Promise<void>;
   ping(): Promise<void>;
   close(): Promise<void>;
+  /**
+   * Resolves if the engine can no longer vouch for what is on disk (SQLite:
+   * a failed fsync). From then on every call fails with a StoreFailedError
+   * and only a new process, whose start runs recovery, serves again.
+   * Absent on engines whose server owns durability (PostgreSQL, MongoDB).
+   */
+  readonly failed?: Promise<StoreFailedError>;
 
   createAccount(input: { id: string; name: string; createdAt: Date }): Promise<Account>;
   /** Returns deleted accounts too (deletedAt set). */
@@ -222,5 +229,18 @@ export class StoreError extends Error {
   ) {
     super(message, options);
     this.name = 'StoreError';
+  }
+}
+
+/**
+ * The store has stopped for good: a write whose effect on disk is unknown
+ * (a failed fsync) makes anything acknowledged after it a possible lie.
+ * 'unavailable' to callers, so a verification answers 503 before a charge
+ * and "outcome unknown" (500) after the bank answered.
+ */
+export class StoreFailedError extends StoreError {
+  constructor(reason: string, options?: { cause?: unknown }) {
+    super('unavailable', `store failed: ${reason}; restart slipgate to recover`, options);
+    this.name = 'StoreFailedError';
   }
 }

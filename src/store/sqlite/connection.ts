@@ -7,6 +7,7 @@ import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { StoreError } from '../../domain/ports/store.js';
 import { GroupCommit } from './group-commit.js';
+import { StoreFailure } from './store-failure.js';
 import { walSync, type WalSync } from './wal-sync.js';
 import { verifyWrites } from './verify-writes.js';
 import { SQLITE_MIGRATIONS } from './migrations.js';
@@ -26,6 +27,8 @@ export interface Lite {
   /** Syncs the WAL for the group commit's durable writes. */
   wal: WalSync;
   recovery: ReturnType<typeof sqliteRecovery>;
+  /** Set for good once a write's effect on disk is unknown (store-failure.ts). */
+  failure: StoreFailure;
 }
 
 /** `path` is a file path or ':memory:'. */
@@ -40,9 +43,26 @@ export function openLite(path: string): Lite {
   db.pragma('synchronous = FULL');
   db.pragma('foreign_keys = ON');
   migrate(db);
+  checkpointAtStart(db);
   const stmt = prepare(db);
   const wal = walSync(path === ':memory:' ? null : `${path}-wal`);
-  return { db, stmt, verifyWrite: verifyWrites(stmt), writes: new GroupCommit(db, wal), wal, recovery: sqliteRecovery(db, stmt) };
+  const failure = new StoreFailure();
+  return { db, stmt, verifyWrite: verifyWrites(stmt), writes: new GroupCommit(db, wal, failure), wal, recovery: sqliteRecovery(db, stmt), failure };
+}
+
+/**
+ * Recovery's last step, like PostgreSQL's end-of-recovery checkpoint. After
+ * a failed fsync (store-failure.ts) the process exits, and the WAL pages the
+ * kernel could not write may still sit in the page cache, marked clean: the
+ * next process reads them, but no fsync of the WAL will ever write them. A
+ * checkpoint copies every frame it reads into the database file, as fresh
+ * writes, and fsyncs that; a checkpoint that fails throws, and the process
+ * does not start. PASSIVE never waits: frames a still-running reader (another
+ * worker) pins are left, which is why a failed worker stops all of them
+ * (serve-cluster.ts).
+ */
+function checkpointAtStart(db: Database.Database): void {
+  db.pragma('wal_checkpoint(PASSIVE)');
 }
 
 export function migrate(db: Database.Database): void {

@@ -6,7 +6,7 @@
 // write that throws is rolled back alone. Nobody hears "done" before the
 // commit, so a crash still loses only writes that were never acknowledged.
 //
-// The disk is never waited for on the event loop. A batch commits with
+// A commit does not wait for the WAL fsync. A batch commits with
 // synchronous=NORMAL (the WAL is written, not synced), and a durable write (a
 // settle: an answered charge; an audit record) is acknowledged only after
 // the WAL file has been fsynced on libuv's thread pool (wal-sync.ts). That is
@@ -16,7 +16,20 @@
 // hold lost to power loss is money never taken (its request never got an
 // answer), a release lost leaves a hold that recovery refunds, and the next
 // sync makes the WAL durable up to and past them.
+//
+// The event loop does still wait for the disk now and then: once the WAL
+// passes wal_autocheckpoint (1000 pages), the COMMIT that crossed it runs a
+// checkpoint on this thread, which copies the WAL into the database file and
+// fsyncs both. SQLite ignores a failure there and keeps the WAL; the next
+// checkpoint copies the same frames again, and a lost WAL page is still
+// caught, because Linux reports the write-back error to wal-sync's own
+// descriptor too.
+//
+// A COMMIT that fails with an I/O error, or a WAL sync that fails, leaves
+// the disk in a state nobody knows: the store fails for good
+// (store-failure.ts) and every later write is refused here before it runs.
 import type Database from 'better-sqlite3';
+import type { StoreFailure } from './store-failure.js';
 import type { WalSync } from './wal-sync.js';
 
 interface Job {
@@ -39,6 +52,7 @@ export class GroupCommit {
   constructor(
     private readonly db: Database.Database,
     private readonly wal: WalSync,
+    private readonly failure: StoreFailure,
   ) {
     // A transaction function called inside another one runs as a savepoint.
     const savepoint = db.transaction((write: () => unknown) => write());
@@ -59,6 +73,7 @@ export class GroupCommit {
    */
   run<T>(write: () => T, durable = true): Promise<T> {
     return new Promise<T>((resolve, reject) => {
+      this.failure.check();
       this.queue.push({ write, durable, resolve: resolve as (value: unknown) => void, reject });
       if (!this.scheduled) {
         this.scheduled = true;
@@ -78,14 +93,21 @@ export class GroupCommit {
     if (jobs.length === 0) return;
     if (this.queue.length === 0) this.scheduled = false;
     else setImmediate(() => this.flush());
+    const failed = this.failure.current;
+    if (failed) {
+      for (const job of jobs) job.reject(failed);
+      return;
+    }
     let outcomes: Outcome[];
     try {
       // Every other write of the store (top-ups, accounts, keys) stays FULL.
       this.db.pragma('synchronous = NORMAL');
       outcomes = this.commitBatch.immediate(jobs);
     } catch (error) {
-      // BEGIN or COMMIT failed (e.g. busy past busy_timeout): nothing was applied.
-      for (const job of jobs) job.reject(error);
+      // BEGIN or COMMIT failed. Busy past busy_timeout: nothing was applied.
+      // An I/O error: nobody knows, and the store fails.
+      const passed = this.failure.inspect(error);
+      for (const job of jobs) job.reject(passed);
       return;
     } finally {
       // A store closed under a late write has nothing left to restore.
@@ -93,9 +115,21 @@ export class GroupCommit {
     }
     jobs.forEach((job, i) => {
       const outcome = outcomes[i]!;
-      if (!outcome.ok) job.reject(outcome.error);
-      else if (job.durable) this.wal.afterSync(() => job.resolve(outcome.value), job.reject);
+      if (!outcome.ok) job.reject(this.failure.inspect(outcome.error));
+      else if (job.durable) this.wal.afterSync(() => this.acknowledge(job, outcome.value), (err) => job.reject(this.failure.fail(syncFailure(err), err)));
       else job.resolve(outcome.value);
     });
   }
+
+  /** The sync covered this write; but if the store failed meanwhile (another write's I/O error), it promises nothing. */
+  private acknowledge(job: Job, value: unknown): void {
+    const failed = this.failure.current;
+    if (failed) job.reject(failed);
+    else job.resolve(value);
+  }
+}
+
+function syncFailure(err: unknown): string {
+  const code = (err as { code?: unknown } | null)?.code;
+  return `the fsync of the SQLite WAL failed${typeof code === 'string' ? ` (${code})` : ''}`;
 }

@@ -1,8 +1,9 @@
 // Embedded store on better-sqlite3. Every money change is one SQLite
 // transaction, so a crash leaves either all of it or none of it. The
 // operations live in one file per section; this class binds each to one
-// connection.
-import type { Store } from '../../domain/ports/store.js';
+// connection, behind the check that the store has not failed
+// (store-failure.ts).
+import type { Store, StoreFailedError } from '../../domain/ports/store.js';
 import * as accounts from './accounts.js';
 import * as admin from './admin.js';
 import * as audit from './audit.js';
@@ -10,6 +11,7 @@ import { migrate, openLite, type Lite } from './connection.js';
 import * as holds from './holds.js';
 import * as ledger from './ledger.js';
 import * as retention from './retention.js';
+import { guarded } from './store-failure.js';
 
 export class SqliteStore implements Store {
   readonly engine = 'sqlite' as const;
@@ -18,6 +20,14 @@ export class SqliteStore implements Store {
   /** `path` is a file path or ':memory:'. */
   constructor(path: string) {
     this.lite = openLite(path);
+    // Every operation below, refused once the store has failed, and every
+    // error it throws looked at for a failed disk.
+    const operations = Object.fromEntries(Object.entries(this).filter(([, value]) => typeof value === 'function'));
+    Object.assign(this, guarded(operations, this.lite.failure));
+  }
+
+  get failed(): Promise<StoreFailedError> {
+    return this.lite.failure.failed;
   }
 
   // Every operation of the port, once, bound to this connection: the
@@ -67,14 +77,20 @@ export class SqliteStore implements Store {
   firstLiveLease: Store['firstLiveLease'] = (...args) => retention.firstLiveLease(this.lite, ...args);
 
   async migrate(): Promise<void> {
+    this.lite.failure.check();
     migrate(this.lite.db);
   }
 
   async ping(): Promise<void> {
+    this.lite.failure.check();
     this.lite.db.prepare('SELECT 1').get();
   }
 
   async close(): Promise<void> {
+    // A failed store closes too. Closing checkpoints: every committed frame
+    // is written into the database file afresh and fsynced, or, if that
+    // fails, the WAL stays for the next start (connection.ts). Nothing
+    // acknowledged depends on either.
     if (!this.lite.db.open) return;
     await this.lite.writes.drain();
     this.lite.db.close();

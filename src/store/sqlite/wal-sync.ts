@@ -7,6 +7,13 @@
 // (SQLite deletes it only when the last connection closes), so the
 // descriptor stays valid; frames a checkpoint overwrites were synced into
 // the database file first.
+//
+// The descriptor is opened at once, not at the first sync: Linux (4.13+)
+// reports a write-back error of the file to every descriptor open when it
+// happened, so ours also hears of one that SQLite's own fsync (inside an
+// auto-checkpoint, whose errors SQLite ignores) or the kernel's background
+// write-back ran into. A failed sync is final (store-failure.ts says why):
+// it fails its waiters and every later one, never acknowledging again.
 import { close, fsync, openSync } from 'node:fs';
 
 interface Waiter {
@@ -15,7 +22,7 @@ interface Waiter {
 }
 
 export interface WalSync {
-  /** Calls `done` once everything committed so far is on disk, or `failed` if the sync failed. */
+  /** Calls `done` once everything committed so far is on disk, or `failed` if this or any earlier sync failed. */
   afterSync(done: () => void, failed: (err: unknown) => void): void;
   /** Resolves when no sync is running or waiting. */
   idle(): Promise<void>;
@@ -36,12 +43,20 @@ const NOTHING_TO_SYNC: WalSync = {
 
 class FileWalSync implements WalSync {
   private fd: number | null = null;
+  /** The first sync that failed: every later waiter gets its error. */
+  private failure: { err: unknown } | null = null;
   private waiting: Waiter[] = [];
   /** A sync is running or about to start. */
   private busy = false;
   private idleWaiters: (() => void)[] = [];
 
-  constructor(private readonly path: string) {}
+  constructor(private readonly path: string) {
+    try {
+      this.fd = openSync(path, 'r+');
+    } catch {
+      // No WAL file yet: opened by the first sync, which fails if it still cannot.
+    }
+  }
 
   afterSync(done: () => void, failed: (err: unknown) => void): void {
     this.waiting.push({ done, failed });
@@ -65,16 +80,18 @@ class FileWalSync implements WalSync {
     this.waiting = [];
     const finish = (err: unknown) => {
       // A failed fsync may have dropped the pages it could not write, so a
-      // later success proves nothing about them: these writes stay failed
-      // (their callers answer "outcome unknown"), never quietly acknowledged.
+      // later success proves nothing about them, nor about any later frame:
+      // these writes and all later ones stay failed, never acknowledged.
+      if (err && !this.failure) this.failure = { err };
       for (const waiter of batch) {
-        if (err) waiter.failed(err);
+        if (this.failure) waiter.failed(this.failure.err);
         else waiter.done();
       }
       if (this.waiting.length > 0) return this.sync();
       this.busy = false;
       for (const resolve of this.idleWaiters.splice(0)) resolve();
     };
+    if (this.failure) return finish(this.failure.err);
     try {
       this.fd ??= openSync(this.path, 'r+');
     } catch (err) {

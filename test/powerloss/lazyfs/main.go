@@ -18,6 +18,10 @@
 //	sync   force everything to the backing folder (like sync(1)); "ok"
 //	cut    power cut: drop the volatile layer, answer "cut" and the stats
 //	       of what was dropped, unmount and exit
+//	fail-fsync SUFFIX N
+//	       the next N fsyncs of files whose path ends with SUFFIX fail with
+//	       EIO and lose the file's unsynced pages, as on Linux (fault.go); "ok"
+//	faults "failed-fsyncs N lost-bytes N"
 //
 // SIGUSR1 is a power cut too. SIGTERM/SIGINT shut down cleanly (unmount,
 // then sync). "ready" is printed on stdout once the mount serves.
@@ -65,7 +69,7 @@ func main() {
 
 	l := &lazyFS{backingRoot: root, nextIno: 1, dirty: map[*node]bool{}}
 	l.root = &node{lfs: l, ino: 1, dir: true, mode: st.Mode & 0o7777, uid: st.Uid, gid: st.Gid,
-		durable: true, pages: map[int64][]byte{}}
+		durable: true, pages: map[int64][]byte{}, lost: map[int64]bool{}}
 	l.root.mtime = time.Unix(st.Mtim.Unix())
 	l.root.atime, l.root.ctime = l.root.mtime, l.root.mtime
 
@@ -124,7 +128,19 @@ func serveControl(l *lazyFS, ln net.Listener, server *fuse.Server, mount string)
 			return
 		}
 		line, _ := bufio.NewReader(conn).ReadString('\n')
-		switch strings.TrimSpace(line) {
+		words := strings.Fields(line)
+		if len(words) == 0 {
+			words = []string{""}
+		}
+		switch words[0] {
+		case "fail-fsync":
+			l.mu.Lock()
+			fmt.Fprintln(conn, l.addFault(words[1:]))
+			l.mu.Unlock()
+		case "faults":
+			l.mu.Lock()
+			fmt.Fprintln(conn, l.faultStats())
+			l.mu.Unlock()
 		case "stats":
 			l.mu.Lock()
 			fmt.Fprintln(conn, l.stats())

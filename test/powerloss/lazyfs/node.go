@@ -25,6 +25,10 @@ type lazyFS struct {
 	dirty       map[*node]bool
 	// After a power cut nothing more is served and nothing reaches the disk.
 	cut bool
+	// fault.go: fsyncs still to fail, and what failed ones lost
+	faults       []*fault
+	failedFsyncs int
+	lostBytes    int64
 }
 
 // node is a file or a directory. Its place in the live tree is the
@@ -49,6 +53,9 @@ type node struct {
 	low     int64
 	pages   map[int64][]byte
 	backing *os.File
+	// pages whose write-back failed: read back, never written (fault.go)
+	lost  map[int64]bool
+	wbErr uint64
 
 	// the last logged op that changed this inode / an entry of this directory
 	inodeSeq uint64
@@ -76,7 +83,7 @@ func (l *lazyFS) newNode(dir bool, mode, uid, gid uint32) *node {
 	l.nextIno++
 	now := time.Now()
 	return &node{lfs: l, ino: l.nextIno, dir: dir, mode: mode & 0o7777, uid: uid, gid: gid,
-		atime: now, mtime: now, ctime: now, pages: map[int64][]byte{}}
+		atime: now, mtime: now, ctime: now, pages: map[int64][]byte{}, lost: map[int64]bool{}}
 }
 
 func (n *node) stable() fs.StableAttr {
@@ -225,7 +232,7 @@ func (n *node) Create(ctx context.Context, name string, flags uint32, mode uint3
 	n.lfs.record(&op{kind: opCreate, parent: n, name: name, node: c, mode: c.mode, uid: uid, gid: gid})
 	n.mtime, n.ctime = c.mtime, c.mtime
 	c.fill(&out.Attr)
-	return n.NewPersistentInode(ctx, c, c.stable()), nil, fuse.FOPEN_KEEP_CACHE, 0
+	return n.NewPersistentInode(ctx, c, c.stable()), &handle{seen: c.wbErr}, fuse.FOPEN_KEEP_CACHE, 0
 }
 
 func (n *node) Mkdir(ctx context.Context, name string, mode uint32, out *fuse.EntryOut) (*fs.Inode, syscall.Errno) {
@@ -337,7 +344,7 @@ func (n *node) Open(ctx context.Context, flags uint32) (fs.FileHandle, uint32, s
 	}
 	// Every change goes through this mount, so the kernel's page cache never
 	// goes stale: keep it across opens (and mmap stays coherent).
-	return nil, fuse.FOPEN_KEEP_CACHE, 0
+	return &handle{seen: n.wbErr}, fuse.FOPEN_KEEP_CACHE, 0
 }
 
 func (n *node) Read(ctx context.Context, fh fs.FileHandle, dest []byte, off int64) (fuse.ReadResult, syscall.Errno) {
@@ -389,7 +396,8 @@ func (n *node) Allocate(ctx context.Context, fh fs.FileHandle, off uint64, size 
 // Fsync of a file forces the log up to the last change of the file itself
 // (its creation included, so its data has a home), then writes its data.
 // Fsync of a directory forces the log up to the last change of its entries.
-// fdatasync is treated as fsync.
+// fdatasync is treated as fsync. A file's fsync may be made to fail
+// (fault.go).
 func (n *node) Fsync(ctx context.Context, fh fs.FileHandle, flags uint32) syscall.Errno {
 	unlock, errno := n.lock()
 	if errno != 0 {
@@ -399,7 +407,8 @@ func (n *node) Fsync(ctx context.Context, fh fs.FileHandle, flags uint32) syscal
 	if n.dir {
 		return n.lfs.flushTo(max(n.entrySeq, n.inodeSeq))
 	}
-	return n.lfs.syncFile(n)
+	h, _ := fh.(*handle)
+	return n.fsyncFile(h)
 }
 
 func (l *lazyFS) syncFile(n *node) syscall.Errno {

@@ -89,6 +89,7 @@ func (n *node) writeAt(data []byte, off int64) syscall.Errno {
 		from := max(start, off)
 		to := min(start+pageSize, end)
 		copy(pg[from-start:to-start], data[from-off:to-off])
+		delete(n.lost, idx) // dirty again: the next write-back writes it
 	}
 	n.size = max(n.size, end)
 	n.lfs.dirty[n] = true
@@ -100,6 +101,7 @@ func (n *node) truncate(size int64) syscall.Errno {
 		for idx := range n.pages {
 			if idx*pageSize >= size {
 				delete(n.pages, idx)
+				delete(n.lost, idx)
 			}
 		}
 		if cut := size % pageSize; cut != 0 {
@@ -108,6 +110,7 @@ func (n *node) truncate(size int64) syscall.Errno {
 				return errno
 			}
 			clear(pg[cut:])
+			delete(n.lost, size/pageSize)
 		}
 		n.low = min(n.low, size)
 	}
@@ -136,7 +139,7 @@ func (n *node) writeBack() error {
 	}
 	for idx, pg := range n.pages {
 		start := idx * pageSize
-		if start >= n.size {
+		if start >= n.size || n.lost[idx] {
 			continue
 		}
 		if _, err := n.backing.WriteAt(pg[:min(pageSize, n.size-start)], start); err != nil {
@@ -146,14 +149,19 @@ func (n *node) writeBack() error {
 	if err := n.backing.Truncate(n.size); err != nil {
 		return err
 	}
-	n.pages = map[int64][]byte{}
+	// Pages whose write-back failed stay readable and are never written.
+	kept := map[int64][]byte{}
+	for idx := range n.lost {
+		kept[idx] = n.pages[idx]
+	}
+	n.pages = kept
 	n.low = n.size
 	delete(n.lfs.dirty, n)
 	return nil
 }
 
 func (n *node) dirtyBytes() int64 {
-	return int64(len(n.pages)) * pageSize
+	return int64(len(n.pages)-len(n.lost)) * pageSize
 }
 
 func errnoOf(err error) syscall.Errno {
