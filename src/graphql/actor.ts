@@ -11,7 +11,7 @@ interface ActorView {
   kind: 'admin_token' | 'cli' | 'other';
   name: string;
   role: AdminRole | null;
-  tokenId: string | null;
+  adminId: string | null;
 }
 
 const ActorKindEnum = builder.enumType('ActorKind', {
@@ -25,13 +25,13 @@ export const ActorRef = builder.objectRef<ActorView>('Actor').implement({
     kind: t.expose('kind', { type: ActorKindEnum }),
     name: t.exposeString('name', { description: "The token's name when it acted, or the CLI user." }),
     role: t.expose('role', { type: AdminRoleEnum, nullable: true, description: "The admin token's role; null for the CLI, or a token no longer on record." }),
-    tokenId: t.exposeID('tokenId', { nullable: true }),
+    adminId: t.exposeID('adminId', { nullable: true, description: 'The admin identity (token id) that acted; null for the CLI.' }),
   }),
 });
 
 export async function describeActor(actor: string, ctx: GraphqlContext): Promise<ActorView> {
   const parts = parseActor(actor);
-  if (parts.kind !== 'admin_token') return { kind: parts.kind, name: parts.name, role: null, tokenId: null };
+  if (parts.kind !== 'admin_token') return { kind: parts.kind, name: parts.name, role: null, adminId: null };
   const token = await ctx.loaders.adminToken.load(parts.tokenId);
-  return { kind: 'admin_token', name: parts.name, role: token?.role ?? null, tokenId: parts.tokenId };
+  return { kind: 'admin_token', name: parts.name, role: token?.role ?? null, adminId: parts.tokenId };
 }
