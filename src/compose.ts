@@ -63,8 +63,9 @@ export interface ServerServices extends StoreServices {
 
 export async function serverServices(config: Config, { logger, upstream: override }: ServerOptions): Promise<ServerServices> {
   const metrics = new Metrics();
-  const store = timedStore(await openStore(config.DATABASE_URL), metrics);
   const upstreamConfigs = (env: NodeJS.ProcessEnv) => configuredNetwork(env, logger);
+  // The bank configuration first: a mistake there stops the start before
+  // anything is opened or registered.
   const pool = buildUpstream(upstreamConfigs(config.env), {
     logger,
     sandbox: (c) => new SandboxUpstream(c.name, config.SANDBOX_LATENCY_MS),
@@ -75,13 +76,24 @@ export async function serverServices(config: Config, { logger, upstream: overrid
     // Allowed (crash tests use it), but a live verification's hold can then be refunded under it.
     logger.warn({ HOLD_STALE_MS: config.HOLD_STALE_MS, UPSTREAM_TIMEOUT_MS: config.UPSTREAM_TIMEOUT_MS }, 'HOLD_STALE_MS should be longer than UPSTREAM_TIMEOUT_MS');
   }
-  // Before listening: every hold this process takes is covered by its lease.
-  const lease = await startInstanceLease(store, {
-    heartbeatMs: config.LEASE_HEARTBEAT_MS,
-    staleMs: config.HOLD_STALE_MS,
-    logger,
-    onRecovered: (r) => metrics.holdsRecovered(r.consumed, r.released),
-  });
+  const undo: (() => Promise<void>)[] = [() => pool.close()];
+  let store: Store;
+  let lease: InstanceLease;
+  try {
+    store = timedStore(await openStore(config.DATABASE_URL), metrics);
+    const opened = store;
+    undo.unshift(() => opened.close());
+    // Before any request is let in: every hold this process takes is covered by its lease.
+    lease = await startInstanceLease(store, {
+      heartbeatMs: config.LEASE_HEARTBEAT_MS,
+      staleMs: config.HOLD_STALE_MS,
+      logger,
+      onRecovered: (r) => metrics.holdsRecovered(r.consumed, r.released),
+    });
+  } catch (err) {
+    for (const step of undo) await step().catch(() => undefined);
+    throw err;
+  }
   // Threads start on the first image, so a server that never gets one pays nothing.
   const images = new ImageDecodePool({
     workers: config.IMAGE_WORKERS,

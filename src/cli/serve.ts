@@ -6,6 +6,7 @@ import type { Command } from 'commander';
 import type { Logger } from 'pino';
 import { loadConfig, type Config } from '../config.js';
 import { createLogger, logFormatFor } from '../log.js';
+import { startupFailureLine } from './startup-failure.js';
 import { READY_MESSAGE, superviseWorkers, workerCount } from './serve-cluster.js';
 
 export function registerServeCommand(program: Command): void {
@@ -25,7 +26,15 @@ export function registerServeCommand(program: Command): void {
 async function serveInThisProcess(config: Config, logger: Logger): Promise<void> {
   // Loaded here so the other CLI commands never load the server (express, prom-client).
   const { run } = await import('../main.js');
-  const app = await run(config, { logger });
+  let app: Awaited<ReturnType<typeof run>>;
+  try {
+    app = await run(config, { logger });
+  } catch (err) {
+    // Everything run() had opened is closed again; only the reason is left to say.
+    process.stderr.write(`slipgate: ${startupFailureLine(err)}\n`);
+    if (config.LOG_LEVEL === 'debug' || config.LOG_LEVEL === 'trace') process.stderr.write(`${err instanceof Error ? err.stack : String(err)}\n`);
+    process.exit(1);
+  }
   const stop = (signal: string) => {
     logger.info({ signal }, 'signal received');
     app.close().then(
