@@ -14,9 +14,12 @@ import { ConfigError } from './config.js';
 import { InputError } from './domain/errors.js';
 import { IdempotencyConflictError } from './domain/admin-actions.js';
 import { StoreError } from './domain/ports/store.js';
+import { DatabaseOpenError } from './store/open.js';
+import { packageVersion } from './version.js';
 
 const program = new Command('slipgate')
   .description('Thai bank slip verification gateway')
+  .version(packageVersion(), '-V, --version', 'print the version')
   .showHelpAfterError()
   .exitOverride();
 
@@ -33,7 +36,7 @@ try {
   await program.parseAsync(process.argv);
 } catch (err) {
   if (err instanceof CommanderError) process.exit(err.exitCode);
-  if (err instanceof ConfigError || err instanceof InputError || err instanceof IdempotencyConflictError || err instanceof StoreError) {
+  if (err instanceof ConfigError || err instanceof InputError || err instanceof IdempotencyConflictError || err instanceof StoreError || err instanceof DatabaseOpenError) {
     console.error(`slipgate: ${err.message}`);
     process.exit(2);
   }

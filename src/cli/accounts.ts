@@ -1,7 +1,7 @@
 // `slipgate accounts …` and `slipgate keys …`.
 import type { Command } from 'commander';
 import { InputError } from '../domain/errors.js';
-import { positiveInt, printJson, withStore } from './context.js';
+import { positiveInt, printJson, withExistingStore, withStore } from './context.js';
 
 export function registerAccountCommands(program: Command): void {
   const accounts = program.command('accounts').description('manage customer accounts and credits');
@@ -29,7 +29,7 @@ export function registerAccountCommands(program: Command): void {
     .option('--idempotency-key <key>', 'repeat-safe key: the same key never adds credits twice')
     .option('--json', 'print JSON')
     .action((accountId: string, opts: { credits: number; reason: string; idempotencyKey?: string; json?: boolean }) =>
-      withStore(async ({ admin, actor }) => {
+      withExistingStore(async ({ admin, actor }) => {
         const r = await admin.topUp(actor, { accountId, credits: opts.credits, reason: opts.reason, idempotencyKey: opts.idempotencyKey ?? null });
         if (opts.json) return printJson({ accountId, credits: r.account.credits, ledgerEntryId: r.entry.id, created: r.created });
         console.log(`${r.created ? 'Added' : 'Already added (same idempotency key)'} ${r.entry.delta} credits; balance is now ${r.account.credits}.`);
@@ -43,7 +43,7 @@ export function registerAccountCommands(program: Command): void {
     .option('--limit <n>', 'how many', positiveInt, 50)
     .option('--json', 'print JSON')
     .action((opts: { search?: string; limit: number; json?: boolean }) =>
-      withStore(async ({ store }) => {
+      withExistingStore(async ({ store }) => {
         const page = await store.listAccounts({ search: opts.search, limit: opts.limit });
         if (opts.json) return printJson(page.items);
         if (page.items.length === 0) return console.log('No accounts.');
@@ -55,7 +55,7 @@ export function registerAccountCommands(program: Command): void {
     .command('delete <accountId>')
     .description('delete an account: its keys answer 1022 from now on; history is kept')
     .action((accountId: string) =>
-      withStore(async ({ admin, actor }) => {
+      withExistingStore(async ({ admin, actor }) => {
         await admin.deleteAccount(actor, accountId);
         console.log(`Account ${accountId} deleted.`);
       }),
@@ -69,7 +69,7 @@ export function registerAccountCommands(program: Command): void {
     .option('--allow-ip <cidr>', 'only accept the key from this IPv4/IPv6 range (repeatable; default: any address)', collect, [])
     .option('--json', 'print JSON: {"keyId","apiKey","allowedIps"}')
     .action((accountId: string, opts: { allowIp: string[]; json?: boolean }) =>
-      withStore(async ({ admin, actor }) => {
+      withExistingStore(async ({ admin, actor }) => {
         const issued = await admin.createApiKey(actor, accountId, null, opts.allowIp);
         if (opts.json) return printJson({ keyId: issued.key.id, apiKey: issued.secret, allowedIps: issued.key.allowedIps });
         console.log(`Key ${issued.key.id} created${describeRanges(issued.key.allowedIps)}. API key, shown only now: ${issued.secret}`);
@@ -81,7 +81,7 @@ export function registerAccountCommands(program: Command): void {
     .description("list an account's keys (prefix only)")
     .option('--json', 'print JSON')
     .action((accountId: string, opts: { json?: boolean }) =>
-      withStore(async ({ store }) => {
+      withExistingStore(async ({ store }) => {
         const list = (await store.listApiKeys(accountId)).map(({ hash: _hash, ...k }) => k);
         if (opts.json) return printJson(list);
         console.table(list.map((k) => ({ id: k.id, prefix: k.prefix, allowedIps: k.allowedIps.join(' ') || 'any', created: k.createdAt.toISOString(), lastUsed: k.lastUsedAt?.toISOString() ?? '', revoked: k.revokedAt?.toISOString() ?? '' })));
@@ -92,7 +92,7 @@ export function registerAccountCommands(program: Command): void {
     .command('revoke <keyId>')
     .description('revoke a key: it answers 1021; running servers notice within API_KEY_CACHE_TTL_MS (default 5 s)')
     .action((keyId: string) =>
-      withStore(async ({ admin, actor }) => {
+      withExistingStore(async ({ admin, actor }) => {
         await admin.revokeApiKey(actor, keyId);
         console.log(`Key ${keyId} revoked.`);
       }),
@@ -105,7 +105,7 @@ export function registerAccountCommands(program: Command): void {
     .option('--json', 'print JSON: {"keyId","allowedIps"}')
     .action((keyId: string, cidrs: string[], opts: { any?: boolean; json?: boolean }) => {
       if (Boolean(opts.any) === (cidrs.length > 0)) throw new InputError('give one or more CIDR ranges, or --any (not both)');
-      return withStore(async ({ admin, actor }) => {
+      return withExistingStore(async ({ admin, actor }) => {
         const key = await admin.setApiKeyAllowedIps(actor, keyId, cidrs);
         if (opts.json) return printJson({ keyId, allowedIps: key.allowedIps });
         console.log(`Key ${keyId} is now accepted from ${key.allowedIps.length === 0 ? 'any address' : key.allowedIps.join(', ')}.`);
