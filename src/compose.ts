@@ -32,10 +32,11 @@ export interface StoreServices {
   adminTokens: AdminTokenService;
 }
 
-export function storeServices(store: Store, opts: { keyCacheTtlMs?: number } = {}): StoreServices {
+export function storeServices(store: Store, opts: { keyCacheTtlMs?: number; logger?: Logger } = {}): StoreServices {
   const keys = new KeyResolver(store, opts.keyCacheTtlMs ?? 0);
   const accounts = new AccountService(store);
-  return { store, keys, accounts, admin: new AdminActions({ store, accounts, keyCache: keys }), adminTokens: new AdminTokenService(store) };
+  const admin = new AdminActions({ store, accounts, keyCache: keys, ...(opts.logger ? { log: opts.logger } : {}) });
+  return { store, keys, accounts, admin, adminTokens: new AdminTokenService(store) };
 }
 
 export interface ServerOptions {
@@ -102,7 +103,7 @@ export async function serverServices(config: Config, { logger, upstream: overrid
     maxPixels: config.IMAGE_MAX_PIXELS,
     logger,
   });
-  const services = storeServices(store, { keyCacheTtlMs: config.API_KEY_CACHE_TTL_MS });
+  const services = storeServices(store, { keyCacheTtlMs: config.API_KEY_CACHE_TTL_MS, logger });
   const verification = new VerificationService({
     images,
     store,

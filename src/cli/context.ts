@@ -7,6 +7,7 @@ import { storeServices, type StoreServices } from '../compose.js';
 import { InputError } from '../domain/errors.js';
 import { describeDatabaseUrl, sqlitePath } from '../store/database-url.js';
 import { openStore } from '../store/open.js';
+import { createLogger, logFormatFor } from '../log.js';
 
 export interface CliContext extends StoreServices {
   actor: string;
@@ -40,7 +41,9 @@ async function openFor<T>(fn: (ctx: CliContext) => Promise<T>, { mayCreate }: { 
   process.stderr.write(`slipgate: using database ${describeDatabaseUrl(url)} (${setting})\n`);
   const store = await openStore(url);
   try {
-    return await fn({ ...storeServices(store), actor: `cli:${userInfo().username}` });
+    // Changes made here are logged like those made through GraphQL; on stderr, so stdout stays the command's output.
+    const logger = createLogger(config.LOG_LEVEL, process.stderr, logFormatFor(config.LOG_FORMAT, process.stderr));
+    return await fn({ ...storeServices(store, { logger }), actor: `cli:${userInfo().username}` });
   } finally {
     await store.close();
   }

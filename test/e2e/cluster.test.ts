@@ -53,8 +53,8 @@ describe('serve --workers 2 on SQLite', () => {
     expect(successes).toHaveLength(5);
     expect(results.filter((r) => r.body.code === 1023)).toHaveLength(19);
     // Both workers answered some of them (connections are dealt round-robin).
-    await eventually(async () => new Set(logs.filter((l) => l.msg === 'request').map((l) => l.worker)).size === 2);
-    expect(new Set(logs.filter((l) => l.msg === 'request').map((l) => l.worker))).toEqual(new Set([1, 2]));
+    await eventually(async () => new Set(logs.filter((l) => l.msg === 'verification').map((l) => l.worker)).size === 2);
+    expect(new Set(logs.filter((l) => l.msg === 'verification').map((l) => l.worker))).toEqual(new Set([1, 2]));
 
     // SIGTERM while six verifications hold credits: all of them finish.
     const inFlight = Array.from({ length: 6 }, () => postVerify(url, drain.apiKey.secret, sandboxQr()));
