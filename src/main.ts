@@ -82,7 +82,9 @@ export async function run(config: Config, opts: RunOptions): Promise<Running> {
   const adminUrl = urlOf(adminServer);
   logger.info({ publicUrl, adminUrl, store: store.engine, upstream: upstream.name, instanceId: lease.instanceId() }, 'slipgate listening');
   logStartupGuide(logger, { publicUrl, adminUrl, adminHost: config.ADMIN_HOST, metricsToken: config.METRICS_TOKEN !== undefined });
-  if ((await store.listAccounts({ limit: 1 })).items.length === 0) {
+  // A hint only: a store that fails here must not fail a start that already registered its lease.
+  const firstAccounts = await store.listAccounts({ limit: 1 }).catch(() => null);
+  if (firstAccounts?.items.length === 0) {
     logger.info('no accounts yet; create one with: npx slipgate accounts create --name "My shop" --credits 100');
   }
 
