@@ -1,12 +1,12 @@
 // What every operator command needs: config, a store and the services on it.
 import { InvalidArgumentError } from 'commander';
-import { existsSync } from 'node:fs';
 import { userInfo } from 'node:os';
 import { loadConfig } from '../config.js';
 import { storeServices, type StoreServices } from '../compose.js';
 import { InputError } from '../domain/errors.js';
-import { describeDatabaseUrl, sqlitePath } from '../store/database-url.js';
-import { openStore } from '../store/open.js';
+import { describeDatabaseUrl } from '../store/database-url.js';
+import { MissingDatabaseError, openStore } from '../store/open.js';
+import type { Store } from '../domain/ports/store.js';
 import { createLogger, logFormatFor } from '../log.js';
 
 export interface CliContext extends StoreServices {
@@ -32,14 +32,17 @@ async function openFor<T>(fn: (ctx: CliContext) => Promise<T>, { mayCreate }: { 
   const config = loadConfig();
   const url = config.DATABASE_URL;
   const setting = process.env.DATABASE_URL === undefined ? 'the default; DATABASE_URL is not set' : 'from DATABASE_URL';
-  const file = sqlitePath(url);
-  if (!mayCreate && file !== null && file !== ':memory:' && !existsSync(file)) {
+  // Said first: a server that takes seconds to answer is then not a mystery.
+  process.stderr.write(`slipgate: using database ${describeDatabaseUrl(url)} (${setting})\n`);
+  let store: Store;
+  try {
+    store = await openStore(url, { mustExist: !mayCreate });
+  } catch (err) {
+    if (!(err instanceof MissingDatabaseError)) throw err;
     throw new InputError(
-      `no database at ${file} (${setting}); this command does not create one, so nothing was created. Run it in the folder slipgate serves from, or set DATABASE_URL to its database`,
+      `${err.message}; this command does not create one, so nothing was created. Run it in the folder slipgate serves from, or set DATABASE_URL to its database`,
     );
   }
-  process.stderr.write(`slipgate: using database ${describeDatabaseUrl(url)} (${setting})\n`);
-  const store = await openStore(url);
   try {
     // Changes made here are logged like those made through GraphQL; on stderr, so stdout stays the command's output.
     const logger = createLogger(config.LOG_LEVEL, process.stderr, logFormatFor(config.LOG_FORMAT, process.stderr));

@@ -1,5 +1,6 @@
 // Picks the storage engine from DATABASE_URL. Engines load lazily so an
 // embedded install never loads a database driver it does not use.
+import { existsSync } from 'node:fs';
 import type { Store } from '../domain/ports/store.js';
 import { databaseAddress, describeDatabaseUrl, sqlitePath } from './database-url.js';
 
@@ -8,18 +9,33 @@ export class DatabaseOpenError extends Error {
   override name = 'DatabaseOpenError';
 }
 
-export async function openStore(url: string): Promise<Store> {
+/** A command that only reads found no database there, and created none. */
+export class MissingDatabaseError extends Error {
+  override name = 'MissingDatabaseError';
+}
+
+export interface OpenOptions {
+  /** Refuse to create a database that does not exist yet (the CLI's reading commands). */
+  mustExist?: boolean;
+}
+
+export async function openStore(url: string, opts: OpenOptions = {}): Promise<Store> {
   try {
-    return await openAndMigrate(url);
+    return await openAndMigrate(url, opts);
   } catch (err) {
+    if (err instanceof MissingDatabaseError) throw err;
     throw new DatabaseOpenError(openFailure(url, err), { cause: err });
   }
 }
 
-async function openAndMigrate(url: string): Promise<Store> {
+async function openAndMigrate(url: string, { mustExist = false }: OpenOptions): Promise<Store> {
   let store: Store;
+  /** How an engine that creates a database on first write tells that it does not exist yet. */
+  let missing: (() => Promise<boolean>) | undefined;
   const path = sqlitePath(url);
   if (path !== null) {
+    // Opening a SQLite file creates it (and its folder).
+    if (mustExist && path !== ':memory:' && !existsSync(path)) throw new MissingDatabaseError(`no database at ${path}`);
     const { SqliteStore } = await import('./sqlite/sqlite-store.js');
     store = new SqliteStore(path);
   } else if (url.startsWith('postgres://') || url.startsWith('postgresql://')) {
@@ -27,11 +43,14 @@ async function openAndMigrate(url: string): Promise<Store> {
     store = new PostgresStore(url);
   } else if (url.startsWith('mongodb://') || url.startsWith('mongodb+srv://')) {
     const { MongoStore } = await import('./mongo/mongo-store.js');
-    store = new MongoStore(url);
+    const mongo = new MongoStore(url);
+    missing = () => mongo.isEmpty();
+    store = mongo;
   } else {
     throw new Error(`unsupported DATABASE_URL scheme: ${url.split(':')[0]}`);
   }
   try {
+    if (mustExist && (await missing?.())) throw new MissingDatabaseError(`no database at ${describeDatabaseUrl(url)} (it has no collections)`);
     await store.migrate();
   } catch (err) {
     // A half-opened store holds connections (or a file handle): let them go.

@@ -6,7 +6,9 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { createServer, type AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
+import mongoose from 'mongoose';
 import { afterAll, describe, expect, it } from 'vitest';
+import { createMongoDatabase } from '../helpers/mongo.js';
 import { tempDir } from '../helpers/temp.js';
 
 const exec = promisify(execFile);
@@ -26,6 +28,16 @@ async function slipgate(cwd: string, databaseUrl: string | undefined, ...args: s
   } catch (err) {
     const e = err as { code: number; stdout: string; stderr: string };
     return { code: e.code, stdout: e.stdout, stderr: e.stderr };
+  }
+}
+
+/** The collections a MongoDB database holds, read through the driver. */
+async function collectionsOf(url: string): Promise<string[]> {
+  const conn = await mongoose.createConnection(url).asPromise();
+  try {
+    return (await conn.db!.listCollections({}, { nameOnly: true }).toArray()).map((c) => c.name);
+  } finally {
+    await conn.close();
   }
 }
 
@@ -51,14 +63,16 @@ describe('which database the CLI uses', { timeout: 120_000 }, () => {
       expect(r.code, args.join(' ')).toBe(2);
       expect(r.stdout).toBe('');
       expect(r.stderr.trim().split('\n')).toEqual([
-        `slipgate: no database at ${empty}/data/slipgate.db (the default; DATABASE_URL is not set); this command does not create one, so nothing was created. Run it in the folder slipgate serves from, or set DATABASE_URL to its database`,
+        `slipgate: using database sqlite:${empty}/data/slipgate.db (the default; DATABASE_URL is not set)`,
+        `slipgate: no database at ${empty}/data/slipgate.db; this command does not create one, so nothing was created. Run it in the folder slipgate serves from, or set DATABASE_URL to its database`,
       ]);
       expect(readdirSync(empty), args.join(' ')).toEqual([]);
     }
     const named = join(dir.path, 'elsewhere', 'live.db');
     const r = await slipgate(empty, `sqlite:${named}`, 'doctor');
     expect(r.code).toBe(2);
-    expect(r.stderr).toContain(`no database at ${named} (from DATABASE_URL)`);
+    expect(r.stderr).toContain(`using database sqlite:${named} (from DATABASE_URL)`);
+    expect(r.stderr).toContain(`no database at ${named};`);
     expect(existsSync(join(dir.path, 'elsewhere'))).toBe(false);
   });
 
@@ -87,6 +101,23 @@ describe('which database the CLI uses', { timeout: 120_000 }, () => {
       `slipgate: cannot open the database at 127.0.0.1:${port} (postgres://ops:***@127.0.0.1:${port}/slipgate): connect ECONNREFUSED 127.0.0.1:${port}; check DATABASE_URL and that the database server is running`,
     ]);
     expect(r.stderr).not.toContain('pw-Hidden-9');
+  });
+
+  it('a MongoDB database that does not exist is not created by a reading command', async () => {
+    const database = createMongoDatabase();
+    try {
+      const r = await slipgate(dir.path, database.url, 'accounts', 'list');
+      expect(r.code).toBe(2);
+      expect(r.stderr).toContain('this command does not create one, so nothing was created');
+      expect(await collectionsOf(database.url)).toEqual([]);
+      // A command that creates: the database is made and migrated.
+      const created = await slipgate(dir.path, database.url, 'accounts', 'create', '--name', 'Mongo shop');
+      expect(created.code).toBe(0);
+      expect(await collectionsOf(database.url)).toContain('accounts');
+      expect((await slipgate(dir.path, database.url, 'accounts', 'list', '--json')).code).toBe(0);
+    } finally {
+      await database.drop();
+    }
   });
 
   it('--version prints the version in package.json', async () => {
