@@ -103,16 +103,14 @@ export class AdminActions {
     return account;
   }
 
-  private async record(actor: string, action: string, targetId: string, reason: string | null | undefined, details: Record<string, unknown>, id?: string) {
-    const why = reason?.trim() || null;
-    await recordAdminEvent(this.deps.store, this.now(), { id, actor, action, targetId, reason: why, details });
-    return why;
+  private record(actor: string, action: string, targetId: string, reason: string | null | undefined, details: Record<string, unknown>, id?: string) {
+    return recordAdminEvent(this.deps.store, this.now(), { id, actor, action, targetId, reason: reason?.trim() || null, details });
   }
 
-  /** After the event is stored: the log never tells of a change the trail lacks. */
+  /** The change is made by now: it is logged before the event write, which may fail, so the log never misses one. */
   private async change(actor: string, action: string, targetId: string, reason: string | null | undefined, details: Record<string, unknown>) {
-    const why = await this.record(actor, action, targetId, reason, details);
-    this.deps.log?.info({ action, actor, targetId, accountId: details.accountId ?? targetId, reason: why, ...details }, CHANGE_MESSAGES[action] ?? action);
+    this.deps.log?.info({ action, actor, targetId, accountId: details.accountId ?? targetId, reason: reason?.trim() || null, ...details }, CHANGE_MESSAGES[action] ?? action);
+    await this.record(actor, action, targetId, reason, details);
   }
 
   /**
@@ -122,12 +120,12 @@ export class AdminActions {
    */
   private async recordLedgerChange(action: string, { entry, account, created }: LedgerResult, sentBy: string) {
     const details = { ledgerEntryId: entry.id, delta: entry.delta, idempotencyKey: entry.idempotencyKey, balance: account.credits };
-    const why = await this.record(entry.actor, action, entry.accountId, entry.reason, details, `evt_${entry.id}`);
     const message = CHANGE_MESSAGES[action] ?? action;
     this.deps.log?.info(
-      { action, actor: sentBy, targetId: entry.accountId, accountId: entry.accountId, reason: why, ...details, ...(created ? {} : { replay: true }) },
+      { action, actor: sentBy, targetId: entry.accountId, accountId: entry.accountId, reason: entry.reason, ...details, ...(created ? {} : { replay: true }) },
       created ? message : `${message}: replay of an earlier change, nothing changed`,
     );
+    await this.record(entry.actor, action, entry.accountId, entry.reason, details, `evt_${entry.id}`);
   }
 }
 
