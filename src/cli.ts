@@ -4,7 +4,8 @@
 // Exit status, the same for every command: 0 done; 1 the command ran and
 // reports a failure (a verification that did not succeed, a discrepancy);
 // 2 a usage or input error (nothing was changed); 3 slipgate could not be
-// reached (`verify`).
+// reached (`verify`); 75 `serve` stopped because its store failed
+// (cli/exit-codes.ts).
 import { Command, CommanderError } from 'commander';
 import { registerAccountCommands } from './cli/accounts.js';
 import { registerAdminTokenCommands } from './cli/admin-tokens.js';
@@ -22,9 +23,12 @@ import { ConfigError } from './config.js';
 import { InputError } from './domain/errors.js';
 import { IdempotencyConflictError } from './domain/admin-actions.js';
 import { StoreError } from './domain/ports/store.js';
+import { DatabaseOpenError } from './store/open.js';
+import { packageVersion } from './version.js';
 
 const program = new Command('slipgate')
   .description('Thai bank slip verification gateway')
+  .version(packageVersion(), '-V, --version', 'print the version')
   .showHelpAfterError()
   .exitOverride();
 
@@ -46,7 +50,7 @@ try {
 } catch (err) {
   // Commander's own errors (unknown option, missing argument) are usage errors too.
   if (err instanceof CommanderError) process.exit(err.exitCode === 0 ? 0 : 2);
-  if (err instanceof ConfigError || err instanceof InputError || err instanceof IdempotencyConflictError || err instanceof StoreError) {
+  if (err instanceof ConfigError || err instanceof InputError || err instanceof IdempotencyConflictError || err instanceof StoreError || err instanceof DatabaseOpenError) {
     console.error(`slipgate: ${err.message}`);
     process.exit(2);
   }

@@ -33,10 +33,11 @@ export interface StoreServices {
   adminTokens: AdminTokenService;
 }
 
-export function storeServices(store: Store, opts: { keyCacheTtlMs?: number } = {}): StoreServices {
+export function storeServices(store: Store, opts: { keyCacheTtlMs?: number; logger?: Logger } = {}): StoreServices {
   const keys = new KeyResolver(store, opts.keyCacheTtlMs ?? 0);
   const accounts = new AccountService(store);
-  return { store, keys, accounts, admin: new AdminActions({ store, accounts, keyCache: keys }), adminTokens: new AdminTokenService(store) };
+  const admin = new AdminActions({ store, accounts, keyCache: keys, ...(opts.logger ? { log: opts.logger } : {}) });
+  return { store, keys, accounts, admin, adminTokens: new AdminTokenService(store) };
 }
 
 export interface ServerOptions {
@@ -66,8 +67,9 @@ export interface ServerServices extends StoreServices {
 
 export async function serverServices(config: Config, { logger, upstream: override }: ServerOptions): Promise<ServerServices> {
   const metrics = new Metrics();
-  const store = timedStore(await openStore(config.DATABASE_URL), metrics);
   const upstreamConfigs = (env: NodeJS.ProcessEnv) => configuredNetwork(env, logger);
+  // The bank configuration first: a mistake there stops the start before
+  // anything is opened or registered.
   const pool = buildUpstream(upstreamConfigs(config.env), {
     logger,
     sandbox: (c) => new SandboxUpstream(c.name, config.SANDBOX_LATENCY_MS),
@@ -78,13 +80,24 @@ export async function serverServices(config: Config, { logger, upstream: overrid
     // Allowed (crash tests use it), but a live verification's hold can then be refunded under it.
     logger.warn({ HOLD_STALE_MS: config.HOLD_STALE_MS, UPSTREAM_TIMEOUT_MS: config.UPSTREAM_TIMEOUT_MS }, 'HOLD_STALE_MS should be longer than UPSTREAM_TIMEOUT_MS');
   }
-  // Before listening: every hold this process takes is covered by its lease.
-  const lease = await startInstanceLease(store, {
-    heartbeatMs: config.LEASE_HEARTBEAT_MS,
-    staleMs: config.HOLD_STALE_MS,
-    logger,
-    onRecovered: (r) => metrics.holdsRecovered(r.consumed, r.released),
-  });
+  const undo: (() => Promise<void>)[] = [() => pool.close()];
+  let store: Store;
+  let lease: InstanceLease;
+  try {
+    store = timedStore(await openStore(config.DATABASE_URL), metrics);
+    const opened = store;
+    undo.unshift(() => opened.close());
+    // Before any request is let in: every hold this process takes is covered by its lease.
+    lease = await startInstanceLease(store, {
+      heartbeatMs: config.LEASE_HEARTBEAT_MS,
+      staleMs: config.HOLD_STALE_MS,
+      logger,
+      onRecovered: (r) => metrics.holdsRecovered(r.consumed, r.released),
+    });
+  } catch (err) {
+    for (const step of undo) await step().catch(() => undefined);
+    throw err;
+  }
   const retention = scheduleRetention(store, { days: config.RETENTION_DAYS, intervalMs: config.RETENTION_INTERVAL_MINUTES * 60_000, lease, logger });
   // Threads start on the first image, so a server that never gets one pays nothing.
   const images = new ImageDecodePool({
@@ -94,7 +107,7 @@ export async function serverServices(config: Config, { logger, upstream: overrid
     maxPixels: config.IMAGE_MAX_PIXELS,
     logger,
   });
-  const services = storeServices(store, { keyCacheTtlMs: config.API_KEY_CACHE_TTL_MS });
+  const services = storeServices(store, { keyCacheTtlMs: config.API_KEY_CACHE_TTL_MS, logger });
   const verification = new VerificationService({
     images,
     store,

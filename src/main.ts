@@ -1,7 +1,7 @@
 // A serving slipgate: both listeners on top of the services the
 // composition root (compose.ts) builds. `run()` returns a handle tests can
 // stop; the CLI's `serve` calls it.
-import { createServer, type RequestListener, type Server } from 'node:http';
+import { createServer, type IncomingMessage, type RequestListener, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Config } from './config.js';
 import { serverServices, type ServerOptions, type ServerServices } from './compose.js';
@@ -12,6 +12,7 @@ import { defaultDashboardDir, mountDashboard } from './http/dashboard.js';
 import { mountMetrics } from './http/metrics-route.js';
 import { createPublicApp } from './http/public-app.js';
 import { metricsText } from './metrics/serve.js';
+import { ListenError } from './listen-error.js';
 import { logStartupGuide } from './startup-guide.js';
 import type { DomainHealth, ReloadSummary } from './upstream/pool.js';
 
@@ -39,19 +40,38 @@ export async function run(config: Config, opts: RunOptions): Promise<Running> {
   const { logger } = opts;
   // Imported here, not at the top, so CLI commands that never serve skip loading yoga and Pothos.
   const { mountGraphql } = await import('./graphql/server.js');
-  const services = await serverServices(config, opts);
+  // The ports first: a port in use must stop the start before the store is
+  // opened, migrated or a lease registered. Requests that arrive meanwhile
+  // wait at the gate until the services behind it are ready.
+  const publicGate = new Gate();
+  const adminGate = new Gate();
+  const publicServer = await listen(publicGate.listener, { port: config.PORT, host: config.HOST, portSetting: 'PORT', hostSetting: 'HOST' });
+  let adminServer: Server;
+  try {
+    adminServer = await listen(adminGate.listener, { port: config.ADMIN_PORT, host: config.ADMIN_HOST, portSetting: 'ADMIN_PORT', hostSetting: 'ADMIN_HOST' });
+  } catch (err) {
+    await stopServer(publicServer);
+    throw err;
+  }
+  let services: ServerServices;
+  try {
+    services = await serverServices(config, opts);
+  } catch (err) {
+    publicGate.fail();
+    adminGate.fail();
+    await Promise.all([stopServer(publicServer), stopServer(adminServer)]);
+    throw err;
+  }
   const { store, metrics, pool, upstream, lease, retention, images, verification } = services;
 
-  const publicServer = await listen(
-    createPublicApp({ verification, logger, maxBodyBytes: config.MAX_BODY_BYTES, maxImageBytes: config.MAX_IMAGE_BYTES, limits: config, metrics }),
-    config.PORT,
-    config.HOST,
-  );
   // Slow or stalled clients (slowloris) must not hold sockets forever; the
   // clocks stop once the request is read, so the upstream wait is not cut.
   publicServer.requestTimeout = config.REQUEST_TIMEOUT_MS;
   publicServer.headersTimeout = Math.min(config.HEADERS_TIMEOUT_MS, config.REQUEST_TIMEOUT_MS);
   answerClientErrorsWithJson(publicServer);
+  publicGate.open(
+    createPublicApp({ verification, logger, maxBodyBytes: config.MAX_BODY_BYTES, maxImageBytes: config.MAX_IMAGE_BYTES, limits: config, metrics }),
+  );
   // The internal GraphQL API lives on the admin listener only.
   const dashboard = { dir: config.DASHBOARD_DIR ?? defaultDashboardDir(), logger };
   const scrape = metricsText(metrics);
@@ -65,13 +85,15 @@ export async function run(config: Config, opts: RunOptions): Promise<Running> {
       mountDashboard(app, dashboard);
     },
   });
-  const adminServer = await listen(adminApp, config.ADMIN_PORT, config.ADMIN_HOST);
+  adminGate.open(adminApp);
 
   const publicUrl = urlOf(publicServer);
   const adminUrl = urlOf(adminServer);
   logger.info({ publicUrl, adminUrl, store: store.engine, upstream: upstream.name, instanceId: lease.instanceId() }, 'slipgate listening');
   logStartupGuide(logger, { publicUrl, adminUrl, adminHost: config.ADMIN_HOST, metricsToken: config.METRICS_TOKEN !== undefined });
-  if ((await store.listAccounts({ limit: 1 })).items.length === 0) {
+  // A hint only: a store that fails here must not fail a start that already registered its lease.
+  const firstAccounts = await store.listAccounts({ limit: 1 }).catch(() => null);
+  if (firstAccounts?.items.length === 0) {
     logger.info('no accounts yet; create one with: npx slipgate accounts create --name "My shop" --credits 100');
   }
 
@@ -104,16 +126,37 @@ export async function run(config: Config, opts: RunOptions): Promise<Running> {
   return { publicUrl, adminUrl, store, keys, accounts, admin, adminTokens, verification, images, retention, upstreamHealth: () => pool.health(), reloadUpstreams, close, storeFailed };
 }
 
+/** Holds requests that arrive while the services start; `open` lets them through, `fail` drops them. */
+class Gate {
+  private app: RequestListener | undefined;
+  private waiting: [IncomingMessage, ServerResponse][] = [];
+
+  readonly listener: RequestListener = (req, res) => {
+    if (this.app) this.app(req, res);
+    else this.waiting.push([req, res]);
+  };
+
+  open(app: RequestListener): void {
+    this.app = app;
+    for (const [req, res] of this.waiting.splice(0)) app(req, res);
+  }
+
+  fail(): void {
+    for (const [, res] of this.waiting.splice(0)) res.destroy();
+  }
+}
+
 /** The kernel caps it at net.core.somaxconn (4096 on current Linux). */
 const LISTEN_BACKLOG = 4096;
 
-function listen(app: RequestListener, port: number, host: string): Promise<Server> {
+function listen(app: RequestListener, address: ListenError['address']): Promise<Server> {
+  const { port, host } = address;
   // Node checks the header/request timeouts on this interval (default 30 s).
   // No virtual hosts here, so a missing Host header is no reason for Node's
   // bodyless 400; the request gets a JSON answer like any other.
   const server = createServer({ connectionsCheckingInterval: 1_000, requireHostHeader: false }, app);
   return new Promise((resolve, reject) => {
-    server.once('error', reject);
+    server.once('error', (err: NodeJS.ErrnoException) => reject(new ListenError(err.code ?? 'error', address, err)));
     // Campaign bursts open thousands of connections at once; Node's default
     // backlog (511) drops the excess SYNs and clients retry seconds later.
     server.listen({ port, host, backlog: LISTEN_BACKLOG }, () => resolve(server));

@@ -4,7 +4,7 @@ import { createInterface } from 'node:readline/promises';
 import type { Command } from 'commander';
 import { loadConfig } from '../config.js';
 import { InputError } from '../domain/errors.js';
-import { positiveInt, printJson, withStore } from './context.js';
+import { positiveInt, printJson, withExistingStore, withStore } from './context.js';
 import { bangkokTime, count, printTable } from './output.js';
 
 export function registerAccountCommands(program: Command): void {
@@ -33,7 +33,7 @@ export function registerAccountCommands(program: Command): void {
     .option('--idempotency-key <key>', 'repeat-safe key: the same key never adds credits twice (default: a new one, printed so a retry can reuse it)')
     .option('--json', 'print JSON')
     .action((accountId: string, opts: { credits: number; reason: string; idempotencyKey?: string; json?: boolean }) =>
-      withStore(async ({ admin, actor }) => {
+      withExistingStore(async ({ admin, actor }) => {
         // Every top-up carries a key, as through GraphQL: one the operator
         // did not choose is printed, so a run whose answer was lost can be
         // repeated with it and never adds the credits twice.
@@ -52,7 +52,7 @@ export function registerAccountCommands(program: Command): void {
     .option('--limit <n>', 'how many', positiveInt, 50)
     .option('--json', 'print JSON')
     .action((opts: { search?: string; limit: number; json?: boolean }) =>
-      withStore(async ({ store }) => {
+      withExistingStore(async ({ store }) => {
         const page = await store.listAccounts({ search: opts.search, limit: opts.limit });
         if (opts.json) return printJson(page.items);
         if (page.items.length === 0) return console.log('No accounts.');
@@ -65,7 +65,7 @@ export function registerAccountCommands(program: Command): void {
     .description('delete an account: its keys answer 1022 from now on; history is kept. Asks first at a terminal')
     .option('--yes', 'delete without asking (needed when not at a terminal)')
     .action((accountId: string, opts: { yes?: boolean }) =>
-      withStore(async ({ admin, actor, store }) => {
+      withExistingStore(async ({ admin, actor, store }) => {
         const account = await store.getAccount(accountId);
         if (!account) throw new InputError(`no account ${accountId}`);
         if (account.deletedAt) return console.log(`Account ${accountId} (${account.name}) was already deleted at ${bangkokTime(account.deletedAt)} (Bangkok); nothing to do.`);
@@ -84,7 +84,7 @@ export function registerAccountCommands(program: Command): void {
     .option('--reason <text>', 'why, e.g. the request ticket (kept in the admin events)')
     .option('--json', 'print JSON')
     .action((accountId: string, opts: { reason?: string; json?: boolean }) =>
-      withStore(async ({ admin, actor }) => {
+      withExistingStore(async ({ admin, actor }) => {
         const r = await admin.erasePersonalData(actor, accountId, opts.reason);
         if (opts.json) return printJson({ accountId, redactedVerifications: r.redacted, deletedFailures: r.deleted });
         console.log(`Erased the personal data of ${accountId}: ${r.redacted} verifications redacted, ${r.deleted} failed requests deleted.`);
@@ -99,7 +99,7 @@ export function registerAccountCommands(program: Command): void {
     .option('--allow-ip <cidr>', 'only accept the key from this IPv4/IPv6 range (repeatable; without it: any address)', collect)
     .option('--json', 'print JSON: {"keyId","apiKey","allowedIps"}')
     .action((accountId: string, opts: { allowIp?: string[]; json?: boolean }) =>
-      withStore(async ({ admin, actor }) => {
+      withExistingStore(async ({ admin, actor }) => {
         const issued = await admin.createApiKey(actor, accountId, null, opts.allowIp ?? []);
         if (opts.json) return printJson({ keyId: issued.key.id, apiKey: issued.secret, allowedIps: issued.key.allowedIps });
         console.log(`Key ${issued.key.id} created${describeRanges(issued.key.allowedIps)}. API key, shown only now: ${issued.secret}`);
@@ -111,7 +111,7 @@ export function registerAccountCommands(program: Command): void {
     .description("list an account's keys (prefix only)")
     .option('--json', 'print JSON')
     .action((accountId: string, opts: { json?: boolean }) =>
-      withStore(async ({ store }) => {
+      withExistingStore(async ({ store }) => {
         const list = (await store.listApiKeys(accountId)).map(({ hash: _hash, ...k }) => k);
         if (opts.json) return printJson(list);
         if (list.length === 0) return console.log('No keys.');
@@ -132,7 +132,7 @@ export function registerAccountCommands(program: Command): void {
     .command('revoke <keyId>')
     .description('revoke a key: it answers 1021; running servers notice within API_KEY_CACHE_TTL_MS (default 5 s)')
     .action((keyId: string) =>
-      withStore(async ({ admin, actor }) => {
+      withExistingStore(async ({ admin, actor }) => {
         await admin.revokeApiKey(actor, keyId);
         console.log(`Key ${keyId} revoked. ${takesEffect()}`);
       }),
@@ -145,7 +145,7 @@ export function registerAccountCommands(program: Command): void {
     .option('--json', 'print JSON: {"keyId","allowedIps"}')
     .action((keyId: string, cidrs: string[], opts: { any?: boolean; json?: boolean }) => {
       if (Boolean(opts.any) === (cidrs.length > 0)) throw new InputError('give one or more CIDR ranges, or --any (not both)');
-      return withStore(async ({ admin, actor }) => {
+      return withExistingStore(async ({ admin, actor }) => {
         const key = await admin.setApiKeyAllowedIps(actor, keyId, cidrs);
         if (opts.json) return printJson({ keyId, allowedIps: key.allowedIps });
         console.log(`Key ${keyId} is now accepted from ${key.allowedIps.length === 0 ? 'any address' : key.allowedIps.join(', ')}. ${takesEffect()}`);

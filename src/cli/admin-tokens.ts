@@ -2,7 +2,7 @@
 import { InvalidArgumentError, type Command } from 'commander';
 import { ADMIN_ROLES, isAdminRole } from '../domain/admin-tokens.js';
 import type { AdminRole } from '../domain/types.js';
-import { printJson, withStore } from './context.js';
+import { printJson, withExistingStore, withStore } from './context.js';
 import { bangkokTime, printTable } from './output.js';
 
 function role(value: string): AdminRole {
@@ -34,7 +34,7 @@ export function registerAdminTokenCommands(program: Command): void {
     .description('list admin tokens (prefix only), newest first')
     .option('--json', 'print JSON')
     .action((opts: { json?: boolean }) =>
-      withStore(async ({ adminTokens }) => {
+      withExistingStore(async ({ adminTokens }) => {
         const list = (await adminTokens.list()).map(({ hash: _hash, ...t }) => t);
         if (opts.json) return printJson(list);
         if (list.length === 0) return console.log('No admin tokens.');
@@ -46,7 +46,7 @@ export function registerAdminTokenCommands(program: Command): void {
     .command('revoke <id>')
     .description('revoke an admin token: it gets 401 from now on')
     .action((id: string) =>
-      withStore(async ({ adminTokens, actor }) => {
+      withExistingStore(async ({ adminTokens, actor }) => {
         if (!(await adminTokens.revoke(id, actor))) {
           console.error(`slipgate: no live admin token ${id}`);
           process.exitCode = 2;

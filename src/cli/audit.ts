@@ -1,6 +1,6 @@
 // `slipgate audit list`: recent verifications and failures, newest first.
 import type { Command } from 'commander';
-import { positiveInt, printJson, withStore } from './context.js';
+import { positiveInt, printJson, withExistingStore } from './context.js';
 import { bangkokTime, printTable } from './output.js';
 
 export function registerAuditCommands(program: Command): void {
@@ -12,7 +12,7 @@ export function registerAuditCommands(program: Command): void {
     .option('--limit <n>', 'how many of each', positiveInt, 20)
     .option('--json', 'print JSON')
     .action((opts: { account?: string; limit: number; json?: boolean }) =>
-      withStore(async ({ store }) => {
+      withExistingStore(async ({ store }) => {
         const q = { accountId: opts.account, limit: opts.limit };
         const [ok, failed] = await Promise.all([store.listVerifyTransactions(q), store.listRequestErrors(q)]);
         const rows = [

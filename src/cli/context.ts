@@ -3,18 +3,50 @@ import { InvalidArgumentError } from 'commander';
 import { userInfo } from 'node:os';
 import { loadConfig } from '../config.js';
 import { storeServices, type StoreServices } from '../compose.js';
-import { openStore } from '../store/open.js';
+import { InputError } from '../domain/errors.js';
+import { describeDatabaseUrl } from '../store/database-url.js';
+import { MissingDatabaseError, openStore } from '../store/open.js';
+import type { Store } from '../domain/ports/store.js';
+import { createLogger, logFormatFor } from '../log.js';
 
 export interface CliContext extends StoreServices {
   actor: string;
 }
 
-/** Opens the store, runs `fn`, always closes the store. */
-export async function withStore<T>(fn: (ctx: CliContext) => Promise<T>): Promise<T> {
+/** Opens the store (creating it if new), runs `fn`, always closes the store. Says on stderr which database it is. */
+export function withStore<T>(fn: (ctx: CliContext) => Promise<T>): Promise<T> {
+  return openFor(fn, { mayCreate: true });
+}
+
+/**
+ * For the commands that read or change what already exists (list, audit,
+ * doctor, top-up, revoke…): a database that
+ * does not exist is a wrong folder or a wrong DATABASE_URL, never a reason
+ * to create an empty one and report "nothing there".
+ */
+export function withExistingStore<T>(fn: (ctx: CliContext) => Promise<T>): Promise<T> {
+  return openFor(fn, { mayCreate: false });
+}
+
+async function openFor<T>(fn: (ctx: CliContext) => Promise<T>, { mayCreate }: { mayCreate: boolean }): Promise<T> {
   const config = loadConfig();
-  const store = await openStore(config.DATABASE_URL);
+  const url = config.DATABASE_URL;
+  const setting = process.env.DATABASE_URL === undefined ? 'the default; DATABASE_URL is not set' : 'from DATABASE_URL';
+  // Said first: a server that takes seconds to answer is then not a mystery.
+  process.stderr.write(`slipgate: using database ${describeDatabaseUrl(url)} (${setting})\n`);
+  let store: Store;
   try {
-    return await fn({ ...storeServices(store), actor: `cli:${userInfo().username}` });
+    store = await openStore(url, { mustExist: !mayCreate });
+  } catch (err) {
+    if (!(err instanceof MissingDatabaseError)) throw err;
+    throw new InputError(
+      `${err.message}; this command does not create one, so nothing was created. Run it in the folder slipgate serves from, or set DATABASE_URL to its database`,
+    );
+  }
+  try {
+    // Changes made here are logged like those made through GraphQL; on stderr, so stdout stays the command's output.
+    const logger = createLogger(config.LOG_LEVEL, process.stderr, logFormatFor(config.LOG_FORMAT, process.stderr));
+    return await fn({ ...storeServices(store, { logger }), actor: `cli:${userInfo().username}` });
   } finally {
     await store.close();
   }

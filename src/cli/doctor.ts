@@ -4,7 +4,7 @@
 import type { Command } from 'commander';
 import { loadConfig } from '../config.js';
 import { reconcileAll } from '../domain/reconcile.js';
-import { printJson, withStore } from './context.js';
+import { printJson, withExistingStore } from './context.js';
 import { count } from './output.js';
 
 export function registerDoctorCommand(program: Command): void {
@@ -13,7 +13,7 @@ export function registerDoctorCommand(program: Command): void {
     .description('reconcile balances, holds, usage, ledger and audit records of every account')
     .option('--json', 'print JSON')
     .action((opts: { json?: boolean }) =>
-      withStore(async ({ store }) => {
+      withExistingStore(async ({ store }) => {
         const staleBefore = new Date(Date.now() - loadConfig().HOLD_STALE_MS);
         const results = await reconcileAll(store, { staleBefore });
         const bad = results.filter((r) => r.problems.length > 0);

@@ -8,7 +8,7 @@ import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { checkExportFilter, exportLines, exportRows, parseTimeBound, type ExportFilter, type ExportRecords } from '../domain/audit-export.js';
 import { checkWritableTarget, fsyncPath, removeWithSidecars, tempPathBeside } from '../durable-file.js';
-import { withStore } from './context.js';
+import { withExistingStore } from './context.js';
 
 interface ExportOptions {
   account?: string;
@@ -34,7 +34,7 @@ export function registerExportCommand(program: Command): void {
     .option('--out <file>', 'write to this file (written whole or not at all) instead of stdout')
     .option('--force', 'replace --out if it exists')
     .action((opts: ExportOptions) =>
-      withStore(async ({ store }) => {
+      withExistingStore(async ({ store }) => {
         const filter: ExportFilter = {
           accountId: opts.account,
           from: opts.from === undefined ? undefined : parseTimeBound(opts.from, 'from'),

@@ -4,7 +4,7 @@
 import { InvalidArgumentError, type Command } from 'commander';
 import { loadConfig } from '../config.js';
 import { InputError } from '../domain/errors.js';
-import { printJson, withStore } from './context.js';
+import { printJson, withExistingStore } from './context.js';
 
 export function registerRetentionCommands(program: Command): void {
   const retention = program.command('retention').description('remove the personal data of old records (PDPA retention)');
@@ -17,7 +17,7 @@ export function registerRetentionCommands(program: Command): void {
     .action((opts: { olderThan?: number; dryRun?: boolean; json?: boolean }) => {
       const days = opts.olderThan ?? loadConfig().RETENTION_DAYS;
       if (days === 0) throw new InputError('retention is off (RETENTION_DAYS is 0 or "off"): pass --older-than <days> to run it anyway');
-      return withStore(async ({ admin, actor }) => {
+      return withExistingStore(async ({ admin, actor }) => {
         const r = await admin.runRetention(actor, days, { dryRun: opts.dryRun });
         const summary = { olderThanDays: days, createdBefore: r.createdBefore.toISOString(), dryRun: r.dryRun, redactedVerifications: r.redacted, deletedFailures: r.deleted };
         if (opts.json) return printJson(summary);

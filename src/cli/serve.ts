@@ -7,6 +7,7 @@ import type { Logger } from 'pino';
 import { loadConfig, type Config } from '../config.js';
 import { createLogger, logFormatFor } from '../log.js';
 import { EXIT_STORE_FAILED } from './exit-codes.js';
+import { startupFailureLine } from './startup-failure.js';
 import { READY_MESSAGE, superviseWorkers, workerCount } from './serve-cluster.js';
 
 export function registerServeCommand(program: Command): void {
@@ -37,7 +38,15 @@ Main settings (environment variables; README "Configuration" lists them all):
 async function serveInThisProcess(config: Config, logger: Logger): Promise<void> {
   // Loaded here so the other CLI commands never load the server (express, prom-client).
   const { run } = await import('../main.js');
-  const app = await run(config, { logger });
+  let app: Awaited<ReturnType<typeof run>>;
+  try {
+    app = await run(config, { logger });
+  } catch (err) {
+    // Everything run() had opened is closed again; only the reason is left to say.
+    process.stderr.write(`slipgate: ${startupFailureLine(err)}\n`);
+    if (config.LOG_LEVEL === 'debug' || config.LOG_LEVEL === 'trace') process.stderr.write(`${err instanceof Error ? err.stack : String(err)}\n`);
+    process.exit(1);
+  }
   const shutDown = (code: number) =>
     app.close().then(
       () => process.exit(code),

@@ -71,7 +71,8 @@ export function registerVerifyCommand(program: Command): void {
         if (result.status !== 'success') process.exitCode = 1;
       } catch (err) {
         if (!(err instanceof SlipgateError)) throw err;
-        console.error(`slipgate: ${err.message}`);
+        // Which URL matters: a wrong --url / SLIPGATE_URL is the usual cause.
+        console.error(`slipgate: ${err.reason === 'network' ? `${err.message} (tried ${opts.url}; set --url or SLIPGATE_URL)` : err.message}`);
         process.exitCode = 3;
       }
     });

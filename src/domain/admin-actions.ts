@@ -5,6 +5,7 @@ import type { LedgerResult, Store } from './ports/store.js';
 import { StoreError } from './ports/store.js';
 import type { AccountService, IssuedKey } from './accounts.js';
 import { recordAdminEvent } from './admin-events.js';
+import type { ChangeLog } from './ports/logger.js';
 import { removePersonalData, retentionCutoff, type PersonalDataResult } from './retention.js';
 import type { Account, ApiKey } from './types.js';
 
@@ -24,8 +25,21 @@ export interface AdminActionsDeps {
   accounts: AccountService;
   /** Absent in the CLI: other processes drop cached keys after their TTL. */
   keyCache?: KeyCacheControl;
+  /** Every change is also a log line, whichever surface made it (GraphQL, dashboard, CLI). */
+  log?: ChangeLog;
   now?: () => Date;
 }
+
+/** The log line of each action: what changed, in words a support person searches for. */
+const CHANGE_MESSAGES: Record<string, string> = {
+  createAccount: 'account created',
+  topUpCredits: 'credits topped up',
+  adjustCredits: 'credits adjusted',
+  createApiKey: 'API key created',
+  setApiKeyAllowedIps: 'API key IP ranges changed',
+  revokeApiKey: 'API key revoked',
+  deleteAccount: 'account deleted',
+};
 
 export class AdminActions {
   private readonly now: () => Date;
@@ -36,7 +50,7 @@ export class AdminActions {
 
   async createAccount(actor: string, input: { name: string; credits: number; reason?: string | null }): Promise<{ account: Account; apiKey: IssuedKey }> {
     const created = await this.deps.accounts.createAccount({ name: input.name, credits: input.credits, actor });
-    await this.record(actor, 'createAccount', created.account.id, input.reason, {
+    await this.change(actor, 'createAccount', created.account.id, input.reason, {
       name: created.account.name,
       credits: input.credits,
       keyId: created.apiKey.key.id,
@@ -51,19 +65,19 @@ export class AdminActions {
    */
   async topUp(actor: string, input: { accountId: string; credits: number; reason: string; idempotencyKey: string | null }): Promise<LedgerResult> {
     const result = await idempotent(input.idempotencyKey, () => this.deps.accounts.topUp({ ...input, actor }));
-    await this.recordLedgerChange('topUpCredits', result);
+    await this.recordLedgerChange('topUpCredits', result, actor);
     return result;
   }
 
   async adjust(actor: string, input: { accountId: string; delta: number; reason: string; idempotencyKey?: string | null }): Promise<LedgerResult> {
     const result = await idempotent(input.idempotencyKey ?? null, () => this.deps.accounts.adjust({ ...input, actor }));
-    await this.recordLedgerChange('adjustCredits', result);
+    await this.recordLedgerChange('adjustCredits', result, actor);
     return result;
   }
 
   async createApiKey(actor: string, accountId: string, reason?: string | null, allowedIps: readonly string[] = []): Promise<IssuedKey> {
     const issued = await this.deps.accounts.createApiKey(accountId, allowedIps);
-    await this.record(actor, 'createApiKey', accountId, reason, { keyId: issued.key.id, prefix: issued.key.prefix, allowedIps: issued.key.allowedIps });
+    await this.change(actor, 'createApiKey', accountId, reason, { keyId: issued.key.id, prefix: issued.key.prefix, allowedIps: issued.key.allowedIps });
     return issued;
   }
 
@@ -72,21 +86,21 @@ export class AdminActions {
     const before = await this.deps.store.getApiKey(keyId);
     const key = await this.deps.accounts.setApiKeyAllowedIps(keyId, allowedIps);
     this.deps.keyCache?.forgetKey(keyId);
-    await this.record(actor, 'setApiKeyAllowedIps', keyId, reason, { accountId: key.accountId, prefix: key.prefix, from: before?.allowedIps ?? [], to: key.allowedIps });
+    await this.change(actor, 'setApiKeyAllowedIps', keyId, reason, { accountId: key.accountId, prefix: key.prefix, from: before?.allowedIps ?? [], to: key.allowedIps });
     return key;
   }
 
   async revokeApiKey(actor: string, keyId: string, reason?: string | null): Promise<ApiKey> {
     const key = await this.deps.accounts.revokeApiKey(keyId);
     this.deps.keyCache?.forgetKey(keyId);
-    await this.record(actor, 'revokeApiKey', keyId, reason, { accountId: key.accountId, prefix: key.prefix });
+    await this.change(actor, 'revokeApiKey', keyId, reason, { accountId: key.accountId, prefix: key.prefix });
     return key;
   }
 
   async deleteAccount(actor: string, accountId: string, reason?: string | null): Promise<Account> {
     const account = await this.deps.accounts.deleteAccount(accountId);
     this.deps.keyCache?.forgetAccount(accountId);
-    await this.record(actor, 'deleteAccount', accountId, reason, { name: account.name, credits: account.credits });
+    await this.change(actor, 'deleteAccount', accountId, reason, { name: account.name, credits: account.credits });
     return account;
   }
 
@@ -119,10 +133,25 @@ export class AdminActions {
     return recordAdminEvent(this.deps.store, this.now(), { id, actor, action, targetId, reason: reason?.trim() || null, details });
   }
 
-  /** Attributed to whoever made the change, even when someone else replays it. */
-  private recordLedgerChange(action: string, { entry, account }: LedgerResult) {
+  /** The change is made by now: it is logged before the event write, which may fail, so the log never misses one. */
+  private async change(actor: string, action: string, targetId: string, reason: string | null | undefined, details: Record<string, unknown>) {
+    this.deps.log?.info({ action, actor, targetId, accountId: details.accountId ?? targetId, reason: reason?.trim() || null, ...details }, CHANGE_MESSAGES[action] ?? action);
+    await this.record(actor, action, targetId, reason, details);
+  }
+
+  /**
+   * The event is attributed to whoever made the change, even when someone
+   * else replays it; the log line of a replay names who sent it and says
+   * that nothing changed.
+   */
+  private async recordLedgerChange(action: string, { entry, account, created }: LedgerResult, sentBy: string) {
     const details = { ledgerEntryId: entry.id, delta: entry.delta, idempotencyKey: entry.idempotencyKey, balance: account.credits };
-    return this.record(entry.actor, action, entry.accountId, entry.reason, details, `evt_${entry.id}`);
+    const message = CHANGE_MESSAGES[action] ?? action;
+    this.deps.log?.info(
+      { action, actor: sentBy, targetId: entry.accountId, accountId: entry.accountId, reason: entry.reason, ...details, ...(created ? {} : { replay: true }) },
+      created ? message : `${message}: replay of an earlier change, nothing changed`,
+    );
+    await this.record(entry.actor, action, entry.accountId, entry.reason, details, `evt_${entry.id}`);
   }
 }
 

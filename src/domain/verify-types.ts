@@ -25,6 +25,18 @@ export interface VerifyInput {
   requestId: string;
   /** The client's address (after TRUST_PROXY_HOPS), matched against the key's allowed ranges. */
   clientIp?: string;
+  /** Filled in as the verification learns it, for the request's log line. */
+  trace?: VerifyTrace;
+}
+
+/** Who asked and which bank domain answered: what a support call needs from the log. */
+export interface VerifyTrace {
+  accountId?: string;
+  keyId?: string;
+  /** The bank domain (UPSTREAMS name) that answered, or null when none could. */
+  upstream?: string | null;
+  /** How long the bank network took, retries included. */
+  upstreamMs?: number;
 }
 
 /** The account's credits after the request, whenever the key resolved to a live account. */

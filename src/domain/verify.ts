@@ -9,7 +9,7 @@ import { readSlipImage } from './verify-image.js';
 import type { ImageDecoder } from './ports/images.js';
 import { parseSlipQr, type SlipRef } from './slip-qr.js';
 import type { ApiKey, ErrorKind, RequestErrorRecord, VerifiedSlip } from './types.js';
-import type { BodyRead, VerifyInput, VerifyOutcome } from './verify-types.js';
+import type { BodyRead, VerifyInput, VerifyOutcome, VerifyTrace } from './verify-types.js';
 import type { KeyResolver } from './key-lookup.js';
 import { askNetwork } from './ask-network.js';
 import { checkVerifyBody, type BodyCheck } from './verify-request.js';
@@ -113,9 +113,13 @@ export class VerificationService {
     const found = await this.deps.keys.resolve(input.apiKey, input.clientIp);
     if (!found.ok && found.kind === 'invalid_api_key') return this.accountError('invalid_api_key', anonymous);
     // Refused before anything about the account is read: a leaked key tells its holder nothing.
-    if (!found.ok) return this.accountError('ip_not_allowed', { ...anonymous, accountId: found.key.accountId, keyId: found.key.id });
+    if (!found.ok) {
+      if (input.trace) Object.assign(input.trace, { accountId: found.key.accountId, keyId: found.key.id });
+      return this.accountError('ip_not_allowed', { ...anonymous, accountId: found.key.accountId, keyId: found.key.id });
+    }
     const { key } = found;
     const who: KeyedWho = { ...anonymous, accountId: key.accountId, keyId: key.id };
+    if (input.trace) Object.assign(input.trace, { accountId: key.accountId, keyId: key.id });
 
     // The hold below checks deletion and balance atomically; the account is
     // read only on the rare paths where the contract's error order needs it.
@@ -158,7 +162,7 @@ export class VerificationService {
     }
     this.perAccount.set(key.accountId, inFlight + 1);
     try {
-      return await this.holdAndVerify(body.image ? { ...who, source: 'image' } : who, key, qrcode, parsed.slip, started, body.checks);
+      return await this.holdAndVerify(body.image ? { ...who, source: 'image' } : who, key, qrcode, parsed.slip, started, body.checks, input.trace);
     } finally {
       const left = (this.perAccount.get(key.accountId) ?? 1) - 1;
       if (left > 0) this.perAccount.set(key.accountId, left);
@@ -173,6 +177,7 @@ export class VerificationService {
     slip: SlipRef,
     started: number,
     checks?: CheckRequest,
+    trace?: VerifyTrace,
   ): Promise<VerifyOutcome> {
     const { store } = this.deps;
     const held = await store.holdCredit({ id: who.id, accountId: key.accountId, keyId: key.id, createdAt: this.now(), instanceId: this.deps.instanceId?.() ?? null });
@@ -180,8 +185,10 @@ export class VerificationService {
     if (held.status === 'insufficient') return this.accountError('insufficient_fund', who, { qrcode, slip }, 0);
     if (held.status === 'no_account') return this.accountError('user_not_found', who, { qrcode, slip });
 
+    const asked = performance.now();
     const result = await askNetwork(this.deps, { ...slip, requestId: who.requestId });
     const latencyMs = Math.round(performance.now() - started);
+    if (trace) Object.assign(trace, { upstream: result.upstream, upstreamMs: Math.round(performance.now() - asked) });
 
     // A refused bank answer (another slip, broken data) arrives here as a
     // failure like any other: released, recorded, never charged.

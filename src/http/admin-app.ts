@@ -1,7 +1,7 @@
 // The admin listener (loopback by default): health, readiness, and through
 // `mount` /metrics, the internal GraphQL API and the dashboard. Never mounted
 // on the public port.
-import express from 'express';
+import express, { type Request } from 'express';
 import type { Logger } from 'pino';
 import { StoreFailedError, type Store } from '../domain/ports/store.js';
 import { accessLog } from './access-log.js';
@@ -18,7 +18,7 @@ export interface AdminAppDeps {
 export function createAdminApp(deps: AdminAppDeps): express.Express {
   const app = express();
   app.disable('x-powered-by');
-  app.use(requestId, accessLog(deps.logger));
+  app.use(requestId, accessLog(deps.logger, { quiet: isDashboardFile }));
   app.get('/healthz', (_req, res) => {
     res.json({ status: 'ok' });
   });
@@ -36,4 +36,9 @@ export function createAdminApp(deps: AdminAppDeps): express.Express {
   app.use(notFound);
   app.use(errorHandler(deps.logger));
   return app;
+}
+
+/** The dashboard's page and files: three of them per page load, noise at INFO. */
+function isDashboardFile(req: Request): boolean {
+  return req.method === 'GET' && (req.path === '/' || req.path === '/index.html' || req.path.startsWith('/assets/'));
 }

@@ -2,7 +2,7 @@
 import express, { type Request, type RequestHandler, type Response } from 'express';
 import type { Logger } from 'pino';
 import type { VerificationService } from '../domain/verify.js';
-import type { BodyRead } from '../domain/verify-types.js';
+import type { BodyRead, VerifyTrace } from '../domain/verify-types.js';
 import { bodyReadProblem, errorHandler, methodNotAllowed, notFound } from './json-errors.js';
 import { verifyAnswer } from './verify-answer.js';
 import { accessLog } from './access-log.js';
@@ -31,7 +31,7 @@ export function createPublicApp(deps: PublicAppDeps): express.Express {
   app.set('case sensitive routing', true);
   app.set('strict routing', true);
   app.set('etag', false);
-  app.use(requestId, accessLog(deps.logger));
+  app.use(requestId, accessLog(deps.logger, { describe: (req, res) => (req.path === VERIFY_PATH ? { message: 'verification', fields: verificationFields(res) } : undefined) }));
   const { metrics } = deps;
   // Counted where every answer passes, rate-limit refusals included.
   if (metrics) app.use(observeVerify(metrics));
@@ -62,12 +62,15 @@ export function createPublicApp(deps: PublicAppDeps): express.Express {
       );
   app.post(VERIFY_PATH, byKey, async (req: Request, res: Response) => {
     const header = req.headers['x-api-key'];
+    const trace: VerifyTrace = {};
+    res.locals.verifyTrace = trace;
     const outcome = await deps.verification.verify({
       apiKey: typeof header === 'string' ? header : undefined,
       readBody: bodyReader(req, res),
       maxQrcodeBodyBytes: deps.maxBodyBytes,
       requestId: res.locals.requestId as string,
       clientIp: req.ip,
+      trace,
     });
     res.locals.verifyOutcome = classifyOutcome(outcome);
     if (outcome.kind === 'busy') metrics?.refused('inflight');
@@ -78,6 +81,24 @@ export function createPublicApp(deps: PublicAppDeps): express.Express {
   app.use(notFound);
   app.use(errorHandler(deps.logger));
   return app;
+}
+
+/**
+ * What the verify route's log line says beyond the request: the outcome
+ * (`verified`, the failure kind, or the refusal and its code), who asked and
+ * which bank domain answered. Never the key or the QR.
+ */
+function verificationFields(res: Response): Record<string, unknown> {
+  const label = (res.locals.verifyOutcome as OutcomeLabel | undefined) ?? classifyStatus(res.statusCode);
+  const trace = (res.locals.verifyTrace as VerifyTrace | undefined) ?? {};
+  return {
+    outcome: label.outcome === 'success' ? 'verified' : label.outcome,
+    ...(label.code === undefined ? {} : { code: label.code }),
+    accountId: trace.accountId ?? null,
+    keyId: trace.keyId ?? null,
+    bank: trace.upstream ?? null,
+    ...(trace.upstreamMs === undefined ? {} : { bankMs: trace.upstreamMs }),
+  };
 }
 
 function observeVerify(metrics: Metrics): RequestHandler {

@@ -15,6 +15,7 @@ interface UpstreamLogger {
   error(obj: object, msg: string): void;
   warn(obj: object, msg: string): void;
   info?(obj: object, msg: string): void;
+  debug?(obj: object, msg: string): void;
 }
 
 export interface UpstreamPoolOptions {
@@ -211,10 +212,11 @@ export class UpstreamPool implements Upstream {
     const change = member.health.record(result, latencyMs, wasProbe);
     this.opts.onAttempt?.(name, result.ok ? 'success' : result.kind, elapsed);
     if (!result.ok) {
-      this.opts.logger?.warn(
-        { upstream: name, requestId: query.requestId, kind: result.kind, reason: result.message, latencyMs },
-        'upstream verification failed',
-      );
+      const facts = { upstream: name, requestId: query.requestId, kind: result.kind, reason: result.message, latencyMs };
+      // A slip the bank does not know is the customer's business, not the
+      // operator's: the verification's own line says it at INFO.
+      if (result.kind === 'slip_not_found') this.opts.logger?.debug?.(facts, 'upstream verification failed');
+      else this.opts.logger?.warn(facts, 'upstream verification failed');
     }
     if (change === 'opened') {
       this.opts.logger?.warn(

@@ -92,5 +92,7 @@ describe('slipgate verify', () => {
     const down = await slipgate('--qr', sandboxQr(), '--url', `http://127.0.0.1:${port}`, '--api-key', 'slip_x');
     expect(down.code).toBe(3);
     expect(down.stderr).toMatch(/could not reach slipgate: ECONNREFUSED/);
+    // The URL it tried: a wrong --url or SLIPGATE_URL is the usual cause.
+    expect(down.stderr).toContain(`tried http://127.0.0.1:${port}; set --url or SLIPGATE_URL`);
   });
 });

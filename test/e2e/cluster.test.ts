@@ -56,8 +56,8 @@ describe('serve --workers 2 on SQLite', () => {
     const recorded = await store.listVerifyTransactions({ accountId: few.account.id, limit: 100 });
     expect(recorded.items.map((v) => v.requestId).sort()).toEqual(successes.map((r) => r.requestId).sort());
     // Both workers answered some of them (connections are dealt round-robin).
-    await eventually(async () => new Set(logs.filter((l) => l.msg === 'request').map((l) => l.worker)).size === 2);
-    expect(new Set(logs.filter((l) => l.msg === 'request').map((l) => l.worker))).toEqual(new Set([1, 2]));
+    await eventually(async () => new Set(logs.filter((l) => l.msg === 'verification').map((l) => l.worker)).size === 2);
+    expect(new Set(logs.filter((l) => l.msg === 'verification').map((l) => l.worker))).toEqual(new Set([1, 2]));
 
     // SIGTERM while six verifications hold credits: all of them finish.
     const inFlight = Array.from({ length: 6 }, () => postVerify(url, drain.apiKey.secret, sandboxQr()));

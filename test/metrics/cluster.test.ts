@@ -42,7 +42,7 @@ describe('/metrics with serve --workers 2', () => {
       expect(res.body.status).toBe(notFound ? 'error' : 'success');
       sent[notFound ? 'slip_not_found' : 'success']++;
     }
-    const served = () => new Set(logs.filter((l) => l.msg === 'request' && l.path === '/api/v1/verify').map((l) => l.worker));
+    const served = () => new Set(logs.filter((l) => l.msg === 'verification' && l.path === '/api/v1/verify').map((l) => l.worker));
     await eventually(async () => served().size === 2);
 
     // Every scrape, on either worker, has the cluster's totals.

@@ -4,3 +4,8 @@ export interface Logger {
   error(fields: object, message: string): void;
   warn(fields: object, message: string): void;
 }
+
+/** Where the domain records what people changed (money, keys, accounts): the operator's log at INFO. */
+export interface ChangeLog {
+  info(fields: object, message: string): void;
+}

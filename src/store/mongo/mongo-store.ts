@@ -96,6 +96,17 @@ export class MongoStore implements Store {
     });
   }
 
+  /**
+   * MongoDB creates a database on its first write, so one without a single
+   * collection does not exist yet: opening it must not be what creates it.
+   */
+  async isEmpty(): Promise<boolean> {
+    return mapped(async () => {
+      await this.connected;
+      return (await this.conn.db!.listCollections({}, { nameOnly: true }).toArray()).length === 0;
+    });
+  }
+
   async ping(): Promise<void> {
     await mapped(async () => {
       await this.connected;
