@@ -21,10 +21,16 @@ import { HoldBook } from './holds.js';
 import { Leases } from './leases.js';
 import { Ledger } from './ledger.js';
 import * as records from './records.js';
-import { defineModels, type Models } from './schemas.js';
+import { defineModels, RETIRED_INDEXES, type Models } from './schemas.js';
 
 /** MongoDB's "collection already exists" (createCollection is not idempotent). */
 const NAMESPACE_EXISTS = 48;
+/** MongoDB's "index not found": another process dropped it first, or it never existed. */
+const INDEX_NOT_FOUND = 27;
+
+function ignoreIndexNotFound(err: unknown): void {
+  if ((err as { code?: unknown }).code !== INDEX_NOT_FOUND) throw err;
+}
 
 type Operations = Bound<typeof accountOps, Models> & Bound<typeof records, Models>;
 
@@ -66,6 +72,9 @@ export class MongoStore implements Store {
           if ((err as { code?: unknown }).code !== NAMESPACE_EXISTS) throw err;
         });
         await model.createIndexes();
+      }
+      for (const [name, indexes] of Object.entries(RETIRED_INDEXES)) {
+        for (const index of indexes) await this.m[name as keyof Models].collection.dropIndex(index).catch(ignoreIndexNotFound);
       }
     });
   }

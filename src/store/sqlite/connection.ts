@@ -20,6 +20,8 @@ export type Statements = ReturnType<typeof prepare>;
 export interface Lite {
   db: Database.Database;
   stmt: Statements;
+  /** Any other statement, prepared on first use and kept for this connection. */
+  sql: (text: string) => Database.Statement;
   verifyWrite: ReturnType<typeof verifyWrites>;
   /** The verify path's writes (hold, settle, release, error record). */
   writes: GroupCommit;
@@ -42,7 +44,25 @@ export function openLite(path: string): Lite {
   migrate(db);
   const stmt = prepare(db);
   const wal = walSync(path === ':memory:' ? null : `${path}-wal`);
-  return { db, stmt, verifyWrite: verifyWrites(stmt), writes: new GroupCommit(db, wal), wal, recovery: sqliteRecovery(db) };
+  return { db, stmt, sql: statementCache(db), verifyWrite: verifyWrites(stmt), writes: new GroupCommit(db, wal), wal, recovery: sqliteRecovery(db) };
+}
+
+/**
+ * Preparing compiles and plans the SQL; a statement is a handle that can run
+ * again. The texts come from the code, never from input (values are bound),
+ * and the dynamic ones are combinations of a few filters, so the cache stays
+ * small without eviction.
+ */
+function statementCache(db: Database.Database): (text: string) => Database.Statement {
+  const cache = new Map<string, Database.Statement>();
+  return (text) => {
+    let statement = cache.get(text);
+    if (!statement) {
+      statement = db.prepare(text);
+      cache.set(text, statement);
+    }
+    return statement;
+  };
 }
 
 export function migrate(db: Database.Database): void {

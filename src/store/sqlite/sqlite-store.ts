@@ -31,7 +31,7 @@ export class SqliteStore implements Store {
   }
 
   async ping(): Promise<void> {
-    this.lite.db.prepare('SELECT 1').get();
+    this.lite.sql('SELECT 1').get();
   }
 
   async close(): Promise<void> {
