@@ -81,7 +81,7 @@ export function migrate(db: Database.Database): void {
 }
 
 /** The hot paths' statements, prepared once per connection. */
-const STATEMENTS = {
+export const STATEMENTS = {
   account: `${ACCOUNT_SELECT} WHERE a.id = ?`,
   insertAccount: 'INSERT INTO accounts (id, name, credits, usage, created_at) VALUES (?, ?, 0, 0, ?)',
   keyByHash: 'SELECT * FROM api_keys WHERE hash = ?',
