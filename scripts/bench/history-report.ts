@@ -46,7 +46,11 @@ export function historyTargets(rows: Row[]): string[] {
 export function historySummary(rows: Row[], history: Record<string, { rows: number; bytes: number; seedSeconds: number }>): string[] {
   const found = pairs(rows);
   if (found.length === 0) return [];
-  const runs = (engine: string) => rows.filter((r) => r.scenario.id === 'H' && r.engine === engine).length;
+  const order = (engine: string) =>
+    rows
+      .filter((r) => r.scenario.id === 'H' && r.engine === engine)
+      .map((r) => (r.history! > 0 ? 'history' : 'empty'))
+      .join(', ');
   return [
     '## H: checks.duplicate against stored history (runs alternated, totals)',
     '',
@@ -59,7 +63,7 @@ export function historySummary(rows: Row[], history: Record<string, { rows: numb
     '',
     ...found.map((p) => {
       const h = history[p.engine];
-      return `- ${p.engine}: ${runs(p.engine)} runs (empty, history, history, empty, …); the history was written through the driver in one transaction${h ? ` in ${h.seedSeconds.toFixed(0)} s` : ''}, each a different slip; every request asks for \`checks: {duplicate: true}\` with a slip not seen before.`;
+      return `- ${p.engine}: runs in this order: ${order(p.engine)} (each with fresh processes and a warm-up); the history was written through the driver in one transaction${h ? ` in ${h.seedSeconds.toFixed(0)} s` : ''}, each a different slip; every request asks for \`checks: {duplicate: true}\` with a slip not seen before.`;
     }),
     '',
   ];
