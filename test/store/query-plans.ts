@@ -17,11 +17,11 @@ export interface PlannedLookup {
 }
 
 /** The account with a long history: one in twenty of many rows, spread over the whole time line. */
-export const BUSY_ACCOUNT = 'acc_busy';
+const BUSY_ACCOUNT = 'acc_busy';
 const ACCOUNTS = 20;
 const SEEDED = { verifications: 20_000, failures: 10_000 } as const;
 /** Seeded rows are one second apart from here, so time ranges select a slice. */
-export const SEED_START_MS = Date.UTC(2026, 0, 1);
+const SEED_START_MS = Date.UTC(2026, 0, 1);
 
 /** A time range holding a small slice (100 of 20,000) of the seeded rows. */
 const slice = { from: new Date(SEED_START_MS + 1000_000), to: new Date(SEED_START_MS + 1100_000) };
