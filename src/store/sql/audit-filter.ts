@@ -2,7 +2,7 @@
 // engines. Placeholders are written as `?`; the PostgreSQL adapter renumbers
 // them to $n. Every filter the verify path or the admin API's common filters
 // use has an index whose shape matches it (see the engines' migrations), and
-// test/store/query-plans.ts checks each engine's plan of these statements.
+// test/store/*-plans.test.ts check each engine's plan of these statements.
 import { decodeCursor } from '../cursor.js';
 import type { AccountQuery, AuditQuery } from '../../domain/ports/store.js';
 
