@@ -4,7 +4,9 @@
 // the database's size on disk after it.
 import Database from 'better-sqlite3';
 import { statSync } from 'node:fs';
+import { performance } from 'node:perf_hooks';
 import pg from 'pg';
+import { openStore } from '../../src/store/open.js';
 import type { BenchDatabase } from './engines.js';
 
 /** What one stored verification looks like: the sandbox bank's answer, as the verify path stores it. */
@@ -99,4 +101,30 @@ function pgUrl(db: BenchDatabase): string {
   const url = new URL(db.url);
   url.search = '';
   return url.toString();
+}
+
+/**
+ * The duplicate check's lookup alone, through the store as the verify path
+ * calls it (a slip the account never verified): milliseconds per lookup,
+ * the median of blocks taken in turns for each account, so load on the
+ * machine falls on both alike.
+ */
+export async function lookupMs(db: BenchDatabase, accountIds: string[], blocks = 7, perBlock = 200): Promise<number[]> {
+  const store = await openStore(db.url);
+  try {
+    const samples = accountIds.map(() => [] as number[]);
+    let n = 0;
+    for (let b = 0; b < blocks; b++) {
+      for (const [i, accountId] of accountIds.entries()) {
+        const started = performance.now();
+        for (let k = 0; k < perBlock; k++) {
+          await store.listVerifyTransactions({ accountId, transactionId: `NEVER${String(n++).padStart(9, '0')}`, sendingBank: '004', limit: 100 });
+        }
+        samples[i]!.push((performance.now() - started) / perBlock);
+      }
+    }
+    return samples.map((s) => s.sort((a, b) => a - b)[Math.floor(s.length / 2)]!);
+  } finally {
+    await store.close();
+  }
 }

@@ -15,7 +15,7 @@ import { parseArgs, type EngineName, type ScenarioId } from './args.js';
 import { adminUrlOf, eventLoopWindow } from './event-loop.js';
 import { buildForBench, buildRevisionForBench, treeState, untiedReason, type BuiltApp } from './build.js';
 import { createDatabase, type BenchDatabase } from './engines.js';
-import { databaseBytes, historySupported, seedHistory } from './history.js';
+import { databaseBytes, historySupported, lookupMs, seedHistory } from './history.js';
 import { runImageFlood } from './images.js';
 import { runLoad, type LoadResult } from './load.js';
 import { jsonLines, listenOverflows, startProcess, type Started } from './processes.js';
@@ -65,7 +65,8 @@ try {
   const app = await buildForBench(ROOT);
 
   const other = args.against === undefined ? undefined : await buildRevisionForBench(ROOT, args.against);
-  if (args.repeat > 1) await repeatAD(app, args.engines, other);
+  // --repeat alternates A and D; with only H chosen it repeats H's runs instead.
+  if (args.repeat > 1 && (chosen('A') || chosen('D'))) await repeatAD(app, args.engines, other);
   for (const id of ['D', 'E'] as const) {
     if (args.repeat > 1) break;
     if (chosen(id)) report.rows.push(await measure(app, all[id], 'none', null, []));
@@ -228,12 +229,18 @@ async function measureHistory(app: BuiltApp, engine: EngineName): Promise<void> 
     const started = performance.now();
     await seedHistory(db, full!.accountId, args.history);
     const seedSeconds = (performance.now() - started) / 1000;
-    report.history[engine] = { rows: args.history, bytes: await databaseBytes(db), seedSeconds };
-    say(`H/${engine}: written in ${seedSeconds.toFixed(0)} s; database ${(report.history[engine]!.bytes / 2 ** 20).toFixed(0)} MB`);
-    const order = args.quick ? [empty!, full!] : [empty!, full!, full!, empty!];
-    for (const side of order) {
-      const history = side === full ? args.history : 0;
-      report.rows.push({ ...(await measure(app, all.H, engine, db, [side.key])), history });
+    const [emptyLookupMs, fullLookupMs] = await lookupMs(db, [empty!.accountId, full!.accountId]);
+    report.history[engine] = { rows: args.history, bytes: await databaseBytes(db), seedSeconds, lookupMs: { empty: emptyLookupMs!, full: fullLookupMs! } };
+    say(
+      `H/${engine}: written in ${seedSeconds.toFixed(0)} s; database ${(report.history[engine]!.bytes / 2 ** 20).toFixed(0)} MB; ` +
+        `the duplicate lookup alone ${emptyLookupMs!.toFixed(3)} ms empty, ${fullLookupMs!.toFixed(3)} ms with the history`,
+    );
+    const sides = args.quick ? [empty!, full!] : [empty!, full!, full!, empty!];
+    for (let round = 1; round <= args.repeat; round++) {
+      for (const side of sides) {
+        const history = { stored: side === full ? args.history : 0, round };
+        report.rows.push({ ...(await measure(app, all.H, engine, db, [side.key])), history });
+      }
     }
     report.reconcile[`${engine} (H)`] = await reconcile(db);
   } finally {

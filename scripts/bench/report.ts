@@ -7,7 +7,7 @@ import type { EventLoopDelay } from './event-loop.js';
 import type { Scenario } from './scenarios.js';
 import { repeatSummary, repeatTargets } from './repeat.js';
 import type { TreeState } from './build.js';
-import { historySummary, historyTargets } from './history-report.js';
+import { historySummary, historyTargets, type HistoryFacts } from './history-report.js';
 
 export interface Row {
   scenario: Scenario;
@@ -27,8 +27,8 @@ export interface Row {
   round?: number;
   /** Set when slipgate was built from another revision (--against), not from this tree. */
   revision?: string;
-  /** Scenario H: verifications the account already held. */
-  history?: number;
+  /** Scenario H: verifications the account already held, and the round (empty, history, history, empty) of the run. */
+  history?: { stored: number; round: number };
 }
 
 export interface Skipped {
@@ -43,7 +43,7 @@ export interface Report {
   /** The tree measured: its commit, and any uncommitted changes (written only with --allow-dirty). */
   tree: TreeState;
   /** Scenario H, per engine: the stored history and the database's size with it. */
-  history: Record<string, { rows: number; bytes: number; seedSeconds: number }>;
+  history: Record<string, HistoryFacts>;
   commandLine: string;
   loadBefore: number[];
   loadAfter: number[];
@@ -73,7 +73,7 @@ function note(row: Row, rows: Row[]): string {
   const { id, upstreamLatencyMs } = row.scenario;
   const parts: string[] = [];
   if (row.profiled) parts.push('under --cpu-prof');
-  if (row.history !== undefined) parts.push(`checks.duplicate; the account held ${int(row.history)} verifications`);
+  if (row.history !== undefined) parts.push(`checks.duplicate; the account held ${int(row.history.stored)} verifications; round ${row.history.round}`);
   if (id === 'A') {
     const d = baselineOf(rows);
     if (d) parts.push(`${(perSec(row.load.successes, row) / perSec(d.load.successes, d)).toFixed(2)}× D`);
