@@ -129,3 +129,30 @@ describe('mongo query plans', () => {
     await expectServed('request_errors', filter, null, null, usage.index);
   });
 });
+
+describe('mongo indexes on upgrade', () => {
+  it('migrate() drops the indexes the wider ones replace, and keeps the new ones', async () => {
+    const old = createMongoDatabase();
+    const raw = new mongoose.mongo.MongoClient(old.url, { serverSelectionTimeoutMS: 5_000 });
+    await raw.connect();
+    try {
+      // The indexes an earlier version built.
+      await raw.db(old.name).collection('verify_transactions').createIndex({ transactionId: 1 });
+      await raw.db(old.name).collection('request_errors').createIndex({ transactionId: 1 });
+      await raw.db(old.name).collection('request_errors').createIndex({ requestId: 1 });
+      const store = new MongoStore(old.url);
+      await store.migrate();
+      await store.migrate();
+      await store.close();
+      const keys = async (c: string) => (await raw.db(old.name).collection(c).indexes()).map((ix) => ix.key);
+      expect(await keys('verify_transactions')).not.toContainEqual({ transactionId: 1 });
+      expect(await keys('request_errors')).not.toContainEqual({ transactionId: 1 });
+      expect(await keys('request_errors')).not.toContainEqual({ requestId: 1 });
+      expect(await keys('verify_transactions')).toContainEqual(INDEX_OF.transaction_time);
+      expect(await keys('request_errors')).toContainEqual(INDEX_OF.request_time);
+    } finally {
+      await raw.close();
+      await old.drop();
+    }
+  });
+});
