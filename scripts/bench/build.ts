@@ -35,13 +35,33 @@ export async function buildRevisionForBench(root: string, revision: string): Pro
   }
 }
 
-/** The commit this tree is at, "-dirty" with uncommitted changes; "unknown" outside a git checkout. */
-export function treeRevision(root: string): string {
+/** The commit this tree is at, and what differs from it (results files name both). */
+export interface TreeState {
+  /** `git rev-parse HEAD`; null outside a git checkout. */
+  commit: string | null;
+  /** Paths with uncommitted changes (untracked included), bench/results/ left out: results are written there. */
+  changed: string[];
+}
+
+export function treeState(root: string): TreeState {
+  const git = (...args: string[]) => execFileSync('git', args, { cwd: root, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] });
   try {
-    return execFileSync('git', ['describe', '--always', '--dirty'], { cwd: root, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim();
+    const commit = git('rev-parse', 'HEAD').trim();
+    const changed = git('status', '--porcelain', '--untracked-files=all', '--', '.', ':(exclude)bench/results')
+      .split('\n')
+      .filter(Boolean)
+      .map((line) => line.slice(3));
+    return { commit, changed };
   } catch {
-    return 'unknown';
+    return { commit: null, changed: [] };
   }
+}
+
+/** Why results from this tree cannot be tied to one commit; null when they can. */
+export function untiedReason(tree: TreeState): string | null {
+  if (tree.commit === null) return 'not a git checkout: the revision measured has no name';
+  if (tree.changed.length > 0) return `uncommitted changes (${tree.changed.slice(0, 5).join(', ')}${tree.changed.length > 5 ? ', …' : ''}): the results would describe no commit`;
+  return null;
 }
 
 async function transpile(source: string, root: string, cacheName: string): Promise<BuiltApp> {

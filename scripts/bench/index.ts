@@ -2,6 +2,7 @@
 // slipgate (or the baseline) as child processes on loopback, drives them with
 // autocannon, and writes bench/results/<date>.md. See README "Performance".
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { performance } from 'node:perf_hooks';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -12,8 +13,9 @@ import { sandboxQr } from '../../src/upstream/sandbox/sandbox-qr.js';
 import { bankSimulator } from '../../src/upstream/simulator/simulated-bank.js';
 import { parseArgs, type EngineName, type ScenarioId } from './args.js';
 import { adminUrlOf, eventLoopWindow } from './event-loop.js';
-import { buildForBench, buildRevisionForBench, treeRevision, type BuiltApp } from './build.js';
+import { buildForBench, buildRevisionForBench, treeState, untiedReason, type BuiltApp } from './build.js';
 import { createDatabase, type BenchDatabase } from './engines.js';
+import { databaseBytes, historySupported, lookupMs, seedHistory } from './history.js';
 import { runImageFlood } from './images.js';
 import { runLoad, type LoadResult } from './load.js';
 import { jsonLines, listenOverflows, startProcess, type Started } from './processes.js';
@@ -30,12 +32,23 @@ const all = scenarios(args.quick);
 const chosen = (id: ScenarioId) => args.scenarios.includes(id);
 const say = (line: string) => console.log(`[bench] ${line}`);
 
+// A results file names the commit measured; numbers from uncommitted code
+// describe no commit, so they are written only when asked for (and say so).
+const tree = treeState(ROOT);
+const untied = untiedReason(tree);
+if (untied && !args.allowDirty) {
+  console.error(`bench: refusing to run: ${untied}. Commit first, or pass --allow-dirty (the results file will say so).`);
+  process.exit(2);
+}
+if (untied) say(`--allow-dirty: ${untied}; the results file says so`);
+
 const work = mkdtempSync(join(tmpdir(), 'slipgate-bench-'));
 const report: Report = {
   date: new Date().toISOString().slice(0, 10),
   quick: args.quick,
   workers: args.workers,
-  revision: treeRevision(ROOT),
+  tree,
+  history: {},
   commandLine: ['npm run bench', ...(process.argv.length > 2 ? ['--', ...process.argv.slice(2)] : [])].join(' '),
   loadBefore: loadavg(),
   loadAfter: [],
@@ -52,7 +65,8 @@ try {
   const app = await buildForBench(ROOT);
 
   const other = args.against === undefined ? undefined : await buildRevisionForBench(ROOT, args.against);
-  if (args.repeat > 1) await repeatAD(app, args.engines, other);
+  // --repeat alternates A and D; with only H chosen it repeats H's runs instead.
+  if (args.repeat > 1 && (chosen('A') || chosen('D'))) await repeatAD(app, args.engines, other);
   for (const id of ['D', 'E'] as const) {
     if (args.repeat > 1) break;
     if (chosen(id)) report.rows.push(await measure(app, all[id], 'none', null, []));
@@ -63,6 +77,7 @@ try {
     if (!needsDb) break;
     await benchEngine(app, engine);
   }
+  if (chosen('H')) for (const engine of args.engines) await measureHistory(app, engine);
 } finally {
   if (args.keep) say(`logs and profiles kept in ${work}`);
   else rmSync(work, { recursive: true, force: true });
@@ -181,6 +196,58 @@ async function reconcile(db: BenchDatabase): Promise<string> {
   }
 }
 
+/**
+ * Scenario H: the same load with checks.duplicate, alternating between an
+ * empty account and one that already holds --history verifications (empty,
+ * history, history, empty: drift on the machine falls on both alike).
+ */
+async function measureHistory(app: BuiltApp, engine: EngineName): Promise<void> {
+  const dir = join(work, `history-${engine}`);
+  mkdirSync(dir);
+  const setup = await createDatabase(engine, dir, ROOT);
+  const unsupported = setup.ok ? historySupported(setup.db) : null;
+  if (!setup.ok || unsupported) {
+    const reason = setup.ok ? unsupported! : setup.reason;
+    say(`H/${engine}: skipped (${reason})`);
+    report.skipped.push({ engine: `${engine} (H)`, reason });
+    if (setup.ok) await setup.db.drop();
+    return;
+  }
+  const { db } = setup;
+  report.engines[engine] ??= db.description;
+  try {
+    const store = await openStore(db.url);
+    const accounts = new AccountService(store);
+    const made = [];
+    try {
+      for (const name of ['Empty history', 'Long history']) made.push(await accounts.createAccount({ name, credits: CREDITS_PER_ACCOUNT, actor: 'bench' }));
+    } finally {
+      await store.close();
+    }
+    const [empty, full] = made.map((m) => ({ accountId: m.account.id, key: m.apiKey.secret }));
+    say(`H/${engine}: writing ${args.history.toLocaleString('en-US')} verifications of one account`);
+    const started = performance.now();
+    await seedHistory(db, full!.accountId, args.history);
+    const seedSeconds = (performance.now() - started) / 1000;
+    const [emptyLookupMs, fullLookupMs] = await lookupMs(db, [empty!.accountId, full!.accountId]);
+    report.history[engine] = { rows: args.history, bytes: await databaseBytes(db), seedSeconds, lookupMs: { empty: emptyLookupMs!, full: fullLookupMs! } };
+    say(
+      `H/${engine}: written in ${seedSeconds.toFixed(0)} s; database ${(report.history[engine]!.bytes / 2 ** 20).toFixed(0)} MB; ` +
+        `the duplicate lookup alone ${emptyLookupMs!.toFixed(3)} ms empty, ${fullLookupMs!.toFixed(3)} ms with the history`,
+    );
+    const sides = args.quick ? [empty!, full!] : [empty!, full!, full!, empty!];
+    for (let round = 1; round <= args.repeat; round++) {
+      for (const side of sides) {
+        const history = { stored: side === full ? args.history : 0, round };
+        report.rows.push({ ...(await measure(app, all.H, engine, db, [side.key])), history });
+      }
+    }
+    report.reconcile[`${engine} (H)`] = await reconcile(db);
+  } finally {
+    await db.drop();
+  }
+}
+
 /** One scenario, fresh processes: simulated bank, then slipgate or the baseline, warm-up, measured run. */
 async function measure(app: BuiltApp, scenario: Scenario, engine: string, db: BenchDatabase | null, keys: string[], profileDir?: string): Promise<Row> {
   const revision = 'revision' in app ? `@${String(app.revision)}` : '';
@@ -295,14 +362,16 @@ function readyUrl(lines: string[], listening: string): string | undefined {
 /** Request bodies with distinct QRs, made before the run so the client spends its time sending. */
 function qrBodies(scenario: Scenario): { next: () => string; extra: () => number } {
   const count = Math.ceil(expectedMaxRate(scenario) * (scenario.durationSec + scenario.warmupSec));
-  const made = Array.from({ length: count }, () => `{"qrcode":"${sandboxQr()}"}`);
+  const checks = scenario.checks ? `,"checks":${JSON.stringify(scenario.checks)}` : '';
+  const body = () => `{"qrcode":"${sandboxQr()}"${checks}}`;
+  const made = Array.from({ length: count }, body);
   let i = 0;
   let extra = 0;
   return {
     next: () => {
       if (i < made.length) return made[i++]!;
       extra++;
-      return `{"qrcode":"${sandboxQr()}"}`;
+      return body();
     },
     extra: () => extra,
   };

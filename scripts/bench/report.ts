@@ -6,6 +6,8 @@ import type { ProfileSummary } from './profile.js';
 import type { EventLoopDelay } from './event-loop.js';
 import type { Scenario } from './scenarios.js';
 import { repeatSummary, repeatTargets } from './repeat.js';
+import type { TreeState } from './build.js';
+import { historySummary, historyTargets, type HistoryFacts } from './history-report.js';
 
 export interface Row {
   scenario: Scenario;
@@ -25,6 +27,8 @@ export interface Row {
   round?: number;
   /** Set when slipgate was built from another revision (--against), not from this tree. */
   revision?: string;
+  /** Scenario H: verifications the account already held, and the round (empty, history, history, empty) of the run. */
+  history?: { stored: number; round: number };
 }
 
 export interface Skipped {
@@ -36,8 +40,10 @@ export interface Report {
   date: string;
   quick: boolean;
   workers: number;
-  /** git describe of the tree measured. */
-  revision: string;
+  /** The tree measured: its commit, and any uncommitted changes (written only with --allow-dirty). */
+  tree: TreeState;
+  /** Scenario H, per engine: the stored history and the database's size with it. */
+  history: Record<string, HistoryFacts>;
   commandLine: string;
   loadBefore: number[];
   loadAfter: number[];
@@ -67,6 +73,7 @@ function note(row: Row, rows: Row[]): string {
   const { id, upstreamLatencyMs } = row.scenario;
   const parts: string[] = [];
   if (row.profiled) parts.push('under --cpu-prof');
+  if (row.history !== undefined) parts.push(`checks.duplicate; the account held ${int(row.history.stored)} verifications; round ${row.history.round}`);
   if (id === 'A') {
     const d = baselineOf(rows);
     if (d) parts.push(`${(perSec(row.load.successes, row) / perSec(d.load.successes, d)).toFixed(2)}× D`);
@@ -109,7 +116,7 @@ export function table(rows: Row[]): string {
 /** One line per target: met or missed, and by how much. */
 export function targets(rows: Row[]): string[] {
   // --repeat rows are judged on their medians (repeat.ts).
-  const out: string[] = repeatTargets(rows);
+  const out: string[] = [...repeatTargets(rows), ...historyTargets(rows)];
   const measured = rows.filter((r) => !r.profiled && !r.revision && r.round === undefined);
   const d = baselineOf(measured);
   const verdict = (ok: boolean) => (ok ? '**met**' : '**MISSED**');
@@ -145,6 +152,15 @@ export function targets(rows: Row[]): string[] {
   return out;
 }
 
+/** The commit measured; a tree with uncommitted changes is named as such, with the files. */
+function revisionLines(tree: TreeState): string[] {
+  if (tree.commit === null) return ['- slipgate: **not a git checkout, revision unknown** (written with `--allow-dirty`)'];
+  if (tree.changed.length === 0) return [`- slipgate: commit \`${tree.commit}\` (clean tree)`];
+  return [
+    `- slipgate: commit \`${tree.commit}\` **plus uncommitted changes** (written with \`--allow-dirty\`; these numbers describe no commit): ${tree.changed.map((f) => `\`${f}\``).join(', ')}`,
+  ];
+}
+
 export function machine(): string[] {
   const cpu = cpus()[0]?.model ?? 'unknown CPU';
   return [
@@ -170,7 +186,7 @@ export function markdown(r: Report): string {
   out.push(`- Load average (1/5/15 min) before: ${r.loadBefore.map((n) => n.toFixed(2)).join(' / ')}, after: ${r.loadAfter.map((n) => n.toFixed(2)).join(' / ')}`);
   out.push(`- slipgate processes: ${r.workers} (\`serve --workers ${r.workers}\`)${r.workers > 1 ? '; the baseline runs as many' : ''}`);
   for (const [engine, description] of Object.entries(r.engines)) out.push(`- ${engine}: ${description}`);
-  out.push(`- slipgate: this tree at \`${r.revision}\``);
+  out.push(...revisionLines(r.tree));
   out.push('', `Command: \`${r.commandLine}\``, '');
   out.push('## Setup', '');
   out.push(
@@ -199,6 +215,7 @@ export function markdown(r: Report): string {
     out.push('Reconciliation after the runs (`slipgate doctor` logic):', '', ...Object.entries(r.reconcile).map(([e, s]) => `- ${e}: ${s}`), '');
   }
   out.push(...repeatSummary(r.rows));
+  out.push(...historySummary(r.rows, r.history));
   out.push('## Targets', '', ...targets(r.rows).map((l) => `- ${l}`), '');
   for (const [engine, p] of Object.entries(r.profiles)) {
     out.push(`## CPU profile, scenario A on ${engine}`, '');

@@ -1,5 +1,6 @@
 // The four scenarios of the performance targets (README, Performance), plus E: B's load against the baseline, the
-// latency floor of this harness and stack on this machine. Durations shrink with --quick (smoke runs).
+// latency floor of this harness and stack on this machine, I (pictures) and H (cost against stored history).
+// Durations shrink with --quick (smoke runs).
 import type { ScenarioId } from './args.js';
 
 export interface Scenario {
@@ -13,6 +14,8 @@ export interface Scenario {
   /** Offered requests/s in total; unset = closed loop, as fast as answers come. */
   overallRate?: number;
   warmupSec: number;
+  /** Checks every request asks for (the request's `checks`); none when unset. */
+  checks?: Record<string, unknown>;
 }
 
 export function scenarios(quick: boolean): Record<ScenarioId, Scenario> {
@@ -34,6 +37,17 @@ export function scenarios(quick: boolean): Record<ScenarioId, Scenario> {
     C: { id: 'C', title: '2 s upstream, 5,000 requests in flight', target: 'slipgate', upstreamLatencyMs: 2000, connections: 5000, durationSec: d(20, 8), warmupSec: 0 },
     D: { id: 'D', title: 'as A, bare express + got baseline', target: 'baseline', upstreamLatencyMs: 0, connections: 100, durationSec: d(20, 4), warmupSec: d(3, 1) },
     E: { ...b, id: 'E', title: 'as B, bare express + got baseline', target: 'baseline' },
+    // Read by measureHistory (index.ts): runs alternate between an empty account and one with --history verifications.
+    H: {
+      id: 'H',
+      title: 'checks.duplicate on every request, an empty account against one with a long history',
+      target: 'slipgate',
+      upstreamLatencyMs: 0,
+      connections: 50,
+      durationSec: d(20, 4),
+      warmupSec: d(3, 1),
+      checks: { duplicate: true },
+    },
     // Read by runImageScenario (images.ts), not by the autocannon rows.
     I: { id: 'I', title: '1080×2340 screenshots flooding the image pool, 100 QR-text req/s beside them', target: 'slipgate', upstreamLatencyMs: 0, connections: 8, overallRate: 100, durationSec: d(15, 5), warmupSec: 0 },
   };

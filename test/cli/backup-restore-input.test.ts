@@ -147,19 +147,19 @@ describe('backup and restore refuse bad input and leave files as they were', () 
       const older = join(dir.path, 'older.db');
       copyFileSync(good, older);
       const db = new Database(older);
-      // Version 6 added verify_transactions.source: undo it to get a version-5 file.
-      db.exec('ALTER TABLE verify_transactions DROP COLUMN source');
-      db.prepare('DELETE FROM schema_migrations WHERE version = 6').run();
+      // Version 8 added verify_transactions.redacted_at and its index: undo it to get a version-7 file.
+      db.exec('DROP INDEX verify_transactions_unredacted; ALTER TABLE verify_transactions DROP COLUMN redacted_at');
+      db.prepare('DELETE FROM schema_migrations WHERE version = 8').run();
       db.close();
       const target = join(dir.path, 'fresh', 'slipgate.db');
       mkdirSync(join(dir.path, 'fresh'));
       const r = await slipgate(`sqlite:${target}`, ['restore', '--from', older]);
       expect(r.stderr).toBe('');
       expect(r.code).toBe(0);
-      expect(r.stdout).toContain('Schema migrated from version 5 to 6.');
+      expect(r.stdout).toContain('Schema migrated from version 7 to 8.');
       expect(r.stdout).toContain('There was no database at that path before.');
       const restored = new Database(target, { readonly: true });
-      expect(restored.prepare('SELECT max(version) AS v FROM schema_migrations').get()).toEqual({ v: 6 });
+      expect(restored.prepare('SELECT max(version) AS v FROM schema_migrations').get()).toEqual({ v: 8 });
       expect(restored.prepare('SELECT count(*) AS n FROM accounts').get()).toEqual({ n: 40 });
       restored.close();
     });

@@ -21,10 +21,16 @@ import { Leases } from './leases.js';
 import { Ledger } from './ledger.js';
 import * as records from './records.js';
 import * as retention from './retention.js';
-import { defineModels, type Models } from './schemas.js';
+import { defineModels, RETIRED_INDEXES, type Models } from './schemas.js';
 
 /** MongoDB's "collection already exists" (createCollection is not idempotent). */
 const NAMESPACE_EXISTS = 48;
+/** MongoDB's "index not found": another process dropped it first, or it never existed. */
+const INDEX_NOT_FOUND = 27;
+
+function ignoreIndexNotFound(err: unknown): void {
+  if ((err as { code?: unknown }).code !== INDEX_NOT_FOUND) throw err;
+}
 
 export class MongoStore implements Store {
   readonly engine = 'mongo' as const;
@@ -92,6 +98,9 @@ export class MongoStore implements Store {
           if ((err as { code?: unknown }).code !== NAMESPACE_EXISTS) throw err;
         });
         await model.createIndexes();
+      }
+      for (const [name, indexes] of Object.entries(RETIRED_INDEXES)) {
+        for (const index of indexes) await this.m[name as keyof Models].collection.dropIndex(index).catch(ignoreIndexNotFound);
       }
     });
   }

@@ -80,9 +80,15 @@ const verifyTransactionSchema = new Schema<VerifyTransactionDoc>(
   },
   OPTIONS,
 );
+// Every lookup of the verify path and of the admin API's common filters has
+// an index: equality fields first, then the page order, so no lookup reads an
+// account's whole history and no page is sorted in memory.
 verifyTransactionSchema.index({ accountId: 1, ...NEWEST });
 verifyTransactionSchema.index(NEWEST);
-verifyTransactionSchema.index({ transactionId: 1 });
+// The duplicate check: one account's verifications of one slip.
+verifyTransactionSchema.index({ accountId: 1, transactionId: 1, sendingBank: 1, ...NEWEST });
+verifyTransactionSchema.index({ transactionId: 1, ...NEWEST });
+verifyTransactionSchema.index({ requestId: 1, ...NEWEST });
 // Retention finds the oldest records not yet redacted (no partial index on the test server).
 verifyTransactionSchema.index({ redactedAt: 1, createdAt: 1 });
 
@@ -105,8 +111,8 @@ const requestErrorSchema = new Schema<RequestErrorDoc>(
 );
 requestErrorSchema.index({ accountId: 1, ...NEWEST });
 requestErrorSchema.index(NEWEST);
-requestErrorSchema.index({ transactionId: 1 });
-requestErrorSchema.index({ requestId: 1 });
+requestErrorSchema.index({ transactionId: 1, ...NEWEST });
+requestErrorSchema.index({ requestId: 1, ...NEWEST });
 
 const ledgerSchema = new Schema<LedgerDoc>(
   {
@@ -154,6 +160,12 @@ const adminEventSchema = new Schema<AdminEventDoc>(
 );
 adminEventSchema.index(NEWEST);
 adminEventSchema.index({ targetId: 1, ...NEWEST });
+
+/** Indexes an earlier version built that a wider one above now covers; migrate() drops them. */
+export const RETIRED_INDEXES: Partial<Record<keyof Models, string[]>> = {
+  verifyTransactions: ['transactionId_1'],
+  requestErrors: ['transactionId_1', 'requestId_1'],
+};
 
 export interface Models {
   accounts: Model<AccountDoc>;

@@ -5,7 +5,7 @@ import { toPage } from '../cursor.js';
 import { accountFilter } from '../sql/audit-filter.js';
 import { ACCOUNT_SELECT, time, type PgDb } from './db.js';
 import * as row from './rows.js';
-import { numbered } from './sql.js';
+import { prepared } from './sql.js';
 
 export async function createAccount(db: PgDb, input: { id: string; name: string; createdAt: Date }): Promise<Account> {
   await db.run('INSERT INTO accounts (id, name, credits, usage, created_at) VALUES ($1, $2, 0, 0, $3)', [input.id, input.name, input.createdAt]);
@@ -13,20 +13,20 @@ export async function createAccount(db: PgDb, input: { id: string; name: string;
 }
 
 export async function getAccount(db: PgDb, id: string): Promise<Account | null> {
-  const { rows } = await db.run<row.AccountRow>(`${ACCOUNT_SELECT} WHERE a.id = $1`, [id]);
+  const { rows } = await db.run<row.AccountRow>(prepared(`${ACCOUNT_SELECT} WHERE a.id = $1`), [id]);
   return rows[0] ? row.account(rows[0]) : null;
 }
 
 export async function getAccounts(db: PgDb, ids: readonly string[]): Promise<Account[]> {
   if (ids.length === 0) return [];
-  const { rows } = await db.run<row.AccountRow>(`${ACCOUNT_SELECT} WHERE a.id = ANY($1::text[])`, [ids.map(row.noNul)]);
+  const { rows } = await db.run<row.AccountRow>(prepared(`${ACCOUNT_SELECT} WHERE a.id = ANY($1::text[])`), [ids.map(row.noNul)]);
   return rows.map(row.account);
 }
 
 export async function listAccounts(db: PgDb, q: AccountQuery): Promise<Page<Account>> {
   // ILIKE: SQLite's LIKE is case-insensitive too.
   const f = accountFilter(q, time, 'ILIKE');
-  const sql = numbered(`${ACCOUNT_SELECT} ${f.where} ORDER BY a.created_at DESC, a.id DESC LIMIT ?`);
+  const sql = prepared(`${ACCOUNT_SELECT} ${f.where} ORDER BY a.created_at DESC, a.id DESC LIMIT ?`);
   const { rows } = await db.run<row.AccountRow>(sql, [...f.params, q.limit + 1]);
   return toPage(rows.map(row.account), q.limit, (a) => a.createdAt);
 }
@@ -44,17 +44,17 @@ export async function createApiKey(db: PgDb, key: ApiKey): Promise<void> {
 }
 
 export async function findApiKeyByHash(db: PgDb, hash: string): Promise<ApiKey | null> {
-  const { rows } = await db.run<row.ApiKeyRow>('SELECT * FROM api_keys WHERE hash = $1', [hash]);
+  const { rows } = await db.run<row.ApiKeyRow>(prepared('SELECT * FROM api_keys WHERE hash = $1'), [hash]);
   return rows[0] ? row.apiKey(rows[0]) : null;
 }
 
 export async function getApiKey(db: PgDb, id: string): Promise<ApiKey | null> {
-  const { rows } = await db.run<row.ApiKeyRow>('SELECT * FROM api_keys WHERE id = $1', [id]);
+  const { rows } = await db.run<row.ApiKeyRow>(prepared('SELECT * FROM api_keys WHERE id = $1'), [id]);
   return rows[0] ? row.apiKey(rows[0]) : null;
 }
 
 export async function listApiKeys(db: PgDb, accountId: string): Promise<ApiKey[]> {
-  const { rows } = await db.run<row.ApiKeyRow>('SELECT * FROM api_keys WHERE account_id = $1 ORDER BY created_at DESC, id DESC', [accountId]);
+  const { rows } = await db.run<row.ApiKeyRow>(prepared('SELECT * FROM api_keys WHERE account_id = $1 ORDER BY created_at DESC, id DESC'), [accountId]);
   return rows.map(row.apiKey);
 }
 
@@ -68,5 +68,5 @@ export async function setApiKeyAllowedIps(db: PgDb, id: string, allowedIps: read
 }
 
 export async function touchApiKey(db: PgDb, id: string, at: Date): Promise<void> {
-  await db.run('UPDATE api_keys SET last_used_at = $1 WHERE id = $2', [at, id]);
+  await db.run(prepared('UPDATE api_keys SET last_used_at = $1 WHERE id = $2'), [at, id]);
 }

@@ -6,6 +6,7 @@ import { StoreError, type AuditTotals, type LedgerResult } from '../../domain/po
 import { isSameLedgerChange } from '../../domain/money-rules.js';
 import { ACCOUNT_SELECT, type PgDb, type Run } from './db.js';
 import * as row from './rows.js';
+import { prepared } from './sql.js';
 
 export async function applyLedgerEntry(db: PgDb, entry: LedgerEntry): Promise<LedgerResult> {
   return db.tx(async (run): Promise<LedgerResult> => {
@@ -53,7 +54,7 @@ async function accountIn(run: Run, id: string): Promise<Account> {
 
 export async function listLedger(db: PgDb, accountId: string, limit: number): Promise<LedgerEntry[]> {
   const { rows } = await db.run<row.LedgerRow>(
-    'SELECT * FROM credit_ledger WHERE account_id = $1 ORDER BY created_at DESC, id DESC LIMIT $2',
+    prepared('SELECT * FROM credit_ledger WHERE account_id = $1 ORDER BY created_at DESC, id DESC LIMIT $2'),
     [accountId, limit],
   );
   return rows.map(row.ledger);

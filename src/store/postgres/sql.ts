@@ -1,5 +1,6 @@
 // Small PostgreSQL helpers: placeholder numbering, pool settings from the
 // URL, and driver errors mapped to StoreError.
+import { createHash } from 'node:crypto';
 import type { PoolConfig } from 'pg';
 import { StoreError } from '../../domain/ports/store.js';
 
@@ -7,6 +8,24 @@ import { StoreError } from '../../domain/ports/store.js';
 export function numbered(sql: string): string {
   let n = 0;
   return sql.replace(/\?/g, () => `$${++n}`);
+}
+
+const named = new Map<string, { name: string; text: string }>();
+
+/**
+ * A statement with `?` placeholders as a named one: each pooled connection
+ * parses it once and afterwards only binds and executes it. The name comes
+ * from the text, so one name never stands for two texts. The texts are the
+ * code's own (values are parameters), a bounded set of filter combinations.
+ */
+export function prepared(sql: string): { name: string; text: string } {
+  let statement = named.get(sql);
+  if (!statement) {
+    const text = numbered(sql);
+    statement = { name: `slipgate_${createHash('sha256').update(text).digest('hex').slice(0, 24)}`, text };
+    named.set(sql, statement);
+  }
+  return statement;
 }
 
 export interface PostgresStoreOptions {

@@ -1,5 +1,8 @@
-// WHERE clauses for audit queries, shared by the SQL engines. Placeholders
-// are written as `?`; the PostgreSQL adapter renumbers them to $n.
+// WHERE clauses and whole statements of the audit queries, shared by the SQL
+// engines. Placeholders are written as `?`; the PostgreSQL adapter renumbers
+// them to $n. Every filter the verify path or the admin API's common filters
+// use has an index whose shape matches it (see the engines' migrations), and
+// test/store/*-plans.test.ts check each engine's plan of these statements.
 import { decodeCursor } from '../cursor.js';
 import type { AccountQuery, AuditQuery } from '../../domain/ports/store.js';
 
@@ -12,7 +15,7 @@ export interface SqlFilter {
  * `time` turns a millisecond timestamp into the engine's parameter value
  * (a number for SQLite, a Date for PostgreSQL).
  */
-export function auditFilter(q: AuditQuery, table: 'verify_transactions' | 'request_errors', time: (ms: number) => unknown): SqlFilter {
+function auditFilter(q: AuditQuery, table: AuditTable, time: (ms: number) => unknown): SqlFilter {
   const clauses: string[] = [];
   const params: unknown[] = [];
   const add = (clause: string, ...values: unknown[]) => {
@@ -36,6 +39,29 @@ export function auditFilter(q: AuditQuery, table: 'verify_transactions' | 'reque
     add('(created_at < ? OR (created_at = ? AND id < ?))', time(c.at), time(c.at), c.id);
   }
   return { where: clauses.length ? `WHERE ${clauses.join(' AND ')}` : '', params };
+}
+
+export type AuditTable = 'verify_transactions' | 'request_errors';
+
+/** One page of audit records, newest first (the keyset order every index ends with). */
+export function auditPageQuery(q: AuditQuery, table: AuditTable, time: (ms: number) => unknown): SqlFilter & { sql: string } {
+  const f = auditFilter(q, table, time);
+  return { ...f, sql: `SELECT * FROM ${table} ${f.where} ORDER BY created_at DESC, id DESC LIMIT ?`, params: [...f.params, q.limit + 1] };
+}
+
+/**
+ * Usage per account and Bangkok day: successes, then failures by kind.
+ * `day` is the engine's expression for created_at's Bangkok date.
+ */
+export function usageQueries(q: { accountId?: string; from?: Date; to?: Date }, time: (ms: number) => unknown, day: string, count: string) {
+  const f = auditFilter({ ...q, limit: 0 }, 'request_errors', time);
+  return {
+    successes: { sql: `SELECT account_id, ${day} AS day, ${count} AS n FROM verify_transactions ${f.where} GROUP BY 1, 2`, params: f.params },
+    failures: {
+      sql: `SELECT account_id, ${day} AS day, kind, ${count} AS n FROM request_errors ${f.where} ${f.where ? 'AND' : 'WHERE'} account_id IS NOT NULL GROUP BY 1, 2, 3`,
+      params: f.params,
+    },
+  };
 }
 
 /** Escapes LIKE wildcards so a search for "50%" means the text "50%". */

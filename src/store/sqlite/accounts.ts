@@ -18,19 +18,20 @@ export async function getAccount(lite: Lite, id: string): Promise<Account | null
 
 export async function getAccounts(lite: Lite, ids: readonly string[]): Promise<Account[]> {
   if (ids.length === 0) return [];
-  const rows = lite.db.prepare(`${ACCOUNT_SELECT} WHERE a.id IN (${ids.map(() => '?').join(',')})`).all(...ids);
+  // One statement for any number of ids (a JSON array), so it is prepared once.
+  const rows = lite.sql(`${ACCOUNT_SELECT} WHERE a.id IN (SELECT value FROM json_each(?))`).all(JSON.stringify(ids));
   return (rows as row.AccountRow[]).map(row.account);
 }
 
 export async function listAccounts(lite: Lite, q: AccountQuery): Promise<Page<Account>> {
   const f = accountFilter(q, (ms) => ms, 'LIKE');
   const sql = `${ACCOUNT_SELECT} ${f.where} ORDER BY a.created_at DESC, a.id DESC LIMIT ?`;
-  const rows = (lite.db.prepare(sql).all(...f.params, q.limit + 1) as row.AccountRow[]).map(row.account);
+  const rows = (lite.sql(sql).all(...f.params, q.limit + 1) as row.AccountRow[]).map(row.account);
   return toPage(rows, q.limit, (a) => a.createdAt);
 }
 
 export async function deleteAccount(lite: Lite, id: string, at: Date): Promise<boolean> {
-  const r = lite.db.prepare('UPDATE accounts SET deleted_at = ? WHERE id = ? AND deleted_at IS NULL').run(at.getTime(), id);
+  const r = lite.sql('UPDATE accounts SET deleted_at = ? WHERE id = ? AND deleted_at IS NULL').run(at.getTime(), id);
   return r.changes === 1;
 }
 
@@ -55,18 +56,18 @@ export async function getApiKey(lite: Lite, id: string): Promise<ApiKey | null> 
 }
 
 export async function listApiKeys(lite: Lite, accountId: string): Promise<ApiKey[]> {
-  const rows = lite.db.prepare('SELECT * FROM api_keys WHERE account_id = ? ORDER BY created_at DESC, id DESC').all(accountId);
+  const rows = lite.sql('SELECT * FROM api_keys WHERE account_id = ? ORDER BY created_at DESC, id DESC').all(accountId);
   return (rows as row.ApiKeyRow[]).map(row.apiKey);
 }
 
 export async function revokeApiKey(lite: Lite, id: string, at: Date): Promise<boolean> {
-  return lite.db.prepare('UPDATE api_keys SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL').run(at.getTime(), id).changes === 1;
+  return lite.sql('UPDATE api_keys SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL').run(at.getTime(), id).changes === 1;
 }
 
 export async function setApiKeyAllowedIps(lite: Lite, id: string, allowedIps: readonly string[]): Promise<boolean> {
-  return lite.db.prepare('UPDATE api_keys SET allowed_ips = ? WHERE id = ?').run(row.allowedIpsParam(allowedIps), id).changes === 1;
+  return lite.sql('UPDATE api_keys SET allowed_ips = ? WHERE id = ?').run(row.allowedIpsParam(allowedIps), id).changes === 1;
 }
 
 export async function touchApiKey(lite: Lite, id: string, at: Date): Promise<void> {
-  lite.db.prepare('UPDATE api_keys SET last_used_at = ? WHERE id = ?').run(at.getTime(), id);
+  lite.sql('UPDATE api_keys SET last_used_at = ? WHERE id = ?').run(at.getTime(), id);
 }

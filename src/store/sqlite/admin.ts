@@ -16,16 +16,16 @@ export async function createAdminToken(lite: Lite, t: AdminToken): Promise<void>
 }
 
 export async function findAdminTokenByHash(lite: Lite, hash: string): Promise<AdminToken | null> {
-  const r = lite.db.prepare('SELECT * FROM admin_tokens WHERE hash = ?').get(hash) as row.AdminTokenRow | undefined;
+  const r = lite.sql('SELECT * FROM admin_tokens WHERE hash = ?').get(hash) as row.AdminTokenRow | undefined;
   return r ? row.adminToken(r) : null;
 }
 
 export async function listAdminTokens(lite: Lite): Promise<AdminToken[]> {
-  return (lite.db.prepare('SELECT * FROM admin_tokens ORDER BY created_at DESC, id DESC').all() as row.AdminTokenRow[]).map(row.adminToken);
+  return (lite.sql('SELECT * FROM admin_tokens ORDER BY created_at DESC, id DESC').all() as row.AdminTokenRow[]).map(row.adminToken);
 }
 
 export async function revokeAdminToken(lite: Lite, id: string, at: Date): Promise<boolean> {
-  return lite.db.prepare('UPDATE admin_tokens SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL').run(at.getTime(), id).changes === 1;
+  return lite.sql('UPDATE admin_tokens SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL').run(at.getTime(), id).changes === 1;
 }
 
 export async function insertAdminEvent(lite: Lite, e: AdminEvent): Promise<void> {
@@ -47,6 +47,6 @@ export async function listAdminEvents(lite: Lite, q: { targetId?: string; limit:
     params.push(c.at, c.at, c.id);
   }
   const where = clauses.length ? `WHERE ${clauses.join(' AND ')}` : '';
-  const rows = lite.db.prepare(`SELECT * FROM admin_events ${where} ORDER BY created_at DESC, id DESC LIMIT ?`).all(...params, q.limit + 1);
+  const rows = lite.sql(`SELECT * FROM admin_events ${where} ORDER BY created_at DESC, id DESC LIMIT ?`).all(...params, q.limit + 1);
   return toPage((rows as row.AdminEventRow[]).map(row.adminEvent), q.limit, (e) => e.createdAt);
 }

@@ -21,6 +21,8 @@ export type Statements = ReturnType<typeof prepare>;
 export interface Lite {
   db: Database.Database;
   stmt: Statements;
+  /** Any other statement, prepared on first use and kept for this connection. */
+  sql: (text: string) => Database.Statement;
   verifyWrite: ReturnType<typeof verifyWrites>;
   /** The verify path's writes (hold, settle, release, error record). */
   writes: GroupCommit;
@@ -47,7 +49,7 @@ export function openLite(path: string): Lite {
   const stmt = prepare(db);
   const wal = walSync(path === ':memory:' ? null : `${path}-wal`);
   const failure = new StoreFailure();
-  return { db, stmt, verifyWrite: verifyWrites(stmt), writes: new GroupCommit(db, wal, failure), wal, recovery: sqliteRecovery(db, stmt), failure };
+  return { db, stmt, sql: statementCache(db), verifyWrite: verifyWrites(stmt), writes: new GroupCommit(db, wal, failure), wal, recovery: sqliteRecovery(db, stmt), failure };
 }
 
 /**
@@ -63,6 +65,24 @@ export function openLite(path: string): Lite {
  */
 function checkpointAtStart(db: Database.Database): void {
   db.pragma('wal_checkpoint(PASSIVE)');
+}
+
+/**
+ * Preparing compiles and plans the SQL; a statement is a handle that can run
+ * again. The texts come from the code, never from input (values are bound),
+ * and the dynamic ones are combinations of a few filters, so the cache stays
+ * small without eviction.
+ */
+function statementCache(db: Database.Database): (text: string) => Database.Statement {
+  const cache = new Map<string, Database.Statement>();
+  return (text) => {
+    let statement = cache.get(text);
+    if (!statement) {
+      statement = db.prepare(text);
+      cache.set(text, statement);
+    }
+    return statement;
+  };
 }
 
 export function migrate(db: Database.Database): void {
@@ -81,7 +101,7 @@ export function migrate(db: Database.Database): void {
 }
 
 /** The hot paths' statements, prepared once per connection. */
-const STATEMENTS = {
+export const STATEMENTS = {
   account: `${ACCOUNT_SELECT} WHERE a.id = ?`,
   insertAccount: 'INSERT INTO accounts (id, name, credits, usage, created_at) VALUES (?, ?, 0, 0, ?)',
   keyByHash: 'SELECT * FROM api_keys WHERE hash = ?',

@@ -38,8 +38,8 @@ export async function endLease(lite: Lite, instanceId: string): Promise<void> {
 
 export async function listHolds(lite: Lite, accountId?: string): Promise<CreditHold[]> {
   const rows = accountId
-    ? lite.db.prepare('SELECT * FROM credit_holds WHERE account_id = ? ORDER BY created_at').all(accountId)
-    : lite.db.prepare('SELECT * FROM credit_holds ORDER BY created_at').all();
+    ? lite.sql('SELECT * FROM credit_holds WHERE account_id = ? ORDER BY created_at').all(accountId)
+    : lite.sql('SELECT * FROM credit_holds ORDER BY created_at').all();
   return (rows as row.HoldRow[]).map(row.hold);
 }
 

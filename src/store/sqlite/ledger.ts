@@ -29,7 +29,7 @@ export async function applyLedgerEntry(lite: Lite, entry: LedgerEntry): Promise<
 }
 
 export async function listLedger(lite: Lite, accountId: string, limit: number): Promise<LedgerEntry[]> {
-  const rows = lite.db.prepare('SELECT * FROM credit_ledger WHERE account_id = ? ORDER BY created_at DESC, id DESC LIMIT ?').all(accountId, limit);
+  const rows = lite.sql('SELECT * FROM credit_ledger WHERE account_id = ? ORDER BY created_at DESC, id DESC LIMIT ?').all(accountId, limit);
   return (rows as row.LedgerRow[]).map(row.ledger);
 }
 

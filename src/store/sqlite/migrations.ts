@@ -126,6 +126,25 @@ export const SQLITE_MIGRATIONS: readonly string[] = [
   `
   ALTER TABLE verify_transactions ADD COLUMN source TEXT;
   `,
+  // Each lookup gets an index it can answer from without walking anything:
+  // the duplicate check (account, slip, bank) and the admin filters by slip
+  // and by request, each already in the keyset order (newest first), so no
+  // page sorts and no lookup reads an account's whole history.
+  `
+  CREATE INDEX verify_transactions_duplicate ON verify_transactions (account_id, transaction_id, sending_bank, created_at, id);
+  DROP INDEX verify_transactions_transaction;
+  CREATE INDEX verify_transactions_transaction_time ON verify_transactions (transaction_id, created_at, id);
+  DROP INDEX verify_transactions_request;
+  CREATE INDEX verify_transactions_request_time ON verify_transactions (request_id, created_at, id);
+  DROP INDEX request_errors_transaction;
+  CREATE INDEX request_errors_transaction_time ON request_errors (transaction_id, created_at, id);
+  DROP INDEX request_errors_request;
+  CREATE INDEX request_errors_request_time ON request_errors (request_id, created_at, id);
+  DROP INDEX credit_ledger_account;
+  CREATE INDEX credit_ledger_account_time ON credit_ledger (account_id, created_at, id);
+  CREATE INDEX api_keys_account_time ON api_keys (account_id, created_at, id);
+  DROP INDEX api_keys_account;
+  `,
   // Personal data retention (domain/retention.ts): when a record's personal
   // fields were removed. The partial index holds only records not yet
   // redacted, so each pass finds the old ones without reading the years of

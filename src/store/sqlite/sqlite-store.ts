@@ -83,7 +83,7 @@ export class SqliteStore implements Store {
 
   async ping(): Promise<void> {
     this.lite.failure.check();
-    this.lite.db.prepare('SELECT 1').get();
+    this.lite.sql('SELECT 1').get();
   }
 
   async close(): Promise<void> {

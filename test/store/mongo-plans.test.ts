@@ -1,0 +1,158 @@
+// MongoDB's plans for the lookups of query-plans.ts, built by the store's own
+// filter code. A real MongoDB (MONGODB_URI) is asked through explain(): the
+// winning plan must be an IXSCAN on an index that serves the lookup, with no
+// COLLSCAN and no in-memory SORT. FerretDB, the default test server, cannot
+// say: its explain() reports its backend's SQL plan, a scan of the whole
+// collection whatever the indexes (it pushes no filter down to them). There
+// the test checks, through the raw driver, that the index made for each lookup
+// exists and serves it by MongoDB's rule: equality fields first, then the
+// sort order, so a real server can answer it without reading more.
+import mongoose from 'mongoose';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { auditFilter, NEWEST_FIRST, type Filter } from '../../src/store/mongo/filters.js';
+import { MongoStore } from '../../src/store/mongo/mongo-store.js';
+import { createMongoDatabase, type TestMongoDatabase } from '../helpers/mongo.js';
+import { PLANNED_LOOKUPS, PLANNED_USAGE, seedRows, type IndexRole, type SeedRow } from './query-plans.js';
+
+type Key = Record<string, 1 | -1>;
+
+const INDEX_OF: Record<IndexRole, Key> = {
+  duplicate: { accountId: 1, transactionId: 1, sendingBank: 1, createdAt: -1, _id: -1 },
+  account_time: { accountId: 1, createdAt: -1, _id: -1 },
+  time: { createdAt: -1, _id: -1 },
+  transaction_time: { transactionId: 1, createdAt: -1, _id: -1 },
+  request_time: { requestId: 1, createdAt: -1, _id: -1 },
+};
+const COLLECTION = { verify_transactions: 'verify_transactions', request_errors: 'request_errors' } as const;
+
+let database: TestMongoDatabase;
+let client: mongoose.mongo.MongoClient;
+let db: mongoose.mongo.Db;
+let ferretdb: boolean;
+
+beforeAll(async () => {
+  database = createMongoDatabase();
+  const store = new MongoStore(database.url);
+  await store.migrate();
+  await store.close();
+  client = new mongoose.mongo.MongoClient(database.url, { serverSelectionTimeoutMS: 5_000 });
+  await client.connect();
+  db = client.db(database.name);
+  const { verifications, failures } = seedRows();
+  const doc = (r: SeedRow) => ({ _id: r.id, accountId: r.accountId, keyId: 'key_plan', requestId: r.requestId, qrcode: 'qr', transactionId: r.transactionId, sendingBank: r.sendingBank, upstream: 'sandbox', latencyMs: 1, createdAt: new Date(r.createdAt) });
+  await db.collection('verify_transactions').insertMany(verifications.map((r) => ({ ...doc(r), amount: 1, receivingBank: '014', response: {} })) as never[]);
+  await db.collection('request_errors').insertMany(failures.map((r) => ({ ...doc(r), kind: 'upstream_error', message: 'boom' })) as never[]);
+  const info = (await db.admin().command({ buildInfo: 1 })) as { ferretdbVersion?: string };
+  ferretdb = info.ferretdbVersion !== undefined;
+}, 120_000);
+
+afterAll(async () => {
+  await client?.close();
+  await database?.drop();
+});
+
+/** Fields the filter pins to one value, and fields it bounds (ranges, the keyset cursor). */
+function shapeOf(filter: Filter): { equal: Set<string>; bounded: Set<string> } {
+  const equal = new Set<string>();
+  const bounded = new Set<string>();
+  const visit = (f: Filter) => {
+    for (const [field, value] of Object.entries(f)) {
+      if (field === '$and') (value as Filter[]).forEach(visit);
+      else if (field === '$or') for (const branch of value as Filter[]) for (const k of Object.keys(branch)) bounded.add(k);
+      else if (value !== null && typeof value === 'object' && !(value instanceof Date)) bounded.add(field);
+      else equal.add(field);
+    }
+  };
+  visit(filter);
+  return { equal, bounded: new Set([...bounded].filter((f) => !equal.has(f))) };
+}
+
+/** MongoDB's rule: the index starts with equality fields, then gives the sort order (or its reverse); bounded fields come after the equalities. */
+function serves(key: Key, filter: Filter, sort: Key | null): boolean {
+  const { equal, bounded } = shapeOf(filter);
+  const fields = Object.keys(key);
+  let i = 0;
+  while (i < fields.length && equal.has(fields[i]!)) i++;
+  if (equal.size > 0 && i === 0) return false;
+  const rest = fields.slice(i);
+  if ([...bounded].some((f) => !rest.includes(f))) return false;
+  if (!sort) return bounded.size === 0 || bounded.has(rest[0]!);
+  const wanted = Object.entries(sort);
+  const same = wanted.every(([f, dir], j) => rest[j] === f && key[f] === dir);
+  const reversed = wanted.every(([f, dir], j) => rest[j] === f && key[f] === -dir);
+  return same || reversed;
+}
+
+interface Stage {
+  stage?: string;
+  indexName?: string;
+  keyPattern?: Key;
+}
+
+function stages(plan: unknown): Stage[] {
+  if (plan === null || typeof plan !== 'object') return [];
+  const here = 'stage' in plan ? [plan as Stage] : [];
+  return [...here, ...Object.values(plan).flatMap(stages)];
+}
+
+async function expectServed(collection: string, filter: Filter, sort: Key | null, limit: number | null, role: IndexRole): Promise<void> {
+  const expected = INDEX_OF[role];
+  if (ferretdb) {
+    const indexes = await db.collection(collection).indexes();
+    expect(indexes.map((ix) => ix.key), `indexes of ${collection}`).toContainEqual(expected);
+    expect(serves(expected, filter, sort), `${JSON.stringify(expected)} serves ${JSON.stringify(filter)} sorted ${JSON.stringify(sort)}`).toBe(true);
+    return;
+  }
+  let cursor = db.collection(collection).find(filter);
+  if (sort) cursor = cursor.sort(sort);
+  if (limit) cursor = cursor.limit(limit);
+  const explained = (await cursor.explain('queryPlanner')) as { queryPlanner: { winningPlan: unknown } };
+  const winning = stages(explained.queryPlanner.winningPlan);
+  const text = JSON.stringify(winning.map((s) => s.indexName ?? s.stage));
+  expect(winning.map((s) => s.stage), text).not.toContain('COLLSCAN');
+  if (sort) expect(winning.map((s) => s.stage), text).not.toContain('SORT');
+  const scans = winning.filter((s) => s.stage === 'IXSCAN');
+  expect(scans.length, text).toBeGreaterThan(0);
+  for (const scan of scans) expect(serves(scan.keyPattern!, filter, sort), text).toBe(true);
+}
+
+describe('mongo query plans', () => {
+  it.each(PLANNED_LOOKUPS.map((l) => [l.name, l] as const))('%s', async (_name, lookup) => {
+    await expectServed(COLLECTION[lookup.table], auditFilter(lookup.query, lookup.table), NEWEST_FIRST, lookup.query.limit + 1, lookup.index);
+  });
+
+  it.each(PLANNED_USAGE.map((u) => [u.name, u] as const))('%s', async (_name, usage) => {
+    // usage-query.ts reads both collections with this filter, unsorted (failures
+    // also leave out records without an account: a residual filter, no index needed).
+    const filter = auditFilter(usage.query, 'request_errors');
+    await expectServed('verify_transactions', filter, null, null, usage.index);
+    await expectServed('request_errors', filter, null, null, usage.index);
+  });
+});
+
+describe('mongo indexes on upgrade', () => {
+  it('migrate() drops the indexes the wider ones replace, and keeps the new ones', async () => {
+    const old = createMongoDatabase();
+    const raw = new mongoose.mongo.MongoClient(old.url, { serverSelectionTimeoutMS: 5_000 });
+    await raw.connect();
+    try {
+      // The indexes an earlier version built.
+      await raw.db(old.name).collection('verify_transactions').createIndex({ transactionId: 1 });
+      await raw.db(old.name).collection('request_errors').createIndex({ transactionId: 1 });
+      await raw.db(old.name).collection('request_errors').createIndex({ requestId: 1 });
+      const store = new MongoStore(old.url);
+      await store.migrate();
+      await store.migrate();
+      await store.close();
+      const keys = async (c: string) => (await raw.db(old.name).collection(c).indexes()).map((ix) => ix.key);
+      expect(await keys('verify_transactions')).not.toContainEqual({ transactionId: 1 });
+      expect(await keys('request_errors')).not.toContainEqual({ transactionId: 1 });
+      expect(await keys('request_errors')).not.toContainEqual({ requestId: 1 });
+      expect(await keys('verify_transactions')).toContainEqual(INDEX_OF.transaction_time);
+      expect(await keys('request_errors')).toContainEqual(INDEX_OF.request_time);
+    } finally {
+      await raw.close();
+      await old.drop();
+    }
+  });
+});
