@@ -27,10 +27,10 @@ describe('slipgate retention run and accounts erase-personal-data', () => {
   const slipgate = async (args: string[], env: Record<string, string> = {}) => {
     try {
       const { stdout, stderr } = await exec(process.execPath, ['--import', 'tsx', CLI, ...args], { env: { ...process.env, DATABASE_URL: databaseUrl, LOG_LEVEL: 'silent', ...env } });
-      return { code: 0, stdout, stderr };
+      return { code: 0, stdout, stderr: withoutDatabaseLine(stderr) };
     } catch (err) {
       const e = err as { code: number; stdout: string; stderr: string };
-      return { code: e.code, stdout: e.stdout, stderr: e.stderr };
+      return { code: e.code, stdout: e.stdout, stderr: withoutDatabaseLine(e.stderr) };
     }
   };
   const snapshot = async () => {
@@ -140,4 +140,9 @@ async function verified(store: Store, accountId: string, createdAt: Date): Promi
 async function failed(store: Store, accountId: string | null, createdAt: Date): Promise<void> {
   const id = newId('req');
   await store.insertRequestError({ id, accountId, keyId: null, requestId: id, qrcode: null, transactionId: null, sendingBank: null, kind: 'invalid_qr', message: 'invalid slip QR code: x', upstream: null, latencyMs: null, createdAt });
+}
+
+/** Every command that opens the store names it first on stderr (test/cli/store-choice.test.ts checks that line); the rest is this command's. */
+function withoutDatabaseLine(stderr: string): string {
+  return stderr.replace(/^slipgate: using database [^\n]*\n/, '');
 }
