@@ -110,14 +110,7 @@ export async function auditPage(ctx: PageContext): Promise<void> {
     const v = values();
     const title = type === 'verifications' ? m.verifications : m.failures;
     results.replaceChildren(h('h2', { id: 'results-h' }, m.newestFirst(title)), loading(type === 'verifications' ? m.loadingVerifications : m.loadingFailures));
-    const common = {
-      accountId: v.account || null,
-      from: bangkokInput(v.from),
-      to: bangkokInput(v.to),
-      upstream: v.upstream || null,
-      transactionId: v.transactionId || null,
-      sendingBank: v.bank || null,
-    };
+    const common = recordFilter(v);
     try {
       let table: HTMLElement;
       let page: Page<unknown>;
@@ -163,16 +156,7 @@ export async function auditPage(ctx: PageContext): Promise<void> {
     const v = values();
     resultStatus.textContent = m.downloading;
     try {
-      await downloadAuditCsv({
-        type: recordType(),
-        accountId: v.account || null,
-        from: bangkokInput(v.from),
-        to: bangkokInput(v.to),
-        upstream: v.upstream || null,
-        transactionId: v.transactionId || null,
-        sendingBank: v.bank || null,
-        kind: v.kind || null,
-      });
+      await downloadAuditCsv({ type: recordType(), ...recordFilter(v), kind: v.kind || null });
       resultStatus.textContent = m.downloaded;
     } catch (err) {
       if (!ctx.isCurrent()) return;
@@ -301,6 +285,18 @@ function filterInputs(params: URLSearchParams): Record<Field, HTMLInputElement |
     bank,
     kind,
     upstream: input('upstream', { list: 'upstream-names', spellcheck: 'false' }),
+  };
+}
+
+/** The filter both record types take, as the API names it (the search and the download send the same). */
+function recordFilter(v: Record<Field, string>) {
+  return {
+    accountId: v.account || null,
+    from: bangkokInput(v.from),
+    to: bangkokInput(v.to),
+    upstream: v.upstream || null,
+    transactionId: v.transactionId || null,
+    sendingBank: v.bank || null,
   };
 }
 
