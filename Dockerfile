@@ -16,4 +16,4 @@ COPY --from=build /app/dist ./dist
 COPY package.json ./
 USER node
 EXPOSE 3000 3001
-CMD ["node", "dist/cli.js", "serve"]
+CMD ["node", "dist/entry.cjs", "serve"]
