@@ -32,6 +32,8 @@ const args = parseArgs(process.argv.slice(2));
 const all = scenarios(args.quick);
 const chosen = (id: ScenarioId) => args.scenarios.includes(id);
 const say = (line: string) => console.log(`[bench] ${line}`);
+/** Scenario I's hard corpus, made once per run. */
+let hardCorpus: Promise<HardSlipImage[]> | undefined;
 
 const work = mkdtempSync(join(tmpdir(), 'slipgate-bench-'));
 const report: Report = {
@@ -237,8 +239,6 @@ async function measure(app: BuiltApp, scenario: Scenario, engine: string, db: Be
     await bank.stop();
   }
 }
-
-let hardCorpus: Promise<HardSlipImage[]> | undefined;
 
 /** Scenario I: pictures and CPU per picture during the flood, then the decode rate on the hard corpus; in its own section of the results. */
 async function measureImages(app: BuiltApp, scenario: Scenario, engine: string, db: BenchDatabase, keys: string[], round: number): Promise<PictureRun> {
