@@ -86,7 +86,8 @@ export async function decodeSlipImageDetailed(input: Buffer | Uint8Array | strin
   if (header && header.format !== 'webp' && header.width * header.height <= DIRECT_MAX_PIXELS) {
     attempts++;
     // An empty answer is "no QR" or "not decodable": both go on to sharp, which tells them apart.
-    const qrcode = slipQrOf(await readQrTexts(bytes, 'fast'));
+    // A QR that is not a slip's (an ad, a link) sends the picture on to the harder look, which reads several.
+    const qrcode = (await readQrTexts(bytes, 'fast')).find(isSlipQr);
     if (qrcode) return { qrcode, attempt: 'zxing-file', attempts };
   }
   const working = await grayWorkingCopy(bytes, maxPixels);
@@ -109,8 +110,13 @@ function tooManyPixels(maxPixels: number): SlipImageError {
 }
 
 /** A slip's mini QR is EMVCo TLV text starting `00`; another QR on a screenshot (an ad, a link) is not it. */
+function isSlipQr(text: string): boolean {
+  return /^00\d\d/.test(text);
+}
+
+/** The slip's QR when there is one, else whatever QR was read (the QR check then says what is wrong with it). */
 function slipQrOf(texts: string[]): string | null {
-  return texts.find((t) => /^00\d\d/.test(t)) ?? texts[0] ?? null;
+  return texts.find(isSlipQr) ?? texts[0] ?? null;
 }
 
 async function grayWorkingCopy(bytes: Uint8Array, maxPixels: number): Promise<Gray> {

@@ -35,7 +35,8 @@ export type ReadEffort = 'fast' | 'hard';
 
 const OPTIONS: Record<ReadEffort, ReaderOptions> = {
   // QR finding is rotation-invariant, and slips are dark on light: turning and inverting only cost.
-  fast: { formats: ['QRCode'], tryHarder: true, tryRotate: false, tryInvert: false, tryDownscale: true, maxNumberOfSymbols: 4 },
+  // One symbol: the search stops at the first QR (a screenshot's only one, nearly always).
+  fast: { formats: ['QRCode'], tryHarder: false, tryRotate: false, tryInvert: false, tryDownscale: true, maxNumberOfSymbols: 1 },
   hard: { formats: ['QRCode'], tryHarder: true, tryRotate: true, tryInvert: true, tryDownscale: true, tryDenoise: true, maxNumberOfSymbols: 4 },
 };
 
