@@ -2,6 +2,7 @@
 // are refused (429, Retry-After, nothing charged) before they take a place in
 // the queue every merchant shares, so another key's picture and QR texts are
 // still read and verified while the flood goes on.
+import { readFileSync, readdirSync } from 'node:fs';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sandboxQr } from '../../src/upstream/sandbox/sandbox-qr.js';
@@ -66,5 +67,13 @@ describe('a flood of pictures from one key', () => {
     expect([flooderAccount!.credits, flooderAccount!.usage, flooderAccount!.held]).toEqual([100, 0, 0]);
     const otherAccount = await app.store.getAccount(other.accountId);
     expect([otherAccount!.credits, otherAccount!.usage, otherAccount!.held]).toEqual([8, 2, 0]);
+  });
+
+  it('decoder threads run at a lower priority than the event loop (Linux: nice is per thread)', () => {
+    expect(app.images.stats.threadsStarted).toBeGreaterThan(0);
+    const nice = (stat: string) => Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[16]);
+    const threads = readdirSync('/proc/self/task').map((tid) => nice(readFileSync(`/proc/self/task/${tid}/stat`, 'utf8')));
+    expect(nice(readFileSync('/proc/self/stat', 'utf8'))).toBe(0);
+    expect(threads).toContain(10);
   });
 });
