@@ -41,4 +41,5 @@ HEALTHCHECK --interval=10s --timeout=5s --start-period=60s --retries=3 \
 # Docker's default 10 s.
 STOPSIGNAL SIGTERM
 ENTRYPOINT ["/usr/bin/tini", "--"]
-CMD ["node", "dist/cli.js", "serve"]
+# dist/entry.cjs sizes libuv's thread pool before anything starts it, then runs the CLI.
+CMD ["node", "dist/entry.cjs", "serve"]

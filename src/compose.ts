@@ -115,6 +115,7 @@ export async function serverServices(config: Config, { logger, upstream: overrid
     keys: services.keys,
     timeoutMs: config.UPSTREAM_TIMEOUT_MS,
     maxInFlightPerAccount: config.MAX_INFLIGHT_PER_ACCOUNT,
+    maxPicturesPerAccount: config.IMAGE_MAX_PER_ACCOUNT,
     logger,
     newId: () => newId('req'),
     instanceId: () => lease.instanceId(),

@@ -47,6 +47,8 @@ const schema = z.object({
   IMAGE_WORKERS: z.coerce.number().int().min(1).max(256).optional(),
   /** Images waiting for a thread; beyond it image requests get 429 (nothing charged). */
   IMAGE_QUEUE_MAX: z.coerce.number().int().min(0).max(100_000).default(32),
+  /** Pictures one account may have waiting for or on a decoder thread (per process); more get 429 before they queue. */
+  IMAGE_MAX_PER_ACCOUNT: z.coerce.number().int().min(1).max(100_000).default(4),
   /** Time one image may take on its thread; a thread stuck past it is replaced. */
   IMAGE_DECODE_TIMEOUT_MS: ms(5_000),
   /** Width × height limit of an image, checked before decompressing (decompression bombs). */

@@ -17,6 +17,9 @@ import { buildForBench, buildRevisionForBench, treeState, untiedReason, type Bui
 import { createDatabase, type BenchDatabase } from './engines.js';
 import { databaseBytes, historySupported, lookupMs, seedHistory } from './history.js';
 import { runImageFlood } from './images.js';
+import { corpusRate, type PictureRun } from './pictures.js';
+import { databaseCpu, databaseCpuSince } from './db-cpu.js';
+import { generateHardSlipImages, type HardSlipImage } from '../../test/images/hard-slip-images.js';
 import { runLoad, type LoadResult } from './load.js';
 import { jsonLines, listenOverflows, startProcess, type Started } from './processes.js';
 import { summariseProfiles } from './profile.js';
@@ -31,6 +34,8 @@ const args = parseArgs(process.argv.slice(2));
 const all = scenarios(args.quick);
 const chosen = (id: ScenarioId) => args.scenarios.includes(id);
 const say = (line: string) => console.log(`[bench] ${line}`);
+/** Scenario I's hard corpus, made once per run. */
+let hardCorpus: Promise<HardSlipImage[]> | undefined;
 
 // A results file names the commit measured; numbers from uncommitted code
 // describe no commit, so they are written only when asked for (and say so).
@@ -57,6 +62,7 @@ const report: Report = {
   skipped: [],
   reconcile: {},
   profiles: {},
+  pictures: [],
 };
 
 try {
@@ -67,6 +73,7 @@ try {
   const other = args.against === undefined ? undefined : await buildRevisionForBench(ROOT, args.against);
   // --repeat alternates A and D; with only H chosen it repeats H's runs instead.
   if (args.repeat > 1 && (chosen('A') || chosen('D'))) await repeatAD(app, args.engines, other);
+  if (args.repeat > 1 && chosen('I')) await pictureRounds(app, other);
   for (const id of ['D', 'E'] as const) {
     if (args.repeat > 1) break;
     if (chosen(id)) report.rows.push(await measure(app, all[id], 'none', null, []));
@@ -97,7 +104,7 @@ async function benchEngine(app: BuiltApp, engine: EngineName): Promise<void> {
     for (const id of ['A', 'B', 'C'] as const) {
       if (chosen(id)) report.rows.push(await measure(app, all[id], engine, db, keys));
     }
-    if (chosen('I')) await measureImages(app, all.I, engine, db, keys);
+    if (chosen('I')) report.pictures.push(await measureImages(app, all.I, engine, db, keys, 1));
     if (args.profile) {
       const dir = join(work, `profile-${engine}`);
       mkdirSync(dir);
@@ -128,6 +135,18 @@ async function repeatAD(app: BuiltApp, engines: EngineName[], other?: BuiltApp &
       }
     }
   });
+}
+
+/** Scenario I in --repeat rounds, on each engine; with --against the two versions take turns going first. */
+async function pictureRounds(app: BuiltApp, other?: BuiltApp & { revision: string }): Promise<void> {
+  for (const engine of args.engines) {
+    await onSeededDatabase(engine, async (db, keys) => {
+      for (let round = 1; round <= args.repeat; round++) {
+        const versions = other ? (round % 2 === 0 ? [other, app] : [app, other]) : [app];
+        for (const version of versions) report.pictures.push(await measureImages(version, all.I, engine, db, keys, round));
+      }
+    });
+  }
 }
 
 interface Seeded {
@@ -268,9 +287,9 @@ async function measure(app: BuiltApp, scenario: Scenario, engine: string, db: Be
     if (scenario.warmupSec > 0) await runLoad({ ...load, durationSec: scenario.warmupSec });
     const overflowsBefore = listenOverflows();
     const loop = await eventLoopWindow(scenario.target === 'baseline' ? undefined : adminUrlOf(target.logFile));
-    const cpuBefore = { target: target.cpuSeconds(), bank: bank.cpuSeconds() };
+    const cpuBefore = { target: target.cpuSeconds(), bank: bank.cpuSeconds(), db: databaseCpu(db) };
     const result: LoadResult = await runLoad({ ...load, durationSec: scenario.durationSec });
-    const cpu = { target: target.cpuSeconds() - cpuBefore.target, bank: bank.cpuSeconds() - cpuBefore.bank };
+    const cpu = { target: target.cpuSeconds() - cpuBefore.target, bank: bank.cpuSeconds() - cpuBefore.bank, db: databaseCpuSince(cpuBefore.db, db) };
     const eventLoop = await loop?.();
     const overflows = listenOverflows() - overflowsBefore;
     const peakRssBytes = target.peakRssBytes();
@@ -288,27 +307,41 @@ async function measure(app: BuiltApp, scenario: Scenario, engine: string, db: Be
   }
 }
 
-/** Scenario I: printed, not in the table (its rows are two different loads). */
-async function measureImages(app: BuiltApp, scenario: Scenario, engine: string, db: BenchDatabase, keys: string[]): Promise<void> {
-  const tag = `I/${engine}`;
+/** Scenario I: pictures and CPU per picture during the flood, then the decode rate on the hard corpus; in its own section of the results. */
+async function measureImages(app: BuiltApp, scenario: Scenario, engine: string, db: BenchDatabase, keys: string[], round: number): Promise<PictureRun> {
+  const revision = 'revision' in app ? String(app.revision) : undefined;
+  const tag = `I${revision ? `@${revision}` : ''}/${engine}`;
   say(`${tag}: ${scenario.title}, ${scenario.durationSec} s`);
+  hardCorpus ??= generateHardSlipImages();
+  const corpus = await hardCorpus;
   const bank = await startProcess({
     name: 'simulated bank',
     args: [app.cli, 'simulate-bank', '--provider', 'kbank', '--port', '0', '--latency-ms', '0'],
     env: { ...process.env },
-    logFile: join(work, `bank-I-${engine}.log`),
+    logFile: join(work, `bank-I-${engine}-${revision ?? 'tree'}-${round}.log`),
     ready: (lines) => lines.map((l) => /listening on (http:\/\/\S+)/.exec(l)?.[1]).find(Boolean),
   });
   let target: Started | undefined;
   try {
-    target = await startSlipgate(app, db, bank.url, tag);
-    const r = await runImageFlood({ url: target.url, apiKeys: keys, durationSec: scenario.durationSec, imageConcurrency: scenario.connections, qrcodeRate: scenario.overallRate! });
-    const q = r.qrcode;
+    target = await startSlipgate(app, db, bank.url, `${tag}-${round}`);
+    // The QR texts alone at the same rate first: their CPU is taken out of the pictures' (netOfTexts).
+    const textStart = target.cpuSeconds();
+    const texts = await runLoad({ url: target.url, connections: 4, overallRate: scenario.overallRate!, durationSec: 5, apiKeys: keys, nextBody: () => `{"qrcode":"${sandboxQr()}"}` });
+    const textCpuPerOk = (target.cpuSeconds() - textStart) / Math.max(1, texts.successes);
+    // Warm-up: each decoder thread loads sharp and the decoder on its first picture.
+    await runImageFlood({ url: target.url, apiKeys: keys, durationSec: 2, imageConcurrency: scenario.connections, qrcodeRate: scenario.overallRate! });
+    const before = { target: target.cpuSeconds(), db: databaseCpu(db) };
+    const flood = await runImageFlood({ url: target.url, apiKeys: keys, durationSec: scenario.durationSec, imageConcurrency: scenario.connections, qrcodeRate: scenario.overallRate! });
+    const spent = target.cpuSeconds() - before.target;
+    const cpu = { target: spent, db: databaseCpuSince(before.db, db), netOfTexts: Math.max(0, spent - flood.qrcode.successes * textCpuPerOk) };
+    const rate = await corpusRate(target.url, keys, corpus);
+    const q = flood.qrcode;
     say(
-      `${tag}: images ${r.images.perSec.toFixed(1)}/s verified (${r.images.verified} ok, ${r.images.refused429} refused 429, ${r.images.other} other); ` +
-        `QR text beside them: ${q.successes} ok, ${q.failures + q.errors} not ok, p50 ${q.latencyMs.p50.toFixed(2)} p99 ${q.latencyMs.p99.toFixed(2)} ms; ` +
-        `peak RSS ${(target.peakRssBytes() / 2 ** 20).toFixed(0)} MB`,
+      `${tag}: images ${flood.images.perSec.toFixed(1)}/s verified (${flood.images.verified} ok, ${flood.images.refused429} refused 429, ${flood.images.other} other), ` +
+        `CPU ${((cpu.target * 1000) / Math.max(1, flood.images.verified)).toFixed(1)} ms per picture (${((cpu.netOfTexts * 1000) / Math.max(1, flood.images.verified)).toFixed(1)} net of the QR texts); ` +
+        `QR text beside them: ${q.successes} ok, ${q.failures + q.errors} not ok, p50 ${q.latencyMs.p50.toFixed(2)} p99 ${q.latencyMs.p99.toFixed(2)} ms; corpus ${rate.read}/${rate.total}`,
     );
+    return { engine, round, ...(revision ? { revision } : {}), flood, cpu, corpus: rate };
   } finally {
     await target?.stop();
     await bank.stop();
@@ -324,7 +357,8 @@ function startSlipgate(app: BuiltApp, db: BenchDatabase, bankUrl: string, tag: s
   const creds = bankSimulator('kbank').credentials;
   return startProcess({
     name: 'slipgate',
-    args: [...heapFlags(), ...(profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : []), app.cli, 'serve'],
+    // This tree's slipgate starts as the `slipgate` command does: libuv's pool sized first (src/thread-pool.cts).
+    args: [...heapFlags(), ...('revision' in app ? [] : ['-r', join(ROOT, 'src', 'thread-pool.cts')]), ...(profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : []), app.cli, 'serve'],
     env: {
       ...process.env,
       DATABASE_URL: db.url,

@@ -8,6 +8,8 @@ import type { Scenario } from './scenarios.js';
 import { repeatSummary, repeatTargets } from './repeat.js';
 import type { TreeState } from './build.js';
 import { historySummary, historyTargets, type HistoryFacts } from './history-report.js';
+import { pictureSection, type PictureRun } from './pictures.js';
+import { databaseCpuLabel } from './db-cpu.js';
 
 export interface Row {
   scenario: Scenario;
@@ -19,8 +21,8 @@ export interface Row {
   peakRssBytes: number;
   /** Connections the kernel dropped on full accept queues during the run (machine-wide). */
   listenOverflows: number;
-  /** CPU seconds used during the measured run: the process under test (all workers) and the simulated bank. */
-  cpu: { target: number; bank: number };
+  /** CPU seconds used during the measured run: the process under test (all workers), the simulated bank, and the database server's processes serving the run (0 on SQLite and for the baseline). */
+  cpu: { target: number; bank: number; db: number };
   /** slipgate's event-loop delay during the measured run (its own metrics); absent for the baseline. */
   eventLoop?: EventLoopDelay;
   /** Round of --repeat (1-based); absent without it. */
@@ -52,6 +54,8 @@ export interface Report {
   skipped: Skipped[];
   reconcile: Record<string, string>;
   profiles: Record<string, ProfileSummary | null>;
+  /** Scenario I runs (pictures.ts). */
+  pictures: PictureRun[];
 }
 
 const TARGETS = { aSqlitePerSec: 3000, aVsBaseline: 0.7, bAddedP50: 2, bAddedP99: 10, cPeakRssMb: 400 };
@@ -93,7 +97,7 @@ function note(row: Row, rows: Row[]): string {
 }
 
 export function table(rows: Row[]): string {
-  const head = ['scen.', 'engine', 'req/s', 'ok/s', 'successes', 'p50 ms', 'p90 ms', 'p99 ms', 'not ok', 'CPU ms/ok', 'bank CPU ms/ok', 'loop p99 ms', 'peak RSS MB', 'notes'];
+  const head = ['scen.', 'engine', 'req/s', 'ok/s', 'successes', 'p50 ms', 'p90 ms', 'p99 ms', 'not ok', 'CPU ms/ok', 'db CPU ms/ok', 'total CPU ms/ok', 'bank CPU ms/ok', 'loop p99 ms', 'peak RSS MB', 'notes'];
   const lines = rows.map((r) => [
     r.scenario.id + (r.revision ? `@${r.revision}` : '') + (r.profiled ? '*' : '') + (r.round ? ` #${r.round}` : ''),
     r.engine,
@@ -105,6 +109,8 @@ export function table(rows: Row[]): string {
     ms(r.load.latencyMs.p99),
     int(r.load.failures + r.load.errors),
     cpuPerOk(r.cpu.target, r).toFixed(3),
+    cpuPerOk(r.cpu.db, r).toFixed(3),
+    cpuPerOk(r.cpu.target + r.cpu.db, r).toFixed(3),
     cpuPerOk(r.cpu.bank, r).toFixed(3),
     r.eventLoop ? ms(r.eventLoop.p99Ms) : '–',
     mb(r.peakRssBytes).toFixed(0),
@@ -197,7 +203,9 @@ export function markdown(r: Report): string {
     '- Each run starts fresh processes; A, B and D are preceded by a short warm-up. Latency is measured by the client, per request.',
     '- Peak RSS is VmHWM of the slipgate process (summed over its workers in cluster mode), read at the end of the run.',
     '- CPU ms/ok is user + system CPU (the kernel\'s accounting, /proc/<pid>/stat) of the process under test, all workers,',
-    '  during the measured run, divided by its successful answers; "bank" is the same for the simulated bank.',
+    '  during the measured run, divided by its successful answers; "bank" is the same for the simulated bank. "db" is the same',
+    '  for the database server: ' + Object.keys(r.engines).map((e) => `${e}: ${databaseCpuLabel(e)}`).join('; ') + '.',
+    '  "total" is slipgate + db: what one verification costs on each engine.',
     '- loop p99 ms is slipgate\'s event-loop delay (p99) during the measured run, from its own metrics (nodejs_eventloop_lag_p99_seconds).',
     '- "not ok" counts answers without `"status":"success"` plus requests that got no answer (socket errors/timeouts).',
     '- D (baseline) is `scripts/bench/baseline.ts`: express + got, KBank token once, then one POST per slip; no auth, DB, audit, credits.',
@@ -216,6 +224,7 @@ export function markdown(r: Report): string {
   }
   out.push(...repeatSummary(r.rows));
   out.push(...historySummary(r.rows, r.history));
+  out.push(...pictureSection(r.pictures));
   out.push('## Targets', '', ...targets(r.rows).map((l) => `- ${l}`), '');
   for (const [engine, p] of Object.entries(r.profiles)) {
     out.push(`## CPU profile, scenario A on ${engine}`, '');

@@ -1,9 +1,15 @@
 // Reads the QR of a slip photo or screenshot (PNG, JPEG, WebP, HEIC where
-// libvips has it) in Node: sharp decodes, normalises and resizes, jsQR reads.
-// Camera shots need more than one look, so a few scales, contrast
-// treatments and rotations are tried, cheapest first.
+// libvips has it) in Node. The first look is ZXing-C++ (WebAssembly) on the
+// file's own bytes: it decodes the PNG or JPEG and finds the QR in one pass,
+// at about a fifth of the CPU of decoding with sharp alone. Only what it
+// misses (and WebP, which it cannot decode) goes through sharp: EXIF
+// rotation, a grayscale working copy, a harder ZXing look, then jsQR over a
+// few scales, contrast treatments and rotations, cheapest first.
+import { readFile } from 'node:fs/promises';
 import sharp from 'sharp';
+import { readImageHeader } from './image-header.js';
 import { decodeQrFromPixels } from './qr-from-pixels.js';
+import { readQrTexts } from './zxing-reader.js';
 
 export class SlipImageError extends Error {
   override name = 'SlipImageError';
@@ -27,6 +33,13 @@ const SCALES = [1000, 1400, 700, 2000, 500];
 const ROTATIONS = [0, 45];
 /** Grayscale working copy every attempt starts from. */
 const WORKING_MAX = 2400;
+/**
+ * Largest picture ZXing decodes from the file itself. Bigger ones (camera
+ * originals) are shrunk by sharp first, which JPEG decoding does cheaply
+ * while it decompresses, and which keeps the WebAssembly heap small.
+ */
+const DIRECT_MAX_PIXELS = 12_000_000;
+const DEFAULT_MAX_PIXELS = 100_000_000;
 
 export interface DecodeAttempt {
   maxSide: number;
@@ -47,8 +60,8 @@ const PLAN: DecodeAttempt[] = [
 
 export interface DecodedSlipImage {
   qrcode: string;
-  /** Which attempt read it (for tuning and for the decode-rate report). */
-  attempt: DecodeAttempt;
+  /** Which attempt read it (for tuning and for the decode-rate report): a ZXing look or a jsQR attempt. */
+  attempt: DecodeAttempt | 'zxing-file' | 'zxing-pixels';
   attempts: number;
 }
 
@@ -64,23 +77,24 @@ export async function decodeSlipImage(input: Buffer | Uint8Array | string, optio
 }
 
 export async function decodeSlipImageDetailed(input: Buffer | Uint8Array | string, options: DecodeOptions = {}): Promise<DecodedSlipImage | null> {
-  let working: Gray;
-  try {
-    // EXIF orientation first: phone photos are often stored sideways.
-    const { data, info } = await sharp(input, { failOn: 'none', limitInputPixels: options.maxPixels ?? 100_000_000 })
-      .autoOrient()
-      .resize({ width: WORKING_MAX, height: WORKING_MAX, fit: 'inside', withoutEnlargement: true })
-      .grayscale()
-      .raw()
-      .toBuffer({ resolveWithObject: true });
-    working = { data, width: info.width, height: info.height };
-  } catch (err) {
-    const message = (err as Error).message;
-    if (/pixel limit/i.test(message)) throw new SlipImageError(`image has more pixels than the limit of ${options.maxPixels ?? 100_000_000}`, 'too_many_pixels');
-    throw new SlipImageError(`not a readable image: ${message}`);
-  }
-  const longest = Math.max(working.width, working.height);
+  const maxPixels = options.maxPixels ?? DEFAULT_MAX_PIXELS;
+  const bytes = typeof input === 'string' ? await readFile(input) : input;
+  // The size from the header, before any decoder allocates a pixel (decompression bombs).
+  const header = readImageHeader(bytes);
+  if (header && header.width * header.height > maxPixels) throw tooManyPixels(maxPixels);
   let attempts = 0;
+  if (header && header.format !== 'webp' && header.width * header.height <= DIRECT_MAX_PIXELS) {
+    attempts++;
+    // An empty answer is "no QR" or "not decodable": both go on to sharp, which tells them apart.
+    // A QR that is not a slip's (an ad, a link) sends the picture on to the harder look, which reads several.
+    const qrcode = (await readQrTexts(bytes, 'fast')).find(isSlipQr);
+    if (qrcode) return { qrcode, attempt: 'zxing-file', attempts };
+  }
+  const working = await grayWorkingCopy(bytes, maxPixels);
+  attempts++;
+  const harder = slipQrOf(await readQrTexts({ ...working, channels: 1 }, 'hard'));
+  if (harder) return { qrcode: harder, attempt: 'zxing-pixels', attempts };
+  const longest = Math.max(working.width, working.height);
   for (const attempt of PLAN) {
     // Enlarging far beyond the source only adds work.
     if (attempt.maxSide > longest * 1.5 && attempt.maxSide !== SCALES[0]) continue;
@@ -89,6 +103,37 @@ export async function decodeSlipImageDetailed(input: Buffer | Uint8Array | strin
     if (qrcode) return { qrcode, attempt, attempts };
   }
   return null;
+}
+
+function tooManyPixels(maxPixels: number): SlipImageError {
+  return new SlipImageError(`image has more pixels than the limit of ${maxPixels}`, 'too_many_pixels');
+}
+
+/** A slip's mini QR is EMVCo TLV text starting `00`; another QR on a screenshot (an ad, a link) is not it. */
+function isSlipQr(text: string): boolean {
+  return /^00\d\d/.test(text);
+}
+
+/** The slip's QR when there is one, else whatever QR was read (the QR check then says what is wrong with it). */
+function slipQrOf(texts: string[]): string | null {
+  return texts.find(isSlipQr) ?? texts[0] ?? null;
+}
+
+async function grayWorkingCopy(bytes: Uint8Array, maxPixels: number): Promise<Gray> {
+  try {
+    // EXIF orientation first: phone photos are often stored sideways.
+    const { data, info } = await sharp(bytes, { failOn: 'none', limitInputPixels: maxPixels })
+      .autoOrient()
+      .resize({ width: WORKING_MAX, height: WORKING_MAX, fit: 'inside', withoutEnlargement: true })
+      .grayscale()
+      .raw()
+      .toBuffer({ resolveWithObject: true });
+    return { data, width: info.width, height: info.height };
+  } catch (err) {
+    const message = (err as Error).message;
+    if (/pixel limit/i.test(message)) throw tooManyPixels(maxPixels);
+    throw new SlipImageError(`not a readable image: ${message}`);
+  }
 }
 
 async function render(working: Gray, a: DecodeAttempt): Promise<{ data: Uint8Array; width: number; height: number }> {

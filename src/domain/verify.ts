@@ -6,6 +6,7 @@ import type { Store } from './ports/store.js';
 import type { Upstream } from './ports/upstream.js';
 import { ACCOUNT_ERRORS, type AccountErrorKind } from './errors.js';
 import { readSlipImage } from './verify-image.js';
+import { AccountSlots } from './account-slots.js';
 import type { ImageDecoder } from './ports/images.js';
 import { parseSlipQr, type SlipRef } from './slip-qr.js';
 import type { ApiKey, ErrorKind, RequestErrorRecord, VerifiedSlip } from './types.js';
@@ -34,6 +35,12 @@ export interface VerificationDeps {
   instanceId?: () => string | null;
   /** Reads the slip QR of `image` bodies (the worker pool); without it they are refused. */
   images?: ImageDecoder;
+  /**
+   * Pictures one account may have waiting for or on a decoder thread (per
+   * process); more get 429 before they queue, so one key's flood cannot fill
+   * the image pool's queue that every merchant shares.
+   */
+  maxPicturesPerAccount?: number;
 }
 
 const UNAVAILABLE: VerifyOutcome = { kind: 'unavailable', message: 'service temporarily unavailable' };
@@ -75,10 +82,12 @@ export class VerificationService {
   private readonly now: () => Date;
   private readonly perAccount = new Map<string, number>();
   private readonly maxPerAccount: number;
+  private readonly pictureSlots: AccountSlots;
 
   constructor(private readonly deps: VerificationDeps) {
     this.now = deps.now ?? (() => new Date());
     this.maxPerAccount = deps.maxInFlightPerAccount ?? Number.POSITIVE_INFINITY;
+    this.pictureSlots = new AccountSlots(deps.maxPicturesPerAccount ?? Number.POSITIVE_INFINITY);
   }
 
   /**
@@ -136,7 +145,9 @@ export class VerificationService {
       // No CPU for an account that could not pay: its credits are read before decoding (the hold still decides).
       const account = await this.liveAccount(who, {}, { mustPay: true });
       if (!account.ok) return account.refused;
-      const read = await readSlipImage(this.deps.images, body.image);
+      const release = this.pictureSlots.take(key.accountId);
+      if (!release) return { kind: 'busy', message: 'too many pictures of this account are being read right now; retry shortly' };
+      const read = await readSlipImage(this.deps.images, body.image).finally(release);
       if (!read.ok && !read.unreadable) return imageRefusal(read.refused, read.message, account.credits);
       if (!read.ok) {
         await store.insertRequestError(this.errorRecord(who, { kind: 'unreadable_image', message: read.message, latencyMs: 0 }));

@@ -1,5 +1,6 @@
 // One decoder thread of the image pool: reads the slip QR of the images the
 // pool sends, one at a time. Runs the same decoder as `slipgate verify --image`.
+import { setPriority } from 'node:os';
 import { parentPort } from 'node:worker_threads';
 import sharp from 'sharp';
 import { decodeSlipImage, SlipImageError } from '../client/decode-image.js';
@@ -7,6 +8,16 @@ import type { DecodeReply, DecodeRequest } from './decode-messages.js';
 
 // libvips' operation cache would keep pixels of images never seen again.
 sharp.cache(false);
+
+/**
+ * On Linux the nice value belongs to a thread, not the process: this decoder
+ * thread (and the libvips threads it starts) gives way to the event loop, so a
+ * flood of pictures that keeps every core busy does not slow the QR-text
+ * verifications beside it. Lowering one's own priority needs no privilege.
+ * Elsewhere setPriority would lower the whole process, so it is left alone.
+ */
+const DECODER_NICE = 10;
+if (process.platform === 'linux') setPriority(DECODER_NICE);
 
 const port = parentPort;
 if (!port) throw new Error('decode-worker must run as a worker thread');

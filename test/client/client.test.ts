@@ -35,7 +35,7 @@ const close = (s: Server) => new Promise<void>((resolve) => s.close(() => resolv
 describe('package exports', () => {
   it('maps slipgate/client entry points to the built files of src/client', () => {
     const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { exports: Record<string, string | { types: string; default: string }>; bin: Record<string, string> };
-    expect(pkg.bin.slipgate).toBe('dist/cli.js');
+    expect(pkg.bin.slipgate).toBe('dist/entry.cjs');
     for (const [name, target] of Object.entries(pkg.exports)) {
       if (typeof target === 'string') continue;
       expect(target.default, name).toMatch(/^\.\/dist\/client\/.+\.js$/);

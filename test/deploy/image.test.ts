@@ -71,6 +71,17 @@ describe('the image, started as its CMD', () => {
       target: 'node20',
       logLevel: 'warning',
     });
+    // The CommonJS entry that sizes libuv's pool (entry.cts, thread-pool.cts), as tsc emits it: .cjs.
+    await build({
+      absWorkingDir: join(ROOT, 'src'),
+      entryPoints: readdirSync(join(ROOT, 'src')).filter((f) => f.endsWith('.cts')).map((f) => join(ROOT, 'src', f)),
+      outdir: join(app, 'dist'),
+      outExtension: { '.js': '.cjs' },
+      format: 'cjs',
+      platform: 'node',
+      target: 'node20',
+      logLevel: 'warning',
+    });
     copyFileSync(join(ROOT, 'package.json'), join(app, 'package.json'));
     // The installed packages, not copied (large): root's, and never writable by the unprivileged user either.
     symlinkSync(join(ROOT, 'node_modules'), join(app, 'node_modules'));
@@ -100,7 +111,7 @@ describe('the image, started as its CMD', () => {
     expect(image.entrypoint).toEqual(['/usr/bin/tini', '--']);
     expect(image.runs.some((r) => /apt-get install -y --no-install-recommends tini\b/.test(r))).toBe(true);
     expect(image.stopSignal).toBe('SIGTERM');
-    expect(image.cmd).toEqual(['node', 'dist/cli.js', 'serve']);
+    expect(image.cmd).toEqual(['node', 'dist/entry.cjs', 'serve']);
     expect(GRACE_MS / 1000).toBeGreaterThan(DRAIN_BOUND_SECONDS);
   });
 
@@ -108,7 +119,7 @@ describe('the image, started as its CMD', () => {
     const probe = `const fs = require('node:fs');
       const can = (p) => { try { fs.accessSync(p, fs.constants.W_OK); return true; } catch { return false; } };
       console.log(JSON.stringify(process.argv.slice(1).map(can)));`;
-    const targets = [data, app, join(app, 'dist'), join(app, 'dist/cli.js'), join(app, 'package.json')];
+    const targets = [data, app, join(app, 'dist'), join(app, 'dist/entry.cjs'), join(app, 'package.json')];
     // The installed packages are root's here; a developer running the tests as
     // themself owns (and may write) their own node_modules.
     if (runsAsRoot) targets.push(join(app, 'node_modules'), join(app, 'node_modules/better-sqlite3'));
@@ -138,9 +149,9 @@ describe('the image, started as its CMD', () => {
     expect(readdirSync(data)).toContain('slipgate.db');
     if (runsAsRoot) expect(statSync(join(data, 'slipgate.db')).uid).toBe(65534);
 
-    // What `docker compose exec slipgate node dist/cli.js …` does: the same user, environment and folder.
-    const created = JSON.parse((await inImage(['node', 'dist/cli.js', 'accounts', 'create', '--name', 'Image shop', '--credits', '2', '--json'])).stdout) as { apiKey: string };
-    const qrcode = (await inImage(['node', 'dist/cli.js', 'sandbox', 'qr', '--amount', '250.00'])).stdout.trim();
+    // What `docker compose exec slipgate node dist/entry.cjs …` does: the same user, environment and folder.
+    const created = JSON.parse((await inImage(['node', 'dist/entry.cjs', 'accounts', 'create', '--name', 'Image shop', '--credits', '2', '--json'])).stdout) as { apiKey: string };
+    const qrcode = (await inImage(['node', 'dist/entry.cjs', 'sandbox', 'qr', '--amount', '250.00'])).stdout.trim();
     const res = await fetch(`http://127.0.0.1:${publicPort}/api/v1/verify`, {
       method: 'POST',
       headers: { 'content-type': 'application/json', 'x-api-key': created.apiKey },
