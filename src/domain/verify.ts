@@ -9,13 +9,13 @@ import { readSlipImage } from './verify-image.js';
 import { AccountSlots } from './account-slots.js';
 import type { ImageDecoder } from './ports/images.js';
 import { parseSlipQr, type SlipRef } from './slip-qr.js';
-import type { ApiKey, ErrorKind, RequestErrorRecord, VerifiedSlip } from './types.js';
-import type { BodyRead, VerifyInput, VerifyOutcome, VerifyTrace } from './verify-types.js';
+import type { ApiKey, RequestErrorRecord, VerifiedSlip } from './types.js';
+import type { VerifyInput, VerifyOutcome, VerifyTrace } from './verify-types.js';
 import type { KeyResolver } from './key-lookup.js';
 import { askNetwork } from './ask-network.js';
-import { checkVerifyBody, type BodyCheck } from './verify-request.js';
 import { evaluateChecks, type CheckRequest, type CheckResults } from './checks.js';
 import { duplicateHistory } from './duplicate-history.js';
+import { bodyCheck, failure, imageRefusal, requestErrorRecord, type FailureFacts, type KeyedWho, type Who } from './verify-records.js';
 
 export type { VerifyInput, VerifyOutcome } from './verify-types.js';
 
@@ -44,28 +44,6 @@ export interface VerificationDeps {
 }
 
 const UNAVAILABLE: VerifyOutcome = { kind: 'unavailable', message: 'service temporarily unavailable' };
-
-/** Who asked: the request, and once the key resolved, its account and key. */
-interface Who {
-  id: string;
-  requestId: string;
-  accountId: string | null;
-  keyId: string | null;
-  /** Set for `image` bodies, recorded on the verification. */
-  source?: 'image';
-}
-type KeyedWho = Who & { accountId: string; keyId: string };
-
-/** What a failure record says beyond who asked. */
-interface FailureFacts {
-  kind: ErrorKind;
-  message: string;
-  qrcode?: string | null;
-  /** The parsed QR, when it parsed: a failed slip is then found like a verified one. */
-  slip?: SlipRef | null;
-  upstream?: string | null;
-  latencyMs?: number | null;
-}
 
 /** A store failure while recording a success: whether the charge committed is unknown. */
 class SettleFailedError extends Error {
@@ -278,20 +256,7 @@ export class VerificationService {
   }
 
   private errorRecord(who: Who, facts: FailureFacts): RequestErrorRecord {
-    return {
-      id: who.id,
-      accountId: who.accountId,
-      keyId: who.keyId,
-      requestId: who.requestId,
-      qrcode: facts.qrcode ?? null,
-      transactionId: facts.slip?.transRef ?? null,
-      sendingBank: facts.slip?.sendingBank ?? null,
-      kind: facts.kind,
-      message: facts.message,
-      upstream: facts.upstream ?? null,
-      latencyMs: facts.latencyMs ?? null,
-      createdAt: this.now(),
-    };
+    return requestErrorRecord(who, facts, this.now());
   }
 
   private touch(key: ApiKey): void {
@@ -302,17 +267,4 @@ export class VerificationService {
       this.deps.logger.warn({ err, keyId: key.id }, 'could not record key use');
     });
   }
-}
-
-function failure(reason: ErrorKind, message: string, creditsRemaining: number): VerifyOutcome {
-  return { kind: 'failed', reason, message, creditsRemaining };
-}
-
-function imageRefusal(refused: 'bad_request' | 'busy' | 'unavailable', message: string, creditsRemaining: number): VerifyOutcome {
-  if (refused === 'bad_request') return { kind: 'bad_request', problem: 'invalid', message, creditsRemaining };
-  return { kind: refused, message, creditsRemaining };
-}
-
-function bodyCheck(read: BodyRead, maxQrcodeBodyBytes: number | undefined): BodyCheck {
-  return read.ok ? checkVerifyBody(read.contentType, read.bytes, maxQrcodeBodyBytes) : { ok: false, ...read.problem };
 }

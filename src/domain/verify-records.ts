@@ -1,0 +1,58 @@
+// The small pieces verify.ts builds its answers and failure records from:
+// who asked, what a failure record says, and the outcomes that need no state.
+import type { SlipRef } from './slip-qr.js';
+import type { ErrorKind, RequestErrorRecord } from './types.js';
+import type { BodyRead, VerifyOutcome } from './verify-types.js';
+import { checkVerifyBody, type BodyCheck } from './verify-request.js';
+
+/** Who asked: the request, and once the key resolved, its account and key. */
+export interface Who {
+  id: string;
+  requestId: string;
+  accountId: string | null;
+  keyId: string | null;
+  /** Set for `image` bodies, recorded on the verification. */
+  source?: 'image';
+}
+export type KeyedWho = Who & { accountId: string; keyId: string };
+
+/** What a failure record says beyond who asked. */
+export interface FailureFacts {
+  kind: ErrorKind;
+  message: string;
+  qrcode?: string | null;
+  /** The parsed QR, when it parsed: a failed slip is then found like a verified one. */
+  slip?: SlipRef | null;
+  upstream?: string | null;
+  latencyMs?: number | null;
+}
+
+export function requestErrorRecord(who: Who, facts: FailureFacts, createdAt: Date): RequestErrorRecord {
+  return {
+    id: who.id,
+    accountId: who.accountId,
+    keyId: who.keyId,
+    requestId: who.requestId,
+    qrcode: facts.qrcode ?? null,
+    transactionId: facts.slip?.transRef ?? null,
+    sendingBank: facts.slip?.sendingBank ?? null,
+    kind: facts.kind,
+    message: facts.message,
+    upstream: facts.upstream ?? null,
+    latencyMs: facts.latencyMs ?? null,
+    createdAt,
+  };
+}
+
+export function failure(reason: ErrorKind, message: string, creditsRemaining: number): VerifyOutcome {
+  return { kind: 'failed', reason, message, creditsRemaining };
+}
+
+export function imageRefusal(refused: 'bad_request' | 'busy' | 'unavailable', message: string, creditsRemaining: number): VerifyOutcome {
+  if (refused === 'bad_request') return { kind: 'bad_request', problem: 'invalid', message, creditsRemaining };
+  return { kind: refused, message, creditsRemaining };
+}
+
+export function bodyCheck(read: BodyRead, maxQrcodeBodyBytes: number | undefined): BodyCheck {
+  return read.ok ? checkVerifyBody(read.contentType, read.bytes, maxQrcodeBodyBytes) : { ok: false, ...read.problem };
+}
