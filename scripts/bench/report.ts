@@ -161,9 +161,9 @@ export function targets(rows: Row[]): string[] {
 /** The commit measured; a tree with uncommitted changes is named as such, with the files. */
 function revisionLines(tree: TreeState): string[] {
   if (tree.commit === null) return ['- slipgate: **not a git checkout, revision unknown** (written with `--allow-dirty`)'];
-  if (tree.changed.length === 0) return [`- slipgate: commit \`${tree.commit}\` (clean tree)`];
+  if (tree.changed.length === 0) return [`- slipgate: revision measured \`${tree.commit}\` (clean tree)`];
   return [
-    `- slipgate: commit \`${tree.commit}\` **plus uncommitted changes** (written with \`--allow-dirty\`; these numbers describe no commit): ${tree.changed.map((f) => `\`${f}\``).join(', ')}`,
+    `- slipgate: revision measured \`${tree.commit}\` **plus uncommitted changes** (written with \`--allow-dirty\`; these numbers describe no commit): ${tree.changed.map((f) => `\`${f}\``).join(', ')}`,
   ];
 }
 

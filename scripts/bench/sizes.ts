@@ -6,8 +6,10 @@
 //
 // Measured: SQLite the file (after a checkpoint), PostgreSQL the sum of
 // pg_total_relation_size (tables, indexes, TOAST) of slipgate's tables,
-// MongoDB dbStats storageSize + indexSize. Only 'before retention': the
-// retention work (issue 25, items 3-4) is on another branch.
+// MongoDB dbStats storageSize + indexSize. Then every record is redacted as
+// retention does after RETENTION_DAYS (removePersonalData), the space given
+// back (SQLite VACUUM, PostgreSQL VACUUM FULL; MongoDB keeps its files), and
+// measured again: what a verification weighs for the years after the period.
 import { mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { hostname, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -17,22 +19,27 @@ import { newId } from '../../src/domain/api-key.js';
 import type { Store } from '../../src/domain/ports/store.js';
 import type { VerifiedSlip, VerifyTransactionRecord } from '../../src/domain/types.js';
 import { openStore } from '../../src/store/open.js';
+import { removePersonalData } from '../../src/domain/retention.js';
+import Database from 'better-sqlite3';
 import { ENGINE_NAMES, type EngineName } from './args.js';
+import { treeState, untiedReason } from './build.js';
 import { createDatabase, type BenchDatabase } from './engines.js';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 
-function parse(argv: string[]): { count: number; engines: EngineName[] } {
+function parse(argv: string[]): { count: number; engines: EngineName[]; allowDirty: boolean } {
   let count = 20_000;
   let engines: EngineName[] = [...ENGINE_NAMES];
+  let allowDirty = false;
   for (let i = 0; i < argv.length; i++) {
     if (argv[i] === '--count') count = Number(argv[++i]);
     else if (argv[i] === '--engine') engines = argv[++i]!.split(',') as EngineName[];
-    else throw new Error(`usage: tsx scripts/bench/sizes.ts [--count N] [--engine ${ENGINE_NAMES.join(',')}]`);
+    else if (argv[i] === '--allow-dirty') allowDirty = true;
+    else throw new Error(`usage: tsx scripts/bench/sizes.ts [--count N] [--engine ${ENGINE_NAMES.join(',')}] [--allow-dirty]`);
   }
   if (!Number.isSafeInteger(count) || count < 100) throw new Error('--count must be a whole number ≥ 100');
   if (!engines.every((e) => (ENGINE_NAMES as readonly string[]).includes(e))) throw new Error(`--engine takes ${ENGINE_NAMES.join(',')}`);
-  return { count, engines };
+  return { count, engines, allowDirty };
 }
 
 /** A success record shaped like a real KBank answer (names, masked accounts, the raw payload). */
@@ -77,15 +84,22 @@ function record(accountId: string, i: number): VerifyTransactionRecord {
   };
 }
 
-async function bytesUsed(db: BenchDatabase, file: string | null): Promise<number> {
-  if (db.engine === 'sqlite') return statSync(file!).size;
+async function bytesUsed(db: BenchDatabase, file: string | null, compact = false): Promise<number> {
+  if (db.engine === 'sqlite') {
+    if (compact) {
+      const lite = new Database(file!);
+      lite.exec('VACUUM');
+      lite.close();
+    }
+    return statSync(file!).size;
+  }
   if (db.engine === 'postgres') {
     const url = new URL(db.url);
     url.searchParams.delete('pool_max');
     const client = new pg.Client({ connectionString: url.toString() });
     await client.connect();
     try {
-      await client.query('VACUUM ANALYZE');
+      await client.query(compact ? 'VACUUM FULL ANALYZE' : 'VACUUM ANALYZE');
       const { rows } = await client.query<{ n: string }>(
         "SELECT coalesce(sum(pg_total_relation_size(c.oid)), 0) AS n FROM pg_class c JOIN pg_namespace s ON s.oid = c.relnamespace WHERE s.nspname = 'public' AND c.relkind = 'r'",
       );
@@ -124,6 +138,8 @@ interface Measured {
   description: string;
   count: number;
   bytesPerVerification: number;
+  /** Once every record is redacted (retention) and the space given back. */
+  bytesAfterRetention: number;
 }
 
 async function measure(db: BenchDatabase, count: number): Promise<Measured> {
@@ -137,26 +153,40 @@ async function measure(db: BenchDatabase, count: number): Promise<Measured> {
   await write(store, account.id, count, db.engine === 'mongodb' && !process.env.MONGODB_URI ? 1 : 16);
   await store.close(); // SQLite: checkpoints the WAL into the file
   const full = await bytesUsed(db, file);
-  return { engine: db.engine, description: db.description, count, bytesPerVerification: (full - empty) / count };
+  store = await openStore(db.url);
+  const { redacted } = await removePersonalData(store, { createdBefore: new Date(Date.now() + 60_000) }, { now: new Date() });
+  await store.close();
+  if (redacted !== count) throw new Error(`retention redacted ${redacted} of ${count} records`);
+  const after = await bytesUsed(db, file, true);
+  return { engine: db.engine, description: db.description, count, bytesPerVerification: (full - empty) / count, bytesAfterRetention: (after - empty) / count };
 }
 
-const { count, engines } = parse(process.argv.slice(2));
+const { count, engines, allowDirty } = parse(process.argv.slice(2));
+// Like the bench: figures name the commit they measured, or say they describe none.
+const tree = treeState(root);
+const untied = untiedReason(tree);
+if (untied && !allowDirty) {
+  process.stderr.write(`sizes: refusing to run: ${untied}. Commit first, or pass --allow-dirty (the results file will say so).\n`);
+  process.exit(2);
+}
 const work = mkdtempSync(join(tmpdir(), 'slipgate-sizes-'));
 const lines: string[] = [];
 try {
   for (const engine of engines) {
     const setup = await createDatabase(engine, work, root);
     if (!setup.ok) {
-      lines.push(`| ${engine} | skipped: ${setup.reason} | | |`);
+      lines.push(`| ${engine} | skipped: ${setup.reason} | | | | |`);
       continue;
     }
     try {
       process.stderr.write(`${engine}: writing ${count} verifications…\n`);
       const m = await measure(setup.db, count);
-      const perMillionGb = (m.bytesPerVerification * 1e6) / 1e9;
-      lines.push(`| ${engine} | ${m.bytesPerVerification.toFixed(0)} B | ${perMillionGb.toFixed(2)} GB | ${m.description} |`);
+      const perMillionGb = (bytes: number) => `${((bytes * 1e6) / 1e9).toFixed(2)} GB`;
+      lines.push(
+        `| ${engine} | ${m.bytesPerVerification.toFixed(0)} B | ${perMillionGb(m.bytesPerVerification)} | ${m.bytesAfterRetention.toFixed(0)} B | ${perMillionGb(m.bytesAfterRetention)} | ${m.description} |`,
+      );
     } catch (err) {
-      lines.push(`| ${engine} | failed: ${err instanceof Error ? err.message : String(err)} | | |`);
+      lines.push(`| ${engine} | failed: ${err instanceof Error ? err.message : String(err)} | | | | |`);
     } finally {
       await setup.db.drop();
     }
@@ -168,10 +198,12 @@ const day = new Date().toISOString().slice(0, 10);
 const report = [
   `# Bytes on disk per verification (${day}, ${hostname()})`,
   '',
-  `${count} successful verifications per engine written through the store (hold + settle), each with a bank payload of the usual size (Thai and English names, masked accounts, the raw answer: ~1.2 KB of JSON). Growth of the database from empty; no failed requests, no retention (retention is not on this branch: 'before' only).`,
+  untied ? `Revision measured: \`${tree.commit ?? 'unknown'}\` **plus uncommitted changes** (--allow-dirty: ${untied}).` : `Revision measured: \`${tree.commit}\` (clean tree).`,
   '',
-  '| engine | bytes per verification | growth per million verifications | database |',
-  '|---|--:|--:|---|',
+  `${count} successful verifications per engine written through the store (hold + settle), each with a bank payload of the usual size (Thai and English names, masked accounts, the raw answer: ~1.2 KB of JSON). Growth of the database from empty; no failed requests. "After retention": every record redacted as RETENTION_DAYS does (names, accounts, the raw answer and QR text beyond the reference gone), then the space given back (SQLite VACUUM, PostgreSQL VACUUM FULL; MongoDB keeps its files, so its figure does not fall).`,
+  '',
+  '| engine | bytes per verification | growth per million | after retention, per verification | after retention, per million | database |',
+  '|---|--:|--:|--:|--:|---|',
   ...lines,
   '',
 ].join('\n');
