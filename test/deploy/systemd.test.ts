@@ -54,7 +54,7 @@ describe('systemd unit', () => {
     // The default engine's file lives in StateDirectory (/var/lib/<name>), the one writable place.
     const env = service.get('Environment')!.join(' ');
     expect(env).toMatch(/(^| )DATABASE_URL=sqlite:\/var\/lib\/slipgate\/slipgate\.db( |$)/);
-    expect(one('ExecStart')).toMatch(/^\/usr\/bin\/node \/opt\/slipgate\/dist\/cli\.js serve$/);
+    expect(one('ExecStart')).toMatch(/^\/usr\/bin\/node \/opt\/slipgate\/dist\/entry\.cjs serve$/);
     expect(one('WorkingDirectory')).toBe('/opt/slipgate');
   });
 
