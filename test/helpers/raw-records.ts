@@ -115,22 +115,8 @@ async function postgresRecords(url: string): Promise<RawRecords> {
   };
 }
 
-interface MongoVt {
-  _id: string;
-  accountId: string;
-  keyId: string;
-  requestId: string;
-  transactionId: string;
-  sendingBank: string;
-  receivingBank: string;
-  upstream: string;
-  latencyMs: number;
-  amount: number;
-  qrcode: string;
-  response: Record<string, unknown>;
-  createdAt: Date;
-  redactedAt?: Date | null;
-}
+/** The same record as MongoDB stores it: `_id`, and no `redactedAt` until a redaction sets it. */
+type MongoVt = Omit<RawVerifyTransaction, 'id' | 'redactedAt'> & { _id: string; redactedAt?: Date | null };
 
 async function mongoRecords(url: string): Promise<RawRecords> {
   const client = new mongoose.mongo.MongoClient(url, { serverSelectionTimeoutMS: 5_000 });
