@@ -9,7 +9,8 @@ import { runLoad, type LoadResult } from './load.js';
 
 export interface ImageRunResult {
   images: { sent: number; verified: number; refused429: number; other: number; perSec: number };
-  qrcode: LoadResult;
+  /** The QR texts sent beside the pictures; null when the pictures ran alone (qrcodeRate 0). */
+  qrcode: LoadResult | null;
 }
 
 /** A phone screenshot of a banking app's slip: the slip card on a tall screen. */
@@ -28,7 +29,7 @@ export async function runImageFlood(opts: {
   durationSec: number;
   /** Pictures in flight at once (closed loop). */
   imageConcurrency: number;
-  /** QR-text verifications per second beside the flood. */
+  /** QR-text verifications per second beside the flood; 0 for pictures alone. */
   qrcodeRate: number;
 }): Promise<ImageRunResult> {
   const body = JSON.stringify({ image: (await phoneScreenshot(sandboxQr())).toString('base64') });
@@ -51,7 +52,7 @@ export async function runImageFlood(opts: {
   };
   const started = Date.now();
   const [qrcode] = await Promise.all([
-    runLoad({
+    opts.qrcodeRate <= 0 ? null : runLoad({
       url: opts.url,
       connections: Math.max(4, Math.ceil(opts.qrcodeRate / 20)),
       overallRate: opts.qrcodeRate,

@@ -1,10 +1,12 @@
 // Reads the QR of a slip photo or screenshot (PNG, JPEG, WebP, HEIC where
 // libvips has it) in Node. The first look is ZXing-C++ (WebAssembly) on the
 // file's own bytes: it decodes the PNG or JPEG and finds the QR in one pass,
-// at about a fifth of the CPU of decoding with sharp alone. Only what it
-// misses (and WebP, which it cannot decode) goes through sharp: EXIF
-// rotation, a grayscale working copy, a harder ZXing look, then jsQR over a
-// few scales, contrast treatments and rotations, cheapest first.
+// all on the calling thread. (sharp would inflate a PNG faster, but on
+// libuv's threads, which the image pool's lowered priority does not reach:
+// the QR texts beside a flood of pictures then wait behind them.) Only what
+// it misses (and WebP, which the module cannot decode) goes through sharp:
+// EXIF rotation, a grayscale working copy, a harder ZXing look, then jsQR
+// over a few scales, contrast treatments and rotations, cheapest first.
 import { readFile } from 'node:fs/promises';
 import sharp from 'sharp';
 import { readImageHeader } from './image-header.js';
@@ -92,7 +94,7 @@ export async function decodeSlipImageDetailed(input: Buffer | Uint8Array | strin
   }
   const working = await grayWorkingCopy(bytes, maxPixels);
   attempts++;
-  const harder = slipQrOf(await readQrTexts({ ...working, channels: 1 }, 'hard'));
+  const harder = slipQrOf(await readQrTexts(working, 'hard'));
   if (harder) return { qrcode: harder, attempt: 'zxing-pixels', attempts };
   const longest = Math.max(working.width, working.height);
   for (const attempt of PLAN) {

@@ -56,6 +56,27 @@ describe('slip image decoding', () => {
     await expect(decodeSlipImage(Buffer.from('not an image'))).rejects.toBeInstanceOf(SlipImageError);
   });
 
+  it('reads gray, palette and 16-bit PNGs on the first look', async () => {
+    const shot = set.find((s) => s.params.kind === 'screenshot')!;
+    const gray = await sharp(shot.image).extractChannel(1).raw().toBuffer({ resolveWithObject: true });
+    const { width, height } = gray.info;
+    const withAlpha = Buffer.alloc(width * height * 2, 255);
+    gray.data.forEach((v, i) => (withAlpha[i * 2] = v));
+    const variants = {
+      rgba: await sharp(shot.image).ensureAlpha().png().toBuffer(),
+      gray: await sharp(gray.data, { raw: { width, height, channels: 1 } }).toColourspace('b-w').png().toBuffer(),
+      'gray+alpha': await sharp(withAlpha, { raw: { width, height, channels: 2 } }).toColourspace('b-w').png().toBuffer(),
+      palette: await sharp(shot.image).png({ palette: true }).toBuffer(),
+      '16-bit': await sharp(shot.image).toColourspace('rgb16').png().toBuffer(),
+    };
+    // The layouts as the files really are (colour type at byte 25, bit depth at 24).
+    expect(Object.fromEntries(Object.entries(variants).map(([k, b]) => [k, [b[24], b[25]]]))).toEqual({ rgba: [8, 6], gray: [8, 0], 'gray+alpha': [8, 4], palette: [8, 3], '16-bit': [16, 2] });
+    for (const [name, bytes] of Object.entries(variants)) {
+      const found = await decodeSlipImageDetailed(bytes);
+      expect({ name, qrcode: found?.qrcode, attempt: found?.attempt }).toEqual({ name, qrcode: shot.qrcode, attempt: 'zxing-file' });
+    }
+  });
+
   it('follows EXIF orientation of phone photos', async () => {
     const upright = set.find((s) => s.params.kind === 'screenshot')!;
     // Stored sideways with orientation 6 ("rotate 90° to view"), as phones do.

@@ -5,6 +5,7 @@ import { createInterface } from 'node:readline';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import { openLite } from '../../src/store/sqlite/connection.js';
 import { SQLITE_MIGRATIONS } from '../../src/store/sqlite/migrations.js';
 import { SqliteStore } from '../../src/store/sqlite/sqlite-store.js';
 import { tempDir } from '../helpers/temp.js';
@@ -77,6 +78,22 @@ describe('sqlite store: several processes on one file', () => {
       expect(versions.map((v) => v.version)).toEqual(SQLITE_MIGRATIONS.map((_, i) => i + 1));
     } finally {
       for (const child of children) if (child.exitCode === null) child.kill('SIGKILL');
+      dir.remove();
+    }
+  });
+});
+
+describe('sqlite connection', () => {
+  it('keeps temporary data in memory: a group-commit batch never creates a temporary file for its savepoints', () => {
+    const dir = tempDir();
+    const lite = openLite(join(dir.path, 'temp-store.db'));
+    try {
+      // 2 = MEMORY. With the default (a file), the savepoints of a batch of a
+      // few verifications spill their undo pages past 64 KiB into a file that
+      // is created, unlinked and written for nearly every batch.
+      expect(lite.db.pragma('temp_store', { simple: true })).toBe(2);
+    } finally {
+      lite.db.close();
       dir.remove();
     }
   });

@@ -44,6 +44,13 @@ export function openLite(path: string): Lite {
   // gets the same guarantee with the fsync off the event loop.
   db.pragma('synchronous = FULL');
   db.pragma('foreign_keys = ON');
+  // Each write of a group-commit batch runs in a savepoint, and the savepoints'
+  // undo pages (the sub-journal) would otherwise spill to a temporary file
+  // past 64 KiB: a file created, unlinked and written for nearly every batch.
+  // In memory they are bounded by the batch (MAX_BATCH writes of a few pages)
+  // and never need to survive a crash: a transaction interrupted mid-way is
+  // undone from the WAL, not from them.
+  db.pragma('temp_store = MEMORY');
   migrate(db);
   checkpointAtStart(db);
   const stmt = prepare(db);

@@ -101,6 +101,8 @@ export class GroupCommit {
     let outcomes: Outcome[];
     try {
       // Every other write of the store (top-ups, accounts, keys) stays FULL.
+      // Compiled on every call, and it must be: SQLite applies `synchronous`
+      // when the PRAGMA is prepared, so a statement kept for reuse sets nothing.
       this.db.pragma('synchronous = NORMAL');
       outcomes = this.commitBatch.immediate(jobs);
     } catch (error) {
