@@ -75,7 +75,7 @@ export function usageChart(rows: UsageDay[], firstDay: string, lastDay: string):
     );
   });
 
-  const summary = t().chart.summary(formatDay(firstDay), formatDay(lastDay), formatCount(totals.successes), formatCount(totals.failures), formatCount(totals.creditsSpent));
+  const summary = t().chart.summary(formatDay(firstDay), formatDay(lastDay), formatCount(totals.successes), formatCount(totals.failures), formatCount(totals.creditsSpent), { ok: totals.successes, bad: totals.failures, spent: totals.creditsSpent });
   const idle = totals.successes + totals.failures === 0;
 
   return h(

@@ -50,7 +50,8 @@ export function failure(reason: ErrorKind, message: string, creditsRemaining: nu
 
 export function imageRefusal(refused: 'bad_request' | 'busy' | 'unavailable', message: string, creditsRemaining: number): VerifyOutcome {
   if (refused === 'bad_request') return { kind: 'bad_request', problem: 'invalid', message, creditsRemaining };
-  return { kind: refused, message, creditsRemaining };
+  // A busy or missing decoder says nothing about the account: no balance, like every 429 and 503.
+  return { kind: refused, message };
 }
 
 export function bodyCheck(read: BodyRead, maxQrcodeBodyBytes: number | undefined): BodyCheck {

@@ -212,6 +212,8 @@ describe('the decoder pool under pressure', () => {
 
     expect(refused.status).toBe(429);
     expect(refused.headers.get('retry-after')).toMatch(/^\d+$/);
+    // Like every 429: no balance (README, Balance header).
+    expect(refused.headers.get('x-credits-remaining')).toBeNull();
     expect(refused.body).toStrictEqual({ status: 'error', message: 'too many images are being read right now; retry shortly' });
     expect(app.images.stats.busy).toBe(1);
     // Noise keeps jsQR busy for a minute; the budget is 1.5 s.

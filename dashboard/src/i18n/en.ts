@@ -63,7 +63,8 @@ export const en = {
     failures: 'Failures',
     creditsSpent: 'Credits spent',
     barTitle: (day: string, count: string, series: string) => `${day}: ${count} ${series.toLowerCase()}`,
-    summary: (from: string, to: string, ok: string, bad: string, spent: string) => `From ${from} to ${to}: ${ok} successes, ${bad} failures, ${spent} credits spent.`,
+    summary: (from: string, to: string, ok: string, bad: string, spent: string, n: { ok: number; bad: number; spent: number }) =>
+      `From ${from} to ${to}: ${ok} ${plural(n.ok, 'success', 'successes')}, ${bad} ${plural(n.bad, 'failure', 'failures')}, ${spent} ${plural(n.spent, 'credit', 'credits')} spent.`,
     label: (summary: string) => `Usage per day. ${summary}`,
     idle: 'No requests in this period',
     idleSentence: 'No requests in this period.',
