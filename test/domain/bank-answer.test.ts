@@ -3,24 +3,11 @@
 // bank's own spelling stays only in rawData.
 import { describe, expect, it } from 'vitest';
 import { acceptBankAnswer } from '../../src/domain/bank-answer.js';
-import type { RawSlipData } from '../../src/domain/types.js';
+import { rawSlipData, SLIP_REF } from './slip-fixtures.js';
 
-const ASKED = { transRef: '015278121420BTF05718', sendingBank: '004' };
+const ASKED = SLIP_REF;
 
-const answer = (over: Record<string, unknown> = {}): RawSlipData =>
-  ({
-    language: 'TH',
-    transRef: ASKED.transRef,
-    sendingBank: ASKED.sendingBank,
-    receivingBank: '014',
-    transDate: '20251005',
-    transTime: '22:09:59',
-    sender: { displayName: 'นาย สมชาย ใ', name: 'MR. SOMCHAI J', proxy: '', account: { type: 'BANKAC', value: 'xxx-x-x1234-x' } },
-    receiver: { displayName: 'บจก. ดีดี', name: 'DEEDEE CO', proxy: { type: 'NATID', value: 'x-xxxx-xxxx1-23-4' }, account: '' },
-    amount: '100.38',
-    countryCode: 'TH',
-    ...over,
-  }) as RawSlipData;
+const answer = rawSlipData;
 
 describe('acceptBankAnswer', () => {
   // Each of these matched before: trim() strips NBSP and BOM, toUpperCase()

@@ -3,8 +3,8 @@
 import { describe, expect, it } from 'vitest';
 import { parseCheckRequest } from '../../src/domain/check-request.js';
 import { accountMatches, evaluateChecks, nameMatches, nameTokens } from '../../src/domain/checks.js';
-import type { VerifiedSlip } from '../../src/domain/types.js';
 import { checkVerifyBody } from '../../src/domain/verify-request.js';
+import { verifiedSlip } from './slip-fixtures.js';
 
 describe('accountMatches: partial match that respects the bank mask', () => {
   it.each([
@@ -81,25 +81,7 @@ describe('nameMatches: titles, legal forms, spacing and truncation do not matter
   });
 });
 
-const slip: VerifiedSlip = {
-  amount: 250.5,
-  dateTime: '2025-10-05T22:09:59+07:00',
-  timestamp: Date.parse('2025-10-05T22:09:59+07:00') / 1000,
-  transactionId: 'T1',
-  senderBankAccountNumber: 'xxx-x-x1234-x',
-  senderName: 'นาย สมชาย ใ',
-  senderNameEN: 'MR. SOMCHAI J',
-  senderBank: 'KBANK',
-  senderBankCode: '004',
-  receiverBankAccountNumber: '',
-  receiverName: 'บจก. ร้านกาแฟ ดีดี',
-  receiverNameEN: 'DEEDEE COFFEE CO., LTD.',
-  receiverBank: 'SCB',
-  receiverBankCode: '014',
-  receiverPromptpay: 'x-xxxx-xxxx1-23-4',
-  receiverProxyType: 'NATID',
-  rawData: {},
-};
+const slip = verifiedSlip({ amount: 250.5, transactionId: 'T1', receiverName: 'บจก. ร้านกาแฟ ดีดี', receiverNameEN: 'DEEDEE COFFEE CO., LTD.' });
 const at = (iso: string) => ({ now: new Date(iso) });
 
 describe('evaluateChecks', () => {

@@ -1,23 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { bangkokTime, mapSlip, SlipMappingError } from '../../src/domain/mapping.js';
-import type { RawSlipData } from '../../src/domain/types.js';
+import { rawSlipData, SLIP_REF } from './slip-fixtures.js';
 
-const raw = (over: Partial<RawSlipData> = {}): RawSlipData => ({
-  language: 'TH',
-  transRef: '015278121420BTF05718',
-  sendingBank: '004',
-  receivingBank: '014',
-  transDate: '20251005',
-  transTime: '22:09:59',
-  sender: { displayName: 'นาย สมชาย ใ', name: 'MR. SOMCHAI J', proxy: '', account: { type: 'BANKAC', value: 'xxx-x-x1234-x' } },
-  receiver: { displayName: 'บจก. ดีดี', name: 'DEEDEE CO', proxy: { type: 'NATID', value: 'x-xxxx-xxxx1-23-4' }, account: '' },
-  amount: '100.38',
-  countryCode: 'TH',
-  ...over,
-});
+const raw = rawSlipData;
 
 /** The QR's own values (the answer was checked to be about them). */
-const REF = { transRef: '015278121420BTF05718', sendingBank: '004' };
+const REF = SLIP_REF;
 
 describe('mapSlip', () => {
   it('maps every field of the success data', () => {
@@ -98,7 +86,7 @@ describe('mapSlip', () => {
     ['an infinite amount', { amount: Number.POSITIVE_INFINITY }],
     ['a time with 60 seconds', { transTime: '10:00:60' }],
   ])('refuses %s', (_n, over) => {
-    expect(() => mapSlip(raw(over as Partial<RawSlipData>), REF)).toThrow(SlipMappingError);
+    expect(() => mapSlip(raw(over), REF)).toThrow(SlipMappingError);
   });
 });
 

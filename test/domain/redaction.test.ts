@@ -5,28 +5,11 @@ import { redactPersonalData } from '../../src/domain/redaction.js';
 import { parseSlipQr } from '../../src/domain/slip-qr.js';
 import type { VerifiedSlip } from '../../src/domain/types.js';
 import { slipQr } from '../../src/upstream/sandbox/sandbox-qr.js';
+import { verifiedSlip } from './slip-fixtures.js';
 
 const tlv = (id: string, value: string) => id + String(value.length).padStart(2, '0') + value;
 
-const slip: VerifiedSlip = {
-  amount: 100.38,
-  dateTime: '2025-10-05T22:09:59+07:00',
-  timestamp: 1759676999,
-  transactionId: '015278121420BTF05718',
-  senderBankAccountNumber: 'xxx-x-x1234-x',
-  senderName: 'นาย สมชาย ใ',
-  senderNameEN: 'MR. SOMCHAI J',
-  senderBank: 'KBANK',
-  senderBankCode: '004',
-  receiverBankAccountNumber: '',
-  receiverName: 'บจก. ดีดี',
-  receiverNameEN: 'DEEDEE CO',
-  receiverBank: 'SCB',
-  receiverBankCode: '014',
-  receiverPromptpay: 'x-xxxx-xxxx1-23-4',
-  receiverProxyType: 'NATID',
-  rawData: { transRef: '015278121420BTF05718', sender: { displayName: 'นาย สมชาย ใ' } },
-};
+const slip = verifiedSlip({ rawData: { transRef: '015278121420BTF05718', sender: { displayName: 'นาย สมชาย ใ' } } });
 
 describe('redactPersonalData', () => {
   it('keeps amount, time, reference and banks; blanks names, accounts and proxies; drops rawData', () => {

@@ -107,30 +107,18 @@ interface Sent {
 async function driveUntilKilled(child: Child, apiKey: string, freeze: () => void = () => {}): Promise<Sent> {
   const sent: Sent = { succeeded: new Set(), unanswered: new Set(), other: new Map() };
   let killed = false;
-  const until = Date.now() + 30_000;
-  const worker = async () => {
-    while (!killed && Date.now() < until) {
-      const qrcode = sandboxQr();
-      try {
-        const res = await fetch(child.publicUrl + VERIFY_PATH, {
-          method: 'POST',
-          headers: { 'content-type': 'application/json', 'x-api-key': apiKey },
-          body: JSON.stringify({ qrcode }),
-        });
-        const body = (await res.json()) as { status?: string };
-        if (res.status === 200 && body.status === 'success') sent.succeeded.add(qrcode);
-        else sent.other.set(qrcode, res.status);
-      } catch {
-        sent.unanswered.add(qrcode);
-      }
-      if (!killed && sent.succeeded.size >= KILL_AFTER) {
-        killed = true;
-        freeze();
-        child.proc.kill('SIGKILL');
-      }
-    }
-  };
-  await Promise.all(Array.from({ length: WORKERS }, worker));
+  await driveUntil(
+    child,
+    apiKey,
+    sent,
+    () => killed,
+    async () => {
+      if (killed || sent.succeeded.size < KILL_AFTER) return;
+      killed = true;
+      freeze();
+      child.proc.kill('SIGKILL');
+    },
+  );
   expect(killed, `only ${sent.succeeded.size} successes in 30 s`).toBe(true);
   expect(await child.exited).toBeNull();
   return sent;
