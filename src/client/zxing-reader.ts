@@ -94,12 +94,17 @@ async function readGray(image: GrayImage, effort: ReadEffort): Promise<string[]>
   try {
     zxing.HEAPU8.set(image.data, at);
     const results = zxing.readBarcodesFromPixmap(at, image.width, image.height, NATIVE_OPTIONS[effort]);
-    const texts: string[] = [];
-    for (let i = 0; i < results.size(); i++) {
-      const r = results.get(i);
-      if (r?.isValid && r.text !== '') texts.push(r.text);
+    try {
+      const texts: string[] = [];
+      for (let i = 0; i < results.size(); i++) {
+        const r = results.get(i);
+        if (r?.isValid && r.text !== '') texts.push(r.text);
+      }
+      return texts;
+    } finally {
+      // The vector lives in the module's memory; freed now rather than whenever V8 finalizes its handle.
+      (results as { delete?: () => void }).delete?.();
     }
-    return texts;
   } finally {
     zxing._free(at);
   }
