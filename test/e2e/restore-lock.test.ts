@@ -4,11 +4,11 @@
 // (seen in /proc/locks), starts a real `slipgate serve`, waits until the
 // server has the old file open, and lets the restore finish. The server
 // must then serve the restored file (or refuse to start), and the file kept
-// as `.before-restore-*` must stay byte for byte as the restore left it.
+// as `.before-restore-*` must stay as the restore left it (rollback-journal
+// mode, no lease, no charge of the server).
 // The backup predates an erasure: the restore re-applies it, so the erased
 // sender's name is in no byte of the restored database.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { randomUUID } from 'node:crypto';
 import { once } from 'node:events';
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
@@ -19,10 +19,10 @@ import { AdminActions } from '../../src/domain/admin-actions.js';
 import { openStore } from '../../src/store/open.js';
 import { sandboxQr } from '../../src/upstream/sandbox/sandbox-qr.js';
 import { postVerify, spawnSlipgate, type Child } from '../helpers/child.js';
+import { ERASED_NAME, seedVerifications } from '../helpers/seed-verifications.js';
 import { tempDir } from '../helpers/temp.js';
 
 const CLI = new URL('../../src/cli.ts', import.meta.url).pathname;
-const ERASED_NAME = 'นางสาว ลบแล้ว ทดสอบ';
 const RECORDS = 20_000;
 /** The last of SQLite's shared-lock bytes: a process holding a write lock up to it holds the file EXCLUSIVE. */
 const SHARED_BYTES_END = 1073742335;
@@ -53,23 +53,6 @@ async function until(check: () => boolean, stop: () => boolean): Promise<boolean
     if (stop()) return check();
     await new Promise((r) => setTimeout(r, 1));
   }
-}
-
-/** Verifications of one account with a sender name, books kept whole (credits + usage = ledger). */
-function seedVerifications(file: string, accountId: string, n: number): void {
-  const db = new Database(file);
-  const insert = db.prepare(`INSERT INTO verify_transactions
-    (id, account_id, key_id, request_id, qrcode, transaction_id, amount, sending_bank, receiving_bank, upstream, latency_ms, response, created_at)
-    VALUES (?, ?, 'key_seed', ?, ?, ?, 100, '004', '014', 'sandbox', 5, ?, ?)`);
-  db.transaction(() => {
-    for (let i = 0; i < n; i++) {
-      const ref = `SEED${String(i).padStart(8, '0')}`;
-      const response = { amount: 100, transactionId: ref, senderName: ERASED_NAME, senderNameEN: 'MISS ERASED', senderBankAccountNumber: '123-4-56789-0', rawData: { note: 'x'.repeat(300) } };
-      insert.run(`vfy_${randomUUID()}`, accountId, `req_${i}`, `QR ${ERASED_NAME} ${ref}`, ref, JSON.stringify(response), Date.now() - 86_400_000 + i);
-    }
-    db.prepare('UPDATE accounts SET usage = usage + ?, credits = credits - ? WHERE id = ?').run(n, n, accountId);
-  })();
-  db.close();
 }
 
 describe('restore against a server that starts meanwhile', () => {
