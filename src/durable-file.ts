@@ -77,6 +77,6 @@ export function statOrNull(path: string) {
 }
 
 /** `uid 998` — numbers, not names: a container user may have no passwd entry. */
-function whoAmI(): string {
+export function whoAmI(): string {
   return process.getuid ? `uid ${process.getuid()}` : 'this user';
 }

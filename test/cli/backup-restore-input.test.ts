@@ -200,6 +200,27 @@ describe('backup and restore refuse bad input and leave files as they were', () 
       expect(r.stdout).toContain('(readable by its owner only)');
     });
 
+    it('refuses, naming the owner the service needs, when it cannot give the restored file that owner', { timeout: 60_000 }, async () => {
+      chmodSync(dir.path, 0o755);
+      const folder = join(dir.path, 'shared');
+      mkdirSync(folder);
+      chmodSync(folder, 0o777);
+      const target = join(folder, 'slipgate.db');
+      copyFileSync(good, target);
+      chownSync(target, 12345, 12345);
+      const readable = join(folder, 'backup.db');
+      copyFileSync(good, readable);
+      chmodSync(readable, 0o644);
+      const before = sha(target);
+      const r = await slipgate(`sqlite:${target}`, ['restore', '--from', readable], { uid: 65534 });
+      expect(r.code).toBe(2);
+      expect(r.stderr).toBe(
+        `slipgate: the restored database must belong to uid 12345 (gid 12345), the owner of ${target}, so the service can write it; this process (uid 65534) cannot give it that owner: run restore as that user or as root\n`,
+      );
+      expect(sha(target)).toBe(before);
+      expect(readdirSync(folder).sort()).toEqual(['backup.db', 'slipgate.db']);
+    });
+
     it('refuses a file that is not a database', { timeout: 60_000 }, async () => {
       const junk = join(dir.path, 'notes.txt');
       writeFileSync(junk, 'ร้านกาแฟ: not a database at all, just some text long enough to look like a header');
