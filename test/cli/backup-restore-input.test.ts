@@ -3,7 +3,7 @@
 // partial file left behind.
 import { execFile } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { chmodSync, chownSync, copyFileSync, mkdirSync, readdirSync, readFileSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { chmodSync, chownSync, copyFileSync, linkSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import Database from 'better-sqlite3';
@@ -102,6 +102,22 @@ describe('backup and restore refuse bad input and leave files as they were', () 
     expect(r.code).toBe(2);
     expect(r.stderr).toBe(`slipgate: cannot write ${target}: this process (uid 65534) lacks write permission on the folder ${rootOnly}; run it as the folder's owner or choose another folder\n`);
     expect(readdirSync(rootOnly)).toEqual([]);
+  });
+
+  it('backup: a hard link to the live database is refused (same inode); a file of the same name elsewhere is not', { timeout: 60_000 }, async () => {
+    const hard = join(dir.path, 'hard.db');
+    linkSync(live, hard);
+    const before = sha(live);
+    const refused = await slipgate(url, ['backup', '--to', hard, '--force']);
+    rmSync(hard);
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toBe(`slipgate: refusing ${hard}: it is the live database file ${live}; choose a file outside the database's own\n`);
+    expect(sha(live)).toBe(before);
+    const other = join(dir.path, 'other-folder');
+    mkdirSync(other);
+    const ok = await slipgate(url, ['backup', '--to', join(other, 'live.db')]);
+    expect(ok.code).toBe(0);
+    expect(ok.stdout).toContain('40 accounts');
   });
 
   it('backup: an existing target is refused without --force and kept as it was', { timeout: 60_000 }, async () => {
