@@ -31,9 +31,7 @@ export function withExistingStore<T>(fn: (ctx: CliContext) => Promise<T>): Promi
 async function openFor<T>(fn: (ctx: CliContext) => Promise<T>, { mayCreate }: { mayCreate: boolean }): Promise<T> {
   const config = loadConfig();
   const url = config.DATABASE_URL;
-  const setting = process.env.DATABASE_URL === undefined ? 'the default; DATABASE_URL is not set' : 'from DATABASE_URL';
-  // Said first: a server that takes seconds to answer is then not a mystery.
-  process.stderr.write(`slipgate: using database ${describeDatabaseUrl(url)} (${setting})\n`);
+  announceDatabase(url);
   let store: Store;
   try {
     store = await openStore(url, { mustExist: !mayCreate });
@@ -50,6 +48,12 @@ async function openFor<T>(fn: (ctx: CliContext) => Promise<T>, { mayCreate }: { 
   } finally {
     await store.close();
   }
+}
+
+/** `slipgate: using database …` on stderr, said first: a server that takes seconds to answer is then not a mystery. */
+export function announceDatabase(url: string): void {
+  const setting = process.env.DATABASE_URL === undefined ? 'the default; DATABASE_URL is not set' : 'from DATABASE_URL';
+  process.stderr.write(`slipgate: using database ${describeDatabaseUrl(url)} (${setting})\n`);
 }
 
 export function positiveInt(value: string): number {

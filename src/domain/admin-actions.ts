@@ -5,6 +5,7 @@ import type { LedgerResult, Store } from './ports/store.js';
 import { StoreError } from './ports/store.js';
 import type { AccountService, IssuedKey } from './accounts.js';
 import { recordAdminEvent } from './admin-events.js';
+import { ERASURE_ACTION } from './erasure-register.js';
 import type { ChangeLog } from './ports/logger.js';
 import { removePersonalData, retentionCutoff, type PersonalDataResult } from './retention.js';
 import type { Account, ApiKey } from './types.js';
@@ -114,7 +115,7 @@ export class AdminActions {
     const account = await this.deps.store.getAccount(accountId);
     if (!account) throw new StoreError('not_found', 'account not found');
     const result = await removePersonalData(this.deps.store, { accountId }, { now: this.now() });
-    await this.record(actor, 'erasePersonalData', accountId, reason, { redactedVerifications: result.redacted, deletedFailures: result.deleted });
+    await this.record(actor, ERASURE_ACTION, accountId, reason, { redactedVerifications: result.redacted, deletedFailures: result.deleted });
     return { account, ...result };
   }
 

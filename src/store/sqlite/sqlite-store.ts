@@ -17,9 +17,9 @@ export class SqliteStore implements Store {
   readonly engine = 'sqlite' as const;
   private readonly lite: Lite;
 
-  /** `path` is a file path or ':memory:'. */
-  constructor(path: string) {
-    this.lite = openLite(path);
+  /** `path` is a file path or ':memory:'; `readonly` opens an existing file as it is (no migration). */
+  constructor(path: string, opts: { readonly?: boolean } = {}) {
+    this.lite = openLite(path, opts);
     // Every operation below, refused once the store has failed, and every
     // error it throws looked at for a failed disk.
     const operations = Object.fromEntries(Object.entries(this).filter(([, value]) => typeof value === 'function'));
