@@ -4,9 +4,15 @@
 // POST /graphiql on the admin listener, and gets GraphiQL back with that
 // token as an extra header on every request GraphiQL sends. Admin role only,
 // like GraphiQL at GET /graphql; the page is never cached.
+//
+// The page holds the bearer secret, so nothing chosen by a person goes into
+// it (the token's name is not shown: GraphiQL's renderer writes its title
+// unescaped into <title> and into a <script>), and a Content-Security-Policy
+// lets only its own inline script run and talk only to this origin.
 import express, { type Express } from 'express';
 import type { AdminTokenService } from '../domain/admin-tokens.js';
 import { sendError } from '../http/json-errors.js';
+import { inlinePagePolicy } from '../http/inline-page-policy.js';
 
 const MAX_FORM_BYTES = 1024;
 
@@ -20,8 +26,10 @@ export function mountGraphiqlSession(app: Express, tokens: AdminTokenService, en
     if (!admin) return sendError(res, 401, 'a valid admin token is required: sign in to the dashboard again');
     if (admin.role !== 'admin') return sendError(res, 403, 'GraphiQL is for the admin role; the dashboard shows the rest');
     const { renderGraphiQL } = await import('@graphql-yoga/render-graphiql');
-    res
-      .type('html')
-      .send(renderGraphiQL({ endpoint, title: `slipgate GraphiQL (${admin.name})`, additionalHeaders: { Authorization: `Bearer ${secret}` }, shouldPersistHeaders: false }));
+    const html = renderGraphiQL({ endpoint, title: 'slipgate GraphiQL', additionalHeaders: { Authorization: `Bearer ${secret}` }, shouldPersistHeaders: false });
+    res.setHeader('content-security-policy', inlinePagePolicy(html));
+    res.setHeader('x-content-type-options', 'nosniff');
+    res.setHeader('x-frame-options', 'DENY');
+    res.type('html').send(html);
   });
 }
