@@ -5,11 +5,11 @@ import { createYoga } from 'graphql-yoga';
 import type { Logger } from 'pino';
 import type { AdminActions } from '../domain/admin-actions.js';
 import type { AdminTokenService } from '../domain/admin-tokens.js';
-import type { AdminToken } from '../domain/types.js';
 import type { Store } from '../domain/ports/store.js';
 import type { DomainHealth } from '../upstream/pool.js';
 import { armorPlugins, introspectionForAdminsOnly } from './armor.js';
-import { buildContext, requireAdminToken, type GraphqlContext, type ServerContext } from './context.js';
+import { requireAdminToken, signedInAdmin } from '../http/admin-auth.js';
+import { buildContext, type GraphqlContext, type ServerContext } from './context.js';
 import { createMaskError } from './errors.js';
 import { mountGraphiqlSession } from './graphiql-session.js';
 import { graphqlSchema } from './schema.js';
@@ -59,7 +59,6 @@ export function mountGraphql(app: Express, deps: GraphqlServerDeps): void {
   mountGraphiqlSession(app, deps.adminTokens, GRAPHQL_PATH);
   const body = express.raw({ type: () => true, limit: deps.maxBodyBytes ?? DEFAULT_MAX_GRAPHQL_BODY_BYTES });
   app.all(GRAPHQL_PATH, requireAdminToken(deps.adminTokens), body, (req, res) => {
-    const admin = res.locals.admin as AdminToken;
-    return yoga(req, res, { admin });
+    return yoga(req, res, { admin: signedInAdmin(res) });
   });
 }
