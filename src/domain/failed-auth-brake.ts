@@ -10,7 +10,11 @@
 //     window ends, valid keys included (answering those would tell a
 //     guesser which of its keys are real), and counted in memory only;
 //   - when the window ends (or the process stops) the address's count is
-//     written as ONE record of kind `auth_rate_limited`.
+//     written as ONE record of kind `auth_rate_limited`;
+//   - an address that sent at least `perWindow` requests while braked starts
+//     the next window braked: a flood that goes on costs one record a
+//     window, not perWindow + 1. One that slowed down (a client honouring
+//     Retry-After) starts afresh.
 //
 // So one address costs at most perWindow + 1 records per window, and a
 // flood's cost to everyone else is a map lookup per request.
@@ -118,8 +122,14 @@ export class FailedAuthBrake {
   private current(): Map<string, AddressCount> {
     const index = Math.floor(this.now() / this.windowMs);
     if (index !== this.windowIndex) {
+      const carried = new Map<string, AddressCount>();
+      if (index === this.windowIndex + 1) {
+        for (const [address, count] of this.counts) {
+          if (count.unrecorded >= this.perWindow) carried.set(address, { failures: this.perWindow, unrecorded: 0, firstUnrecorded: null });
+        }
+      }
       this.sumUp(this.windowIndex);
-      this.counts = new Map();
+      this.counts = carried;
       this.windowIndex = index;
     }
     return this.counts;

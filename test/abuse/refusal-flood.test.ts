@@ -119,22 +119,32 @@ describe('FailedAuthBrake', () => {
     }
     now += 15_000;
     expect(brake.refuse('a', 'r3')).toEqual({ retryAfterMs: 45_000 });
-    expect(brake.refuse('a', 'r4')).not.toBeNull();
     // A request that passed the check before the limit was reached is counted, not recorded.
     expect(brake.failed('a', 'r5')).toBe(false);
+    // An address that keeps flooding while braked…
+    for (let i = 0; i < 3; i++) brake.failed('f', `f${i}`);
+    for (let i = 0; i < 50; i++) expect(brake.refuse('f', `f${i + 3}`)).not.toBeNull();
     // Another address is untouched.
     expect(brake.refuse('b', 'r6')).toBeNull();
     expect(brake.failed('b', 'r6')).toBe(true);
     expect(brake.takeSummaries()).toEqual([]);
 
     now = 180_000;
+    // …starts the next window braked (one record a window while it goes on); one that slowed down starts afresh.
+    expect(brake.refuse('f', 'f53')).toEqual({ retryAfterMs: 60_000 });
     expect(brake.refuse('a', 'r7')).toBeNull();
-    expect(brake.takeSummaries()).toEqual([{ address: 'a', unrecorded: 3, requestId: 'r3', from: new Date(120_000), to: new Date(180_000) }]);
+    expect(brake.takeSummaries()).toEqual([
+      { address: 'a', unrecorded: 2, requestId: 'r3', from: new Date(120_000), to: new Date(180_000) },
+      { address: 'f', unrecorded: 50, requestId: 'f3', from: new Date(120_000), to: new Date(180_000) },
+    ]);
     expect(brake.takeSummaries()).toEqual([]);
+    now = 300_000; // a quiet window in between: nothing is carried over it
+    expect(brake.refuse('f', 'f54')).toBeNull();
+    expect(brake.takeSummaries()).toEqual([{ address: 'f', unrecorded: 1, requestId: 'f53', from: new Date(180_000), to: new Date(240_000) }]);
 
     // At shutdown the current window is summed up too, and the address stays braked.
     for (let i = 0; i < 4; i++) brake.failed('c', `c${i}`);
-    expect(brake.takeSummaries(true)).toEqual([{ address: 'c', unrecorded: 1, requestId: 'c3', from: new Date(180_000), to: new Date(180_000) }]);
+    expect(brake.takeSummaries(true)).toEqual([{ address: 'c', unrecorded: 1, requestId: 'c3', from: new Date(300_000), to: new Date(300_000) }]);
     expect(brake.refuse('c', 'c4')).not.toBeNull();
   });
 
