@@ -8,10 +8,12 @@
 // pretend proxy (TRUST_PROXY_HOPS=1), so X-Forwarded-For names the two
 // addresses, as nginx would.
 import Database from 'better-sqlite3';
+import { performance } from 'node:perf_hooks';
+import pg from 'pg';
 import { generateApiKey } from '../../src/domain/api-key.js';
 import { sandboxQr } from '../../src/upstream/sandbox/sandbox-qr.js';
 import type { BenchDatabase } from './engines.js';
-import { databaseBytes } from './history.js';
+import { databaseBytes, pgUrl } from './history.js';
 import { runLoad, type LoadResult } from './load.js';
 import type { Started } from './processes.js';
 
@@ -32,7 +34,11 @@ export interface FloodRun {
   cpu: number;
   /** Growth of the database (SQLite file after a checkpoint; PostgreSQL's pg_database_size) over the run; null where not measured. */
   dbGrowthBytes: number | null;
+  /** Records of refused authentications (1020, 1021, 1024, and the brake's summaries) the run added; null where not counted. */
+  refusalRecords: number | null;
 }
+
+const REFUSAL_KINDS = `('missing_api_key', 'invalid_api_key', 'ip_not_allowed', 'auth_rate_limited')`;
 
 export interface FloodSpec {
   engine: string;
@@ -58,8 +64,9 @@ export async function measureFlood(spec: FloodSpec): Promise<FloodRun[]> {
 
 async function run(spec: FloodSpec, kind: FloodRun['kind'], quietSec: number): Promise<FloodRun> {
   const tag = `F-${kind}/${spec.engine}`;
-  const before = await settledBytes(spec.db);
+  const before = { bytes: await settledBytes(spec.db), records: await refusalRecords(spec.db) };
   const { target, stop } = await spec.start(tag);
+  let elapsedSec: number;
   let valid: LoadResult;
   let flood: LoadResult | null = null;
   let cpu: number;
@@ -76,6 +83,7 @@ async function run(spec: FloodSpec, kind: FloodRun['kind'], quietSec: number): P
       });
     if (spec.warmupSec > 0) await merchants({ durationSec: spec.warmupSec });
     const cpuBefore = target.cpuSeconds();
+    const startedAt = performance.now();
     if (kind === 'flood') {
       const body = `{"qrcode":"${sandboxQr()}"}`;
       const flooding = runLoad({
@@ -93,17 +101,28 @@ async function run(spec: FloodSpec, kind: FloodRun['kind'], quietSec: number): P
       valid = await merchants({ durationSec: quietSec });
     }
     cpu = target.cpuSeconds() - cpuBefore;
+    elapsedSec = (performance.now() - startedAt) / 1000;
   } finally {
     // Stopping writes the brake's last summaries: they count in the growth.
     await stop();
   }
-  const after = await settledBytes(spec.db);
-  const result: FloodRun = { engine: spec.engine, kind, durationSec: valid.durationSec, valid, flood, cpu, dbGrowthBytes: before === null || after === null ? null : after - before };
+  const after = { bytes: await settledBytes(spec.db), records: await refusalRecords(spec.db) };
+  const growth = (a: number | null, b: number | null) => (a === null || b === null ? null : a - b);
+  const result: FloodRun = {
+    engine: spec.engine,
+    kind,
+    durationSec: elapsedSec,
+    valid,
+    flood,
+    cpu,
+    dbGrowthBytes: growth(after.bytes, before.bytes),
+    refusalRecords: growth(after.records, before.records),
+  };
   spec.say(
     `${tag}: ${result.durationSec.toFixed(0)} s; valid ${valid.successes} ok, p99 ${valid.latencyMs.p99.toFixed(2)} ms, ` +
       `CPU ${cpuPerValid(result).toFixed(3)} ms per valid success` +
       (flood ? `; flood ${flood.responses} answered (${statusList(flood)})` : '') +
-      `; database ${result.dbGrowthBytes === null ? 'not measured' : `+${mb(result.dbGrowthBytes)} MB`}`,
+      `; database ${result.dbGrowthBytes === null ? 'not measured' : `+${mb(result.dbGrowthBytes)} MB`}, ${result.refusalRecords ?? 'uncounted'} refusal records`,
   );
   return result;
 }
@@ -120,6 +139,27 @@ async function settledBytes(db: BenchDatabase): Promise<number | null> {
     }
   }
   return databaseBytes(db);
+}
+
+/** Refusal records in the database (SQL engines); null on MongoDB. */
+async function refusalRecords(db: BenchDatabase): Promise<number | null> {
+  const sql = `SELECT count(*) AS n FROM request_errors WHERE kind IN ${REFUSAL_KINDS}`;
+  if (db.engine === 'sqlite') {
+    const sqlite = new Database(db.url.replace(/^sqlite:/, ''), { readonly: true });
+    try {
+      return (sqlite.prepare(sql).get() as { n: number }).n;
+    } finally {
+      sqlite.close();
+    }
+  }
+  if (db.engine !== 'postgres') return null;
+  const client = new pg.Client({ connectionString: pgUrl(db) });
+  await client.connect();
+  try {
+    return Number((await client.query<{ n: string }>(sql)).rows[0]!.n);
+  } finally {
+    await client.end();
+  }
 }
 
 const cpuPerValid = (r: FloodRun) => (r.valid.successes > 0 ? (r.cpu * 1000) / r.valid.successes : Number.NaN);
@@ -140,14 +180,14 @@ export function floodSection(runs: FloodRun[]): string[] {
     'connections get answers; the valid verifications run at a fixed rate beside it, and again alone for as long',
     '(quiet). CPU per valid success is all of slipgate\'s CPU over the valid successes, so on the flood run it carries',
     'the flood\'s cost too. Database growth: the SQLite file after a WAL checkpoint, or pg_database_size, before and',
-    'after each run (the valid verifications\' own records included in both).',
+    'after each run; the flood\'s share is the flood run\'s growth less the quiet run\'s per valid success.',
     '',
-    '| engine | run | seconds | valid ok | valid p50 ms | valid p99 ms | CPU ms / valid ok | flood answers | database growth MB |',
-    '|---|---|--:|--:|--:|--:|--:|---|--:|',
+    '| engine | run | seconds | valid ok | valid p50 ms | valid p99 ms | CPU ms / valid ok | flood answers | refusal records | database growth MB |',
+    '|---|---|--:|--:|--:|--:|--:|---|--:|--:|',
     ...runs.map(
       (r) =>
         `| ${r.engine} | ${r.kind} | ${r.durationSec.toFixed(0)} | ${r.valid.successes} | ${r.valid.latencyMs.p50.toFixed(2)} | ${r.valid.latencyMs.p99.toFixed(2)} | ` +
-        `${cpuPerValid(r).toFixed(3)} | ${r.flood ? `${r.flood.responses} (${statusList(r.flood)})` : '–'} | ${r.dbGrowthBytes === null ? '–' : mb(r.dbGrowthBytes)} |`,
+        `${cpuPerValid(r).toFixed(3)} | ${r.flood ? `${r.flood.responses} (${statusList(r.flood)})` : '–'} | ${r.refusalRecords ?? '–'} | ${r.dbGrowthBytes === null ? '–' : mb(r.dbGrowthBytes)} |`,
     ),
     '',
   ];
@@ -155,7 +195,9 @@ export function floodSection(runs: FloodRun[]): string[] {
     const quiet = runs.find((r) => r.engine === engine && r.kind === 'quiet');
     const flood = runs.find((r) => r.engine === engine && r.kind === 'flood');
     if (!quiet || !flood) continue;
-    const growth = flood.dbGrowthBytes === null || quiet.dbGrowthBytes === null ? 'not measured' : `${mb(flood.dbGrowthBytes - quiet.dbGrowthBytes)} MB more than the quiet run`;
+    // The valid verifications grow the database too: the quiet run's growth, scaled to the flood run's successes, is theirs.
+    const theirs = quiet.dbGrowthBytes === null ? null : (quiet.dbGrowthBytes * flood.valid.successes) / Math.max(1, quiet.valid.successes);
+    const growth = flood.dbGrowthBytes === null || theirs === null ? 'not measured' : `${mb(flood.dbGrowthBytes - theirs)} MB (${flood.refusalRecords} refusal records)`;
     out.push(
       `- ${engine}: ${flood.flood!.responses.toLocaleString('en-US')} bad-key requests grew the database by ${growth}; ` +
         `valid p99 ${(flood.valid.latencyMs.p99 / quiet.valid.latencyMs.p99).toFixed(2)}× the quiet run's, ` +
