@@ -9,6 +9,14 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.js';
 import { generateApiKey } from '../../src/domain/api-key.js';
 import { FailedAuthBrake } from '../../src/domain/failed-auth-brake.js';
+import { storeServices } from '../../src/compose.js';
+import { newId } from '../../src/domain/api-key.js';
+import { VerificationService } from '../../src/domain/verify.js';
+import { createLogger } from '../../src/log.js';
+import { openStore } from '../../src/store/open.js';
+import { UpstreamPool } from '../../src/upstream/pool.js';
+import { SandboxUpstream } from '../../src/upstream/sandbox/sandbox-upstream.js';
+import { eventually } from '../helpers/child.js';
 import { sandboxQr } from '../../src/upstream/sandbox/sandbox-qr.js';
 import { startApp, type TestApp } from '../helpers/app.js';
 import { tempDir } from '../helpers/temp.js';
@@ -153,5 +161,37 @@ describe('FailedAuthBrake', () => {
     for (let i = 0; i < 100; i++) expect(brake.failed('a', 'r')).toBe(true);
     expect(brake.refuse('a', 'r')).toBeNull();
     expect(brake.takeSummaries(true)).toEqual([]);
+  });
+
+  it('writes each ended window\'s summary by itself, without waiting for a stop (a short window here)', async () => {
+    const dir = tempDir('slipgate-brake-');
+    const store = await openStore(`sqlite:${dir.path}/brake.db`);
+    try {
+      const verification = new VerificationService({
+        store,
+        keys: storeServices(store).keys,
+        upstream: UpstreamPool.of(new SandboxUpstream()),
+        timeoutMs: 2_000,
+        logger: createLogger('silent'),
+        newId: () => newId('req'),
+        authBrake: new FailedAuthBrake({ perWindow: 2, windowMs: 300 }),
+      });
+      const refused = { recorded: 0, counted: 0 };
+      for (let i = 0; i < 40; i++) {
+        const out = await verification.verify({ apiKey: generateApiKey().key, readBody: () => Promise.reject(new Error('never read')), requestId: `r${i}`, clientIp: '192.0.2.7' });
+        if (out.kind === 'throttled') refused.counted++;
+        else refused.recorded++;
+      }
+      expect(refused.counted).toBeGreaterThan(0);
+      const all = async () => (await store.listRequestErrors({ limit: 100 })).items;
+      const summed = async () =>
+        (await all()).filter((r) => r.kind === 'auth_rate_limited').reduce((n, r) => n + Number(/^(\d+) requests from 192\.0\.2\.7 /.exec(r.message)![1]), 0);
+      // No stop, no drain: the timer at the window's end writes them.
+      await eventually(async () => (await summed()) === refused.counted);
+      expect((await all()).filter((r) => r.kind === 'invalid_api_key')).toHaveLength(refused.recorded);
+    } finally {
+      await store.close();
+      dir.remove();
+    }
   });
 });
