@@ -12,21 +12,22 @@
 import express, { type Express } from 'express';
 import type { AdminTokenService } from '../domain/admin-tokens.js';
 import { sendError } from '../http/json-errors.js';
+import { formToken, requireAdminFormToken, signedInAdmin } from '../http/admin-auth.js';
 import { inlinePagePolicy } from '../http/inline-page-policy.js';
 
 const MAX_FORM_BYTES = 1024;
 
 export function mountGraphiqlSession(app: Express, tokens: AdminTokenService, endpoint: string): void {
-  app.post('/graphiql', express.urlencoded({ extended: false, limit: MAX_FORM_BYTES, parameterLimit: 2 }), async (req, res) => {
+  const noStore: express.RequestHandler = (_req, res, next) => {
     res.setHeader('cache-control', 'no-store');
     res.setHeader('referrer-policy', 'no-referrer');
-    const body = req.body as Record<string, unknown> | undefined;
-    const secret = typeof body?.token === 'string' ? body.token : '';
-    const admin = secret === '' ? null : await tokens.authenticate(secret);
-    if (!admin) return sendError(res, 401, 'a valid admin token is required: sign in to the dashboard again');
-    if (admin.role !== 'admin') return sendError(res, 403, 'GraphiQL is for the admin role; the dashboard shows the rest');
+    next();
+  };
+  const form = express.urlencoded({ extended: false, limit: MAX_FORM_BYTES, parameterLimit: 2 });
+  app.post('/graphiql', noStore, form, requireAdminFormToken(tokens), async (req, res) => {
+    if (signedInAdmin(res).role !== 'admin') return sendError(res, 403, 'GraphiQL is for the admin role; the dashboard shows the rest');
     const { renderGraphiQL } = await import('@graphql-yoga/render-graphiql');
-    const html = renderGraphiQL({ endpoint, title: 'slipgate GraphiQL', additionalHeaders: { Authorization: `Bearer ${secret}` }, shouldPersistHeaders: false });
+    const html = renderGraphiQL({ endpoint, title: 'slipgate GraphiQL', additionalHeaders: { Authorization: `Bearer ${formToken(req)}` }, shouldPersistHeaders: false });
     res.setHeader('content-security-policy', inlinePagePolicy(html));
     res.setHeader('x-content-type-options', 'nosniff');
     res.setHeader('x-frame-options', 'DENY');

@@ -42,6 +42,9 @@ describe('layers', () => {
     expect(crossings(/^http\//, /^graphql\//)).toEqual([]);
     const users = graph.filter((f) => f.imports.includes('http/admin-auth.js')).map((f) => f.file.split('/')[0]);
     expect(new Set(users)).toEqual(new Set(['http', 'graphql']));
+    // Every route that checks a token does it through that module: nothing else asks the token service to authenticate.
+    const authenticating = sourceFiles(SRC).filter((file) => /\.authenticate\(/.test(readFileSync(file, 'utf8'))).map((file) => relative(SRC, file));
+    expect(authenticating).toEqual(['http/admin-auth.ts']);
     // Nowhere else reads a bearer token.
     const bearer = sourceFiles(SRC).filter((file) => /Bearer\[/.test(readFileSync(file, 'utf8'))).map((file) => relative(SRC, file));
     expect(bearer).toEqual(['http/admin-auth.ts']);
