@@ -134,13 +134,21 @@ describe('nginx recipe in front of slipgate', () => {
   it("brakes refused keys per client address behind the proxy (slipgate's AUTH_FAILURES_PER_IP_PER_MIN), not the merchant's address", async () => {
     const { AUTH_FAILURES_PER_IP_PER_MIN: limit } = loadConfig({});
     const { accountId, apiKey } = await app.account(3);
-    for (let i = 0; i < limit; i++) expect((await verify(generateApiKey().key, '127.0.0.3')).body).toEqual(INVALID);
-    const braked = await verify(generateApiKey().key, '127.0.0.3');
+    // Each with a forged X-Forwarded-For of its own: were it believed, no address would ever reach the limit.
+    const answers = [];
+    // The minute may turn once on the way: then the count starts again, so at most 2 × limit answers come before the 429.
+    for (let i = 0; i <= 2 * limit; i++) {
+      const answer = await verify(generateApiKey().key, '127.0.0.3', { 'x-forwarded-for': `198.51.100.${i + 1}` });
+      answers.push(answer);
+      if (answer.status === 429) break;
+    }
+    const braked = answers.at(-1)!;
     expect(braked.status).toBe(429);
     expect(braked.body).toEqual({ status: 'error', message: 'too many failed authentications from this address; retry later' });
     expect(Number(braked.headers['retry-after'])).toBeGreaterThan(0);
-    // A forged X-Forwarded-For does not move the caller to another address.
-    expect((await verify(generateApiKey().key, '127.0.0.3', { 'x-forwarded-for': '127.0.0.9' })).status).toBe(429);
+    const refused = answers.slice(0, -1);
+    expect(refused.length).toBeGreaterThanOrEqual(limit);
+    for (const a of refused) expect(a.body).toEqual(INVALID);
     expect((await verify(apiKey, '127.0.0.1')).body).toMatchObject({ status: 'success' });
     expect((await app.store.getAccount(accountId))!.credits).toBe(2);
   });
