@@ -10,6 +10,7 @@
 // unescaped into <title> and into a <script>), and a Content-Security-Policy
 // lets only its own inline script run and talk only to this origin.
 import express, { type Express } from 'express';
+import type { Plugin } from 'graphql-yoga';
 import type { AdminTokenService } from '../domain/admin-tokens.js';
 import { sendError } from '../http/json-errors.js';
 import { formToken, requireAdminFormToken, signedInAdmin } from '../http/admin-auth.js';
@@ -28,9 +29,24 @@ export function mountGraphiqlSession(app: Express, tokens: AdminTokenService, en
     if (signedInAdmin(res).role !== 'admin') return sendError(res, 403, 'GraphiQL is for the admin role; the dashboard shows the rest');
     const { renderGraphiQL } = await import('@graphql-yoga/render-graphiql');
     const html = renderGraphiQL({ endpoint, title: 'slipgate GraphiQL', additionalHeaders: { Authorization: `Bearer ${formToken(req)}` }, shouldPersistHeaders: false });
-    res.setHeader('content-security-policy', inlinePagePolicy(html));
-    res.setHeader('x-content-type-options', 'nosniff');
-    res.setHeader('x-frame-options', 'DENY');
+    for (const [name, value] of Object.entries(pageHeaders(html))) res.setHeader(name, value);
     res.type('html').send(html);
   });
+}
+
+/** The same policy on yoga's own GraphiQL page (GET /graphql with a bearer token, admin role). */
+export function graphiqlPagePolicy(): Plugin {
+  return {
+    async onResponse({ response, setResponse, fetchAPI }) {
+      if (!response.headers.get('content-type')?.startsWith('text/html')) return;
+      const html = await response.text();
+      const headers = new fetchAPI.Headers(response.headers);
+      for (const [name, value] of Object.entries(pageHeaders(html))) headers.set(name, value);
+      setResponse(new fetchAPI.Response(html, { status: response.status, headers }));
+    },
+  };
+}
+
+function pageHeaders(html: string): Record<string, string> {
+  return { 'content-security-policy': inlinePagePolicy(html), 'x-content-type-options': 'nosniff', 'x-frame-options': 'DENY' };
 }

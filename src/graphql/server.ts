@@ -11,7 +11,7 @@ import { armorPlugins, introspectionForAdminsOnly } from './armor.js';
 import { requireAdminToken, signedInAdmin } from '../http/admin-auth.js';
 import { buildContext, type GraphqlContext, type ServerContext } from './context.js';
 import { createMaskError } from './errors.js';
-import { mountGraphiqlSession } from './graphiql-session.js';
+import { graphiqlPagePolicy, mountGraphiqlSession } from './graphiql-session.js';
 import { graphqlSchema } from './schema.js';
 
 const GRAPHQL_PATH = '/graphql';
@@ -53,7 +53,7 @@ export function mountGraphql(app: Express, deps: GraphqlServerDeps): void {
         logger.error({ err: args[0], detail: args.slice(1) }, 'graphql-yoga error');
       },
     },
-    plugins: [...armorPlugins(), introspectionForAdminsOnly()],
+    plugins: [...armorPlugins(), introspectionForAdminsOnly(), graphiqlPagePolicy()],
   });
 
   mountGraphiqlSession(app, deps.adminTokens, GRAPHQL_PATH);

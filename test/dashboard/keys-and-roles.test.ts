@@ -150,6 +150,24 @@ describe('dashboard: keys, ledger actors, roles, date filters, GraphiQL', { time
     expect(violations).toEqual([]);
   });
 
+  it("yoga's own GraphiQL page (GET /graphql with a bearer token) runs under the same policy", async () => {
+    const context = await t.browser.newContext({ viewport: VIEWPORT, extraHTTPHeaders: { authorization: `Bearer ${t.app.tokens.admin}` } });
+    contexts.push(context);
+    const page = await context.newPage();
+    page.setDefaultTimeout(15_000);
+    const violations: string[] = [];
+    page.on('console', (m) => {
+      if (/Content Security Policy/i.test(m.text())) violations.push(m.text());
+    });
+    const [answer, schema] = await Promise.all([
+      page.goto(`${t.app.adminUrl}/graphql`),
+      page.waitForResponse((r) => r.url().endsWith('/graphql') && r.request().method() === 'POST'),
+    ]);
+    expect(answer!.headers()['content-security-policy']).toMatch(/script-src 'sha256-/);
+    expect(schema.status()).toBe(200);
+    expect(violations).toEqual([]);
+  });
+
   it('takes date filters as the operator writes them: Buddhist era in Thai, day/month/year in English', async () => {
     const now = Date.now();
     const bangkok = (ms: number) => new Date(ms + 7 * 3_600_000).toISOString();
