@@ -15,6 +15,8 @@ import type { KeyResolver } from './key-lookup.js';
 import { askNetwork } from './ask-network.js';
 import { evaluateChecks, type CheckRequest, type CheckResults } from './checks.js';
 import { duplicateHistory } from './duplicate-history.js';
+import type { FailedAuthBrake } from './failed-auth-brake.js';
+import { AuthRefusals } from './auth-refusals.js';
 import { bodyCheck, failure, imageRefusal, requestErrorRecord, type FailureFacts, type KeyedWho, type Who } from './verify-records.js';
 
 export type { VerifyInput, VerifyOutcome } from './verify-types.js';
@@ -41,6 +43,8 @@ export interface VerificationDeps {
    * the image pool's queue that every merchant shares.
    */
   maxPicturesPerAccount?: number;
+  /** Bounds what refused authentications from one address cost (failed-auth-brake.ts); without it each is recorded. */
+  authBrake?: FailedAuthBrake;
 }
 
 const UNAVAILABLE: VerifyOutcome = { kind: 'unavailable', message: 'service temporarily unavailable' };
@@ -61,11 +65,13 @@ export class VerificationService {
   private readonly perAccount = new Map<string, number>();
   private readonly maxPerAccount: number;
   private readonly pictureSlots: AccountSlots;
+  private readonly refusals: AuthRefusals;
 
   constructor(private readonly deps: VerificationDeps) {
     this.now = deps.now ?? (() => new Date());
     this.maxPerAccount = deps.maxInFlightPerAccount ?? Number.POSITIVE_INFINITY;
     this.pictureSlots = new AccountSlots(deps.maxPicturesPerAccount ?? Number.POSITIVE_INFINITY);
+    this.refusals = new AuthRefusals(deps);
   }
 
   /**
@@ -86,6 +92,8 @@ export class VerificationService {
   /** Resolves when every verification started so far has settled. */
   async drain(): Promise<void> {
     while (this.inFlight.size > 0) await Promise.allSettled([...this.inFlight]);
+    // What the brake counted but has not written yet is not lost with the process.
+    await this.refusals.writeSummaries(true);
   }
 
   get inFlightCount(): number {
@@ -94,15 +102,18 @@ export class VerificationService {
 
   private async run(input: VerifyInput): Promise<VerifyOutcome> {
     const { store } = this.deps;
+    const address = input.clientAddress ?? input.clientIp ?? 'unknown';
+    const braked = this.refusals.braked(address, input.requestId);
+    if (braked) return braked;
     const anonymous: Who = { id: this.deps.newId(), requestId: input.requestId, accountId: null, keyId: null };
 
-    if (!input.apiKey) return this.accountError('missing_api_key', anonymous);
+    if (!input.apiKey) return this.authRefusal('missing_api_key', anonymous, address);
     const found = await this.deps.keys.resolve(input.apiKey, input.clientIp);
-    if (!found.ok && found.kind === 'invalid_api_key') return this.accountError('invalid_api_key', anonymous);
+    if (!found.ok && found.kind === 'invalid_api_key') return this.authRefusal('invalid_api_key', anonymous, address);
     // Refused before anything about the account is read: a leaked key tells its holder nothing.
     if (!found.ok) {
       if (input.trace) Object.assign(input.trace, { accountId: found.key.accountId, keyId: found.key.id });
-      return this.accountError('ip_not_allowed', { ...anonymous, accountId: found.key.accountId, keyId: found.key.id });
+      return this.authRefusal('ip_not_allowed', { ...anonymous, accountId: found.key.accountId, keyId: found.key.id }, address);
     }
     const { key } = found;
     const who: KeyedWho = { ...anonymous, accountId: key.accountId, keyId: key.id };
@@ -243,6 +254,12 @@ export class VerificationService {
     if (!account || account.deletedAt) return { ok: false, refused: await this.accountError('user_not_found', who, about) };
     if (mustPay && account.credits <= 0) return { ok: false, refused: await this.accountError('insufficient_fund', who, about, account.credits) };
     return { ok: true, credits: account.credits };
+  }
+
+  /** 1020, 1021 and 1024: recorded one by one until the address's brake counts them instead. */
+  private authRefusal(error: 'missing_api_key' | 'invalid_api_key' | 'ip_not_allowed', who: Who, address: string): Promise<VerifyOutcome> | VerifyOutcome {
+    if (this.refusals.record(address, who.requestId)) return this.accountError(error, who);
+    return { kind: 'account_error', error };
   }
 
   private async accountError(
