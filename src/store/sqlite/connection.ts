@@ -51,12 +51,25 @@ export function openLite(path: string): Lite {
   // and never need to survive a crash: a transaction interrupted mid-way is
   // undone from the WAL, not from them.
   db.pragma('temp_store = MEMORY');
+  enableSecureDelete(db);
   migrate(db);
   checkpointAtStart(db);
   const stmt = prepare(db);
   const wal = walSync(path === ':memory:' ? null : `${path}-wal`);
   const failure = new StoreFailure();
   return { db, stmt, sql: statementCache(db), verifyWrite: verifyWrites(stmt), writes: new GroupCommit(db, wal, failure), wal, recovery: sqliteRecovery(db, stmt), failure };
+}
+
+/**
+ * SQLite reuses freed space without clearing it, so a redacted name would
+ * stay in the file's bytes (and every backup copied from them) until
+ * overwritten by chance. With secure_delete, freed cells and pages are
+ * zeroed as they are freed. It is a per-connection setting that a build may
+ * pin off (SQLITE_SECURE_DELETE): read it back rather than assume.
+ */
+function enableSecureDelete(db: Database.Database): void {
+  db.pragma('secure_delete = ON');
+  if (db.pragma('secure_delete', { simple: true }) !== 1) throw new Error('this SQLite build does not honour PRAGMA secure_delete=ON: erased personal data would stay in the file');
 }
 
 /**
