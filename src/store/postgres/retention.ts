@@ -25,9 +25,19 @@ interface Picked {
   created_at: Date;
 }
 
+/**
+ * A bitmap scan reads every row of the range before it sorts and stops at
+ * the limit: from a cursor, that is all of an account's records still to
+ * come, in every batch. An ordered index scan stops after the batch's rows.
+ * The planner takes the bitmap when it underestimates the range, so the
+ * batch's transaction leaves it no choice.
+ */
+export const BATCH_PLANNER = 'SET LOCAL enable_bitmapscan = off';
+
 /** The batch's rows (sql/retention-scope.ts), locked for this transaction; rows another pass holds are left to it. */
 async function nextRows<T extends Picked>(run: Run, table: AuditTable, columns: string, scope: PersonalDataScope, batch: PassBatch): Promise<T[]> {
   const q = passBatchQuery(table, columns, scope, batch, time);
+  await run(BATCH_PLANNER);
   return (await run<T>(numbered(`${q.sql} FOR UPDATE SKIP LOCKED`), q.params)).rows;
 }
 
