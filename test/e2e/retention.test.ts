@@ -5,6 +5,7 @@ import Database from 'better-sqlite3';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { newId } from '../../src/domain/api-key.js';
+import { removePersonalData } from '../../src/domain/retention.js';
 import { openStore } from '../../src/store/open.js';
 import { sandboxQr } from '../../src/upstream/sandbox/sandbox-qr.js';
 import { startApp, type TestApp } from '../helpers/app.js';
@@ -74,7 +75,7 @@ describe('retention run by the server', () => {
     expect(await redactedAt(recent.id)).toBeNull();
     expect(await raw.requestErrorIds()).toHaveLength(1);
 
-    expect(await first.retention.runOnce()).toEqual({ redacted: 1, deleted: 1, dryRun: false });
+    expect(await first.retention.runOnce()).toEqual({ redacted: 1, deleted: 1, dryRun: false, purge: { complete: true, detail: expect.any(String) } });
     expect(await redactedAt(recent.id)).toBeInstanceOf(Date);
     expect(await raw.requestErrorIds()).toEqual([]);
 
@@ -86,7 +87,7 @@ describe('retention run by the server', () => {
     await first.stop();
     const newer = (await raw.verifyTransactions()).find((r) => r.id !== oldId && r.id !== recent.id)!;
     await raw.setVerifyTransactionTime(newer.id, daysAgo(2));
-    expect(await second.retention.runOnce()).toEqual({ redacted: 1, deleted: 0, dryRun: false });
+    expect(await second.retention.runOnce()).toEqual({ redacted: 1, deleted: 0, dryRun: false, purge: { complete: true, detail: expect.any(String) } });
     expect(await redactedAt(newer.id)).toBeInstanceOf(Date);
 
     await second.stop();
@@ -94,7 +95,7 @@ describe('retention run by the server', () => {
     expect(doctor).toMatchObject({ code: 0, discrepancies: [] });
   });
 
-  it('a pass over thousands of old records runs in batches beside verifications, which all succeed', { timeout: 90_000 }, async () => {
+  it('a pass over thousands of old records runs in batches, and verifications finish between two of them', { timeout: 90_000 }, async () => {
     const file = join(dir.path, 'busy.db');
     const url = `sqlite:${file}`;
     await (await openStore(url)).close();
@@ -114,13 +115,38 @@ describe('retention run by the server', () => {
     })();
     db.close();
 
-    const app = await startApp({ databaseUrl: url, env: { RETENTION_DAYS: '7' } });
+    // The server's periodic pass is off here: this test runs the same pass
+    // (domain/retention.ts, default batch size) on the server's store, and
+    // in what happens between its batches, verifications through HTTP.
+    const app = await startApp({ databaseUrl: url, env: { RETENTION_DAYS: 'off' } });
     apps.push(app);
-    const { apiKey } = await app.account(40);
-    // The startup pass is under way (or done); runOnce joins it or runs one more.
-    const [answers] = await Promise.all([Promise.all(Array.from({ length: 40 }, () => app.verify(apiKey, sandboxQr()))), app.retention.runOnce()]);
-    expect(answers.map((a) => a.body.status)).toEqual(Array.from({ length: 40 }, () => 'success'));
-    await until(async () => (await app.store.countPersonalData({ createdBefore: daysAgo(7) })).verifyTransactions === 0, 'every old record to be redacted');
+    const { apiKey } = await app.account(60);
+    const events: string[] = [];
+    const verify = async (label: string) => {
+      const answer = await app.verify(apiKey, sandboxQr());
+      events.push(`${label} ${answer.body.status}`);
+    };
+    const now = new Date();
+    // Some are in flight when the pass starts; more start after its first batch and are awaited before its second.
+    const inFlight = Array.from({ length: 20 }, () => verify('beside'));
+    const result = await removePersonalData(app.store, { createdBefore: daysAgo(7) }, {
+      now,
+      onBatch: async ({ redacted }) => {
+        events.push(`batch ${redacted}`);
+        if (redacted === 500) await Promise.all(Array.from({ length: 20 }, () => verify('between')));
+      },
+    });
+    await Promise.all(inFlight);
+
+    expect(result).toMatchObject({ redacted: 2000, deleted: 0, purge: { complete: true } });
+    const batches = events.filter((e) => e.startsWith('batch'));
+    expect(batches).toEqual(['batch 500', 'batch 1000', 'batch 1500', 'batch 2000']);
+    // Twenty verifications answered after the first batch and before the second: the pass holds nothing between batches.
+    const first = events.indexOf('batch 500');
+    const second = events.indexOf('batch 1000');
+    expect(events.slice(first + 1, second).filter((e) => e === 'between success')).toHaveLength(20);
+    expect(events.filter((e) => !e.startsWith('batch')).map((e) => e.split(' ')[1])).toEqual(Array.from({ length: 40 }, () => 'success'));
+
     const check = new Database(file, { readonly: true });
     const left = check.prepare("SELECT count(*) AS n FROM verify_transactions WHERE account_id = ? AND (response LIKE '%สมชาย%' OR redacted_at IS NULL)").get(accountId) as { n: number };
     const fresh = check.prepare('SELECT count(*) AS n FROM verify_transactions WHERE redacted_at IS NULL').get() as { n: number };
