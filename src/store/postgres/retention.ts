@@ -75,14 +75,20 @@ export async function deleteRequestErrors(db: PgDb, scope: PersonalDataScope, ba
  * An UPDATE or DELETE leaves the old row version (names and all) in the
  * table's pages as a dead tuple until VACUUM removes it; autovacuum gets
  * there eventually, this does it now. VACUUM cannot run in a transaction
- * and takes only a lock that lets reads and writes go on. What it cannot
- * reach: WAL segments, WAL archives, replicas' WAL and base backups keep the
- * old bytes until they rotate out (SECURITY.md).
+ * and takes only a lock that lets reads and writes go on. It makes the old
+ * versions unreachable and their space reusable, but does not zero it:
+ * measured, the bytes stay in the table's file until new rows overwrite
+ * them (VACUUM FULL, which locks verifications out, rewrites the file
+ * without them). WAL segments, WAL archives, replicas and base backups keep
+ * them until they rotate out (SECURITY.md).
  */
 export async function vacuumRedacted(db: PgDb): Promise<PurgeReport> {
   try {
     await db.maintenance(['VACUUM verify_transactions', 'VACUUM request_errors']);
-    return { complete: true, detail: 'VACUUM of verify_transactions and request_errors done; WAL, WAL archives, replicas and base backups keep old values until they rotate out' };
+    return {
+      complete: true,
+      detail: 'VACUUM of verify_transactions and request_errors done: old row versions unreachable, their space reused by new rows; VACUUM FULL rewrites the files without them; WAL, archives, replicas and base backups keep them until they rotate out',
+    };
   } catch (err) {
     return { complete: false, detail: `VACUUM failed (${(err as Error).message}); autovacuum removes the old row versions later` };
   }

@@ -68,7 +68,7 @@ export async function deleteRequestErrors(lite: Lite, scope: PersonalDataScope, 
   });
 }
 
-/** Tries spaced out over about two seconds; each try returns at once rather than block the event loop. */
+/** Tries spaced out over about six seconds; each try returns at once rather than block the event loop. */
 const CHECKPOINT_TRIES = 8;
 
 /**
