@@ -8,8 +8,13 @@
 import type { PassBatchResult, PassCursor, PersonalDataScope, PurgeReport, Store } from './ports/store.js';
 import { redactPersonalData } from './redaction.js';
 
-/** Small enough that one batch holds the SQLite write lock for milliseconds. */
-const RETENTION_BATCH = 500;
+/**
+ * Small enough that a batch holds the SQLite write lock, and the event loop
+ * of the process running it, for a few milliseconds (about 5 ms measured for
+ * 100 records with full bank answers, 20 ms for 500): a verification that
+ * arrives meanwhile waits no longer than that.
+ */
+const RETENTION_BATCH = 100;
 
 const DAY_MS = 86_400_000;
 
