@@ -2,6 +2,9 @@
 // an injected clock (the pass's `now` and the records' times are given, not
 // read from the wall). What is left of each record is read through the
 // engine's own driver (test/helpers/raw-records.ts), not through slipgate.
+import Database from 'better-sqlite3';
+import { statSync } from 'node:fs';
+import { join } from 'node:path';
 import pg from 'pg';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { newId } from '../../src/domain/api-key.js';
@@ -16,6 +19,7 @@ import { slipQr } from '../../src/upstream/sandbox/sandbox-qr.js';
 import { testEngines } from '../helpers/engines.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/postgres.js';
 import { openRawRecords, type RawRecords } from '../helpers/raw-records.js';
+import { tempDir } from '../helpers/temp.js';
 
 const DAY = 86_400_000;
 /** The injected clock: every pass below runs "now" at this instant. */
@@ -286,5 +290,42 @@ describe('the PostgreSQL pass ends with a VACUUM of the redacted tables', () => 
     expect(after.last_vacuum).toBeInstanceOf(Date);
     expect(after.n_dead_tup).toBe(0);
     expect((await stats('request_errors')).last_vacuum).toBeInstanceOf(Date);
+  });
+});
+
+describe('the SQLite pass ends with a checkpoint that truncates the WAL', () => {
+  const dir = tempDir();
+  const file = join(dir.path, 'wal.db');
+  let store: Store;
+  beforeAll(async () => {
+    store = await openStore(`sqlite:${file}`);
+  });
+  afterAll(async () => {
+    await store?.close();
+    dir.remove();
+  });
+
+  it('reports a WAL another connection keeps in use, and truncates it once free', async () => {
+    const acc = await store.createAccount({ id: newId('acc'), name: 'Shop', createdAt: NOW });
+    await store.applyLedgerEntry({ id: newId('led'), accountId: acc.id, kind: 'initial', delta: 5, reason: 'test', actor: 'test', idempotencyKey: null, createdAt: NOW });
+    expect(statSync(`${file}-wal`).size).toBeGreaterThan(0);
+
+    // A reader in the middle of a read transaction (another worker, a CLI) pins the WAL.
+    const reader = new Database(file, { readonly: true });
+    try {
+      reader.exec('BEGIN');
+      reader.prepare('SELECT count(*) FROM accounts').get();
+      const busy = await store.purgeRemovedData();
+      expect(busy).toEqual({ complete: false, detail: expect.stringMatching(/^WAL not truncated: another connection kept it in use/) });
+      expect(statSync(`${file}-wal`).size).toBeGreaterThan(0);
+      reader.exec('COMMIT');
+    } finally {
+      reader.close();
+    }
+    // The store still writes, and the next purge finishes.
+    await store.applyLedgerEntry({ id: newId('led'), accountId: acc.id, kind: 'top_up', delta: 1, reason: 'test', actor: 'test', idempotencyKey: null, createdAt: NOW });
+    expect(await store.purgeRemovedData()).toEqual({ complete: true, detail: expect.stringMatching(/^WAL checkpointed and truncated/) });
+    expect(statSync(`${file}-wal`).size).toBe(0);
+    expect((await store.getAccount(acc.id))?.credits).toBe(6);
   });
 });
