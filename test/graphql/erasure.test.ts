@@ -32,7 +32,8 @@ const ERASED = {
   qrText: 'PAYER:LOBDAI JINGTAE;ACCOUNT:7391-004-2',
 };
 
-function erasedSlip(transactionId: string): VerifiedSlip {
+/** `large`: a bank answer bigger than a page, so SQLite keeps it in overflow pages, which a redaction frees. */
+function erasedSlip(transactionId: string, large = false): VerifiedSlip {
   const { qrText: _qr, ...people } = ERASED;
   return {
     amount: 777.25,
@@ -45,7 +46,12 @@ function erasedSlip(transactionId: string): VerifiedSlip {
     receiverBank: 'SCB',
     receiverBankCode: '014',
     receiverProxyType: 'NATID',
-    rawData: { transRef: transactionId, sender: { displayName: ERASED.senderName, name: ERASED.senderNameEN }, receiver: { displayName: ERASED.receiverName, name: ERASED.receiverNameEN } },
+    rawData: {
+      transRef: transactionId,
+      sender: { displayName: ERASED.senderName, name: ERASED.senderNameEN },
+      receiver: { displayName: ERASED.receiverName, name: ERASED.receiverNameEN },
+      ...(large ? { memo: `${'x'.repeat(9000)} ${ERASED.senderName} ${ERASED.senderBankAccountNumber}` } : {}),
+    },
   };
 }
 
@@ -143,7 +149,7 @@ describe('erasePersonalData (GraphQL)', () => {
       const transactionId = `TXERASE${String(i).padStart(4, '0')}`;
       await app.store.holdCredit({ id, accountId: a.accountId, keyId: 'key_erase', createdAt: new Date(), instanceId: null });
       const qrcode = i % 3 === 0 ? `${ERASED.qrText};${i}` : slipQr('004', transactionId);
-      await app.store.settleHold({ id, accountId: a.accountId, keyId: 'key_erase', requestId: id, qrcode, transactionId, amount: 777.25, sendingBank: '004', receivingBank: '014', upstream: 'sandbox', latencyMs: 3, response: erasedSlip(transactionId), createdAt: new Date() });
+      await app.store.settleHold({ id, accountId: a.accountId, keyId: 'key_erase', requestId: id, qrcode, transactionId, amount: 777.25, sendingBank: '004', receivingBank: '014', upstream: 'sandbox', latencyMs: 3, response: erasedSlip(transactionId, i % 10 === 5), createdAt: new Date() });
     }
     for (let i = 0; i < 5; i++) {
       const id = newId('req');
