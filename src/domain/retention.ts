@@ -25,9 +25,8 @@ export interface PersonalDataResult {
   deleted: number;
   dryRun: boolean;
   /**
-   * After a pass that removed something, and after every erasure: what the
-   * engine did so the old values leave its files too. Absent for a dry run,
-   * a pass that found nothing, or one stopped early (the next pass does it).
+   * What the engine did after the pass so the old values leave its files
+   * too. Absent for a dry run or a pass stopped early (the next pass does it).
    */
   purge?: PurgeReport;
 }
@@ -70,9 +69,9 @@ export async function removePersonalData(store: Store, scope: PersonalDataScope,
     });
   const finished = (await pass('redacted', (after) => store.redactVerifyTransactions(scope, redactPersonalData, opts.now, { limit, after }))) &&
     (await pass('deleted', (after) => store.deleteRequestErrors(scope, { limit, after })));
-  // An erasure request is honoured on disk even when an earlier one already redacted the records.
-  const purge = finished && (totals.redacted + totals.deleted > 0 || 'accountId' in scope) ? await store.purgeRemovedData() : undefined;
-  return { ...totals, dryRun: false, ...(purge ? { purge } : {}) };
+  // Even a pass that found nothing: an earlier one's purge may not have finished (a busy WAL).
+  if (!finished) return { ...totals, dryRun: false };
+  return { ...totals, dryRun: false, purge: await store.purgeRemovedData() };
 }
 
 /** Runs `step` from the start of the scope to its end, each batch after the last; false when stopped before the end. */
