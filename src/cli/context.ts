@@ -6,7 +6,7 @@ import { storeServices, type StoreServices } from '../compose.js';
 import { InputError } from '../domain/errors.js';
 import { describeDatabaseUrl } from '../store/database-url.js';
 import { MissingDatabaseError, openStore } from '../store/open.js';
-import type { Store } from '../domain/ports/store.js';
+import type { PurgeReport, Store } from '../domain/ports/store.js';
 import { createLogger, logFormatFor } from '../log.js';
 
 export interface CliContext extends StoreServices {
@@ -64,4 +64,11 @@ export function positiveInt(value: string): number {
 
 export function printJson(value: unknown): void {
   process.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
+}
+
+/** After a pass: whether the engine's own files let go of the removed values; an unfinished purge is a warning on stderr. */
+export function printPurge(purge: PurgeReport | undefined): void {
+  if (!purge) return;
+  if (purge.complete) console.log(`Database files: ${purge.detail}.`);
+  else console.error(`Warning: ${purge.detail}.`);
 }

@@ -115,7 +115,7 @@ export class AdminActions {
     const account = await this.deps.store.getAccount(accountId);
     if (!account) throw new StoreError('not_found', 'account not found');
     const result = await removePersonalData(this.deps.store, { accountId }, { now: this.now() });
-    await this.record(actor, ERASURE_ACTION, accountId, reason, { redactedVerifications: result.redacted, deletedFailures: result.deleted });
+    await this.record(actor, ERASURE_ACTION, accountId, reason, { redactedVerifications: result.redacted, deletedFailures: result.deleted, ...unfinishedPurge(result) });
     return { account, ...result };
   }
 
@@ -125,7 +125,13 @@ export class AdminActions {
     const createdBefore = retentionCutoff(now, olderThanDays);
     const result = await removePersonalData(this.deps.store, { createdBefore }, { now, dryRun: opts.dryRun });
     if (!result.dryRun) {
-      await this.record(actor, 'runRetention', null, null, { olderThanDays, createdBefore: createdBefore.toISOString(), redactedVerifications: result.redacted, deletedFailures: result.deleted });
+      await this.record(actor, 'runRetention', null, null, {
+        olderThanDays,
+        createdBefore: createdBefore.toISOString(),
+        redactedVerifications: result.redacted,
+        deletedFailures: result.deleted,
+        ...unfinishedPurge(result),
+      });
     }
     return { ...result, createdBefore };
   }
@@ -154,6 +160,11 @@ export class AdminActions {
     );
     await this.record(entry.actor, action, entry.accountId, entry.reason, details, `evt_${entry.id}`);
   }
+}
+
+/** The audit trail says when the engine's files still hold old copies of what a pass removed (domain/retention.ts). */
+function unfinishedPurge(result: PersonalDataResult): { filesNotCleared?: string } {
+  return result.purge && !result.purge.complete ? { filesNotCleared: result.purge.detail } : {};
 }
 
 async function idempotent(key: string | null, change: () => Promise<LedgerResult>): Promise<LedgerResult> {

@@ -10,6 +10,7 @@ import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AccountService } from '../../src/domain/accounts.js';
 import { openStore } from '../../src/store/open.js';
+import { SQLITE_MIGRATIONS } from '../../src/store/sqlite/migrations.js';
 import { tempDir } from '../helpers/temp.js';
 
 const exec = promisify(execFile);
@@ -291,19 +292,19 @@ describe('backup and restore refuse bad input and leave files as they were', () 
       const older = join(dir.path, 'older.db');
       copyFileSync(good, older);
       const db = new Database(older);
-      // Version 8 added verify_transactions.redacted_at and its index: undo it to get a version-7 file.
+      // Version 8 added verify_transactions.redacted_at and its index, the next one widened that index: undo both to get a version-7 file.
       db.exec('DROP INDEX verify_transactions_unredacted; ALTER TABLE verify_transactions DROP COLUMN redacted_at');
-      db.prepare('DELETE FROM schema_migrations WHERE version = 8').run();
+      db.prepare('DELETE FROM schema_migrations WHERE version >= 8').run();
       db.close();
       const target = join(dir.path, 'fresh', 'slipgate.db');
       mkdirSync(join(dir.path, 'fresh'));
       const r = await slipgate(`sqlite:${target}`, ['restore', '--from', older]);
       expect(r.stderr).toBe('');
       expect(r.code).toBe(0);
-      expect(r.stdout).toContain('Schema migrated from version 7 to 8.');
+      expect(r.stdout).toContain(`Schema migrated from version 7 to ${SQLITE_MIGRATIONS.length}.`);
       expect(r.stdout).toContain('There was no database at that path before.');
       const restored = new Database(target, { readonly: true });
-      expect(restored.prepare('SELECT max(version) AS v FROM schema_migrations').get()).toEqual({ v: 8 });
+      expect(restored.prepare('SELECT max(version) AS v FROM schema_migrations').get()).toEqual({ v: SQLITE_MIGRATIONS.length });
       expect(restored.prepare('SELECT count(*) AS n FROM accounts').get()).toEqual({ n: 40 });
       restored.close();
     });

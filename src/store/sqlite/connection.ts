@@ -67,9 +67,22 @@ function openForWriting(path: string): Database.Database {
   // and never need to survive a crash: a transaction interrupted mid-way is
   // undone from the WAL, not from them.
   db.pragma('temp_store = MEMORY');
+  enableSecureDelete(db);
   migrate(db);
   checkpointAtStart(db);
   return db;
+}
+
+/**
+ * SQLite reuses freed space without clearing it, so a redacted name would
+ * stay in the file's bytes (and every backup copied from them) until
+ * overwritten by chance. With secure_delete, freed cells and pages are
+ * zeroed as they are freed. It is a per-connection setting that a build may
+ * pin off (SQLITE_SECURE_DELETE): read it back rather than assume.
+ */
+function enableSecureDelete(db: Database.Database): void {
+  db.pragma('secure_delete = ON');
+  if (db.pragma('secure_delete', { simple: true }) !== 1) throw new Error('this SQLite build does not honour PRAGMA secure_delete=ON: erased personal data would stay in the file');
 }
 
 /**
