@@ -67,9 +67,9 @@ describe('backup and restore refuse bad input and leave files as they were', () 
     const older = join(dir.path, 'older-live.db');
     copyFileSync(good, older);
     const db = new Database(older);
-    // Version 8 added verify_transactions.redacted_at and its index: undo it to get a version-7 file.
+    // Version 8 added verify_transactions.redacted_at and its index, the next one widened that index: undo both to get a version-7 file.
     db.exec('DROP INDEX verify_transactions_unredacted; ALTER TABLE verify_transactions DROP COLUMN redacted_at');
-    db.prepare('DELETE FROM schema_migrations WHERE version = 8').run();
+    db.prepare('DELETE FROM schema_migrations WHERE version >= 8').run();
     db.close();
     const out = join(dir.path, 'of-older.db');
     const r = await slipgate(`sqlite:${older}`, ['backup', '--to', out]);
