@@ -68,3 +68,31 @@ export function anchors(page: string): Set<string> {
   }
   return out;
 }
+
+export interface Example {
+  command: string;
+  /** The `# …` lines right under the command: its output, `…` standing for anything. */
+  expected: string | null;
+}
+
+/** A shell block split into commands (with their `\` continuation lines) and their expected output. */
+export function examplesOf(block: string): Example[] {
+  const examples: Example[] = [];
+  const lines = block.split('\n');
+  for (let i = 0; i < lines.length; i++) {
+    const line = lines[i]!;
+    if (line.trim() === '' || line.startsWith('#')) continue;
+    let command = line;
+    while (command.endsWith('\\')) command = `${command}\n${lines[++i]!}`;
+    const comments: string[] = [];
+    while (lines[i + 1]?.startsWith('#')) comments.push(lines[++i]!.replace(/^#\s*/, ''));
+    examples.push({ command: command.replace(/\s+#.*$/, ''), expected: comments.length > 0 ? comments.join('') : null });
+  }
+  return examples;
+}
+
+/** The output as the page's comment lines show it: one line, `…` for anything. */
+export function pattern(expected: string): RegExp {
+  const literal = expected.split('…').map((part) => part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'));
+  return new RegExp(`^${literal.join('[\\s\\S]*')}$`);
+}
