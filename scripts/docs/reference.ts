@@ -84,8 +84,19 @@ function cliReference(): string {
     sections.push(`### \`${name.join(' ')}\`\n\n\`\`\`text\n${helpOf(cmd)}\n\`\`\``);
     for (const sub of cmd.commands) walk(sub, name);
   };
-  walk(slipgateProgram(), []);
+  walk(withoutSettings(slipgateProgram), []);
   return sections.join('\n\n');
+}
+
+/** Built as with none of slipgate's settings in the environment, so a default an option reads from one (verify's --url) shows as shipped. */
+function withoutSettings<T>(build: () => T): T {
+  const saved = { ...process.env };
+  for (const name of [...Object.keys(SCHEMA_SETTINGS), ...Object.keys(OTHER_SETTINGS)]) delete process.env[name];
+  try {
+    return build();
+  } finally {
+    Object.assign(process.env, saved);
+  }
 }
 
 /** The help text with what addHelpText adds, at a fixed width so the page does not depend on the terminal. */
