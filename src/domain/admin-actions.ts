@@ -7,7 +7,8 @@ import type { AccountService, IssuedKey } from './accounts.js';
 import { recordAdminEvent } from './admin-events.js';
 import type { ChangeLog } from './ports/logger.js';
 import { removePersonalData, retentionCutoff, type PersonalDataResult } from './retention.js';
-import type { Account, ApiKey } from './types.js';
+import type { NewReceiver, ReceiverService } from './receivers.js';
+import type { Account, ApiKey, Receiver } from './types.js';
 
 /** The part of VerificationService that caches keys in this process. */
 interface KeyCacheControl {
@@ -23,8 +24,11 @@ export class IdempotencyConflictError extends Error {
 export interface AdminActionsDeps {
   store: Store;
   accounts: AccountService;
+  receivers: ReceiverService;
   /** Absent in the CLI: other processes drop cached keys after their TTL. */
   keyCache?: KeyCacheControl;
+  /** The verify path's cached receivers (receiver-directory.ts); absent in the CLI, like keyCache. */
+  receiverCache?: { forgetAccount(accountId: string): void };
   /** Every change is also a log line, whichever surface made it (GraphQL, dashboard, CLI). */
   log?: ChangeLog;
   now?: () => Date;
@@ -39,6 +43,10 @@ const CHANGE_MESSAGES: Record<string, string> = {
   setApiKeyAllowedIps: 'API key IP ranges changed',
   revokeApiKey: 'API key revoked',
   deleteAccount: 'account deleted',
+  addReceiver: 'receiver registered',
+  setReceiverActive: 'receiver activated or deactivated',
+  removeReceiver: 'receiver removed',
+  setReceiverPolicy: 'receiver policy changed',
 };
 
 export class AdminActions {
@@ -102,6 +110,46 @@ export class AdminActions {
     this.deps.keyCache?.forgetAccount(accountId);
     await this.change(actor, 'deleteAccount', accountId, reason, { name: account.name, credits: account.credits });
     return account;
+  }
+
+  // Receivers: each event's target is the account, so its page lists them with its other changes.
+
+  async addReceiver(actor: string, input: NewReceiver, reason?: string | null): Promise<Receiver> {
+    const receiver = await this.deps.receivers.add(input);
+    await this.receiverChange(actor, 'addReceiver', receiver, reason);
+    return receiver;
+  }
+
+  async setReceiverActive(actor: string, receiverId: string, active: boolean, reason?: string | null): Promise<Receiver> {
+    const receiver = await this.deps.receivers.setActive(receiverId, active);
+    await this.receiverChange(actor, 'setReceiverActive', receiver, reason);
+    return receiver;
+  }
+
+  async removeReceiver(actor: string, receiverId: string, reason?: string | null): Promise<Receiver> {
+    const receiver = await this.deps.receivers.remove(receiverId);
+    await this.receiverChange(actor, 'removeReceiver', receiver, reason);
+    return receiver;
+  }
+
+  async setReceiverPolicy(actor: string, accountId: string, policy: string, reason?: string | null): Promise<Account> {
+    const { account, from } = await this.deps.receivers.setPolicy(accountId, policy);
+    this.deps.receiverCache?.forgetAccount(accountId);
+    await this.change(actor, 'setReceiverPolicy', accountId, reason, { from, to: account.receiverPolicy });
+    return account;
+  }
+
+  private async receiverChange(actor: string, action: string, r: Receiver, reason: string | null | undefined) {
+    this.deps.receiverCache?.forgetAccount(r.accountId);
+    await this.change(actor, action, r.accountId, reason, {
+      receiverId: r.id,
+      kind: r.kind,
+      bankCode: r.bankCode,
+      number: r.number,
+      proxyType: r.proxyType,
+      label: r.label,
+      active: r.active,
+    });
   }
 
   /**
