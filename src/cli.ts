@@ -12,6 +12,7 @@ import { registerAdminTokenCommands } from './cli/admin-tokens.js';
 import { registerAuditCommands } from './cli/audit.js';
 import { registerBackupCommand } from './cli/backup.js';
 import { registerDoctorCommand } from './cli/doctor.js';
+import { registerReceiverCommands } from './cli/receivers.js';
 import { registerRetentionCommands } from './cli/retention.js';
 import { registerExportCommand } from './cli/export.js';
 import { registerRestoreCommand } from './cli/restore.js';
@@ -34,6 +35,7 @@ const program = new Command('slipgate')
 
 registerServeCommand(program);
 registerAccountCommands(program);
+registerReceiverCommands(program);
 registerAdminTokenCommands(program);
 registerAuditCommands(program);
 registerExportCommand(program);

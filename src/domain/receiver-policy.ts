@@ -47,7 +47,7 @@ function matchOne(slip: VerifiedSlip, receiver: Receiver): Match {
 /** What the bank named as the receiver, for the record of a refused slip. */
 export function bankNamedReceiver(slip: VerifiedSlip): string {
   const parts = [
-    slipReceiverNames(slip).join(' / '),
+    [...new Set(slipReceiverNames(slip))].join(' / '),
     slip.receiverBankAccountNumber && `account ${slip.receiverBankAccountNumber} at ${slip.receiverBankCode || 'an unnamed bank'}`,
     slip.receiverPromptpay && `PromptPay ${slip.receiverProxyType} ${slip.receiverPromptpay}`.replace('  ', ' '),
   ].filter((p) => p !== '');
