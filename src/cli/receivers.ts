@@ -65,7 +65,7 @@ export function registerReceiverCommands(program: Command): void {
     .option('--reason <text>', 'why (kept in the admin events)')
     .action((receiverId: string, opts: { reason?: string }) =>
       withExistingStore(async ({ admin, actor }) => {
-        const r = await admin.removeReceiver(actor, receiverId, opts.reason);
+        const r = await admin.removeReceiver(actor, receiverId, { reason: opts.reason });
         console.log(`Receiver ${r.id} (${describe(r)}) removed from ${r.accountId}. ${takesEffect()}`);
       }),
     );

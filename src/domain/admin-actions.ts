@@ -120,15 +120,16 @@ export class AdminActions {
     return receiver;
   }
 
-  async setReceiverActive(actor: string, receiverId: string, active: boolean, reason?: string | null): Promise<Receiver> {
-    const receiver = await this.deps.receivers.setActive(receiverId, active);
-    await this.receiverChange(actor, 'setReceiverActive', receiver, reason);
+  /** `accountId`, when given, must own the receiver (ReceiverService). */
+  async setReceiverActive(actor: string, receiverId: string, active: boolean, opts: { accountId?: string; reason?: string | null } = {}): Promise<Receiver> {
+    const receiver = await this.deps.receivers.setActive(receiverId, active, opts.accountId);
+    await this.receiverChange(actor, 'setReceiverActive', receiver, opts.reason);
     return receiver;
   }
 
-  async removeReceiver(actor: string, receiverId: string, reason?: string | null): Promise<Receiver> {
-    const receiver = await this.deps.receivers.remove(receiverId);
-    await this.receiverChange(actor, 'removeReceiver', receiver, reason);
+  async removeReceiver(actor: string, receiverId: string, opts: { accountId?: string; reason?: string | null } = {}): Promise<Receiver> {
+    const receiver = await this.deps.receivers.remove(receiverId, opts.accountId);
+    await this.receiverChange(actor, 'removeReceiver', receiver, opts.reason);
     return receiver;
   }
 

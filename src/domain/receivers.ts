@@ -52,16 +52,20 @@ export class ReceiverService {
     return this.store.listReceivers(accountId);
   }
 
-  /** Deactivating keeps the receiver for later; the last active one of a `require` account stays. */
-  async setActive(receiverId: string, active: boolean): Promise<Receiver> {
-    const receiver = await this.found(receiverId);
+  /**
+   * Deactivating keeps the receiver for later; the last active one of a
+   * `require` account stays. `accountId`, when given, must be the receiver's
+   * own: a screen about one account never changes another's.
+   */
+  async setActive(receiverId: string, active: boolean, accountId?: string): Promise<Receiver> {
+    const receiver = await this.found(receiverId, accountId);
     if (!active && receiver.active) await this.mayLose(receiver, 'deactivate');
     await this.store.setReceiverActive(receiverId, active);
     return { ...receiver, active };
   }
 
-  async remove(receiverId: string): Promise<Receiver> {
-    const receiver = await this.found(receiverId);
+  async remove(receiverId: string, accountId?: string): Promise<Receiver> {
+    const receiver = await this.found(receiverId, accountId);
     if (receiver.active) await this.mayLose(receiver, 'remove');
     await this.store.deleteReceiver(receiverId);
     return receiver;
@@ -78,9 +82,10 @@ export class ReceiverService {
     return { account: { ...account, receiverPolicy: policy as ReceiverPolicy }, from: account.receiverPolicy };
   }
 
-  private async found(receiverId: string): Promise<Receiver> {
+  private async found(receiverId: string, accountId: string | undefined): Promise<Receiver> {
     const receiver = await this.store.getReceiver(receiverId);
     if (!receiver) throw new StoreError('not_found', 'receiver not found');
+    if (accountId !== undefined && receiver.accountId !== accountId) throw new InputError(`receiver ${receiverId} belongs to another account, not ${accountId}`);
     return receiver;
   }
 
