@@ -4,6 +4,7 @@
 // else, and the public route answers success, 1025 or checks.receiver.
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
+import QRCode from 'qrcode';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { testEngines } from '../helpers/engines.js';
 import { startGraphqlApp, type GraphqlTestApp } from '../graphql/helpers.js';
@@ -85,6 +86,26 @@ describe.each(testEngines())('registered receivers on %s', (engine) => {
     await slipgate('accounts', 'update', accountId, '--receiver-policy', 'off');
     const plain = await verify(apiKey, paid.stdout);
     expect(Object.keys(plain.body)).toEqual(['status', 'data', 'message', 'qrcode']);
+  });
+
+  it('judges a picture of a slip like its QR text', async () => {
+    const { accountId, apiKey } = await app.account(3);
+    const receiverId = (await slipgate('receivers', 'add', accountId, '--bank', '030', '--account', '0200-1234-5678', '--name', 'ร้านกาแฟ ดีดี')).stdout;
+    await slipgate('accounts', 'update', accountId, '--receiver-policy', 'require');
+    const picture = async (qrcode: string) => {
+      const png = await QRCode.toBuffer(qrcode, { type: 'png', width: 300, margin: 4 });
+      const res = await fetch(`${app.publicUrl}/api/v1/verify`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-api-key': apiKey },
+        body: JSON.stringify({ image: png.toString('base64') }),
+      });
+      return { status: res.status, body: (await res.json()) as Record<string, unknown> };
+    };
+    const paid = await picture((await slipgate('sandbox', 'qr', '--receiver', receiverId)).stdout);
+    expect(paid.body).toMatchObject({ status: 'success', data: { receiverBankCode: '030' }, checks: { receiver: { passed: true, receiverId } } });
+    const elsewhere = await picture((await slipgate('sandbox', 'qr', '--receiver-bank', '030', '--receiver-account', '020098765432')).stdout);
+    expect(elsewhere).toEqual({ status: 400, body: REFUSED });
+    expect((await app.store.listRequestErrors({ accountId, limit: 5 })).items.map((e) => e.kind)).toEqual(['receiver_not_registered']);
   });
 
   it('pays a PromptPay receiver; lists and removes receivers, keeping the last active one of a require account', async () => {
