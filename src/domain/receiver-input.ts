@@ -7,8 +7,8 @@ import { InputError } from './errors.js';
 import { nameTokens } from './checks/names.js';
 import type { PromptPayType, Receiver } from './types.js';
 
-export const MAX_RECEIVER_NAME = 120;
-export const MAX_RECEIVER_LABEL = 80;
+const MAX_RECEIVER_NAME = 120;
+const MAX_RECEIVER_LABEL = 80;
 
 export type ReceiverTarget = Pick<Receiver, 'kind' | 'bankCode' | 'number' | 'proxyType'>;
 

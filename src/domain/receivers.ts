@@ -10,7 +10,7 @@ import { bankTarget, promptPayTarget, receiverLabel, receiverName } from './rece
 import { RECEIVER_POLICIES, type Account, type Receiver, type ReceiverPolicy } from './types.js';
 
 /** At most this many receivers per account: the verify path compares a slip with each. */
-export const MAX_RECEIVERS = 100;
+const MAX_RECEIVERS = 100;
 
 export interface NewReceiver {
   accountId: string;

@@ -9,7 +9,7 @@ import { AccountRef } from './refs.js';
 
 const ReceiverRef = builder.objectRef<Receiver>('Receiver');
 
-export const ReceiverPolicyEnum = builder.enumType('ReceiverPolicy', {
+const ReceiverPolicyEnum = builder.enumType('ReceiverPolicy', {
   description:
     'OFF: plain answers (the default). REPORT: every success carries checks.receiver (which registered receiver was paid, or none). ' +
     'REQUIRE: a slip paid to no active registered receiver is refused with code 1025 (free, recorded).',
