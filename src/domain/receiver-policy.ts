@@ -14,7 +14,6 @@ export function receiverVerdict(setup: ReceiverSetup, slip: VerifiedSlip): Recei
   return setup.policy === 'off' ? undefined : matchReceivers(slip, setup.receivers, setup.policy);
 }
 
-
 interface Match {
   receiver: Receiver;
   account: boolean;
@@ -49,7 +48,7 @@ export function bankNamedReceiver(slip: VerifiedSlip): string {
   const parts = [
     [...new Set(slipReceiverNames(slip))].join(' / '),
     slip.receiverBankAccountNumber && `account ${slip.receiverBankAccountNumber} at ${slip.receiverBankCode || 'an unnamed bank'}`,
-    slip.receiverPromptpay && `PromptPay ${slip.receiverProxyType} ${slip.receiverPromptpay}`.replace('  ', ' '),
+    slip.receiverPromptpay && ['PromptPay', slip.receiverProxyType, slip.receiverPromptpay].filter((p) => p !== '').join(' '),
   ].filter((p) => p !== '');
   return parts.length > 0 ? parts.join(', ') : 'nobody';
 }
