@@ -7,7 +7,7 @@ import type { AccountService, IssuedKey } from './accounts.js';
 import { recordAdminEvent } from './admin-events.js';
 import type { ChangeLog } from './ports/logger.js';
 import { removePersonalData, retentionCutoff, type PersonalDataResult } from './retention.js';
-import type { NewReceiver, ReceiverService } from './receivers.js';
+import { ReceiverService, type NewReceiver } from './receivers.js';
 import type { Account, ApiKey, Receiver } from './types.js';
 
 /** The part of VerificationService that caches keys in this process. */
@@ -24,7 +24,8 @@ export class IdempotencyConflictError extends Error {
 export interface AdminActionsDeps {
   store: Store;
   accounts: AccountService;
-  receivers: ReceiverService;
+  /** Defaults to one on `store`. */
+  receivers?: ReceiverService;
   /** Absent in the CLI: other processes drop cached keys after their TTL. */
   keyCache?: KeyCacheControl;
   /** The verify path's cached receivers (receiver-directory.ts); absent in the CLI, like keyCache. */
@@ -51,9 +52,11 @@ const CHANGE_MESSAGES: Record<string, string> = {
 
 export class AdminActions {
   private readonly now: () => Date;
+  private readonly receivers: ReceiverService;
 
   constructor(private readonly deps: AdminActionsDeps) {
     this.now = deps.now ?? (() => new Date());
+    this.receivers = deps.receivers ?? new ReceiverService(deps.store, this.now);
   }
 
   async createAccount(actor: string, input: { name: string; credits: number; reason?: string | null }): Promise<{ account: Account; apiKey: IssuedKey }> {
@@ -115,26 +118,26 @@ export class AdminActions {
   // Receivers: each event's target is the account, so its page lists them with its other changes.
 
   async addReceiver(actor: string, input: NewReceiver, reason?: string | null): Promise<Receiver> {
-    const receiver = await this.deps.receivers.add(input);
+    const receiver = await this.receivers.add(input);
     await this.receiverChange(actor, 'addReceiver', receiver, reason);
     return receiver;
   }
 
   /** `accountId`, when given, must own the receiver (ReceiverService). */
   async setReceiverActive(actor: string, receiverId: string, active: boolean, opts: { accountId?: string; reason?: string | null } = {}): Promise<Receiver> {
-    const receiver = await this.deps.receivers.setActive(receiverId, active, opts.accountId);
+    const receiver = await this.receivers.setActive(receiverId, active, opts.accountId);
     await this.receiverChange(actor, 'setReceiverActive', receiver, opts.reason);
     return receiver;
   }
 
   async removeReceiver(actor: string, receiverId: string, opts: { accountId?: string; reason?: string | null } = {}): Promise<Receiver> {
-    const receiver = await this.deps.receivers.remove(receiverId, opts.accountId);
+    const receiver = await this.receivers.remove(receiverId, opts.accountId);
     await this.receiverChange(actor, 'removeReceiver', receiver, opts.reason);
     return receiver;
   }
 
   async setReceiverPolicy(actor: string, accountId: string, policy: string, reason?: string | null): Promise<Account> {
-    const { account, from } = await this.deps.receivers.setPolicy(accountId, policy);
+    const { account, from } = await this.receivers.setPolicy(accountId, policy);
     this.deps.receiverCache?.forgetAccount(accountId);
     await this.change(actor, 'setReceiverPolicy', accountId, reason, { from, to: account.receiverPolicy });
     return account;
