@@ -149,7 +149,8 @@ export class AdminActions {
       receiverId: r.id,
       kind: r.kind,
       bankCode: r.bankCode,
-      number: r.number,
+      // Its last digits only: a PromptPay target may be a person's national ID, and events and logs are kept for good.
+      numberEnd: r.number.slice(-4),
       proxyType: r.proxyType,
       label: r.label,
       active: r.active,

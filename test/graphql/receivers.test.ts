@@ -45,6 +45,9 @@ describe('GraphQL admin API: receivers', () => {
     expect(read.adminEvents.map((e: { action: string }) => e.action)).toEqual(['setReceiverPolicy', 'addReceiver', 'addReceiver']);
     expect(read.adminEvents[0].actor).toMatch(/^admin:.*support-token/);
     expect(read.adminEvents[0].details).toEqual({ from: 'off', to: 'require' });
+    // A receiver's event names it by id and last digits: a PromptPay id may be a person's national ID.
+    expect(read.adminEvents[2].details).toMatchObject({ receiverId: added.id, kind: 'bank', bankCode: '014', numberEnd: '1090', label: 'สาขา 1' });
+    expect(JSON.stringify(read.adminEvents)).not.toContain('1233131090');
   });
 
   it('refuses bad input with a clear message and changes nothing', async () => {
