@@ -13,6 +13,7 @@ import { ReceiverService } from './domain/receivers.js';
 import type { Store } from './domain/ports/store.js';
 import type { BankAdapter } from './domain/ports/upstream.js';
 import { VerificationService } from './domain/verify.js';
+import { FailedAuthBrake } from './domain/failed-auth-brake.js';
 import { ImageDecodePool } from './images/decode-pool.js';
 import { startInstanceLease, type InstanceLease } from './lease.js';
 import { scheduleRetention, type RetentionSchedule } from './retention-schedule.js';
@@ -126,6 +127,7 @@ export async function serverServices(config: Config, { logger, upstream: overrid
     logger,
     newId: () => newId('req'),
     instanceId: () => lease.instanceId(),
+    authBrake: new FailedAuthBrake({ perWindow: config.AUTH_FAILURES_PER_IP_PER_MIN, windowMs: 60_000 }),
   });
   metrics.watch({
     upstreamHealth: () => pool.health(),

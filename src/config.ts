@@ -57,6 +57,13 @@ const schema = z.object({
   RATE_LIMIT_PER_KEY_PER_MIN: z.coerce.number().int().min(0).max(10_000_000).default(0),
   /** Public requests per minute one client IP may make (per process); 0 = no limit. */
   RATE_LIMIT_PER_IP_PER_MIN: z.coerce.number().int().min(0).max(10_000_000).default(0),
+  /**
+   * Refused authentications (1020, 1021, 1024) one client address may have
+   * recorded one by one per minute (per process); past it the address gets
+   * 429 for the rest of the minute, counted into one record. 0 = no brake
+   * (every refusal is a record). See SECURITY.md.
+   */
+  AUTH_FAILURES_PER_IP_PER_MIN: z.coerce.number().int().min(0).max(1_000_000).default(20),
   /** Reverse proxies in front of the public port whose X-Forwarded-For is trusted (client IP). */
   TRUST_PROXY_HOPS: z.coerce.number().int().min(0).max(16).default(0),
   /** Slow clients: time to send all headers, and the whole request (default timeout + 20 s). */

@@ -17,6 +17,7 @@ import { buildForBench, buildRevisionForBench, treeState, untiedReason, type Bui
 import { createDatabase, type BenchDatabase } from './engines.js';
 import { databaseBytes, historySupported, lookupMs, seedHistory } from './history.js';
 import { runImageFlood } from './images.js';
+import { FLOOD_ENV, measureFlood } from './flood.js';
 import { corpusRate, type PictureRun } from './pictures.js';
 import { databaseCpu, databaseCpuSince } from './db-cpu.js';
 import { generateHardSlipImages, type HardSlipImage } from '../../test/images/hard-slip-images.js';
@@ -63,6 +64,7 @@ const report: Report = {
   reconcile: {},
   profiles: {},
   pictures: [],
+  floods: [],
 };
 
 try {
@@ -85,6 +87,7 @@ try {
     await benchEngine(app, engine);
   }
   if (chosen('H')) for (const engine of args.engines) await measureHistory(app, engine);
+  if (chosen('F')) for (const engine of args.engines) await onSeededDatabase(engine, (db, keys) => floodRuns(app, engine, db, keys));
 } finally {
   if (args.keep) say(`logs and profiles kept in ${work}`);
   else rmSync(work, { recursive: true, force: true });
@@ -272,13 +275,7 @@ async function measure(app: BuiltApp, scenario: Scenario, engine: string, db: Be
   const revision = 'revision' in app ? `@${String(app.revision)}` : '';
   const tag = `${scenario.id}${revision}${profileDir ? '*' : ''}/${engine}`;
   say(`${tag}: ${scenario.title}, ${scenario.durationSec} s`);
-  const bank = await startProcess({
-    name: 'simulated bank',
-    args: [app.cli, 'simulate-bank', '--provider', 'kbank', '--port', '0', '--latency-ms', String(scenario.upstreamLatencyMs)],
-    env: { ...process.env },
-    logFile: join(work, `bank-${tag.replace('/', '-')}.log`),
-    ready: (lines) => lines.map((l) => /listening on (http:\/\/\S+)/.exec(l)?.[1]).find(Boolean),
-  });
+  const bank = await startBank(app, scenario.upstreamLatencyMs, tag);
   let target: Started | undefined;
   try {
     target = scenario.target === 'baseline' ? await startBaseline(app, bank.url, tag) : await startSlipgate(app, db!, bank.url, tag, profileDir);
@@ -314,13 +311,7 @@ async function measureImages(app: BuiltApp, scenario: Scenario, engine: string, 
   say(`${tag}: ${scenario.title}, ${scenario.durationSec} s`);
   hardCorpus ??= generateHardSlipImages();
   const corpus = await hardCorpus;
-  const bank = await startProcess({
-    name: 'simulated bank',
-    args: [app.cli, 'simulate-bank', '--provider', 'kbank', '--port', '0', '--latency-ms', '0'],
-    env: { ...process.env },
-    logFile: join(work, `bank-I-${engine}-${revision ?? 'tree'}-${round}.log`),
-    ready: (lines) => lines.map((l) => /listening on (http:\/\/\S+)/.exec(l)?.[1]).find(Boolean),
-  });
+  const bank = await startBank(app, 0, `I-${engine}-${revision ?? 'tree'}-${round}`);
   let target: Started | undefined;
   try {
     target = await startSlipgate(app, db, bank.url, `${tag}-${round}`);
@@ -354,12 +345,41 @@ async function measureImages(app: BuiltApp, scenario: Scenario, engine: string, 
   }
 }
 
+/** Scenario F on one engine: the flood and the quiet run, each with its own slipgate and bank. */
+async function floodRuns(app: BuiltApp, engine: EngineName, db: BenchDatabase, keys: string[]): Promise<void> {
+  const scenario = all.F;
+  say(`F/${engine}: ${scenario.title}, ${args.flood.toLocaleString('en-US')} bad-key requests`);
+  const start = async (tag: string) => {
+    const bank = await startBank(app, 0, tag);
+    try {
+      const target = await startSlipgate(app, db, bank.url, tag, undefined, FLOOD_ENV);
+      return { target, stop: async () => void (await Promise.all([target.stop(), bank.stop()])) };
+    } catch (err) {
+      await bank.stop();
+      throw err;
+    }
+  };
+  const runs = await measureFlood({ engine, db, keys, floodRequests: args.flood, floodConnections: scenario.connections, validRate: scenario.overallRate!, warmupSec: scenario.warmupSec, start, say });
+  report.floods.push(...runs);
+}
+
+/** The simulated bank (KBank protocol) on a free port, answering after `latencyMs`. */
+function startBank(app: BuiltApp, latencyMs: number, tag: string): Promise<Started> {
+  return startProcess({
+    name: 'simulated bank',
+    args: [app.cli, 'simulate-bank', '--provider', 'kbank', '--port', '0', '--latency-ms', String(latencyMs)],
+    env: { ...process.env },
+    logFile: join(work, `bank-${tag.replace('/', '-')}.log`),
+    ready: (lines) => lines.map((l) => /listening on (http:\/\/\S+)/.exec(l)?.[1]).find(Boolean),
+  });
+}
+
 /** Cluster workers inherit these from their primary. */
 function heapFlags(): string[] {
   return args.heapMb ? [`--max-old-space-size=${args.heapMb}`] : [];
 }
 
-function startSlipgate(app: BuiltApp, db: BenchDatabase, bankUrl: string, tag: string, profileDir?: string): Promise<Started> {
+function startSlipgate(app: BuiltApp, db: BenchDatabase, bankUrl: string, tag: string, profileDir?: string, env: Record<string, string> = {}): Promise<Started> {
   const creds = bankSimulator('kbank').credentials;
   return startProcess({
     name: 'slipgate',
@@ -373,6 +393,7 @@ function startSlipgate(app: BuiltApp, db: BenchDatabase, bankUrl: string, tag: s
       LOG_LEVEL: 'info',
       WORKERS: String(args.workers),
       UPSTREAMS: JSON.stringify([{ name: 'kbank-sim', provider: 'kbank', baseUrl: bankUrl, clientId: creds.id, clientSecret: creds.secret }]),
+      ...env,
     },
     logFile: join(work, `slipgate-${tag.replace('/', '-').replace('*', 'p')}.log`),
     ready: (lines) => readyUrl(lines, 'slipgate listening'),

@@ -5,6 +5,7 @@ import type { LedgerResult, Store } from './ports/store.js';
 import { StoreError } from './ports/store.js';
 import type { AccountService, IssuedKey } from './accounts.js';
 import { recordAdminEvent } from './admin-events.js';
+import { ERASURE_ACTION } from './erasure-register.js';
 import type { ChangeLog } from './ports/logger.js';
 import { removePersonalData, retentionCutoff, type PersonalDataResult } from './retention.js';
 import { ReceiverService, type NewReceiver } from './receivers.js';
@@ -167,7 +168,7 @@ export class AdminActions {
     const account = await this.deps.store.getAccount(accountId);
     if (!account) throw new StoreError('not_found', 'account not found');
     const result = await removePersonalData(this.deps.store, { accountId }, { now: this.now() });
-    await this.record(actor, 'erasePersonalData', accountId, reason, { redactedVerifications: result.redacted, deletedFailures: result.deleted });
+    await this.record(actor, ERASURE_ACTION, accountId, reason, { redactedVerifications: result.redacted, deletedFailures: result.deleted, ...unfinishedPurge(result) });
     return { account, ...result };
   }
 
@@ -177,7 +178,13 @@ export class AdminActions {
     const createdBefore = retentionCutoff(now, olderThanDays);
     const result = await removePersonalData(this.deps.store, { createdBefore }, { now, dryRun: opts.dryRun });
     if (!result.dryRun) {
-      await this.record(actor, 'runRetention', null, null, { olderThanDays, createdBefore: createdBefore.toISOString(), redactedVerifications: result.redacted, deletedFailures: result.deleted });
+      await this.record(actor, 'runRetention', null, null, {
+        olderThanDays,
+        createdBefore: createdBefore.toISOString(),
+        redactedVerifications: result.redacted,
+        deletedFailures: result.deleted,
+        ...unfinishedPurge(result),
+      });
     }
     return { ...result, createdBefore };
   }
@@ -206,6 +213,11 @@ export class AdminActions {
     );
     await this.record(entry.actor, action, entry.accountId, entry.reason, details, `evt_${entry.id}`);
   }
+}
+
+/** The audit trail says when the engine's files still hold old copies of what a pass removed (domain/retention.ts). */
+function unfinishedPurge(result: PersonalDataResult): { filesNotCleared?: string } {
+  return result.purge && !result.purge.complete ? { filesNotCleared: result.purge.detail } : {};
 }
 
 async function idempotent(key: string | null, change: () => Promise<LedgerResult>): Promise<LedgerResult> {

@@ -6,6 +6,7 @@
 // stands in for digits that point elsewhere.
 import { accountMatches, hasVisibleDigits, nameMatches, slipReceiverAccounts, slipReceiverNames } from './checks/receiver-rules.js';
 import type { ReceiverResult } from './checks/types.js';
+import { ACCOUNT_ERRORS } from './errors.js';
 import type { ReceiverSetup } from './receiver-directory.js';
 import type { Receiver, VerifiedSlip } from './types.js';
 
@@ -43,8 +44,12 @@ function matchOne(slip: VerifiedSlip, receiver: Receiver): Match {
   return { receiver, account, name, paid: account || (shown.length === 0 && name) };
 }
 
-/** What the bank named as the receiver, for the record of a refused slip. */
-export function bankNamedReceiver(slip: VerifiedSlip): string {
+/** The failure record's message of a slip the policy refused: whom the bank named as the receiver. */
+export function receiverRefusal(slip: VerifiedSlip): string {
+  return `${ACCOUNT_ERRORS.receiver_not_registered.message}: the bank named ${bankNamedReceiver(slip)}`;
+}
+
+function bankNamedReceiver(slip: VerifiedSlip): string {
   const parts = [
     [...new Set(slipReceiverNames(slip))].join(' / '),
     slip.receiverBankAccountNumber && `account ${slip.receiverBankAccountNumber} at ${slip.receiverBankCode || 'an unnamed bank'}`,

@@ -90,6 +90,12 @@ export const ERROR_KINDS = [
   'interrupted',
   /** An image body whose picture has no readable slip QR (or took too long to read). */
   'unreadable_image',
+  /**
+   * One record for many: the requests one client address sent in one window
+   * after too many refused authentications (1020, 1021, 1024), answered 429
+   * and counted instead of recorded one by one (domain/failed-auth-brake.ts).
+   */
+  'auth_rate_limited',
   /** The account's receiver policy is `require` and the slip paid no active registered receiver (1025). */
   'receiver_not_registered',
 ] as const;

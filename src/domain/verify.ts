@@ -13,10 +13,12 @@ import type { ApiKey, RequestErrorRecord, VerifiedSlip } from './types.js';
 import type { VerifyInput, VerifyOutcome, VerifyTrace } from './verify-types.js';
 import type { KeyResolver } from './key-lookup.js';
 import { ReceiverDirectory } from './receiver-directory.js';
-import { bankNamedReceiver, receiverVerdict } from './receiver-policy.js';
+import { receiverRefusal, receiverVerdict } from './receiver-policy.js';
 import { askNetwork } from './ask-network.js';
 import { evaluateChecks, type CheckRequest, type CheckResults } from './checks.js';
 import { duplicateHistory } from './duplicate-history.js';
+import type { FailedAuthBrake } from './failed-auth-brake.js';
+import { AuthRefusals } from './auth-refusals.js';
 import { bodyCheck, failure, imageRefusal, requestErrorRecord, type FailureFacts, type KeyedWho, type Who } from './verify-records.js';
 
 export type { VerifyInput, VerifyOutcome } from './verify-types.js';
@@ -45,6 +47,8 @@ export interface VerificationDeps {
    * the image pool's queue that every merchant shares.
    */
   maxPicturesPerAccount?: number;
+  /** Bounds what refused authentications from one address cost (failed-auth-brake.ts); without it each is recorded. */
+  authBrake?: FailedAuthBrake;
 }
 
 const UNAVAILABLE: VerifyOutcome = { kind: 'unavailable', message: 'service temporarily unavailable' };
@@ -66,12 +70,14 @@ export class VerificationService {
   private readonly maxPerAccount: number;
   private readonly pictureSlots: AccountSlots;
   private readonly receivers: ReceiverDirectory;
+  private readonly refusals: AuthRefusals;
 
   constructor(private readonly deps: VerificationDeps) {
     this.receivers = deps.receivers ?? new ReceiverDirectory(deps.store, 0);
     this.now = deps.now ?? (() => new Date());
     this.maxPerAccount = deps.maxInFlightPerAccount ?? Number.POSITIVE_INFINITY;
     this.pictureSlots = new AccountSlots(deps.maxPicturesPerAccount ?? Number.POSITIVE_INFINITY);
+    this.refusals = new AuthRefusals(deps);
   }
 
   /**
@@ -92,6 +98,8 @@ export class VerificationService {
   /** Resolves when every verification started so far has settled. */
   async drain(): Promise<void> {
     while (this.inFlight.size > 0) await Promise.allSettled([...this.inFlight]);
+    // What the brake counted but has not written yet is not lost with the process.
+    await this.refusals.writeSummaries(true);
   }
 
   get inFlightCount(): number {
@@ -100,15 +108,18 @@ export class VerificationService {
 
   private async run(input: VerifyInput): Promise<VerifyOutcome> {
     const { store } = this.deps;
+    const address = input.clientAddress ?? input.clientIp ?? 'unknown';
+    const braked = this.refusals.braked(address, input.requestId);
+    if (braked) return braked;
     const anonymous: Who = { id: this.deps.newId(), requestId: input.requestId, accountId: null, keyId: null };
 
-    if (!input.apiKey) return this.accountError('missing_api_key', anonymous);
+    if (!input.apiKey) return this.authRefusal('missing_api_key', anonymous, address);
     const found = await this.deps.keys.resolve(input.apiKey, input.clientIp);
-    if (!found.ok && found.kind === 'invalid_api_key') return this.accountError('invalid_api_key', anonymous);
+    if (!found.ok && found.kind === 'invalid_api_key') return this.authRefusal('invalid_api_key', anonymous, address);
     // Refused before anything about the account is read: a leaked key tells its holder nothing.
     if (!found.ok) {
       if (input.trace) Object.assign(input.trace, { accountId: found.key.accountId, keyId: found.key.id });
-      return this.accountError('ip_not_allowed', { ...anonymous, accountId: found.key.accountId, keyId: found.key.id });
+      return this.authRefusal('ip_not_allowed', { ...anonymous, accountId: found.key.accountId, keyId: found.key.id }, address);
     }
     const { key } = found;
     const who: KeyedWho = { ...anonymous, accountId: key.accountId, keyId: key.id };
@@ -197,11 +208,9 @@ export class VerificationService {
     const data = result.slip;
     const receiver = receiverVerdict(receivers, data);
     if (receiver?.policy === 'require' && !receiver.passed) {
-      // Like every refusal, free: the merchant gets no verified slip. The record says whom the bank named.
-      const message = `${ACCOUNT_ERRORS.receiver_not_registered.message}: the bank named ${bankNamedReceiver(data)}`;
-      const record = this.errorRecord(who, { kind: 'receiver_not_registered', message, qrcode, slip, upstream: result.upstream, latencyMs });
-      const left = await store.releaseHold({ ...record, accountId: key.accountId });
-      return { kind: 'account_error', error: 'receiver_not_registered', creditsRemaining: left };
+      // Free like every refused bank answer (no verified slip to use); the record says whom the bank named.
+      const record = this.errorRecord(who, { kind: 'receiver_not_registered', message: receiverRefusal(data), qrcode, slip, upstream: result.upstream, latencyMs });
+      return { kind: 'account_error', error: 'receiver_not_registered', creditsRemaining: await store.releaseHold({ ...record, accountId: key.accountId }) };
     }
     try {
       await store.settleHold({
@@ -226,9 +235,7 @@ export class VerificationService {
     this.touch(key);
     // Settling only turns the hold into usage: the hold's balance is the one after the charge.
     const verified = { kind: 'verified', slip: data, qrcode, creditsRemaining: held.credits } as const;
-    if (!checks && !receiver) return verified;
-    // The policy's verdict beside the request's own checks.
-    return { ...verified, checks: { ...(checks ? await this.runChecks(checks, data, who) : {}), ...(receiver ? { receiver } : {}) } };
+    return !checks && !receiver ? verified : { ...verified, checks: { ...(checks ? await this.runChecks(checks, data, who) : {}), ...(receiver ? { receiver } : {}) } };
   }
 
   /** After settling, so the duplicate lookup can leave this verification out. */
@@ -260,6 +267,12 @@ export class VerificationService {
     if (!account || account.deletedAt) return { ok: false, refused: await this.accountError('user_not_found', who, about) };
     if (mustPay && account.credits <= 0) return { ok: false, refused: await this.accountError('insufficient_fund', who, about, account.credits) };
     return { ok: true, credits: account.credits };
+  }
+
+  /** 1020, 1021 and 1024: recorded one by one until the address's brake counts them instead. */
+  private authRefusal(error: 'missing_api_key' | 'invalid_api_key' | 'ip_not_allowed', who: Who, address: string): Promise<VerifyOutcome> | VerifyOutcome {
+    if (this.refusals.record(address, who.requestId)) return this.accountError(error, who);
+    return { kind: 'account_error', error };
   }
 
   private async accountError(

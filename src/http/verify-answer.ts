@@ -57,6 +57,8 @@ export function verifyAnswer(outcome: VerifyOutcome): VerifyAnswer {
     case 'busy':
       // A slot frees within seconds.
       return { status: 429, headers: { ...headers, 'retry-after': '1' }, body: error(outcome.message) };
+    case 'throttled':
+      return { status: 429, headers: { 'retry-after': String(outcome.retryAfterSeconds) }, body: error(outcome.message) };
     case 'unavailable':
       return { status: 503, headers, body: error(outcome.message) };
     case 'outcome_unknown':

@@ -46,6 +46,8 @@ export function classifyOutcome(outcome: VerifyOutcome): OutcomeLabel {
       return { outcome: 'bad_request', result: 'refused' };
     case 'busy':
       return { outcome: 'busy', result: 'refused' };
+    case 'throttled':
+      return { outcome: 'rate_limited', result: 'refused' };
     case 'unavailable':
       return { outcome: 'unavailable', result: 'error' };
     case 'outcome_unknown':

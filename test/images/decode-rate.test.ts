@@ -3,8 +3,8 @@
 // the QR it was made from. The rate is printed; README records it.
 import sharp from 'sharp';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { decodeSlipImage, decodeSlipImageDetailed, SlipImageError } from '../../src/client/decode-image.js';
-import { findQrInPixels } from '../../src/client/qr-from-pixels.js';
+import { decodeSlipImage, decodeSlipImageDetailed, SlipImageError } from '../../src/slip-image/decode-image.js';
+import { findQrInPixels } from '../../src/slip-image/qr-from-pixels.js';
 import { generateSlipImages, type SlipImage } from './slip-images.js';
 
 const COUNT = 80;

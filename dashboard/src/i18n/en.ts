@@ -328,6 +328,7 @@ export const en = {
     UPSTREAM_UNAVAILABLE: 'upstream unavailable',
     UPSTREAM_MISMATCH: 'answer about another slip',
     UNREADABLE_IMAGE: 'unreadable image',
+    AUTH_RATE_LIMITED: 'address braked (refused authentications)',
     IP_NOT_ALLOWED: 'ip not allowed',
     INSUFFICIENT_FUND: 'insufficient fund',
     INVALID_API_KEY: 'invalid api key',

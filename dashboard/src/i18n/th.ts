@@ -325,6 +325,7 @@ export const th: Messages = {
     UPSTREAM_UNAVAILABLE: 'ติดต่อธนาคารไม่ได้',
     UPSTREAM_MISMATCH: 'ธนาคารตอบเป็นสลิปอื่น',
     UNREADABLE_IMAGE: 'อ่าน QR จากรูปไม่ได้',
+    AUTH_RATE_LIMITED: 'ระงับ IP ชั่วคราว (ยืนยันตัวตนล้มเหลวซ้ำ)',
     IP_NOT_ALLOWED: 'IP ไม่ได้รับอนุญาต',
     INSUFFICIENT_FUND: 'เครดิตไม่พอ',
     INVALID_API_KEY: 'คีย์ API ไม่ถูกต้อง',

@@ -91,8 +91,10 @@ verifyTransactionSchema.index(NEWEST);
 verifyTransactionSchema.index({ accountId: 1, transactionId: 1, sendingBank: 1, ...NEWEST });
 verifyTransactionSchema.index({ transactionId: 1, ...NEWEST });
 verifyTransactionSchema.index({ requestId: 1, ...NEWEST });
-// Retention finds the oldest records not yet redacted (no partial index on the test server).
-verifyTransactionSchema.index({ redactedAt: 1, createdAt: 1 });
+// Retention reads the records not yet redacted oldest first, from its cursor
+// (domain/retention.ts): equality on redactedAt, then the pass's order, so a
+// batch is an index range with no sort (no partial index on the test server).
+verifyTransactionSchema.index({ redactedAt: 1, createdAt: 1, _id: 1 });
 
 const requestErrorSchema = new Schema<RequestErrorDoc>(
   {
@@ -184,7 +186,7 @@ receiverSchema.index({ accountId: 1, createdAt: 1, _id: 1 });
 
 /** Indexes an earlier version built that a wider one above now covers; migrate() drops them. */
 export const RETIRED_INDEXES: Partial<Record<keyof Models, string[]>> = {
-  verifyTransactions: ['transactionId_1'],
+  verifyTransactions: ['transactionId_1', 'redactedAt_1_createdAt_1'],
   requestErrors: ['transactionId_1', 'requestId_1'],
 };
 

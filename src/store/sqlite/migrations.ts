@@ -153,6 +153,14 @@ export const SQLITE_MIGRATIONS: readonly string[] = [
   ALTER TABLE verify_transactions ADD COLUMN redacted_at INTEGER;
   CREATE INDEX verify_transactions_unredacted ON verify_transactions (created_at) WHERE redacted_at IS NULL;
   `,
+  // A retention pass reads the unredacted records in (created_at, id) order
+  // from its cursor (domain/retention.ts). Given only created_at, SQLite
+  // prefers the full time index for that order and walks the years of
+  // records already redacted at the start of every pass.
+  `
+  DROP INDEX verify_transactions_unredacted;
+  CREATE INDEX verify_transactions_unredacted ON verify_transactions (created_at, id) WHERE redacted_at IS NULL;
+  `,
   // Registered receiving accounts and each account's receiver policy
   // (domain/receivers.ts). The verify path reads them per account through a
   // cache, by this index.

@@ -18,9 +18,9 @@ export class SqliteStore implements Store {
   readonly engine = 'sqlite' as const;
   private readonly lite: Lite;
 
-  /** `path` is a file path or ':memory:'. */
-  constructor(path: string) {
-    this.lite = openLite(path);
+  /** `path` is a file path or ':memory:'; `readonly` opens an existing file as it is (no migration). */
+  constructor(path: string, opts: { readonly?: boolean } = {}) {
+    this.lite = openLite(path, opts);
     // Every operation below, refused once the store has failed, and every
     // error it throws looked at for a failed disk.
     const operations = Object.fromEntries(Object.entries(this).filter(([, value]) => typeof value === 'function'));
@@ -82,6 +82,7 @@ export class SqliteStore implements Store {
   countPersonalData: Store['countPersonalData'] = (...args) => retention.countPersonalData(this.lite, ...args);
   redactVerifyTransactions: Store['redactVerifyTransactions'] = (...args) => retention.redactVerifyTransactions(this.lite, ...args);
   deleteRequestErrors: Store['deleteRequestErrors'] = (...args) => retention.deleteRequestErrors(this.lite, ...args);
+  purgeRemovedData: Store['purgeRemovedData'] = () => retention.truncateWal(this.lite);
   firstLiveLease: Store['firstLiveLease'] = (...args) => retention.firstLiveLease(this.lite, ...args);
 
   async migrate(): Promise<void> {
