@@ -8,6 +8,8 @@ import { AdminActions } from './domain/admin-actions.js';
 import { AdminTokenService } from './domain/admin-tokens.js';
 import { newId } from './domain/api-key.js';
 import { KeyResolver } from './domain/key-lookup.js';
+import { ReceiverDirectory } from './domain/receiver-directory.js';
+import { ReceiverService } from './domain/receivers.js';
 import type { Store } from './domain/ports/store.js';
 import type { BankAdapter } from './domain/ports/upstream.js';
 import { VerificationService } from './domain/verify.js';
@@ -29,6 +31,8 @@ export interface StoreServices {
   /** API key lookups, cached for API_KEY_CACHE_TTL_MS; admin changes here evict at once. */
   keys: KeyResolver;
   accounts: AccountService;
+  /** Each account's receiver policy and active receivers, cached like keys; admin changes here evict at once. */
+  receiverDirectory: ReceiverDirectory;
   /** Account changes plus the admin event trail (who, why). */
   admin: AdminActions;
   adminTokens: AdminTokenService;
@@ -36,9 +40,11 @@ export interface StoreServices {
 
 export function storeServices(store: Store, opts: { keyCacheTtlMs?: number; logger?: Logger } = {}): StoreServices {
   const keys = new KeyResolver(store, opts.keyCacheTtlMs ?? 0);
+  const receiverDirectory = new ReceiverDirectory(store, opts.keyCacheTtlMs ?? 0);
   const accounts = new AccountService(store);
-  const admin = new AdminActions({ store, accounts, keyCache: keys, ...(opts.logger ? { log: opts.logger } : {}) });
-  return { store, keys, accounts, admin, adminTokens: new AdminTokenService(store) };
+  const receivers = new ReceiverService(store);
+  const admin = new AdminActions({ store, accounts, receivers, keyCache: keys, receiverCache: receiverDirectory, ...(opts.logger ? { log: opts.logger } : {}) });
+  return { store, keys, receiverDirectory, accounts, admin, adminTokens: new AdminTokenService(store) };
 }
 
 export interface ServerOptions {
@@ -114,6 +120,7 @@ export async function serverServices(config: Config, { logger, upstream: overrid
     store,
     upstream,
     keys: services.keys,
+    receivers: services.receiverDirectory,
     timeoutMs: config.UPSTREAM_TIMEOUT_MS,
     maxInFlightPerAccount: config.MAX_INFLIGHT_PER_ACCOUNT,
     maxPicturesPerAccount: config.IMAGE_MAX_PER_ACCOUNT,

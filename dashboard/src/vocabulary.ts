@@ -24,6 +24,7 @@ export const ERROR_KINDS = [
   'INTERRUPTED',
   'UNREADABLE_IMAGE',
   'AUTH_RATE_LIMITED',
+  'RECEIVER_NOT_REGISTERED',
 ] as const;
 
 /** "SLIP_NOT_FOUND" → "slip not found" / "ไม่พบสลิป". */

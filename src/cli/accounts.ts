@@ -6,6 +6,7 @@ import { loadConfig } from '../config.js';
 import { InputError } from '../domain/errors.js';
 import { positiveInt, printJson, printPurge, withExistingStore, withStore } from './context.js';
 import { bangkokTime, count, printTable } from './output.js';
+import { registerAccountUpdate } from './receivers.js';
 
 export function registerAccountCommands(program: Command): void {
   const accounts = program.command('accounts').description('manage customer accounts and credits');
@@ -59,6 +60,8 @@ export function registerAccountCommands(program: Command): void {
         printTable(page.items.map((a) => ({ id: a.id, name: a.name, credits: a.credits, held: a.held, usage: a.usage, 'created (Bangkok)': bangkokTime(a.createdAt) })));
       }),
     );
+
+  registerAccountUpdate(accounts);
 
   accounts
     .command('delete <accountId>')

@@ -9,6 +9,7 @@ import { registerAuditCommands } from './audit.js';
 import { registerBackupCommand } from './backup.js';
 import { registerDoctorCommand } from './doctor.js';
 import { registerExportCommand } from './export.js';
+import { registerReceiverCommands } from './receivers.js';
 import { registerRestoreCommand } from './restore.js';
 import { registerRetentionCommands } from './retention.js';
 import { registerSandboxCommands } from './sandbox.js';
@@ -24,6 +25,7 @@ export function slipgateProgram(): Command {
     .exitOverride();
   registerServeCommand(program);
   registerAccountCommands(program);
+  registerReceiverCommands(program);
   registerAdminTokenCommands(program);
   registerAuditCommands(program);
   registerExportCommand(program);

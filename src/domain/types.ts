@@ -11,6 +11,35 @@ export interface Account {
   usage: number;
   createdAt: Date;
   deletedAt: Date | null;
+  /** What verifications do with the registered receivers (domain/receiver-policy.ts); 'off' by default. */
+  receiverPolicy: ReceiverPolicy;
+}
+
+/** `off`: plain answers; `report`: successes carry `checks.receiver`; `require`: a slip paid to no active registered receiver is refused (1025). */
+export const RECEIVER_POLICIES = ['off', 'report', 'require'] as const;
+export type ReceiverPolicy = (typeof RECEIVER_POLICIES)[number];
+
+/** PromptPay target types as slips name them (a tax ID is a NATID too). */
+export type PromptPayType = 'MSISDN' | 'NATID' | 'EWALLETID';
+
+/** A receiving account a merchant account registered: where its customers' money should go. */
+export interface Receiver {
+  id: string;
+  accountId: string;
+  kind: 'bank' | 'promptpay';
+  /** 3-digit bank code; null for PromptPay targets. */
+  bankCode: string | null;
+  /** Digits only: the account number, or the PromptPay id (mobile in its 0… form). */
+  number: string;
+  /** Null for bank accounts. */
+  proxyType: PromptPayType | null;
+  /** The names banks print; at least one is set. */
+  nameTh: string | null;
+  nameEn: string | null;
+  /** The merchant's own word for it (branch, till). */
+  label: string | null;
+  active: boolean;
+  createdAt: Date;
 }
 
 export interface ApiKey {
@@ -67,6 +96,8 @@ export const ERROR_KINDS = [
    * and counted instead of recorded one by one (domain/failed-auth-brake.ts).
    */
   'auth_rate_limited',
+  /** The account's receiver policy is `require` and the slip paid no active registered receiver (1025). */
+  'receiver_not_registered',
 ] as const;
 
 export type ErrorKind = (typeof ERROR_KINDS)[number];

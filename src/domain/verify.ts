@@ -12,6 +12,8 @@ import { parseSlipQr, type SlipRef } from './slip-qr.js';
 import type { ApiKey, RequestErrorRecord, VerifiedSlip } from './types.js';
 import type { VerifyInput, VerifyOutcome, VerifyTrace } from './verify-types.js';
 import type { KeyResolver } from './key-lookup.js';
+import { ReceiverDirectory } from './receiver-directory.js';
+import { receiverRefusal, receiverVerdict } from './receiver-policy.js';
 import { askNetwork } from './ask-network.js';
 import { evaluateChecks, type CheckRequest, type CheckResults } from './checks.js';
 import { duplicateHistory } from './duplicate-history.js';
@@ -31,6 +33,8 @@ export interface VerificationDeps {
   newId: () => string;
   /** Resolves API keys (and caches them; see key-lookup.ts). */
   keys: KeyResolver;
+  /** Each account's receiver policy and receivers, cached; without it they are read for every verification. */
+  receivers?: ReceiverDirectory;
   /** Verifications one account may have at the network at once (busy beyond). */
   maxInFlightPerAccount?: number;
   /** The serving process's lease, recorded on each hold (see lease.ts). */
@@ -65,9 +69,11 @@ export class VerificationService {
   private readonly perAccount = new Map<string, number>();
   private readonly maxPerAccount: number;
   private readonly pictureSlots: AccountSlots;
+  private readonly receivers: ReceiverDirectory;
   private readonly refusals: AuthRefusals;
 
   constructor(private readonly deps: VerificationDeps) {
+    this.receivers = deps.receivers ?? new ReceiverDirectory(deps.store, 0);
     this.now = deps.now ?? (() => new Date());
     this.maxPerAccount = deps.maxInFlightPerAccount ?? Number.POSITIVE_INFINITY;
     this.pictureSlots = new AccountSlots(deps.maxPicturesPerAccount ?? Number.POSITIVE_INFINITY);
@@ -180,6 +186,8 @@ export class VerificationService {
     trace?: VerifyTrace,
   ): Promise<VerifyOutcome> {
     const { store } = this.deps;
+    // Read before the hold (from memory, mostly): a store failure here is a plain 503 with nothing held.
+    const receivers = await this.receivers.forAccount(key.accountId);
     const held = await store.holdCredit({ id: who.id, accountId: key.accountId, keyId: key.id, createdAt: this.now(), instanceId: this.deps.instanceId?.() ?? null });
     // Credits never go below zero, so a refused hold saw a balance of exactly 0.
     if (held.status === 'insufficient') return this.accountError('insufficient_fund', who, { qrcode, slip }, 0);
@@ -198,6 +206,12 @@ export class VerificationService {
       return failure(result.kind, result.message, left);
     }
     const data = result.slip;
+    const receiver = receiverVerdict(receivers, data);
+    if (receiver?.policy === 'require' && !receiver.passed) {
+      // Free like every refused bank answer (no verified slip to use); the record says whom the bank named.
+      const record = this.errorRecord(who, { kind: 'receiver_not_registered', message: receiverRefusal(data), qrcode, slip, upstream: result.upstream, latencyMs });
+      return { kind: 'account_error', error: 'receiver_not_registered', creditsRemaining: await store.releaseHold({ ...record, accountId: key.accountId }) };
+    }
     try {
       await store.settleHold({
         id: who.id,
@@ -221,8 +235,7 @@ export class VerificationService {
     this.touch(key);
     // Settling only turns the hold into usage: the hold's balance is the one after the charge.
     const verified = { kind: 'verified', slip: data, qrcode, creditsRemaining: held.credits } as const;
-    if (!checks) return verified;
-    return { ...verified, checks: await this.runChecks(checks, data, who) };
+    return !checks && !receiver ? verified : { ...verified, checks: { ...(checks ? await this.runChecks(checks, data, who) : {}), ...(receiver ? { receiver } : {}) } };
   }
 
   /** After settling, so the duplicate lookup can leave this verification out. */

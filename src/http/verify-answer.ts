@@ -25,6 +25,7 @@ const ACCOUNT_STATUS: Record<AccountErrorKind, number> = {
   user_not_found: 400,
   insufficient_fund: 400,
   ip_not_allowed: 403,
+  receiver_not_registered: 400,
 };
 
 export const BODY_PROBLEM_STATUS: Record<BodyProblem['problem'], number> = {

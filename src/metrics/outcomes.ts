@@ -24,6 +24,8 @@ export const VERIFICATION_OUTCOMES = [
   'invalid_api_key',
   'user_not_found',
   'insufficient_fund',
+  'ip_not_allowed',
+  'receiver_not_registered',
   'bad_request',
   'rate_limited',
   'busy',

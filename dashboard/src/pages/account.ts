@@ -1,5 +1,5 @@
 // One account: balance, a 30-day usage chart, latest verifications and
-// failures, API keys and the credit ledger.
+// failures, API keys, the credit ledger and the receiving accounts.
 import { gql } from '../api.js';
 import { usageChart, type UsageDay } from '../chart.js';
 import type { AdminRole } from '../api.js';
@@ -10,6 +10,7 @@ import { t } from '../i18n/index.js';
 import { href } from '../router.js';
 import { badge, dataTable, empty, loading, time } from '../ui.js';
 import { bankLabel, errorKindLabel } from '../vocabulary.js';
+import { receiversSection } from './account-receivers.js';
 
 interface Verification {
   __typename: 'VerifyTransaction';
@@ -97,6 +98,7 @@ export async function accountPage(ctx: PageContext): Promise<void> {
       h('section', { 'aria-labelledby': 'keys-h' }, h('h2', { id: 'keys-h' }, m.keys), keys(a.keys)),
       h('section', { 'aria-labelledby': 'ledger-h' }, h('h2', { id: 'ledger-h' }, m.ledger), ledger(a.ledger)),
     ),
+    receiversSection(ctx, a.id),
   );
   // The heading was replaced: the page title should name the account.
   document.title = t().app.title(a.name);

@@ -9,6 +9,8 @@ import type {
   ApiKey,
   CreditHold,
   LedgerEntry,
+  Receiver,
+  ReceiverPolicy,
   RequestErrorRecord,
   VerifyTransactionRecord,
   VerifiedSlip,
@@ -159,6 +161,18 @@ export interface Store {
   /** Replaces the key's allowed CIDR ranges (empty = any address); false for an unknown key. */
   setApiKeyAllowedIps(id: string, allowedIps: readonly string[]): Promise<boolean>;
   touchApiKey(id: string, at: Date): Promise<void>;
+
+  /** Throws StoreError 'conflict' for an unknown account or a used id. */
+  createReceiver(receiver: Receiver): Promise<void>;
+  getReceiver(id: string): Promise<Receiver | null>;
+  /** The account's receivers, active or not, oldest first. */
+  listReceivers(accountId: string): Promise<Receiver[]>;
+  /** False for an unknown receiver. */
+  setReceiverActive(id: string, active: boolean): Promise<boolean>;
+  /** False for an unknown receiver. */
+  deleteReceiver(id: string): Promise<boolean>;
+  /** False for an unknown or deleted account. */
+  setReceiverPolicy(accountId: string, policy: ReceiverPolicy): Promise<boolean>;
 
   /** Atomically moves one credit from `credits` to a hold, iff credits > 0. */
   holdCredit(hold: CreditHold): Promise<HoldResult>;

@@ -13,6 +13,7 @@ import {
   type Store,
 } from '../../domain/ports/store.js';
 import * as accountOps from './accounts.js';
+import * as receivers from './receivers.js';
 import { connectOptions, mapped, type MongoStoreOptions } from './connection.js';
 import * as doc from './docs.js';
 import { NEWEST_FIRST, type Filter } from './filters.js';
@@ -71,6 +72,13 @@ export class MongoStore implements Store {
   revokeApiKey: Store['revokeApiKey'] = (...args) => accountOps.revokeApiKey(this.m, ...args);
   setApiKeyAllowedIps: Store['setApiKeyAllowedIps'] = (...args) => accountOps.setApiKeyAllowedIps(this.m, ...args);
   touchApiKey: Store['touchApiKey'] = (...args) => accountOps.touchApiKey(this.m, ...args);
+
+  createReceiver: Store['createReceiver'] = (...args) => receivers.createReceiver(this.m, ...args);
+  getReceiver: Store['getReceiver'] = (...args) => receivers.getReceiver(this.m, ...args);
+  listReceivers: Store['listReceivers'] = (...args) => receivers.listReceivers(this.m, ...args);
+  setReceiverActive: Store['setReceiverActive'] = (...args) => receivers.setReceiverActive(this.m, ...args);
+  deleteReceiver: Store['deleteReceiver'] = (...args) => receivers.deleteReceiver(this.m, ...args);
+  setReceiverPolicy: Store['setReceiverPolicy'] = (...args) => receivers.setReceiverPolicy(this.m, ...args);
 
   createAdminToken: Store['createAdminToken'] = (...args) => records.createAdminToken(this.m, ...args);
   findAdminTokenByHash: Store['findAdminTokenByHash'] = (...args) => records.findAdminTokenByHash(this.m, ...args);

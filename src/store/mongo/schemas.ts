@@ -12,6 +12,7 @@ import type {
   HoldOutcomeDoc,
   InstanceLeaseDoc,
   LedgerDoc,
+  ReceiverDoc,
   RequestErrorDoc,
   VerifyTransactionDoc,
 } from './docs.js';
@@ -40,6 +41,7 @@ const accountSchema = new Schema<AccountDoc>(
     refusedLedger: { type: [String], default: [] },
     createdAt: date,
     deletedAt: optDate,
+    receiverPolicy: { type: String, default: 'off' },
   },
   OPTIONS,
 );
@@ -163,6 +165,25 @@ const adminEventSchema = new Schema<AdminEventDoc>(
 adminEventSchema.index(NEWEST);
 adminEventSchema.index({ targetId: 1, ...NEWEST });
 
+const receiverSchema = new Schema<ReceiverDoc>(
+  {
+    _id: str,
+    accountId: str,
+    kind: str,
+    bankCode: optStr,
+    number: str,
+    proxyType: optStr,
+    nameTh: optStr,
+    nameEn: optStr,
+    label: optStr,
+    active: { type: Boolean, required: true },
+    createdAt: date,
+  },
+  OPTIONS,
+);
+// The verify path's cache reads one account's receivers, oldest first.
+receiverSchema.index({ accountId: 1, createdAt: 1, _id: 1 });
+
 /** Indexes an earlier version built that a wider one above now covers; migrate() drops them. */
 export const RETIRED_INDEXES: Partial<Record<keyof Models, string[]>> = {
   verifyTransactions: ['transactionId_1', 'redactedAt_1_createdAt_1'],
@@ -179,6 +200,7 @@ export interface Models {
   instanceLeases: Model<InstanceLeaseDoc>;
   adminTokens: Model<AdminTokenDoc>;
   adminEvents: Model<AdminEventDoc>;
+  receivers: Model<ReceiverDoc>;
 }
 
 /** Registers the models on one connection (one store = one connection). */
@@ -193,6 +215,7 @@ export function defineModels(conn: Connection): Models {
     instanceLeases: conn.model<InstanceLeaseDoc>('InstanceLease', instanceLeaseSchema, 'instance_leases'),
     adminTokens: conn.model<AdminTokenDoc>('AdminToken', adminTokenSchema, 'admin_tokens'),
     adminEvents: conn.model<AdminEventDoc>('AdminEvent', adminEventSchema, 'admin_events'),
+    receivers: conn.model<ReceiverDoc>('Receiver', receiverSchema, 'receivers'),
   };
 }
 

@@ -159,4 +159,25 @@ export const PG_MIGRATIONS: readonly string[] = [
   ALTER TABLE verify_transactions ADD COLUMN redacted_at timestamptz;
   CREATE INDEX verify_transactions_unredacted ON verify_transactions (created_at) WHERE redacted_at IS NULL;
   `,
+  // Registered receiving accounts and each account's receiver policy
+  // (domain/receivers.ts). The verify path reads them per account through a
+  // cache, by this index. Adding a column with a constant default rewrites
+  // nothing (PostgreSQL 11+).
+  `
+  ALTER TABLE accounts ADD COLUMN receiver_policy text NOT NULL DEFAULT 'off';
+  CREATE TABLE receivers (
+    id text PRIMARY KEY,
+    account_id text NOT NULL REFERENCES accounts (id),
+    kind text NOT NULL,
+    bank_code text,
+    number text NOT NULL,
+    proxy_type text,
+    name_th text,
+    name_en text,
+    label text,
+    active boolean NOT NULL DEFAULT true,
+    created_at timestamptz NOT NULL
+  );
+  CREATE INDEX receivers_account ON receivers (account_id, created_at, id);
+  `,
 ];

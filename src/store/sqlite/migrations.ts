@@ -161,4 +161,24 @@ export const SQLITE_MIGRATIONS: readonly string[] = [
   DROP INDEX verify_transactions_unredacted;
   CREATE INDEX verify_transactions_unredacted ON verify_transactions (created_at, id) WHERE redacted_at IS NULL;
   `,
+  // Registered receiving accounts and each account's receiver policy
+  // (domain/receivers.ts). The verify path reads them per account through a
+  // cache, by this index.
+  `
+  ALTER TABLE accounts ADD COLUMN receiver_policy TEXT NOT NULL DEFAULT 'off';
+  CREATE TABLE receivers (
+    id TEXT PRIMARY KEY,
+    account_id TEXT NOT NULL REFERENCES accounts (id),
+    kind TEXT NOT NULL,
+    bank_code TEXT,
+    number TEXT NOT NULL,
+    proxy_type TEXT,
+    name_th TEXT,
+    name_en TEXT,
+    label TEXT,
+    active INTEGER NOT NULL DEFAULT 1,
+    created_at INTEGER NOT NULL
+  );
+  CREATE INDEX receivers_account ON receivers (account_id, created_at, id);
+  `,
 ];

@@ -10,6 +10,7 @@ import * as audit from './audit.js';
 import { migrate, openLite, type Lite } from './connection.js';
 import * as holds from './holds.js';
 import * as ledger from './ledger.js';
+import * as receivers from './receivers.js';
 import * as retention from './retention.js';
 import { guarded } from './store-failure.js';
 
@@ -45,6 +46,13 @@ export class SqliteStore implements Store {
   revokeApiKey: Store['revokeApiKey'] = (...args) => accounts.revokeApiKey(this.lite, ...args);
   setApiKeyAllowedIps: Store['setApiKeyAllowedIps'] = (...args) => accounts.setApiKeyAllowedIps(this.lite, ...args);
   touchApiKey: Store['touchApiKey'] = (...args) => accounts.touchApiKey(this.lite, ...args);
+
+  createReceiver: Store['createReceiver'] = (...args) => receivers.createReceiver(this.lite, ...args);
+  getReceiver: Store['getReceiver'] = (...args) => receivers.getReceiver(this.lite, ...args);
+  listReceivers: Store['listReceivers'] = (...args) => receivers.listReceivers(this.lite, ...args);
+  setReceiverActive: Store['setReceiverActive'] = (...args) => receivers.setReceiverActive(this.lite, ...args);
+  deleteReceiver: Store['deleteReceiver'] = (...args) => receivers.deleteReceiver(this.lite, ...args);
+  setReceiverPolicy: Store['setReceiverPolicy'] = (...args) => receivers.setReceiverPolicy(this.lite, ...args);
 
   holdCredit: Store['holdCredit'] = (...args) => holds.holdCredit(this.lite, ...args);
   settleHold: Store['settleHold'] = (...args) => holds.settleHold(this.lite, ...args);
