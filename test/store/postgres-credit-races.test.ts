@@ -11,10 +11,10 @@
 // the balance their row lock returns, the one they must grant from and
 // write over.
 //
-// (Not a second transaction holding the row lock instead: a top-up's or a
-// debit's foreign-key check takes KEY SHARE on the account row first, and
-// PostgreSQL lets a waiter that already holds a lock on the row skip the
-// queue, so who goes first would be luck.)
+// (Not a second transaction holding the row lock instead: when it lets go,
+// a waiter that already holds a share lock on the row, as an insert that
+// references the account takes, may pass the queue, so who goes first would
+// be luck.)
 import { randomUUID } from 'node:crypto';
 import pg from 'pg';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -241,8 +241,8 @@ describe('postgres: statements that move credits, interleaved step by step with 
     expect(await reconcileAccount(a, accountId)).toMatchObject({ usage: 1, held: 2, problems: [] });
   });
 
-  // The ledger's guard (credits + delta >= 0) is its UPDATE's WHERE: it passes on the debit's
-  // snapshot (2), and PostgreSQL tests it again on the newest version (0) once the holds commit.
+  // The ledger takes the account's row lock before anything else, so its guard (credits + delta >= 0)
+  // is tested on the balance the holds queued before it left, not on what they found (2).
   it('a debit queued behind a hold batch is tested against the balance the holds left', async () => {
     const accountId = await account(2);
     const unpause = await pause(accountId, 'lower');
@@ -259,6 +259,38 @@ describe('postgres: statements that move credits, interleaved step by step with 
     expect(await debit).toBe('insufficient');
     expect(await credits(accountId)).toBe(0);
     expect((await reconcileAccount(a, accountId)).problems).toEqual([]);
+  });
+
+  // A statement's UPDATE scans the version of the row its snapshot saw, even after its lock step
+  // locked a newer one. While another transaction holds a share lock on that old version (any
+  // insert that references the account: an API key, a ledger entry), PostgreSQL makes the UPDATE
+  // queue for the old version's tuple lock, and a second locker that queued there first and
+  // follows the update chain to the newer version waits for the first: a deadlock. PostgreSQL
+  // ends one of the two statements; it changed nothing, and it is tried again.
+  it("a hold and a settle deadlocked over an old row version that someone share-locks: the victim is tried again, both succeed", async () => {
+    const accountId = await account(2);
+    const earlier = hold(accountId);
+    expect(await a.holdCredit(earlier)).toEqual({ status: 'held', credits: 1 });
+    const sharer = new pg.Client({ connectionString: db.url, application_name: 'slipgate-test-sharer' });
+    await sharer.connect();
+    try {
+      const unpause = await pause(accountId, 'raise');
+      const raising = a.applyLedgerEntry(ledger(accountId, 5, `inv-${randomUUID()}`));
+      await queued(1);
+      await sharer.query('BEGIN');
+      await sharer.query('SELECT 1 FROM accounts WHERE id = $1 FOR KEY SHARE', [accountId]);
+      const holding = b.holdCredit(hold(accountId));
+      await queued(2);
+      const settling = a.settleHold(verified(earlier)).then(() => 'settled');
+      await queued(3);
+      await unpause();
+      await raising;
+      expect(await Promise.all([holding, settling])).toEqual([{ status: 'held', credits: 5 }, 'settled']);
+      await sharer.query('COMMIT');
+      expect(await reconcileAccount(a, accountId)).toMatchObject({ credits: 5, held: 1, usage: 1, problems: [] });
+    } finally {
+      await sharer.end();
+    }
   });
 
   it('a hold batch queued behind a debit grants from what the debit left', async () => {

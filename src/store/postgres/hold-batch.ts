@@ -11,6 +11,7 @@ import type { HoldResult } from '../../domain/ports/store.js';
 import type { Run } from './db.js';
 import * as row from './rows.js';
 import { columns, StatementBatch } from './statement-batch.js';
+import { isDeadlock } from './sql.js';
 
 /** Read at COMMIT; set inside the statement (is_local), it applies to that statement's own transaction only. */
 export const LAZY_COMMIT = `set_config('synchronous_commit', 'off', true) AS lazy_commit`;
@@ -86,6 +87,7 @@ const params = (h: CreditHold) => [h.id, h.accountId, h.keyId, h.createdAt, h.in
 export function holdBatch(run: Run): StatementBatch<CreditHold, HoldResult> {
   return new StatementBatch({
     maxBatch: MAX_BATCH,
+    retryable: isDeadlock,
     async many(holds) {
       const { rows } = await run<HoldRow & { id: string }>(HOLD_MANY, columns(holds.map(params), row.noNul));
       if (rows.length !== holds.length) throw new Error('hold batch answered a different number of rows');

@@ -91,6 +91,12 @@ export function isConnectionError(err: unknown): boolean {
   return code === '' && err instanceof Error && CONNECTION_MESSAGES.test(err.message);
 }
 
+/** True when PostgreSQL ended the statement as a deadlock's victim (also when mapped to StoreError). */
+export function isDeadlock(err: unknown): boolean {
+  const code = (e: unknown) => (e as { code?: unknown } | null)?.code;
+  return code(err) === '40P01' || (err instanceof StoreError && code(err.cause) === '40P01');
+}
+
 export function mapError(err: unknown): Error {
   if (err instanceof StoreError) return err;
   const code = String((err as { code?: unknown }).code ?? '');
