@@ -44,6 +44,10 @@ const MAX_BATCH = 128;
 // - Nothing in `taken`'s WHERE may test the balance: it would be tested on
 //   the snapshot's version, and a row that fails there is skipped without a
 //   second look at the newer one.
+// - That scan of the snapshot's version can also make the UPDATE queue for
+//   the old version's tuple lock (when someone share-locks it), which can
+//   deadlock with another locker; the victim is tried again
+//   (statement-batch.ts, ledger.ts).
 //
 // A hold row is written only for a credit taken.
 const HOLD_MANY = {
