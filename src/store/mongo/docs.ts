@@ -2,7 +2,7 @@
 import type { Account, AdminEvent, AdminRole, AdminToken, ApiKey, CreditHold, ErrorKind, LedgerEntry, LedgerKind, RequestErrorRecord, VerifyTransactionRecord } from '../../domain/types.js';
 import type { HoldEntry, AccountDoc, ApiKeyDoc, VerifyTransactionDoc, RequestErrorDoc, LedgerDoc, AdminTokenDoc, AdminEventDoc } from './doc-types.js';
 
-export type { HoldEntry, AccountDoc, ApiKeyDoc, VerifyTransactionDoc, RequestErrorDoc, LedgerDoc, InstanceLeaseDoc, HoldOutcomeDoc, AdminTokenDoc, AdminEventDoc } from './doc-types.js';
+export type { HoldEntry, AccountDoc, ApiKeyDoc, VerifyTransactionDoc, RequestErrorDoc, LedgerDoc, InstanceLeaseDoc, HoldOutcomeDoc, AdminTokenDoc, AdminEventDoc, WebhookEndpointDoc, WebhookDeliveryDoc } from './doc-types.js';
 
 /** Read projection: the ledger id lists are bookkeeping, not account data. */
 export const ACCOUNT_PROJECTION = { appliedLedger: 0, refusedLedger: 0 } as const;

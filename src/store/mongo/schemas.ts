@@ -14,6 +14,8 @@ import type {
   LedgerDoc,
   RequestErrorDoc,
   VerifyTransactionDoc,
+  WebhookDeliveryDoc,
+  WebhookEndpointDoc,
 } from './docs.js';
 
 // minimize: false keeps empty objects in `response`/`details` (stored as given).
@@ -77,6 +79,9 @@ const verifyTransactionSchema = new Schema<VerifyTransactionDoc>(
     source: { type: String, required: false },
     // Absent or null: the personal fields are still there (domain/retention.ts).
     redactedAt: { type: Date, required: false },
+    // The webhook outbox (webhooks.ts): absent once moved, or when no endpoint listens.
+    outbox: { type: [Schema.Types.Mixed], default: undefined },
+    outboxAt: { type: Date, required: false },
   },
   OPTIONS,
 );
@@ -91,6 +96,8 @@ verifyTransactionSchema.index({ transactionId: 1, ...NEWEST });
 verifyTransactionSchema.index({ requestId: 1, ...NEWEST });
 // Retention finds the oldest records not yet redacted (no partial index on the test server).
 verifyTransactionSchema.index({ redactedAt: 1, createdAt: 1 });
+// The webhook worker finds records whose outbox is still to move.
+verifyTransactionSchema.index({ outboxAt: 1 });
 
 const requestErrorSchema = new Schema<RequestErrorDoc>(
   {
@@ -161,6 +168,39 @@ const adminEventSchema = new Schema<AdminEventDoc>(
 adminEventSchema.index(NEWEST);
 adminEventSchema.index({ targetId: 1, ...NEWEST });
 
+const webhookEndpointSchema = new Schema<WebhookEndpointDoc>(
+  { _id: str, accountId: str, url: str, events: { type: [String], required: true }, secret: str, createdAt: date, removedAt: optDate },
+  OPTIONS,
+);
+webhookEndpointSchema.index({ accountId: 1, createdAt: 1, _id: 1 });
+
+const webhookAttemptSchema = new Schema(
+  { at: date, statusCode: { type: Number, default: null }, error: optStr, durationMs: { type: Number, required: true } },
+  { ...OPTIONS, _id: false },
+);
+const webhookDeliverySchema = new Schema<WebhookDeliveryDoc>(
+  {
+    _id: str,
+    eventId: str,
+    endpointId: str,
+    accountId: str,
+    type: str,
+    body: str,
+    state: { type: String, enum: ['pending', 'delivered', 'failed'], required: true },
+    nextAttemptAt: date,
+    attempts: { type: [webhookAttemptSchema], default: [] },
+    claim: optStr,
+    leaseUntil: optDate,
+    deliveredAt: optDate,
+    createdAt: date,
+  },
+  OPTIONS,
+);
+// The worker's claim: pending and due, oldest due first.
+webhookDeliverySchema.index({ state: 1, nextAttemptAt: 1 });
+webhookDeliverySchema.index({ accountId: 1, ...NEWEST });
+webhookDeliverySchema.index({ endpointId: 1, ...NEWEST });
+
 /** Indexes an earlier version built that a wider one above now covers; migrate() drops them. */
 export const RETIRED_INDEXES: Partial<Record<keyof Models, string[]>> = {
   verifyTransactions: ['transactionId_1'],
@@ -177,6 +217,8 @@ export interface Models {
   instanceLeases: Model<InstanceLeaseDoc>;
   adminTokens: Model<AdminTokenDoc>;
   adminEvents: Model<AdminEventDoc>;
+  webhookEndpoints: Model<WebhookEndpointDoc>;
+  webhookDeliveries: Model<WebhookDeliveryDoc>;
 }
 
 /** Registers the models on one connection (one store = one connection). */
@@ -191,6 +233,8 @@ export function defineModels(conn: Connection): Models {
     instanceLeases: conn.model<InstanceLeaseDoc>('InstanceLease', instanceLeaseSchema, 'instance_leases'),
     adminTokens: conn.model<AdminTokenDoc>('AdminToken', adminTokenSchema, 'admin_tokens'),
     adminEvents: conn.model<AdminEventDoc>('AdminEvent', adminEventSchema, 'admin_events'),
+    webhookEndpoints: conn.model<WebhookEndpointDoc>('WebhookEndpoint', webhookEndpointSchema, 'webhook_endpoints'),
+    webhookDeliveries: conn.model<WebhookDeliveryDoc>('WebhookDelivery', webhookDeliverySchema, 'webhook_deliveries'),
   };
 }
 
