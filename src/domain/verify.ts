@@ -9,12 +9,14 @@ import { readSlipImage } from './verify-image.js';
 import { AccountSlots } from './account-slots.js';
 import type { ImageDecoder } from './ports/images.js';
 import { parseSlipQr, type SlipRef } from './slip-qr.js';
-import type { ApiKey, RequestErrorRecord, VerifiedSlip } from './types.js';
+import type { ApiKey, RequestErrorRecord, VerifiedSlip, VerifyTransactionRecord } from './types.js';
 import type { VerifyInput, VerifyOutcome, VerifyTrace } from './verify-types.js';
 import type { KeyResolver } from './key-lookup.js';
 import { askNetwork } from './ask-network.js';
 import { evaluateChecks, type CheckRequest, type CheckResults } from './checks.js';
 import { duplicateHistory } from './duplicate-history.js';
+import { outboxRecords, verificationSucceeded } from './webhooks/events.js';
+import type { WebhookEventType } from './webhooks/types.js';
 import { bodyCheck, failure, imageRefusal, requestErrorRecord, type FailureFacts, type KeyedWho, type Who } from './verify-records.js';
 
 export type { VerifyInput, VerifyOutcome } from './verify-types.js';
@@ -41,6 +43,12 @@ export interface VerificationDeps {
    * the image pool's queue that every merchant shares.
    */
   maxPicturesPerAccount?: number;
+  /** Webhook listeners (a per-account cache); absent: no events are written. */
+  webhooks?: {
+    endpointsFor(accountId: string, type: WebhookEventType): Promise<string[]>;
+    /** Called after a settle wrote deliveries, so the worker need not wait for its next poll. */
+    written?(): void;
+  };
 }
 
 const UNAVAILABLE: VerifyOutcome = { kind: 'unavailable', message: 'service temporarily unavailable' };
@@ -169,6 +177,9 @@ export class VerificationService {
     trace?: VerifyTrace,
   ): Promise<VerifyOutcome> {
     const { store } = this.deps;
+    // Before the hold: a failed lookup refuses the request with nothing held,
+    // never after the bank answered. Cached, so it is usually a map lookup.
+    const listeners = (await this.deps.webhooks?.endpointsFor(key.accountId, 'verification.succeeded')) ?? [];
     const held = await store.holdCredit({ id: who.id, accountId: key.accountId, keyId: key.id, createdAt: this.now(), instanceId: this.deps.instanceId?.() ?? null });
     // Credits never go below zero, so a refused hold saw a balance of exactly 0.
     if (held.status === 'insufficient') return this.accountError('insufficient_fund', who, { qrcode, slip }, 0);
@@ -187,26 +198,30 @@ export class VerificationService {
       return failure(result.kind, result.message, left);
     }
     const data = result.slip;
+    const record: VerifyTransactionRecord = {
+      id: who.id,
+      accountId: key.accountId,
+      keyId: key.id,
+      requestId: who.requestId,
+      qrcode,
+      transactionId: data.transactionId,
+      amount: data.amount,
+      sendingBank: data.senderBankCode,
+      receivingBank: data.receiverBankCode,
+      upstream: result.upstream,
+      latencyMs,
+      response: data,
+      createdAt: this.now(),
+      ...(who.source ? { source: who.source } : {}),
+    };
+    // The event is written by the settle itself (the outbox): charged and announced, or neither.
+    const deliveries = listeners.length > 0 ? outboxRecords(verificationSucceeded(record), key.accountId, listeners) : [];
     try {
-      await store.settleHold({
-        id: who.id,
-        accountId: key.accountId,
-        keyId: key.id,
-        requestId: who.requestId,
-        qrcode,
-        transactionId: data.transactionId,
-        amount: data.amount,
-        sendingBank: data.senderBankCode,
-        receivingBank: data.receiverBankCode,
-        upstream: result.upstream,
-        latencyMs,
-        response: data,
-        createdAt: this.now(),
-        ...(who.source ? { source: who.source } : {}),
-      });
+      await (deliveries.length > 0 ? store.settleHold(record, deliveries) : store.settleHold(record));
     } catch (err) {
       throw new SettleFailedError(err);
     }
+    if (deliveries.length > 0) this.deps.webhooks?.written?.();
     this.touch(key);
     // Settling only turns the hold into usage: the hold's balance is the one after the charge.
     const verified = { kind: 'verified', slip: data, qrcode, creditsRemaining: held.credits } as const;
