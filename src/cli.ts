@@ -19,6 +19,7 @@ import { registerSandboxCommands } from './cli/sandbox.js';
 import { registerServeCommand } from './cli/serve.js';
 import { registerSimulateBankCommand } from './cli/simulate-bank.js';
 import { registerVerifyCommand } from './cli/verify.js';
+import { registerWebhookCommands } from './cli/webhooks.js';
 import { ConfigError } from './config.js';
 import { InputError } from './domain/errors.js';
 import { IdempotencyConflictError } from './domain/admin-actions.js';
@@ -44,6 +45,7 @@ registerRestoreCommand(program);
 registerSandboxCommands(program);
 registerSimulateBankCommand(program);
 registerVerifyCommand(program);
+registerWebhookCommands(program);
 
 try {
   await program.parseAsync(process.argv);
