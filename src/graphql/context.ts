@@ -4,6 +4,7 @@
 import type { RequestHandler } from 'express';
 import type { Logger } from 'pino';
 import type { AdminActions } from '../domain/admin-actions.js';
+import type { WebhookEndpoints } from '../domain/webhooks/endpoints.js';
 import { tokenActor, type AdminTokenService } from '../domain/admin-tokens.js';
 import type { AdminToken } from '../domain/types.js';
 import { sendError } from '../http/json-errors.js';
@@ -15,6 +16,8 @@ export interface GraphqlDeps {
   /** Reads only; every write goes through `actions`. */
   store: Store;
   actions: AdminActions;
+  /** Webhook endpoint changes and redeliveries, with their audit trail. */
+  webhooks: WebhookEndpoints;
   upstreamHealth: () => DomainHealth[];
   logger: Logger;
 }
