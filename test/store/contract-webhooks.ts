@@ -29,7 +29,7 @@ interface Fixtures {
 const id = (kind: string) => `${kind}_${randomUUID().replaceAll('-', '')}`;
 const sorted = (ids: Iterable<string>) => [...ids].sort();
 
-export function endpoint(accountId: string, over: Partial<WebhookEndpoint> = {}): WebhookEndpoint {
+function endpoint(accountId: string, over: Partial<WebhookEndpoint> = {}): WebhookEndpoint {
   return { id: id('whe'), accountId, url: 'https://shop.example/hooks', events: ['verification.succeeded'], sealedSecret: 'plain:whsec_test', createdAt: new Date(), removedAt: null, ...over };
 }
 

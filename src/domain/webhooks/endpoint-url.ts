@@ -14,7 +14,7 @@ export type UrlCheck = { ok: true; url: string } | { ok: false; problem: string 
 
 const MAX_URL_LENGTH = 2048;
 
-export function isLoopbackHost(hostname: string): boolean {
+function isLoopbackHost(hostname: string): boolean {
   const host = hostname.replace(/^\[|\]$/g, '').toLowerCase();
   if (host === 'localhost' || host.endsWith('.localhost')) return true;
   if (isIP(host) === 4) return host.startsWith('127.');

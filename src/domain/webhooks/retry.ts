@@ -12,8 +12,6 @@ export interface RetryPolicy {
   windowMs: number;
 }
 
-export const DEFAULT_RETRY: RetryPolicy = { baseMs: 30_000, maxDelayMs: 6 * 3_600_000, windowMs: 3 * 24 * 3_600_000 };
-
 /**
  * The next attempt's time after `failures` failed attempts, or null to give
  * up. Jitter draws from the upper half of each step, so retries of many
