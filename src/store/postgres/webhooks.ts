@@ -33,7 +33,7 @@ export async function removeWebhookEndpoint(db: PgDb, id: string, at: Date): Pro
 // SKIP LOCKED: instances claiming at the same moment each take other rows
 // instead of waiting for one another; the row lock plus the lease condition,
 // re-checked after the lock, hand a delivery to one of them only.
-const CLAIM = `UPDATE webhook_deliveries d SET claim = $1, lease_until = $2
+export const CLAIM = `UPDATE webhook_deliveries d SET claim = $1, lease_until = $2
   FROM (SELECT id FROM webhook_deliveries
         WHERE state = 'pending' AND next_attempt_at <= $3 AND (lease_until IS NULL OR lease_until <= $3)
         ORDER BY next_attempt_at LIMIT $4 FOR UPDATE SKIP LOCKED) due

@@ -34,7 +34,7 @@ export async function removeWebhookEndpoint(lite: Lite, id: string, at: Date): P
 
 // One statement, so one write lock: another process's claim runs before or
 // after it, never between the read and the update.
-const CLAIM = `UPDATE webhook_deliveries SET claim = ?, lease_until = ?
+export const CLAIM = `UPDATE webhook_deliveries SET claim = ?, lease_until = ?
   WHERE id IN (SELECT id FROM webhook_deliveries
                WHERE state = 'pending' AND next_attempt_at <= ? AND (lease_until IS NULL OR lease_until <= ?)
                ORDER BY next_attempt_at LIMIT ?)
