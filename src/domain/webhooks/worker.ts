@@ -104,6 +104,12 @@ export class WebhookWorker {
     const answer = await this.send(d, endpoint, at);
     const attempt: WebhookAttempt = { at, statusCode: answer.statusCode, error: failureOf(answer), durationMs: Math.round(performance.now() - started) };
     const next = this.next(d, attempt, answer, endpoint);
+    if (next.state === 'failed') {
+      this.o.logger.warn(
+        { deliveryId: d.id, eventId: d.eventId, endpointId: d.endpointId, accountId: d.accountId, attempts: d.attempts.length + 1, error: attempt.error },
+        'webhook delivery failed for good (retry window over, or the endpoint was removed); redeliver it by hand once the endpoint works',
+      );
+    }
     try {
       const recorded = await this.o.store.finishWebhookAttempt(d.id, claim, attempt, next);
       if (!recorded) this.o.logger.warn({ deliveryId: d.id }, 'webhook delivery: the claim ran out before the attempt was recorded; another worker has it');
