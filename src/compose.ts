@@ -145,7 +145,7 @@ export async function serverServices(config: Config, { logger, upstream: overrid
   const services = storeServices(store, { ...storeServiceOptions(config, logger), ...(adminListener ? { adminListener } : {}) });
   const webhookWorker = new WebhookWorker({
     store,
-    sender: httpWebhookSender(`slipgate-webhooks/${packageVersion()}`),
+    sender: httpWebhookSender(`slipgate-webhooks/${packageVersion()}`, adminListener?.port ?? config.ADMIN_PORT),
     secrets: services.secrets,
     retry: { baseMs: config.WEBHOOK_RETRY_BASE_MS, maxDelayMs: config.WEBHOOK_RETRY_MAX_DELAY_MS, windowMs: config.WEBHOOK_RETRY_WINDOW_MS },
     timeoutMs: config.WEBHOOK_TIMEOUT_MS,

@@ -35,7 +35,7 @@ const FAST: RetryPolicy = { baseMs: 5, maxDelayMs: 7 * 86_400_000, windowMs: 86_
 function worker(over: { retry?: RetryPolicy; timeoutMs?: number } = {}) {
   return new WebhookWorker({
     store,
-    sender: httpWebhookSender('slipgate-test'),
+    sender: httpWebhookSender('slipgate-test', null),
     secrets: services.secrets,
     retry: over.retry ?? FAST,
     timeoutMs: over.timeoutMs ?? 5_000,
