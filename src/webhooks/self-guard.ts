@@ -25,7 +25,7 @@ function unmapped(address: string): string {
   return lower.replace(/^::ffff:/, '');
 }
 
-export function isAdminListener(address: string, port: number, adminPort: number): boolean {
+function isAdminListener(address: string, port: number, adminPort: number): boolean {
   if (port !== adminPort) return false;
   const plain = unmapped(address);
   return plain.startsWith('127.') || ownAddresses().has(plain);
