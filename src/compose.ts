@@ -153,6 +153,7 @@ export async function serverServices(config: Config, { logger, upstream: overrid
     pollMs: config.WEBHOOK_POLL_MS,
     batch: 32,
     logger,
+    onAttempt: (result) => metrics.webhookAttempt(result),
   });
   const verification = new VerificationService({
     webhooks: { endpointsFor: (accountId, type) => services.subscriptions.endpointsFor(accountId, type), written: () => webhookWorker.wake() },

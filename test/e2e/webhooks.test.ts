@@ -12,6 +12,7 @@ import { startApp, type TestApp } from '../helpers/app.js';
 import { eventually, postVerify, spawnSlipgate, type Child } from '../helpers/child.js';
 import { concurrencyCase, testEngines } from '../helpers/engines.js';
 import { startReceiver, type Receiver } from '../helpers/webhook-receiver.js';
+import { scrape } from '../metrics/scrape.js';
 
 const FAST = { WEBHOOK_POLL_MS: '20', WEBHOOK_RETRY_BASE_MS: '20' };
 
@@ -47,6 +48,7 @@ describe.each(testEngines())('webhooks on %s', (engine) => {
     const deliveries = await app.store.listWebhookDeliveries({ accountId: listening.accountId, limit: 10 });
     await eventually(async () => (await app.store.getWebhookDelivery(deliveries.items[0]!.id))?.state === 'delivered');
     expect(deliveries.items.map((d) => d.eventId)).toEqual([event.id]);
+    expect((await scrape(app.adminUrl)).value('slipgate_webhook_attempts_total', { result: 'delivered' })).toBe(1);
     expect((await app.store.listWebhookDeliveries({ accountId: quiet.accountId, limit: 10 })).items).toEqual([]);
 
     // Removed: this process stops writing events for it at once (its cache is evicted).

@@ -28,6 +28,8 @@ export interface WebhookWorkerOptions {
   batch: number;
   logger: Logger;
   now?: () => Date;
+  /** Told what followed each attempt (metrics). */
+  onAttempt?: (result: 'delivered' | 'retry' | 'failed') => void;
 }
 
 export class WebhookWorker {
@@ -104,6 +106,7 @@ export class WebhookWorker {
     const answer = await this.send(d, endpoint, at);
     const attempt: WebhookAttempt = { at, statusCode: answer.statusCode, error: failureOf(answer), durationMs: Math.round(performance.now() - started) };
     const next = this.next(d, attempt, answer, endpoint);
+    this.o.onAttempt?.(next.state === 'pending' ? 'retry' : next.state);
     if (next.state === 'failed') {
       this.o.logger.warn(
         { deliveryId: d.id, eventId: d.eventId, endpointId: d.endpointId, accountId: d.accountId, attempts: d.attempts.length + 1, error: attempt.error },
