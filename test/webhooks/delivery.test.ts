@@ -174,6 +174,25 @@ describe('webhook delivery', () => {
     ]);
   });
 
+  it('running, it keeps other deliveries going while one endpoint does not answer', async () => {
+    const silent = await startReceiver(() => 'hang');
+    const fast = await startReceiver(() => ({ status: 204 }));
+    const w = worker({ timeoutMs: 30_000 });
+    w.start();
+    try {
+      const stuck = await eventFor(silent);
+      await eventually(async () => silent.received.length === 1);
+      const { delivery } = await eventFor(fast);
+      w.wake();
+      await eventually(async () => (await store.getWebhookDelivery(delivery.id))?.state === 'delivered');
+      // Delivered while the silent endpoint still holds its own attempt, unanswered.
+      expect((await store.getWebhookDelivery(stuck.delivery.id))?.attempts).toEqual([]);
+    } finally {
+      await silent.close();
+      await w.stop();
+    }
+  });
+
   it('fails the deliveries of a removed endpoint without calling it', async () => {
     const receiver = await startReceiver(() => ({ status: 200 }));
     const { delivery } = await eventFor(receiver);

@@ -37,6 +37,10 @@ export class WebhookWorker {
   private running = false;
   private loop: Promise<void> | null = null;
   private wakeUp: (() => void) | null = null;
+  /** A wake-up that came while the loop was not pausing: the next pause is skipped. */
+  private woken = false;
+  /** Attempts under way: at most `batch`, each freeing its slot when recorded. */
+  private readonly inFlight = new Set<Promise<void>>();
 
   constructor(private readonly o: WebhookWorkerOptions) {
     this.now = o.now ?? (() => new Date());
@@ -55,38 +59,63 @@ export class WebhookWorker {
     await this.loop;
   }
 
-  /** Something may be due now (an event was just written): skip the pause. */
+  /** Something may be due now (an event was just written, a slot freed): skip the pause. */
   wake(): void {
-    this.wakeUp?.();
+    if (this.wakeUp) this.wakeUp();
+    else this.woken = true;
   }
 
-  /** Claims and delivers one batch; resolves to how many deliveries it attempted. */
+  /** Claims one batch and waits for every attempt; resolves to how many it attempted (tests drive the worker with it). */
   async deliverDue(): Promise<number> {
+    const started = await this.claim(this.o.batch);
+    await Promise.all(started);
+    return started.length;
+  }
+
+  /**
+   * Keeps up to `batch` attempts going: a slow or silent endpoint holds its
+   * own slot for at most the timeout, never the others' deliveries.
+   */
+  private async run(): Promise<void> {
+    while (this.running) {
+      const free = this.o.batch - this.inFlight.size;
+      if (free > 0) {
+        try {
+          for (const attempt of await this.claim(free)) {
+            this.inFlight.add(attempt);
+            void attempt.finally(() => {
+              this.inFlight.delete(attempt);
+              this.wake();
+            });
+          }
+        } catch (err) {
+          this.o.logger.warn({ err }, 'webhook delivery: claiming due deliveries failed; trying again shortly');
+        }
+      }
+      // Until the next poll, a new event, or a freed slot.
+      if (this.running) await this.pause();
+    }
+    await Promise.allSettled([...this.inFlight]);
+  }
+
+  /** Claims up to `limit` due deliveries and starts their attempts (which never reject). */
+  private async claim(limit: number): Promise<Promise<void>[]> {
     const claim = randomUUID();
-    const due = await this.o.store.claimWebhookDeliveries({ claim, now: this.now(), leaseMs: this.o.leaseMs, limit: this.o.batch });
+    const due = await this.o.store.claimWebhookDeliveries({ claim, now: this.now(), leaseMs: this.o.leaseMs, limit });
     const endpoints = new Map<string, Promise<WebhookEndpoint | null>>();
     const endpoint = (id: string) => {
       let found = endpoints.get(id);
       if (!found) endpoints.set(id, (found = this.o.store.getWebhookEndpoint(id)));
       return found;
     };
-    await Promise.all(due.map(async (d) => this.attempt(d, claim, await endpoint(d.endpointId))));
-    return due.length;
-  }
-
-  private async run(): Promise<void> {
-    while (this.running) {
-      let attempted = 0;
-      try {
-        attempted = await this.deliverDue();
-      } catch (err) {
-        this.o.logger.warn({ err }, 'webhook delivery: claiming due deliveries failed; trying again shortly');
-      }
-      if (attempted === 0 && this.running) await this.pause();
-    }
+    return due.map((d) => this.attempt(d, claim, endpoint(d.endpointId)));
   }
 
   private pause(): Promise<void> {
+    if (this.woken) {
+      this.woken = false;
+      return Promise.resolve();
+    }
     return new Promise((resolve) => {
       const timer = setTimeout(done, this.o.pollMs);
       timer.unref?.();
@@ -100,10 +129,18 @@ export class WebhookWorker {
     });
   }
 
-  private async attempt(d: WebhookDelivery, claim: string, endpoint: WebhookEndpoint | null): Promise<void> {
+  private async attempt(d: WebhookDelivery, claim: string, found: Promise<WebhookEndpoint | null>): Promise<void> {
+    let endpoint: WebhookEndpoint | null;
+    try {
+      endpoint = await found;
+    } catch (err) {
+      // Nothing sent: the claim runs out and the delivery is attempted again.
+      this.o.logger.warn({ err, deliveryId: d.id }, 'webhook delivery: reading the endpoint failed');
+      return;
+    }
     const at = this.now();
     const started = performance.now();
-    const answer = await this.send(d, endpoint, at);
+    const answer = await this.send(d, endpoint, at).catch((err: unknown): WebhookAnswer => ({ statusCode: null, error: `not sent: ${(err as Error).message}` }));
     const attempt: WebhookAttempt = { at, statusCode: answer.statusCode, error: failureOf(answer), durationMs: Math.round(performance.now() - started) };
     const next = this.next(d, attempt, answer, endpoint);
     this.o.onAttempt?.(next.state === 'pending' ? 'retry' : next.state);
