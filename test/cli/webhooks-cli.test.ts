@@ -87,6 +87,7 @@ describe('slipgate webhooks', () => {
     }
     const unknown = await slipgate('webhooks', 'add', 'acc_missing', '--url', 'https://shop.example/hooks');
     expect(unknown.stderr).toMatch(/account not found/);
+    expect((await slipgate('webhooks', 'list', 'acc_missing')).stderr).toMatch(/account not found/);
     expect(rows(`SELECT * FROM webhook_endpoints WHERE account_id IN ('${accountId}', 'acc_missing')`)).toEqual([]);
   });
 });

@@ -3,7 +3,9 @@
 // it; an account without endpoints writes nothing; the plain answer is the
 // same bytes either way. Then the faults: a SIGKILL between the commit and
 // the delivery loses nothing, and two instances never send one delivery twice.
+import { randomBytes } from 'node:crypto';
 import { afterAll, describe, expect, it } from 'vitest';
+import { verifyWebhookSignature } from '../../src/client/webhooks.js';
 import { storeServices } from '../../src/compose.js';
 import type { Store } from '../../src/domain/ports/store.js';
 import { openStore } from '../../src/store/open.js';
@@ -14,7 +16,8 @@ import { concurrencyCase, testEngines } from '../helpers/engines.js';
 import { startReceiver, type Receiver } from '../helpers/webhook-receiver.js';
 import { scrape } from '../metrics/scrape.js';
 
-const FAST = { WEBHOOK_POLL_MS: '20', WEBHOOK_RETRY_BASE_MS: '20' };
+// Secrets sealed under SECRETS_KEY: the worker must open them to sign.
+const FAST = { WEBHOOK_POLL_MS: '20', WEBHOOK_RETRY_BASE_MS: '20', SECRETS_KEY: randomBytes(32).toString('hex') };
 
 describe.each(testEngines())('webhooks on %s', (engine) => {
   const cleanup: (() => Promise<unknown>)[] = [];
@@ -32,7 +35,7 @@ describe.each(testEngines())('webhooks on %s', (engine) => {
     const app: TestApp = track(await startApp({ databaseUrl: await engine.databaseUrl(), env: FAST }));
     const listening = await app.account(5);
     const quiet = await app.account(5);
-    await app.webhooks.add('admin:test', listening.accountId, { url: receiver.url });
+    const { secret } = await app.webhooks.add('admin:test', listening.accountId, { url: receiver.url });
 
     const qrcode = sandboxQr({ amount: 120.25 });
     const heard = await app.verify(listening.apiKey, qrcode);
@@ -44,6 +47,7 @@ describe.each(testEngines())('webhooks on %s', (engine) => {
 
     await eventually(async () => receiver.received.length === 1);
     const event = JSON.parse(receiver.received[0]!.body);
+    expect(verifyWebhookSignature(receiver.received[0]!.body, String(receiver.received[0]!.headers['slipgate-signature']), secret)).toMatchObject({ ok: true });
     expect(event).toMatchObject({ type: 'verification.succeeded', data: { requestId: heard.headers.get('x-request-id'), amount: 120.25 } });
     const deliveries = await app.store.listWebhookDeliveries({ accountId: listening.accountId, limit: 10 });
     await eventually(async () => (await app.store.getWebhookDelivery(deliveries.items[0]!.id))?.state === 'delivered');

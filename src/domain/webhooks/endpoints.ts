@@ -65,7 +65,9 @@ export class WebhookEndpoints {
     return { endpoint: endpointView(endpoint), secret };
   }
 
+  /** Deleted accounts too (their endpoints stay listed until removed); an unknown account is not found. */
   async list(accountId: string): Promise<WebhookEndpointView[]> {
+    if (!(await this.deps.store.getAccount(accountId))) throw new StoreError('not_found', 'account not found');
     return (await this.deps.store.listWebhookEndpoints(accountId)).map(endpointView);
   }
 
