@@ -19,6 +19,7 @@ import { registerSandboxCommands } from './cli/sandbox.js';
 import { registerServeCommand } from './cli/serve.js';
 import { registerSimulateBankCommand } from './cli/simulate-bank.js';
 import { registerVerifyCommand } from './cli/verify.js';
+import { setActorOption } from './cli/context.js';
 import { ConfigError } from './config.js';
 import { InputError } from './domain/errors.js';
 import { IdempotencyConflictError } from './domain/admin-actions.js';
@@ -29,8 +30,10 @@ import { packageVersion } from './version.js';
 const program = new Command('slipgate')
   .description('Thai bank slip verification gateway')
   .version(packageVersion(), '-V, --version', 'print the version')
+  .option('--as <name>', 'the staff member making the change, as the ledger and admin events name it (default: SLIPGATE_ACTOR, then SUDO_USER, then the system user)')
   .showHelpAfterError()
-  .exitOverride();
+  .exitOverride()
+  .hook('preAction', (root) => setActorOption(root.opts<{ as?: string }>().as));
 
 registerServeCommand(program);
 registerAccountCommands(program);

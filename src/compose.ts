@@ -37,7 +37,7 @@ export function storeServices(store: Store, opts: { keyCacheTtlMs?: number; logg
   const keys = new KeyResolver(store, opts.keyCacheTtlMs ?? 0);
   const accounts = new AccountService(store);
   const admin = new AdminActions({ store, accounts, keyCache: keys, ...(opts.logger ? { log: opts.logger } : {}) });
-  return { store, keys, accounts, admin, adminTokens: new AdminTokenService(store) };
+  return { store, keys, accounts, admin, adminTokens: new AdminTokenService(store, undefined, opts.logger) };
 }
 
 export interface ServerOptions {
