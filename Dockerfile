@@ -24,6 +24,10 @@ RUN mkdir /data && chown node:node /data
 VOLUME /data
 ENV NODE_ENV=production
 ENV DATABASE_URL=sqlite:/data/slipgate.db
+# A fresh volume's first start creates the file (serve creates a missing
+# database only when asked). DATABASE_CREATE=no once it exists turns a lost
+# volume into a refusal instead of an empty server.
+ENV DATABASE_CREATE=yes
 # Both listeners on every interface of the container's own network: what is
 # reachable from outside is what you publish (-p / ports:). Publish the admin
 # port (GraphQL, dashboard, /metrics) only to a trusted network.

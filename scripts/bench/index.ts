@@ -368,6 +368,7 @@ function startSlipgate(app: BuiltApp, db: BenchDatabase, bankUrl: string, tag: s
     env: {
       ...process.env,
       DATABASE_URL: db.url,
+      DATABASE_CREATE: 'yes',
       PORT: '0',
       ADMIN_PORT: '0',
       LOG_LEVEL: 'info',
