@@ -25,6 +25,7 @@ import { InputError } from './domain/errors.js';
 import { IdempotencyConflictError } from './domain/admin-actions.js';
 import { StoreError } from './domain/ports/store.js';
 import { DatabaseOpenError } from './store/open.js';
+import { NewerSchemaError } from './store/schema-version.js';
 import { packageVersion } from './version.js';
 
 const program = new Command('slipgate')
@@ -53,7 +54,7 @@ try {
 } catch (err) {
   // Commander's own errors (unknown option, missing argument) are usage errors too.
   if (err instanceof CommanderError) process.exit(err.exitCode === 0 ? 0 : 2);
-  if (err instanceof ConfigError || err instanceof InputError || err instanceof IdempotencyConflictError || err instanceof StoreError || err instanceof DatabaseOpenError) {
+  if (err instanceof ConfigError || err instanceof InputError || err instanceof IdempotencyConflictError || err instanceof StoreError || err instanceof DatabaseOpenError || err instanceof NewerSchemaError) {
     console.error(`slipgate: ${err.message}`);
     process.exit(2);
   }
