@@ -25,6 +25,8 @@ export interface VerifyInput {
   requestId: string;
   /** The client's address (after TRUST_PROXY_HOPS), matched against the key's allowed ranges. */
   clientIp?: string;
+  /** Where clientIp came from (the connection, or which X-Forwarded-For hop), said when a key refuses it (1024). */
+  clientIpFrom?: string;
   /** Filled in as the verification learns it, for the request's log line. */
   trace?: VerifyTrace;
 }
@@ -37,6 +39,9 @@ export interface VerifyTrace {
   upstream?: string | null;
   /** How long the bank network took, retries included. */
   upstreamMs?: number;
+  /** On 1024 only: the address the key refused and where it came from. */
+  clientIp?: string | null;
+  clientIpFrom?: string | null;
 }
 
 /** The account's credits after the request, whenever the key resolved to a live account. */
