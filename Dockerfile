@@ -5,7 +5,10 @@ COPY package.json package-lock.json tsconfig.json tsconfig.build.json ./
 COPY src ./src
 # npm ci's prepare step also bundles the admin dashboard into dist/dashboard.
 COPY dashboard ./dashboard
-COPY scripts/build-dashboard.mjs ./scripts/
+COPY scripts/build-dashboard.mjs scripts/write-revision.mjs ./scripts/
+# The image has no .git: `slipgate --version` names the revision given here,
+# docker build --build-arg SLIPGATE_REVISION=$(git rev-parse --short=12 HEAD) .
+ARG SLIPGATE_REVISION=unknown
 RUN npm ci && npm prune --omit=dev
 
 FROM node:24-bookworm-slim

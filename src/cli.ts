@@ -26,11 +26,11 @@ import { IdempotencyConflictError } from './domain/admin-actions.js';
 import { StoreError } from './domain/ports/store.js';
 import { DatabaseOpenError } from './store/open.js';
 import { NewerSchemaError } from './store/schema-version.js';
-import { packageVersion } from './version.js';
+import { versionLine } from './version.js';
 
 const program = new Command('slipgate')
   .description('Thai bank slip verification gateway')
-  .version(packageVersion(), '-V, --version', 'print the version')
+  .version(versionLine(), '-V, --version', 'print the version and the git revision it was built from')
   .option('--as <name>', 'the staff member making the change, as the ledger and admin events name it (default: SLIPGATE_ACTOR, then SUDO_USER, then the system user)')
   .showHelpAfterError()
   .exitOverride()

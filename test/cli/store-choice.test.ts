@@ -163,9 +163,9 @@ describe('which database the CLI uses', { timeout: 120_000 }, () => {
     }
   });
 
-  it('--version prints the version in package.json', async () => {
+  it('--version prints the version in package.json (from src/: no build, so no revision)', async () => {
     const r = await slipgate(dir.path, undefined, '--version');
     expect(r.code).toBe(0);
-    expect(r.stdout).toBe(`${VERSION}\n`);
+    expect(r.stdout).toBe(`${VERSION} (revision unknown)\n`);
   });
 });
