@@ -23,7 +23,7 @@ export function packageVersion(): string {
  * The git revision the build was made from (dist/revision.json, written by
  * scripts/write-revision.mjs); "unknown" when run from src/ or built without git.
  */
-export function buildRevision(): string {
+function buildRevision(): string {
   try {
     const { revision } = JSON.parse(readFileSync(join(dirname(fileURLToPath(import.meta.url)), 'revision.json'), 'utf8')) as { revision?: unknown };
     // The file is ours, but a string of sane characters is all that is ever printed.
