@@ -70,7 +70,7 @@ export function storeServices(store: Store, opts: StoreServiceOptions = {}): Sto
   const subscriptions = new WebhookSubscriptions(store, opts.keyCacheTtlMs ?? 0);
   const secrets = secretBox(opts.secretsKey ?? null);
   const webhooks = new WebhookEndpoints({ store, secrets, adminListener: opts.adminListener ?? null, forgetAccount: (id) => subscriptions.forget(id), ...log });
-  return { store, keys, receiverDirectory, accounts, admin, adminTokens: new AdminTokenService(store), subscriptions, webhooks, secrets };
+  return { store, keys, receiverDirectory, accounts, admin, adminTokens: new AdminTokenService(store, undefined, opts.logger), subscriptions, webhooks, secrets };
 }
 
 /** What the store services need from the configuration. */

@@ -30,6 +30,11 @@ export const SCHEMA_SETTINGS: Record<SchemaSetting, SettingDoc> = {
     meaning: 'the store, see [storage.md](storage.md); `?pool_max=N` sets a PostgreSQL pool size (strip it before giving the URL to `pg_dump`/`psql`, see [operations.md](operations.md#postgresql-pg_dump-or-point-in-time-recovery))',
     accepts: '`sqlite:<path>`, `postgres://…`, `postgresql://…`, `mongodb://…`, `mongodb+srv://…`',
   },
+  DATABASE_CREATE: {
+    topic: 'Storage',
+    meaning: '`serve` may create a new SQLite database at `DATABASE_URL` (as `--create` does); otherwise a missing file or folder is refused, naming it, except the quickstart\'s default `./data/slipgate.db`',
+    accepts: '`yes` or `no`',
+  },
   UPSTREAM_TIMEOUT_MS: { topic: 'Bank network', meaning: 'whole budget of one network verification, failover and retries included' },
   HOLD_STALE_MS: { topic: 'Storage', meaning: 'age after which any credit hold counts as left by a dead process (backstop to leases)', default: '`UPSTREAM_TIMEOUT_MS` + 60000' },
   LEASE_HEARTBEAT_MS: { topic: 'Processes', meaning: 'how often a serving process renews its lease; it counts as dead after 3 missed beats' },
@@ -93,5 +98,8 @@ export const OTHER_SETTINGS: Record<string, SettingDoc & { default: string; acce
   NO_COLOR: { topic: 'Logs and metrics', default: 'unset', accepts: 'any value', meaning: 'no colour in the readable log format' },
   FORCE_COLOR: { topic: 'Logs and metrics', default: 'unset', accepts: '`1` (`0` is unset)', meaning: 'colour in the readable log format even off a terminal' },
   SLIPGATE_URL: { topic: 'CLI', default: '`http://127.0.0.1:3000`', accepts: 'a URL', meaning: '`slipgate verify`: the public URL it calls (`--url` overrides)' },
+  SLIPGATE_ACTOR: { topic: 'CLI', default: 'unset', accepts: '1–100 printable characters', meaning: 'the staff member the CLI records as making a change (`--as` overrides; then `SUDO_USER`, then the system user); see [operations.md](operations.md#who-made-a-change)' },
+  SUDO_USER: { topic: 'CLI', default: 'set by sudo', accepts: 'a user name', meaning: 'who ran `sudo slipgate …`: recorded as the actor when neither `--as` nor `SLIPGATE_ACTOR` is given' },
+  SLIPGATE_REVISION: { topic: 'CLI', default: '`git describe` at build time', accepts: 'text', meaning: 'build time only (`npm run build`, the image\'s build argument): the revision `slipgate --version` names' },
   SLIPGATE_API_KEY: { topic: 'CLI', default: 'unset', accepts: 'an API key', meaning: '`slipgate verify`: the key, kept out of shell history (`--api-key` overrides)' },
 };

@@ -140,8 +140,12 @@ export class VerificationService {
     if (!found.ok && found.kind === 'invalid_api_key') return this.authRefusal('invalid_api_key', anonymous, address);
     // Refused before anything about the account is read: a leaked key tells its holder nothing.
     if (!found.ok) {
-      if (input.trace) Object.assign(input.trace, { accountId: found.key.accountId, keyId: found.key.id });
-      return this.authRefusal('ip_not_allowed', { ...anonymous, accountId: found.key.accountId, keyId: found.key.id }, address);
+      // The answer stays the contract's; the record and the log say which address was judged, so a
+      // proxy whose address slipgate saw (TRUST_PROXY_HOPS unset) is told apart from a wrong range.
+      const seen = { clientIp: input.clientIp ?? null, clientIpFrom: input.clientIpFrom ?? null };
+      if (input.trace) Object.assign(input.trace, { accountId: found.key.accountId, keyId: found.key.id, ...seen });
+      const message = `${ACCOUNT_ERRORS.ip_not_allowed.message}: saw ${seen.clientIp ?? 'no address'}${seen.clientIpFrom ? ` (${seen.clientIpFrom})` : ''}`;
+      return this.authRefusal('ip_not_allowed', { ...anonymous, accountId: found.key.accountId, keyId: found.key.id }, address, message);
     }
     const { key } = found;
     const who: KeyedWho = { ...anonymous, accountId: key.accountId, keyId: key.id };
@@ -298,8 +302,8 @@ export class VerificationService {
   }
 
   /** 1020, 1021 and 1024: recorded one by one until the address's brake counts them instead. */
-  private authRefusal(error: 'missing_api_key' | 'invalid_api_key' | 'ip_not_allowed', who: Who, address: string): Promise<VerifyOutcome> | VerifyOutcome {
-    if (this.refusals.record(address, who.requestId)) return this.accountError(error, who);
+  private authRefusal(error: 'missing_api_key' | 'invalid_api_key' | 'ip_not_allowed', who: Who, address: string, recorded?: string): Promise<VerifyOutcome> | VerifyOutcome {
+    if (this.refusals.record(address, who.requestId)) return this.accountError(error, who, {}, undefined, recorded);
     return { kind: 'account_error', error };
   }
 
@@ -308,8 +312,10 @@ export class VerificationService {
     who: Who,
     about: Pick<FailureFacts, 'qrcode' | 'slip'> = {},
     creditsRemaining?: number,
+    /** What the record says, when it knows more than the answer. */
+    recorded: string = ACCOUNT_ERRORS[error].message,
   ): Promise<VerifyOutcome> {
-    await this.deps.store.insertRequestError(this.errorRecord(who, { kind: error, message: ACCOUNT_ERRORS[error].message, ...about }));
+    await this.deps.store.insertRequestError(this.errorRecord(who, { kind: error, message: recorded, ...about }));
     return creditsRemaining === undefined ? { kind: 'account_error', error } : { kind: 'account_error', error, creditsRemaining };
   }
 

@@ -2,6 +2,7 @@
 // and the statements the hot paths prepare once. Every section of the store
 // (accounts.ts, holds.ts, ledger.ts, admin.ts, audit.ts) works on the Lite
 // this returns.
+import { refuseNewerSchema } from '../schema-version.js';
 import Database from 'better-sqlite3';
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
@@ -124,6 +125,7 @@ export function migrate(db: Database.Database): void {
   db.transaction(() => {
     db.exec('CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, applied_at INTEGER NOT NULL)');
     const applied = db.prepare('SELECT coalesce(max(version), 0) AS v FROM schema_migrations').get() as { v: number };
+    refuseNewerSchema(applied.v, SQLITE_MIGRATIONS.length, db.name);
     SQLITE_MIGRATIONS.forEach((sql, i) => {
       const version = i + 1;
       if (version <= applied.v) return;
