@@ -1,4 +1,4 @@
-// The four scenarios of the performance targets (README, Performance), plus E: B's load against the baseline, the
+// The four scenarios of the performance targets (docs/performance.md), plus E: B's load against the baseline, the
 // latency floor of this harness and stack on this machine, I (pictures), H (cost against stored history) and F (a flood of bad keys).
 // Durations shrink with --quick (smoke runs).
 import type { ScenarioId } from './args.js';

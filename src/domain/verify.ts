@@ -2,7 +2,7 @@
 // hold a credit, ask the network, then settle (charge) or release (free).
 // docs/contract.md#order-of-checks fixes the order and texts of the errors.
 import type { Logger } from './ports/logger.js';
-import type { Store } from './ports/store.js';
+import { constraintViolation, type Store } from './ports/store.js';
 import type { Upstream } from './ports/upstream.js';
 import { ACCOUNT_ERRORS, type AccountErrorKind } from './errors.js';
 import { readSlipImage } from './verify-image.js';
@@ -87,12 +87,26 @@ export class VerificationService {
    */
   verify(input: VerifyInput): Promise<VerifyOutcome> {
     const run = this.run(input).catch((err: unknown): VerifyOutcome => {
-      this.deps.logger.error({ err, requestId: input.requestId }, 'verification failed inside slipgate');
+      this.logFailure(err, input.requestId);
       return err instanceof SettleFailedError ? { kind: 'outcome_unknown' } : UNAVAILABLE;
     });
     this.inFlight.add(run);
     void run.finally(() => this.inFlight.delete(run));
     return run;
+  }
+
+  private logFailure(err: unknown, requestId: string): void {
+    // No write on this path can clash with another by design (ids are new, holds and accounts are
+    // checked under the row or document lock): a database rule that refuses one shows a broken guard.
+    const broken = constraintViolation(err);
+    if (broken) {
+      this.deps.logger.error(
+        { err, requestId, constraint: broken.constraint, bug: true },
+        `bug: a write of a verification broke the database rule ${broken.constraint}; the database refused it (nothing was written) and the request failed`,
+      );
+    } else {
+      this.deps.logger.error({ err, requestId }, 'verification failed inside slipgate');
+    }
   }
 
   /** Resolves when every verification started so far has settled. */

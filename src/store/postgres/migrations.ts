@@ -154,7 +154,7 @@ export const PG_MIGRATIONS: readonly string[] = [
   // fields were removed. The partial index holds only records not yet
   // redacted, so each pass finds the old ones without reading the years of
   // records already done. Building it locks writes to verify_transactions
-  // for as long as it takes (see README, Storage engines).
+  // for as long as it takes (see docs/storage.md).
   `
   ALTER TABLE verify_transactions ADD COLUMN redacted_at timestamptz;
   CREATE INDEX verify_transactions_unredacted ON verify_transactions (created_at) WHERE redacted_at IS NULL;

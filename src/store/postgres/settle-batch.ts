@@ -7,6 +7,7 @@ import { StoreError } from '../../domain/ports/store.js';
 import type { Run } from './db.js';
 import * as row from './rows.js';
 import { columns, StatementBatch } from './statement-batch.js';
+import { isDeadlock } from './sql.js';
 
 /** Enough to share one flush; small enough that a batch never holds many row locks long. */
 const MAX_BATCH = 128;
@@ -45,6 +46,7 @@ const gone = (id: string) => new StoreError('conflict', `hold ${id} no longer ex
 export function settleBatch(run: Run): StatementBatch<VerifyTransactionRecord, void> {
   return new StatementBatch<VerifyTransactionRecord, void>({
     maxBatch: MAX_BATCH,
+    retryable: isDeadlock,
     async many(records) {
       const { rows } = await run<{ id: string }>(SETTLE_MANY, columns(records.map(row.vtParams), row.noNul));
       const settled = new Set(rows.map((r) => r.id));

@@ -5,7 +5,6 @@
 import Database from 'better-sqlite3';
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { StoreError } from '../../domain/ports/store.js';
 import { GroupCommit } from './group-commit.js';
 import { StoreFailure } from './store-failure.js';
 import { walSync, type WalSync } from './wal-sync.js';
@@ -160,12 +159,6 @@ export const STATEMENTS = {
 function prepare(db: Database.Database): { [K in keyof typeof STATEMENTS]: Database.Statement } {
   const prepared = Object.entries(STATEMENTS).map(([name, sql]) => [name, db.prepare(sql)] as const);
   return Object.fromEntries(prepared) as { [K in keyof typeof STATEMENTS]: Database.Statement };
-}
-
-export function mapError(err: unknown): Error {
-  const code = (err as { code?: string }).code ?? '';
-  if (code.startsWith('SQLITE_CONSTRAINT')) return new StoreError('conflict', 'record already exists or references a missing record', { cause: err });
-  return err instanceof Error ? err : new Error(String(err));
 }
 
 /**
