@@ -24,6 +24,13 @@ import { buildUpstream } from './upstream/build.js';
 import { describeUpstreamConfig, loadUpstreamConfigs, type UpstreamConfig } from './upstream/config.js';
 import { UpstreamPool } from './upstream/pool.js';
 import { SandboxUpstream } from './upstream/sandbox/sandbox-upstream.js';
+import type { AdminListener } from './domain/webhooks/endpoint-url.js';
+import { WebhookEndpoints } from './domain/webhooks/endpoints.js';
+import { secretBox, type SecretBox } from './domain/webhooks/secret-box.js';
+import { WebhookSubscriptions } from './domain/webhooks/subscriptions.js';
+import { WebhookWorker } from './domain/webhooks/worker.js';
+import { httpWebhookSender } from './webhooks/http-sender.js';
+import { packageVersion } from './version.js';
 
 /** What works on a store alone: every operator command, and the admin side of a server. */
 export interface StoreServices {
@@ -36,21 +43,47 @@ export interface StoreServices {
   /** Account changes plus the admin event trail (who, why). */
   admin: AdminActions;
   adminTokens: AdminTokenService;
+  /** Which endpoints of an account listen to which events, cached like keys. */
+  subscriptions: WebhookSubscriptions;
+  /** Webhook endpoints and redeliveries, with the admin event trail. */
+  webhooks: WebhookEndpoints;
+  /** Seals and opens webhook signing secrets (SECRETS_KEY). */
+  secrets: SecretBox;
 }
 
-export function storeServices(store: Store, opts: { keyCacheTtlMs?: number; logger?: Logger } = {}): StoreServices {
+export interface StoreServiceOptions {
+  keyCacheTtlMs?: number;
+  logger?: Logger;
+  /** SECRETS_KEY, which seals webhook signing secrets. */
+  secretsKey?: Buffer | null;
+  /** Slipgate's own admin listener: no webhook endpoint may point at it. */
+  adminListener?: AdminListener | null;
+}
+
+export function storeServices(store: Store, opts: StoreServiceOptions = {}): StoreServices {
   const keys = new KeyResolver(store, opts.keyCacheTtlMs ?? 0);
   const receiverDirectory = new ReceiverDirectory(store, opts.keyCacheTtlMs ?? 0);
   const accounts = new AccountService(store);
   const receivers = new ReceiverService(store);
-  const admin = new AdminActions({ store, accounts, receivers, keyCache: keys, receiverCache: receiverDirectory, ...(opts.logger ? { log: opts.logger } : {}) });
-  return { store, keys, receiverDirectory, accounts, admin, adminTokens: new AdminTokenService(store) };
+  const log = opts.logger ? { log: opts.logger } : {};
+  const admin = new AdminActions({ store, accounts, receivers, keyCache: keys, receiverCache: receiverDirectory, ...log });
+  const subscriptions = new WebhookSubscriptions(store, opts.keyCacheTtlMs ?? 0);
+  const secrets = secretBox(opts.secretsKey ?? null);
+  const webhooks = new WebhookEndpoints({ store, secrets, adminListener: opts.adminListener ?? null, forgetAccount: (id) => subscriptions.forget(id), ...log });
+  return { store, keys, receiverDirectory, accounts, admin, adminTokens: new AdminTokenService(store), subscriptions, webhooks, secrets };
+}
+
+/** What the store services need from the configuration. */
+export function storeServiceOptions(config: Config, logger: Logger): StoreServiceOptions {
+  return { keyCacheTtlMs: config.API_KEY_CACHE_TTL_MS, logger, secretsKey: config.SECRETS_KEY ?? null, adminListener: { host: config.ADMIN_HOST, port: config.ADMIN_PORT } };
 }
 
 export interface ServerOptions {
   logger: Logger;
   /** Overrides the configured network (tests): a pool, or one adapter whose answers are checked like any bank's. */
   upstream?: BankAdapter | UpstreamPool;
+  /** The admin listener as bound, when known (it overrides ADMIN_HOST/ADMIN_PORT for the webhook URL check). */
+  adminListener?: AdminListener;
 }
 
 /** Everything a serving process runs, before it listens. */
@@ -70,9 +103,11 @@ export interface ServerServices extends StoreServices {
   verification: VerificationService;
   /** The configured domains as they are now (SIGHUP re-reads them). */
   upstreamConfigs(env: NodeJS.ProcessEnv): UpstreamConfig[];
+  /** Delivers webhook events; started with the listeners, stopped before the store closes. */
+  webhookWorker: WebhookWorker;
 }
 
-export async function serverServices(config: Config, { logger, upstream: override }: ServerOptions): Promise<ServerServices> {
+export async function serverServices(config: Config, { logger, upstream: override, adminListener }: ServerOptions): Promise<ServerServices> {
   const metrics = new Metrics();
   const upstreamConfigs = (env: NodeJS.ProcessEnv) => configuredNetwork(env, logger);
   // The bank configuration first: a mistake there stops the start before
@@ -114,8 +149,21 @@ export async function serverServices(config: Config, { logger, upstream: overrid
     maxPixels: config.IMAGE_MAX_PIXELS,
     logger,
   });
-  const services = storeServices(store, { keyCacheTtlMs: config.API_KEY_CACHE_TTL_MS, logger });
+  const services = storeServices(store, { ...storeServiceOptions(config, logger), ...(adminListener ? { adminListener } : {}) });
+  const webhookWorker = new WebhookWorker({
+    store,
+    sender: httpWebhookSender(`slipgate-webhooks/${packageVersion()}`, adminListener?.port ?? config.ADMIN_PORT),
+    secrets: services.secrets,
+    retry: { baseMs: config.WEBHOOK_RETRY_BASE_MS, maxDelayMs: config.WEBHOOK_RETRY_MAX_DELAY_MS, windowMs: config.WEBHOOK_RETRY_WINDOW_MS },
+    timeoutMs: config.WEBHOOK_TIMEOUT_MS,
+    leaseMs: config.WEBHOOK_LEASE_MS,
+    pollMs: config.WEBHOOK_POLL_MS,
+    batch: 32,
+    logger,
+    onAttempt: (result) => metrics.webhookAttempt(result),
+  });
   const verification = new VerificationService({
+    webhooks: { endpointsFor: (accountId, type) => services.subscriptions.endpointsFor(accountId, type), written: () => webhookWorker.wake() },
     images,
     store,
     upstream,
@@ -135,7 +183,7 @@ export async function serverServices(config: Config, { logger, upstream: overrid
     imageStats: () => images.stats,
     onReadError: (err) => logger.warn({ err }, 'metrics: reading the open credit holds failed'),
   });
-  return { ...services, metrics, pool, upstream, upstreamOverridden: override !== undefined, lease, retention, images, verification, upstreamConfigs };
+  return { ...services, metrics, pool, upstream, upstreamOverridden: override !== undefined, lease, retention, images, verification, upstreamConfigs, webhookWorker };
 }
 
 /** The configured bank domains, or the sandbox network when none are configured. */

@@ -92,6 +92,31 @@ export const configSchema = z.object({
     .min(1, 'must be a whole number of minutes from 1 to 10080')
     .max(10_080, 'must be a whole number of minutes from 1 to 10080')
     .default(60),
+  /**
+   * 32 bytes (64 hex characters, or base64) that seal webhook signing
+   * secrets in the database (domain/webhooks/secret-box.ts); unset, they are
+   * stored as they are. See docs/webhooks.md.
+   */
+  SECRETS_KEY: z
+    .string()
+    .transform((v, ctx) => {
+      const key = /^[0-9a-f]{64}$/i.test(v) ? Buffer.from(v, 'hex') : Buffer.from(v, 'base64');
+      if (key.length !== 32) ctx.addIssue({ code: 'custom', message: 'must be 32 bytes, as 64 hex characters or base64 (openssl rand -hex 32)' });
+      return key;
+    })
+    .optional(),
+  /** One webhook attempt's whole budget. */
+  WEBHOOK_TIMEOUT_MS: ms(10_000),
+  /** Delay after the first failed attempt; doubles after each, with jitter. */
+  WEBHOOK_RETRY_BASE_MS: ms(30_000),
+  /** The longest pause between two attempts (backoff and Retry-After alike). */
+  WEBHOOK_RETRY_MAX_DELAY_MS: z.coerce.number().int().min(1).max(86_400_000).default(21_600_000),
+  /** How long after its event a delivery is retried before it is failed. */
+  WEBHOOK_RETRY_WINDOW_MS: z.coerce.number().int().min(1).max(30 * 86_400_000).default(3 * 86_400_000),
+  /** How often the delivery worker looks for due deliveries when idle. */
+  WEBHOOK_POLL_MS: z.coerce.number().int().min(10).max(600_000).default(1_000),
+  /** How long a claimed delivery stays with the worker that claimed it; must exceed WEBHOOK_TIMEOUT_MS. */
+  WEBHOOK_LEASE_MS: z.coerce.number().int().min(100).max(3_600_000).default(60_000),
   WORKERS: z.union([z.literal('auto'), z.coerce.number().int().min(0).max(256)], { error: 'must be a whole number from 0 to 256, or "auto"' }).default(1),
 });
 
@@ -109,7 +134,7 @@ export class ConfigError extends Error {
 /** The bad value, for the message; a URL's credentials are never echoed. */
 function shown(name: string, value: string | undefined): string {
   if (value === undefined) return 'nothing';
-  if (name === 'METRICS_TOKEN') return `${value.length} characters`;
+  if (name === 'METRICS_TOKEN' || name === 'SECRETS_KEY') return `${value.length} characters`;
   if (name === 'DATABASE_URL') return JSON.stringify(value.replace(/\/\/[^@/]*@/, '//***@'));
   return JSON.stringify(value);
 }
@@ -123,6 +148,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     throw new ConfigError(`invalid configuration:\n${lines.join('\n')}`);
   }
   const c = parsed.data;
+  if (c.WEBHOOK_LEASE_MS <= c.WEBHOOK_TIMEOUT_MS) {
+    throw new ConfigError(`invalid configuration:\n  WEBHOOK_LEASE_MS: must be longer than WEBHOOK_TIMEOUT_MS (${c.WEBHOOK_TIMEOUT_MS}), or a slow attempt could be sent twice (got ${c.WEBHOOK_LEASE_MS})`);
+  }
   return {
     ...c,
     HOLD_STALE_MS: c.HOLD_STALE_MS ?? c.UPSTREAM_TIMEOUT_MS + 60_000,

@@ -18,7 +18,7 @@ import type { DomainHealth, ReloadSummary } from './upstream/pool.js';
 
 export type RunOptions = ServerOptions;
 
-export interface Running extends Pick<ServerServices, 'store' | 'keys' | 'accounts' | 'admin' | 'adminTokens' | 'verification' | 'images' | 'retention'> {
+export interface Running extends Pick<ServerServices, 'store' | 'keys' | 'accounts' | 'admin' | 'adminTokens' | 'verification' | 'images' | 'retention' | 'webhooks' | 'webhookWorker'> {
   publicUrl: string;
   adminUrl: string;
   /** Per-domain counters, latency and breaker state of the bank network. */
@@ -55,7 +55,9 @@ export async function run(config: Config, opts: RunOptions): Promise<Running> {
   }
   let services: ServerServices;
   try {
-    services = await serverServices(config, opts);
+    // The admin listener as bound (ADMIN_PORT=0 picks one): no webhook may point at it.
+    const { address, port } = adminServer.address() as AddressInfo;
+    services = await serverServices(config, { ...opts, adminListener: { host: address, port } });
   } catch (err) {
     publicGate.fail();
     adminGate.fail();
@@ -86,6 +88,7 @@ export async function run(config: Config, opts: RunOptions): Promise<Running> {
     },
   });
   adminGate.open(adminApp);
+  services.webhookWorker.start();
 
   const publicUrl = urlOf(publicServer);
   const adminUrl = urlOf(adminServer);
@@ -110,6 +113,8 @@ export async function run(config: Config, opts: RunOptions): Promise<Running> {
       logger.info({ inFlight: verification.inFlightCount }, 'shutting down');
       const stopped = Promise.all([stopServer(publicServer), stopServer(adminServer)]);
       await verification.drain();
+      // After the drain: the last settles' events are written; attempts under way are recorded.
+      await services.webhookWorker.stop();
       await images.close();
       await stopped;
       await retention.stop();
@@ -122,8 +127,8 @@ export async function run(config: Config, opts: RunOptions): Promise<Running> {
       logger.info('stopped');
     })());
   const reloadUpstreams = () => (services.upstreamOverridden ? null : pool.reload(services.upstreamConfigs(process.env)));
-  const { keys, accounts, admin, adminTokens } = services;
-  return { publicUrl, adminUrl, store, keys, accounts, admin, adminTokens, verification, images, retention, upstreamHealth: () => pool.health(), reloadUpstreams, close, storeFailed };
+  const { keys, accounts, admin, adminTokens, webhooks, webhookWorker } = services;
+  return { publicUrl, adminUrl, store, keys, accounts, admin, adminTokens, verification, images, retention, webhooks, webhookWorker, upstreamHealth: () => pool.health(), reloadUpstreams, close, storeFailed };
 }
 
 /** Holds requests that arrive while the services start; `open` lets them through, `fail` drops them. */

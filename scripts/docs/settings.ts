@@ -6,8 +6,8 @@
 // neither lists.
 import type { configSchema } from '../../src/config.js';
 
-export type Topic = 'Listeners' | 'Storage' | 'Bank network' | 'Limits' | 'Pictures' | 'Processes' | 'Logs and metrics' | 'Retention' | 'Dashboard' | 'CLI';
-export const TOPICS: readonly Topic[] = ['Listeners', 'Storage', 'Bank network', 'Limits', 'Pictures', 'Processes', 'Logs and metrics', 'Retention', 'Dashboard', 'CLI'];
+export type Topic = 'Listeners' | 'Storage' | 'Bank network' | 'Limits' | 'Pictures' | 'Processes' | 'Logs and metrics' | 'Retention' | 'Webhooks' | 'Dashboard' | 'CLI';
+export const TOPICS: readonly Topic[] = ['Listeners', 'Storage', 'Bank network', 'Limits', 'Pictures', 'Processes', 'Logs and metrics', 'Retention', 'Webhooks', 'Dashboard', 'CLI'];
 
 export interface SettingDoc {
   topic: Topic;
@@ -66,6 +66,17 @@ export const SCHEMA_SETTINGS: Record<SchemaSetting, SettingDoc> = {
     accepts: 'whole days `0`–`36500`, or `off` (`0` and `off` keep everything)',
   },
   RETENTION_INTERVAL_MINUTES: { topic: 'Retention', meaning: 'how often a server runs the retention pass (also once at startup; only the longest-running instance does the work)' },
+  SECRETS_KEY: {
+    topic: 'Webhooks',
+    meaning: '32 bytes that seal webhook signing secrets in the database (see [webhooks.md](webhooks.md#signing-secrets-at-rest-secrets_key)); unset, they are stored as they are',
+    accepts: '64 hex characters or base64 (`openssl rand -hex 32`)',
+  },
+  WEBHOOK_TIMEOUT_MS: { topic: 'Webhooks', meaning: 'one delivery attempt\'s whole budget' },
+  WEBHOOK_RETRY_BASE_MS: { topic: 'Webhooks', meaning: 'delay after the first failed attempt; doubles after each, with jitter' },
+  WEBHOOK_RETRY_MAX_DELAY_MS: { topic: 'Webhooks', meaning: 'the longest pause between two attempts, `Retry-After` included' },
+  WEBHOOK_RETRY_WINDOW_MS: { topic: 'Webhooks', meaning: 'how long after its event a delivery is retried before it is marked failed' },
+  WEBHOOK_POLL_MS: { topic: 'Webhooks', meaning: 'how often an idle delivery worker looks for due deliveries (a verification on the same process wakes it at once)' },
+  WEBHOOK_LEASE_MS: { topic: 'Webhooks', meaning: 'how long a claim holds a delivery; must be longer than `WEBHOOK_TIMEOUT_MS`' },
   WORKERS: { topic: 'Processes', meaning: '`serve` processes sharing the listeners (node:cluster); `0` or `auto` is one per CPU core; `serve --workers N` overrides it' },
 };
 

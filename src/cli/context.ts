@@ -2,7 +2,7 @@
 import { InvalidArgumentError } from 'commander';
 import { userInfo } from 'node:os';
 import { loadConfig } from '../config.js';
-import { storeServices, type StoreServices } from '../compose.js';
+import { storeServiceOptions, storeServices, type StoreServices } from '../compose.js';
 import { InputError } from '../domain/errors.js';
 import { describeDatabaseUrl } from '../store/database-url.js';
 import { MissingDatabaseError, openStore } from '../store/open.js';
@@ -44,7 +44,7 @@ async function openFor<T>(fn: (ctx: CliContext) => Promise<T>, { mayCreate }: { 
   try {
     // Changes made here are logged like those made through GraphQL; on stderr, so stdout stays the command's output.
     const logger = createLogger(config.LOG_LEVEL, process.stderr, logFormatFor(config.LOG_FORMAT, process.stderr));
-    return await fn({ ...storeServices(store, { logger }), actor: `cli:${userInfo().username}` });
+    return await fn({ ...storeServices(store, { ...storeServiceOptions(config, logger), keyCacheTtlMs: 0 }), actor: `cli:${userInfo().username}` });
   } finally {
     await store.close();
   }

@@ -16,6 +16,7 @@ import { registerSandboxCommands } from './sandbox.js';
 import { registerServeCommand } from './serve.js';
 import { registerSimulateBankCommand } from './simulate-bank.js';
 import { registerVerifyCommand } from './verify.js';
+import { registerWebhookCommands } from './webhooks.js';
 
 export function slipgateProgram(): Command {
   const program = new Command('slipgate')
@@ -36,5 +37,6 @@ export function slipgateProgram(): Command {
   registerSandboxCommands(program);
   registerSimulateBankCommand(program);
   registerVerifyCommand(program);
+  registerWebhookCommands(program);
   return program;
 }

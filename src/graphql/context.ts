@@ -4,6 +4,7 @@
 // acting admin.
 import type { Logger } from 'pino';
 import type { AdminActions } from '../domain/admin-actions.js';
+import type { WebhookEndpoints } from '../domain/webhooks/endpoints.js';
 import { tokenActor } from '../domain/admin-tokens.js';
 import type { AdminToken } from '../domain/types.js';
 import type { Store } from '../domain/ports/store.js';
@@ -14,6 +15,8 @@ export interface GraphqlDeps {
   /** Reads only; every write goes through `actions`. */
   store: Store;
   actions: AdminActions;
+  /** Webhook endpoint changes and redeliveries, with their audit trail. */
+  webhooks: WebhookEndpoints;
   upstreamHealth: () => DomainHealth[];
   logger: Logger;
 }

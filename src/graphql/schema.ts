@@ -10,6 +10,7 @@ import './audit.js';
 import './usage.js';
 import './upstreams.js';
 import './admin.js';
+import './webhooks.js';
 
 let built: GraphQLSchema | undefined;
 

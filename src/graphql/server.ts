@@ -4,6 +4,7 @@ import express, { type Express } from 'express';
 import { createYoga } from 'graphql-yoga';
 import type { Logger } from 'pino';
 import type { AdminActions } from '../domain/admin-actions.js';
+import type { WebhookEndpoints } from '../domain/webhooks/endpoints.js';
 import type { AdminTokenService } from '../domain/admin-tokens.js';
 import type { Store } from '../domain/ports/store.js';
 import type { DomainHealth } from '../upstream/pool.js';
@@ -22,6 +23,7 @@ export interface GraphqlServerDeps {
   /** Account changes with their audit trail; revocations evict the process's key cache at once. */
   admin: AdminActions;
   adminTokens: AdminTokenService;
+  webhooks: WebhookEndpoints;
   upstreamHealth: () => DomainHealth[];
   logger: Logger;
   maxBodyBytes?: number;
@@ -29,7 +31,7 @@ export interface GraphqlServerDeps {
 
 export function mountGraphql(app: Express, deps: GraphqlServerDeps): void {
   const logger = deps.logger.child({ component: 'graphql' });
-  const context = { store: deps.store, actions: deps.admin, upstreamHealth: deps.upstreamHealth, logger };
+  const context = { store: deps.store, actions: deps.admin, webhooks: deps.webhooks, upstreamHealth: deps.upstreamHealth, logger };
 
   const yoga = createYoga<ServerContext, GraphqlContext>({
     schema: graphqlSchema(),

@@ -81,6 +81,12 @@ export class Metrics {
     labelNames: ['result'] as const,
     registers: [this.registry],
   });
+  private readonly webhookAttempts = new Counter({
+    name: 'slipgate_webhook_attempts_total',
+    help: 'Webhook delivery attempts by what followed: delivered (2xx), retry (scheduled again) or failed (given up)',
+    labelNames: ['result'] as const,
+    registers: [this.registry],
+  });
   private readonly storeSeconds = new Histogram({
     name: 'slipgate_store_operation_duration_seconds',
     help: 'Latency of each store operation',
@@ -191,6 +197,10 @@ export class Metrics {
   holdsRecovered(settled: number, released: number): void {
     if (settled > 0) this.recoveries.inc({ result: 'settled' }, settled);
     if (released > 0) this.recoveries.inc({ result: 'released' }, released);
+  }
+
+  webhookAttempt(result: 'delivered' | 'retry' | 'failed'): void {
+    this.webhookAttempts.inc({ result });
   }
 
   storeOperation(operation: string, result: StoreOperationResult, seconds: number): void {

@@ -44,7 +44,7 @@ describe('package exports', () => {
       const source = new URL(`../../${target.default.replace('./dist/', 'src/').replace(/\.js$/, '.ts')}`, import.meta.url);
       expect(existsSync(source), `${name} → ${source.pathname}`).toBe(true);
     }
-    expect(Object.keys(pkg.exports)).toEqual(expect.arrayContaining(['./client', './client/image', './client/pixels']));
+    expect(Object.keys(pkg.exports)).toEqual(expect.arrayContaining(['./client', './client/image', './client/pixels', './client/webhooks']));
   });
 });
 

@@ -30,11 +30,11 @@ describe('GraphQL schema', () => {
     expect(readFileSync(SDL_FILE, 'utf8')).toBe(schemaSdl());
   });
 
-  it('has no hash, token or password fields, and the API key secret only in mutation answers', () => {
+  it('has no hash, token or password fields, and the API key and webhook secrets only in mutation answers', () => {
     const doc = parse(readFileSync(SDL_FILE, 'utf8'));
     const all = [...fieldsOf(doc)].flatMap(([type, fields]) => fields.map((f) => `${type}.${f}`));
     expect(all.filter((f) => /hash|token|password/i.test(f))).toEqual([]);
-    expect(all.filter((f) => /secret/i.test(f))).toEqual(['IssuedApiKey.secret']);
+    expect(all.filter((f) => /secret/i.test(f))).toEqual(['IssuedApiKey.secret', 'RegisteredWebhookEndpoint.secret']);
 
     // Only mutations lead to IssuedApiKey: no query path can read a secret.
     const returning = (typeName: string) =>
@@ -45,6 +45,7 @@ describe('GraphQL schema', () => {
       );
     expect(returning('IssuedApiKey').sort()).toEqual(['CreateAccountPayload.apiKey', 'Mutation.createApiKey']);
     expect(returning('CreateAccountPayload')).toEqual(['Mutation.createAccount']);
+    expect(returning('RegisteredWebhookEndpoint')).toEqual(['Mutation.addWebhookEndpoint']);
   });
 
   it('serves exactly the checked-in schema (introspection as ADMIN)', async () => {

@@ -5,9 +5,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ApiKey, LedgerEntry, Receiver, RequestErrorRecord, VerifyTransactionRecord } from '../../src/domain/types.js';
 import { StoreError, type Store } from '../../src/domain/ports/store.js';
 import { skippedNote, skippingCase, type CaseFn } from '../helpers/skipped-guarantees.js';
+import { webhookContract, type WebhookProbe } from './contract-webhooks.js';
 
 /** Direct reads through the engine's own driver, bypassing the adapter. */
-interface EngineProbe {
+interface EngineProbe extends WebhookProbe {
   balance(accountId: string): Promise<{ credits: number; usage: number } | null>;
   holdIds(accountId: string): Promise<string[]>;
   countVerifyTransactions(accountId: string): Promise<number>;
@@ -642,6 +643,8 @@ export function storeContract(name: string, open: () => Promise<EngineUnderTest>
         expect(first.items[1]).toMatchObject({ actor: 'admin:ops', action: 'topUpCredits', details: { credits: 4, nested: { th: 'เติม' } } });
       });
     });
+
+    webhookContract({ store: () => store, probe: () => probe, account, hold, vt, concurrency });
 
     it('answers a ping', async () => {
       await expect(store.ping()).resolves.toBeUndefined();

@@ -44,6 +44,13 @@ storeContract(
           return [...(a?.holds ?? [])].sort((x, y) => x.createdAt.getTime() - y.createdAt.getTime()).map((h) => h.instanceId ?? null);
         },
         leaseExpiry: async (id) => (await c.collection<{ _id: string; expiresAt: Date }>('instance_leases').findOne({ _id: id }))?.expiresAt ?? null,
+        // Moved deliveries and those still riding in a verification's outbox.
+        webhookDeliveryIds: async (id) => {
+          const moved = await c.collection<{ _id: string }>('webhook_deliveries').find({ accountId: id }).toArray();
+          const outboxes = await c.collection<{ outbox?: { _id: string }[] }>('verify_transactions').find({ accountId: id, outboxAt: { $exists: true } }).toArray();
+          return [...new Set([...moved.map((d) => d._id), ...outboxes.flatMap((v) => (v.outbox ?? []).map((d) => d._id))])].sort();
+        },
+        storedWebhookSecret: async (id) => (await c.collection<{ _id: string; secret: string }>('webhook_endpoints').findOne({ _id: id }))?.secret ?? null,
         expireLease: async (id) => void (await c.collection<{ _id: string }>('instance_leases').updateOne({ _id: id }, { $set: { expiresAt: new Date(0) } })),
         insertSuccessRecord: async (accountId, holdId) =>
           void (await c.collection('verify_transactions').insertOne({

@@ -1,5 +1,6 @@
 // One account: balance, a 30-day usage chart, latest verifications and
-// failures, API keys, the credit ledger and the receiving accounts.
+// failures, API keys, the credit ledger, the receiving accounts and webhooks
+// (account-webhooks.ts).
 import { gql } from '../api.js';
 import { usageChart, type UsageDay } from '../chart.js';
 import type { AdminRole } from '../api.js';
@@ -11,6 +12,7 @@ import { href } from '../router.js';
 import { badge, dataTable, empty, loading, time } from '../ui.js';
 import { bankLabel, errorKindLabel } from '../vocabulary.js';
 import { receiversSection } from './account-receivers.js';
+import { WEBHOOK_FIELDS, webhooksSection, type AccountWebhooks } from './account-webhooks.js';
 
 interface Verification {
   __typename: 'VerifyTransaction';
@@ -40,7 +42,7 @@ interface Actor {
   role: AdminRole | null;
 }
 
-interface AccountDetail {
+interface AccountDetail extends AccountWebhooks {
   id: string;
   name: string;
   credits: number;
@@ -62,7 +64,7 @@ const QUERY = `query Account($id: ID!, $from: DateTime!) {
       __typename
       ... on VerifyTransaction { id transactionId amount sendingBank upstream latencyMs createdAt }
       ... on RequestError { id kind message errorUpstream: upstream errorLatencyMs: latencyMs createdAt }
-    }
+    }${WEBHOOK_FIELDS}
   }
   usage(accountId: $id, from: $from) { day successes failures creditsSpent }
 }`;
@@ -99,6 +101,7 @@ export async function accountPage(ctx: PageContext): Promise<void> {
       h('section', { 'aria-labelledby': 'ledger-h' }, h('h2', { id: 'ledger-h' }, m.ledger), ledger(a.ledger)),
     ),
     receiversSection(ctx, a.id),
+    webhooksSection(a, ctx.me, (message) => ctx.announce(message)),
   );
   // The heading was replaced: the page title should name the account.
   document.title = t().app.title(a.name);

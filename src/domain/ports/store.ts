@@ -16,6 +16,7 @@ import type {
   VerifiedSlip,
   ErrorKind,
 } from '../types.js';
+import type { DeliveryNext, DeliveryQuery, NewWebhookDelivery, WebhookAttempt, WebhookDelivery, WebhookEndpoint } from '../webhooks/types.js';
 
 /** A hold reports the balance its own write left: no second read on the hot path. */
 export type HoldResult = { status: 'held'; credits: number } | { status: 'insufficient' } | { status: 'no_account' };
@@ -176,8 +177,11 @@ export interface Store {
 
   /** Atomically moves one credit from `credits` to a hold, iff credits > 0. */
   holdCredit(hold: CreditHold): Promise<HoldResult>;
-  /** Consumes the hold: usage +1 and the success record, all or nothing. */
-  settleHold(record: VerifyTransactionRecord): Promise<void>;
+  /**
+   * Consumes the hold: usage +1, the success record and its webhook
+   * deliveries (the outbox), all or nothing.
+   */
+  settleHold(record: VerifyTransactionRecord, deliveries?: readonly NewWebhookDelivery[]): Promise<void>;
   /**
    * Returns the held credit and writes the failure record, all or nothing.
    * Resolves to the account's credits after the release.
@@ -267,6 +271,33 @@ export interface Store {
    * the longest-running process: the one that runs periodic retention.
    */
   firstLiveLease(now: Date): Promise<string | null>;
+
+  // Webhooks (domain/webhooks). Deliveries are written by the state change
+  // that causes them (settleHold) and worked off by the delivery worker.
+
+  createWebhookEndpoint(endpoint: WebhookEndpoint): Promise<void>;
+  /** Removed endpoints too (removedAt set). */
+  getWebhookEndpoint(id: string): Promise<WebhookEndpoint | null>;
+  /** The account's endpoints not removed, oldest first. */
+  listWebhookEndpoints(accountId: string): Promise<WebhookEndpoint[]>;
+  /** False for an unknown or already removed endpoint. */
+  removeWebhookEndpoint(id: string, at: Date): Promise<boolean>;
+  /**
+   * Takes up to `limit` pending deliveries due at `now` that no live claim
+   * holds, and holds them under `claim` until `now + leaseMs`: two callers
+   * never get the same delivery while its lease lasts. Oldest due first.
+   */
+  claimWebhookDeliveries(q: { claim: string; now: Date; leaseMs: number; limit: number }): Promise<WebhookDelivery[]>;
+  /**
+   * Records an attempt and what follows, iff the delivery is still held
+   * under `claim` (a lease that ran out may have been claimed again).
+   */
+  finishWebhookAttempt(id: string, claim: string, attempt: WebhookAttempt, next: DeliveryNext): Promise<boolean>;
+  getWebhookDelivery(id: string): Promise<WebhookDelivery | null>;
+  /** Newest first. */
+  listWebhookDeliveries(q: DeliveryQuery): Promise<Page<WebhookDelivery>>;
+  /** Makes the delivery pending and due at `now`, whatever its state; false for an unknown id. */
+  redeliverWebhook(id: string, now: Date): Promise<boolean>;
 }
 
 /** 'invalid_cursor': an `after` that no page handed out (the caller's mistake, not a clash of writes). */

@@ -68,6 +68,13 @@ export interface VerifyTransactionDoc {
   createdAt: Date;
   source?: string | null;
   redactedAt?: Date | null;
+  /**
+   * The webhook deliveries of this verification (the outbox), written with
+   * it in one document; the worker moves them to webhook_deliveries once
+   * the hold is known to be charged (webhooks.ts), then unsets both.
+   */
+  outbox?: WebhookDeliveryDoc[];
+  outboxAt?: Date;
 }
 
 export interface RequestErrorDoc {
@@ -140,5 +147,38 @@ export interface AdminEventDoc {
   targetId: string | null;
   reason: string | null;
   details: Record<string, unknown>;
+  createdAt: Date;
+}
+
+export interface WebhookEndpointDoc {
+  _id: string;
+  accountId: string;
+  url: string;
+  events: string[];
+  secret: string;
+  createdAt: Date;
+  removedAt: Date | null;
+}
+
+export interface WebhookAttemptDoc {
+  at: Date;
+  statusCode: number | null;
+  error: string | null;
+  durationMs: number;
+}
+
+export interface WebhookDeliveryDoc {
+  _id: string;
+  eventId: string;
+  endpointId: string;
+  accountId: string;
+  type: string;
+  body: string;
+  state: string;
+  nextAttemptAt: Date;
+  attempts: WebhookAttemptDoc[];
+  claim: string | null;
+  leaseUntil: Date | null;
+  deliveredAt: Date | null;
   createdAt: Date;
 }

@@ -17,7 +17,7 @@ import type {
 } from '../../domain/types.js';
 import type { HoldEntry, AccountDoc, ApiKeyDoc, VerifyTransactionDoc, RequestErrorDoc, LedgerDoc, AdminTokenDoc, AdminEventDoc, ReceiverDoc } from './doc-types.js';
 
-export type { HoldEntry, AccountDoc, ApiKeyDoc, VerifyTransactionDoc, RequestErrorDoc, LedgerDoc, InstanceLeaseDoc, HoldOutcomeDoc, AdminTokenDoc, AdminEventDoc, ReceiverDoc } from './doc-types.js';
+export type { HoldEntry, AccountDoc, ApiKeyDoc, VerifyTransactionDoc, RequestErrorDoc, LedgerDoc, InstanceLeaseDoc, HoldOutcomeDoc, AdminTokenDoc, AdminEventDoc, ReceiverDoc, WebhookEndpointDoc, WebhookDeliveryDoc } from './doc-types.js';
 
 /** Read projection: the ledger id lists are bookkeeping, not account data. */
 export const ACCOUNT_PROJECTION = { appliedLedger: 0, refusedLedger: 0 } as const;

@@ -25,6 +25,8 @@ import { interruptedFailure } from '../../domain/money-rules.js';
 import { isDuplicateKey } from './connection.js';
 import { requestErrorDoc, verifyTransactionDoc, type HoldEntry, type HoldOutcomeDoc } from './docs.js';
 import { rawAccounts, type Models } from './schemas.js';
+import { outboxFields } from './webhooks.js';
+import type { NewWebhookDelivery } from '../../domain/webhooks/types.js';
 
 type Outcome = HoldOutcomeDoc['outcome'];
 
@@ -53,11 +55,12 @@ export class HoldBook {
     return { status: !a || a.deletedAt ? 'no_account' : 'insufficient' };
   }
 
-  async settle(r: VerifyTransactionRecord): Promise<void> {
+  async settle(r: VerifyTransactionRecord, deliveries: readonly NewWebhookDelivery[] = []): Promise<void> {
     const entry = await this.findHold(r.accountId, r.id);
     if (!entry) throw new StoreError('conflict', `hold ${r.id} no longer exists`);
     try {
-      await this.m.verifyTransactions.create(verifyTransactionDoc(r));
+      // The webhook outbox rides in the same document (webhooks.ts).
+      await this.m.verifyTransactions.create({ ...verifyTransactionDoc(r), ...outboxFields(deliveries) });
     } catch (err) {
       // A previous attempt of this settle wrote it and died: finish that one.
       if (!isDuplicateKey(err)) throw err;

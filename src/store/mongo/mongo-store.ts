@@ -23,6 +23,8 @@ import { Ledger } from './ledger.js';
 import * as records from './records.js';
 import * as retention from './retention.js';
 import { defineModels, RETIRED_INDEXES, type Models } from './schemas.js';
+import * as webhooks from './webhooks.js';
+import type { NewWebhookDelivery } from '../../domain/webhooks/types.js';
 
 /** MongoDB's "collection already exists" (createCollection is not idempotent). */
 const NAMESPACE_EXISTS = 48;
@@ -96,6 +98,16 @@ export class MongoStore implements Store {
   purgeRemovedData: Store['purgeRemovedData'] = () => retention.compactRedacted(this.m);
   firstLiveLease: Store['firstLiveLease'] = (...args) => retention.firstLiveLease(this.m, ...args);
 
+  createWebhookEndpoint: Store['createWebhookEndpoint'] = (...args) => webhooks.createWebhookEndpoint(this.m, ...args);
+  getWebhookEndpoint: Store['getWebhookEndpoint'] = (...args) => webhooks.getWebhookEndpoint(this.m, ...args);
+  listWebhookEndpoints: Store['listWebhookEndpoints'] = (...args) => webhooks.listWebhookEndpoints(this.m, ...args);
+  removeWebhookEndpoint: Store['removeWebhookEndpoint'] = (...args) => webhooks.removeWebhookEndpoint(this.m, ...args);
+  claimWebhookDeliveries: Store['claimWebhookDeliveries'] = (...args) => webhooks.claimWebhookDeliveries(this.m, ...args);
+  finishWebhookAttempt: Store['finishWebhookAttempt'] = (...args) => webhooks.finishWebhookAttempt(this.m, ...args);
+  getWebhookDelivery: Store['getWebhookDelivery'] = (...args) => webhooks.getWebhookDelivery(this.m, ...args);
+  listWebhookDeliveries: Store['listWebhookDeliveries'] = (...args) => webhooks.listWebhookDeliveries(this.m, ...args);
+  redeliverWebhook: Store['redeliverWebhook'] = (...args) => webhooks.redeliverWebhook(this.m, ...args);
+
   async migrate(): Promise<void> {
     await mapped(async () => {
       await this.connected;
@@ -139,8 +151,8 @@ export class MongoStore implements Store {
     return mapped(() => this.holds.hold(hold));
   }
 
-  async settleHold(record: VerifyTransactionRecord): Promise<void> {
-    await mapped(() => this.holds.settle(record));
+  async settleHold(record: VerifyTransactionRecord, deliveries: readonly NewWebhookDelivery[] = []): Promise<void> {
+    await mapped(() => this.holds.settle(record, deliveries));
   }
 
   async releaseHold(record: RequestErrorRecord & { accountId: string }): Promise<number> {

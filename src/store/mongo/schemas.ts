@@ -15,6 +15,8 @@ import type {
   ReceiverDoc,
   RequestErrorDoc,
   VerifyTransactionDoc,
+  WebhookDeliveryDoc,
+  WebhookEndpointDoc,
 } from './docs.js';
 
 // minimize: false keeps empty objects in `response`/`details` (stored as given).
@@ -79,6 +81,9 @@ const verifyTransactionSchema = new Schema<VerifyTransactionDoc>(
     source: { type: String, required: false },
     // Absent or null: the personal fields are still there (domain/retention.ts).
     redactedAt: { type: Date, required: false },
+    // The webhook outbox (webhooks.ts): absent once moved, or when no endpoint listens.
+    outbox: { type: [Schema.Types.Mixed], default: undefined },
+    outboxAt: { type: Date, required: false },
   },
   OPTIONS,
 );
@@ -95,6 +100,8 @@ verifyTransactionSchema.index({ requestId: 1, ...NEWEST });
 // (domain/retention.ts): equality on redactedAt, then the pass's order, so a
 // batch is an index range with no sort (no partial index on the test server).
 verifyTransactionSchema.index({ redactedAt: 1, createdAt: 1, _id: 1 });
+// The webhook worker finds records whose outbox is still to move.
+verifyTransactionSchema.index({ outboxAt: 1 });
 
 const requestErrorSchema = new Schema<RequestErrorDoc>(
   {
@@ -184,6 +191,39 @@ const receiverSchema = new Schema<ReceiverDoc>(
 // The verify path's cache reads one account's receivers, oldest first.
 receiverSchema.index({ accountId: 1, createdAt: 1, _id: 1 });
 
+const webhookEndpointSchema = new Schema<WebhookEndpointDoc>(
+  { _id: str, accountId: str, url: str, events: { type: [String], required: true }, secret: str, createdAt: date, removedAt: optDate },
+  OPTIONS,
+);
+webhookEndpointSchema.index({ accountId: 1, createdAt: 1, _id: 1 });
+
+const webhookAttemptSchema = new Schema(
+  { at: date, statusCode: { type: Number, default: null }, error: optStr, durationMs: { type: Number, required: true } },
+  { ...OPTIONS, _id: false },
+);
+const webhookDeliverySchema = new Schema<WebhookDeliveryDoc>(
+  {
+    _id: str,
+    eventId: str,
+    endpointId: str,
+    accountId: str,
+    type: str,
+    body: str,
+    state: { type: String, enum: ['pending', 'delivered', 'failed'], required: true },
+    nextAttemptAt: date,
+    attempts: { type: [webhookAttemptSchema], default: [] },
+    claim: optStr,
+    leaseUntil: optDate,
+    deliveredAt: optDate,
+    createdAt: date,
+  },
+  OPTIONS,
+);
+// The worker's claim: pending and due, oldest due first.
+webhookDeliverySchema.index({ state: 1, nextAttemptAt: 1 });
+webhookDeliverySchema.index({ accountId: 1, ...NEWEST });
+webhookDeliverySchema.index({ endpointId: 1, ...NEWEST });
+
 /** Indexes an earlier version built that a wider one above now covers; migrate() drops them. */
 export const RETIRED_INDEXES: Partial<Record<keyof Models, string[]>> = {
   verifyTransactions: ['transactionId_1', 'redactedAt_1_createdAt_1'],
@@ -201,6 +241,8 @@ export interface Models {
   adminTokens: Model<AdminTokenDoc>;
   adminEvents: Model<AdminEventDoc>;
   receivers: Model<ReceiverDoc>;
+  webhookEndpoints: Model<WebhookEndpointDoc>;
+  webhookDeliveries: Model<WebhookDeliveryDoc>;
 }
 
 /** Registers the models on one connection (one store = one connection). */
@@ -216,6 +258,8 @@ export function defineModels(conn: Connection): Models {
     adminTokens: conn.model<AdminTokenDoc>('AdminToken', adminTokenSchema, 'admin_tokens'),
     adminEvents: conn.model<AdminEventDoc>('AdminEvent', adminEventSchema, 'admin_events'),
     receivers: conn.model<ReceiverDoc>('Receiver', receiverSchema, 'receivers'),
+    webhookEndpoints: conn.model<WebhookEndpointDoc>('WebhookEndpoint', webhookEndpointSchema, 'webhook_endpoints'),
+    webhookDeliveries: conn.model<WebhookDeliveryDoc>('WebhookDelivery', webhookDeliverySchema, 'webhook_deliveries'),
   };
 }
 

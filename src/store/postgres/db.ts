@@ -6,10 +6,10 @@ import pg from 'pg';
 import type { PoolClient, QueryResult, QueryResultRow } from 'pg';
 import { PG_MIGRATIONS } from './migrations.js';
 import * as row from './rows.js';
-import { settleBatch } from './settle-batch.js';
+import { settleBatch, type Settle } from './settle-batch.js';
 import { holdBatch } from './hold-batch.js';
 import type { StatementBatch } from './statement-batch.js';
-import type { CreditHold, VerifyTransactionRecord } from '../../domain/types.js';
+import type { CreditHold } from '../../domain/types.js';
 import type { HoldResult } from '../../domain/ports/store.js';
 import { isConnectionError, mapError, poolConfig, type PostgresStoreOptions } from './sql.js';
 
@@ -32,7 +32,7 @@ export class PgDb {
   private readonly pool: pg.Pool;
   readonly run: Run;
   /** Settles, group-committed across requests. */
-  readonly settles: StatementBatch<VerifyTransactionRecord, void>;
+  readonly settles: StatementBatch<Settle, void>;
   /** Holds of concurrent requests, one statement per batch. */
   readonly holds: StatementBatch<CreditHold, HoldResult>;
 

@@ -12,6 +12,7 @@
 import type { CreditHold, RequestErrorRecord, VerifyTransactionRecord } from '../../domain/types.js';
 import type { HoldResult, RecoveryResult } from '../../domain/ports/store.js';
 import type { PgDb } from './db.js';
+import type { NewWebhookDelivery } from '../../domain/webhooks/types.js';
 import * as recovery from './recovery.js';
 import * as row from './rows.js';
 import { LAZY_COMMIT } from './hold-batch.js';
@@ -39,8 +40,8 @@ export async function holdCredit(db: PgDb, hold: CreditHold): Promise<HoldResult
   return db.holds.run(hold);
 }
 
-export async function settleHold(db: PgDb, r: VerifyTransactionRecord): Promise<void> {
-  await db.settles.run(r);
+export async function settleHold(db: PgDb, r: VerifyTransactionRecord, deliveries: readonly NewWebhookDelivery[] = []): Promise<void> {
+  await db.settles.run({ record: r, deliveries });
 }
 
 export async function releaseHold(db: PgDb, r: RequestErrorRecord & { accountId: string }): Promise<number> {

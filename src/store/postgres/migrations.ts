@@ -180,4 +180,38 @@ export const PG_MIGRATIONS: readonly string[] = [
   );
   CREATE INDEX receivers_account ON receivers (account_id, created_at, id);
   `,
+  // Signed webhooks (domain/webhooks): endpoints per account, and the
+  // deliveries the settle of a verification writes in its own statement
+  // (the outbox). The partial index holds only pending deliveries, so the
+  // worker finds what is due without reading the delivered ones.
+  `
+  CREATE TABLE webhook_endpoints (
+    id text PRIMARY KEY,
+    account_id text NOT NULL REFERENCES accounts (id),
+    url text NOT NULL,
+    events text NOT NULL,
+    secret text NOT NULL,
+    created_at timestamptz NOT NULL,
+    removed_at timestamptz
+  );
+  CREATE INDEX webhook_endpoints_account ON webhook_endpoints (account_id, created_at, id);
+  CREATE TABLE webhook_deliveries (
+    id text PRIMARY KEY,
+    event_id text NOT NULL,
+    endpoint_id text NOT NULL,
+    account_id text NOT NULL,
+    type text NOT NULL,
+    body text NOT NULL,
+    state text NOT NULL,
+    next_attempt_at timestamptz NOT NULL,
+    attempts jsonb NOT NULL DEFAULT '[]',
+    claim text,
+    lease_until timestamptz,
+    delivered_at timestamptz,
+    created_at timestamptz NOT NULL
+  );
+  CREATE INDEX webhook_deliveries_due ON webhook_deliveries (next_attempt_at) WHERE state = 'pending';
+  CREATE INDEX webhook_deliveries_account_time ON webhook_deliveries (account_id, created_at, id);
+  CREATE INDEX webhook_deliveries_endpoint_time ON webhook_deliveries (endpoint_id, created_at, id);
+  `,
 ];

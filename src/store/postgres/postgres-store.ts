@@ -13,6 +13,7 @@ import * as ledger from './ledger.js';
 import * as receivers from './receivers.js';
 import * as retention from './retention.js';
 import type { PostgresStoreOptions } from './sql.js';
+import * as webhooks from './webhooks.js';
 
 export type { PostgresStoreOptions } from './sql.js';
 
@@ -78,6 +79,16 @@ export class PostgresStore implements Store {
   deleteRequestErrors: Store['deleteRequestErrors'] = (...args) => retention.deleteRequestErrors(this.db, ...args);
   purgeRemovedData: Store['purgeRemovedData'] = () => retention.vacuumRedacted(this.db);
   firstLiveLease: Store['firstLiveLease'] = (...args) => retention.firstLiveLease(this.db, ...args);
+
+  createWebhookEndpoint: Store['createWebhookEndpoint'] = (...args) => webhooks.createWebhookEndpoint(this.db, ...args);
+  getWebhookEndpoint: Store['getWebhookEndpoint'] = (...args) => webhooks.getWebhookEndpoint(this.db, ...args);
+  listWebhookEndpoints: Store['listWebhookEndpoints'] = (...args) => webhooks.listWebhookEndpoints(this.db, ...args);
+  removeWebhookEndpoint: Store['removeWebhookEndpoint'] = (...args) => webhooks.removeWebhookEndpoint(this.db, ...args);
+  claimWebhookDeliveries: Store['claimWebhookDeliveries'] = (...args) => webhooks.claimWebhookDeliveries(this.db, ...args);
+  finishWebhookAttempt: Store['finishWebhookAttempt'] = (...args) => webhooks.finishWebhookAttempt(this.db, ...args);
+  getWebhookDelivery: Store['getWebhookDelivery'] = (...args) => webhooks.getWebhookDelivery(this.db, ...args);
+  listWebhookDeliveries: Store['listWebhookDeliveries'] = (...args) => webhooks.listWebhookDeliveries(this.db, ...args);
+  redeliverWebhook: Store['redeliverWebhook'] = (...args) => webhooks.redeliverWebhook(this.db, ...args);
 
   migrate(): Promise<void> {
     return this.db.migrate();

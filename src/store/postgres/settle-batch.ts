@@ -8,6 +8,8 @@ import type { Run } from './db.js';
 import * as row from './rows.js';
 import { columns, StatementBatch } from './statement-batch.js';
 import { isDeadlock } from './sql.js';
+import { DELIVERY_COLUMNS, deliveryValues } from '../sql/webhooks.js';
+import type { NewWebhookDelivery } from '../../domain/webhooks/types.js';
 
 /** Enough to share one flush; small enough that a batch never holds many row locks long. */
 const MAX_BATCH = 128;
@@ -36,19 +38,38 @@ const SETTLE_MANY = {
      UPDATE accounts a SET usage = a.usage + n.count
      FROM (SELECT account_id, count(*)::int AS count FROM claimed GROUP BY account_id) n JOIN locked l ON l.id = n.account_id
      WHERE a.id = n.account_id
+   ), outbox AS (
+     INSERT INTO webhook_deliveries (${DELIVERY_COLUMNS})
+     SELECT ${DELIVERY_COLUMNS.split(', ').map((c) => `d.${c}`).join(', ')}
+     FROM unnest($15::text[], $16::text[], $17::text[], $18::text[], $19::text[], $20::text[], $21::text[], $22::timestamptz[], $23::timestamptz[], $24::text[])
+       AS d(${DELIVERY_COLUMNS}, hold_id)
+     JOIN claimed c ON c.id = d.hold_id
    )
    SELECT id FROM recorded`,
 };
 
 const gone = (id: string) => new StoreError('conflict', `hold ${id} no longer exists`);
 
+/** A settle and the webhook deliveries (the outbox) it writes with it. */
+export interface Settle {
+  record: VerifyTransactionRecord;
+  deliveries: readonly NewWebhookDelivery[];
+}
+
+/** The deliveries of a batch, one array per column, each row naming the hold whose settle writes it. */
+function deliveryColumns(settles: Settle[]): unknown[][] {
+  const rows = settles.flatMap((s) => s.deliveries.map((d) => [...deliveryValues(d, (at) => at), s.record.id]));
+  return rows.length > 0 ? columns(rows, row.noNul) : Array.from({ length: 10 }, () => []);
+}
+
 /** Settles of concurrent requests, one statement and one WAL flush per batch. */
-export function settleBatch(run: Run): StatementBatch<VerifyTransactionRecord, void> {
-  return new StatementBatch<VerifyTransactionRecord, void>({
+export function settleBatch(run: Run): StatementBatch<Settle, void> {
+  return new StatementBatch<Settle, void>({
     maxBatch: MAX_BATCH,
     retryable: isDeadlock,
-    async many(records) {
-      const { rows } = await run<{ id: string }>(SETTLE_MANY, columns(records.map(row.vtParams), row.noNul));
+    async many(settles) {
+      const records = settles.map((s) => s.record);
+      const { rows } = await run<{ id: string }>(SETTLE_MANY, [...columns(records.map(row.vtParams), row.noNul), ...deliveryColumns(settles)]);
       const settled = new Set(rows.map((r) => r.id));
       return records.map((r) => (settled.has(r.id) ? { ok: true, value: undefined } : { ok: false, error: gone(r.id) }));
     },

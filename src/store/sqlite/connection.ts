@@ -12,6 +12,7 @@ import { verifyWrites } from './verify-writes.js';
 import { SQLITE_MIGRATIONS } from './migrations.js';
 import { sqliteRecovery } from './recovery.js';
 import { openUnreplaced } from './open-unreplaced.js';
+import { DELIVERY_COLUMNS } from '../sql/webhooks.js';
 
 const BUSY_TIMEOUT_MS = 5000;
 export const ACCOUNT_SELECT = `SELECT a.*, (SELECT count(*) FROM credit_holds h WHERE h.account_id = a.id) AS held FROM accounts a`;
@@ -154,6 +155,7 @@ export const STATEMENTS = {
   insertLedger: `INSERT INTO credit_ledger (id, account_id, kind, delta, reason, actor, idempotency_key, created_at)
     VALUES (@id, @accountId, @kind, @delta, @reason, @actor, @idempotencyKey, @createdAt)`,
   addCredits: 'UPDATE accounts SET credits = credits + ? WHERE id = ? AND deleted_at IS NULL AND credits + ? >= 0',
+  insertDelivery: `INSERT INTO webhook_deliveries (${DELIVERY_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 };
 
 function prepare(db: Database.Database): { [K in keyof typeof STATEMENTS]: Database.Statement } {

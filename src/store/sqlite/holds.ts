@@ -5,6 +5,7 @@
 import type { CreditHold, RequestErrorRecord, VerifyTransactionRecord } from '../../domain/types.js';
 import type { HoldResult, RecoveryResult } from '../../domain/ports/store.js';
 import type { Lite } from './connection.js';
+import type { NewWebhookDelivery } from '../../domain/webhooks/types.js';
 import * as row from './rows.js';
 
 export async function holdCredit(lite: Lite, hold: CreditHold): Promise<HoldResult> {
@@ -12,8 +13,8 @@ export async function holdCredit(lite: Lite, hold: CreditHold): Promise<HoldResu
   return lite.writes.run(() => lite.verifyWrite.hold(hold), false);
 }
 
-export async function settleHold(lite: Lite, r: VerifyTransactionRecord): Promise<void> {
-  await lite.writes.run(() => lite.verifyWrite.settle(r));
+export async function settleHold(lite: Lite, r: VerifyTransactionRecord, deliveries: readonly NewWebhookDelivery[] = []): Promise<void> {
+  await lite.writes.run(() => lite.verifyWrite.settle(r, deliveries));
 }
 
 export async function releaseHold(lite: Lite, r: RequestErrorRecord & { accountId: string }): Promise<number> {

@@ -181,4 +181,38 @@ export const SQLITE_MIGRATIONS: readonly string[] = [
   );
   CREATE INDEX receivers_account ON receivers (account_id, created_at, id);
   `,
+  // Signed webhooks (domain/webhooks): endpoints per account, and the
+  // deliveries the settle of a verification writes in its own transaction
+  // (the outbox). The partial index holds only pending deliveries, so the
+  // worker finds what is due without reading the delivered ones.
+  `
+  CREATE TABLE webhook_endpoints (
+    id TEXT PRIMARY KEY,
+    account_id TEXT NOT NULL REFERENCES accounts (id),
+    url TEXT NOT NULL,
+    events TEXT NOT NULL,
+    secret TEXT NOT NULL,
+    created_at INTEGER NOT NULL,
+    removed_at INTEGER
+  );
+  CREATE INDEX webhook_endpoints_account ON webhook_endpoints (account_id, created_at, id);
+  CREATE TABLE webhook_deliveries (
+    id TEXT PRIMARY KEY,
+    event_id TEXT NOT NULL,
+    endpoint_id TEXT NOT NULL,
+    account_id TEXT NOT NULL,
+    type TEXT NOT NULL,
+    body TEXT NOT NULL,
+    state TEXT NOT NULL,
+    next_attempt_at INTEGER NOT NULL,
+    attempts TEXT NOT NULL DEFAULT '[]',
+    claim TEXT,
+    lease_until INTEGER,
+    delivered_at INTEGER,
+    created_at INTEGER NOT NULL
+  );
+  CREATE INDEX webhook_deliveries_due ON webhook_deliveries (next_attempt_at) WHERE state = 'pending';
+  CREATE INDEX webhook_deliveries_account_time ON webhook_deliveries (account_id, created_at, id);
+  CREATE INDEX webhook_deliveries_endpoint_time ON webhook_deliveries (endpoint_id, created_at, id);
+  `,
 ];

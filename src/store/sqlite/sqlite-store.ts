@@ -13,6 +13,7 @@ import * as ledger from './ledger.js';
 import * as receivers from './receivers.js';
 import * as retention from './retention.js';
 import { guarded } from './store-failure.js';
+import * as webhooks from './webhooks.js';
 
 export class SqliteStore implements Store {
   readonly engine = 'sqlite' as const;
@@ -84,6 +85,16 @@ export class SqliteStore implements Store {
   deleteRequestErrors: Store['deleteRequestErrors'] = (...args) => retention.deleteRequestErrors(this.lite, ...args);
   purgeRemovedData: Store['purgeRemovedData'] = () => retention.truncateWal(this.lite);
   firstLiveLease: Store['firstLiveLease'] = (...args) => retention.firstLiveLease(this.lite, ...args);
+
+  createWebhookEndpoint: Store['createWebhookEndpoint'] = (...args) => webhooks.createWebhookEndpoint(this.lite, ...args);
+  getWebhookEndpoint: Store['getWebhookEndpoint'] = (...args) => webhooks.getWebhookEndpoint(this.lite, ...args);
+  listWebhookEndpoints: Store['listWebhookEndpoints'] = (...args) => webhooks.listWebhookEndpoints(this.lite, ...args);
+  removeWebhookEndpoint: Store['removeWebhookEndpoint'] = (...args) => webhooks.removeWebhookEndpoint(this.lite, ...args);
+  claimWebhookDeliveries: Store['claimWebhookDeliveries'] = (...args) => webhooks.claimWebhookDeliveries(this.lite, ...args);
+  finishWebhookAttempt: Store['finishWebhookAttempt'] = (...args) => webhooks.finishWebhookAttempt(this.lite, ...args);
+  getWebhookDelivery: Store['getWebhookDelivery'] = (...args) => webhooks.getWebhookDelivery(this.lite, ...args);
+  listWebhookDeliveries: Store['listWebhookDeliveries'] = (...args) => webhooks.listWebhookDeliveries(this.lite, ...args);
+  redeliverWebhook: Store['redeliverWebhook'] = (...args) => webhooks.redeliverWebhook(this.lite, ...args);
 
   async migrate(): Promise<void> {
     this.lite.failure.check();

@@ -1,0 +1,55 @@
+// `slipgate/client/webhooks`: checks the `slipgate-signature` header of a
+// webhook slipgate sent (Stripe's scheme, docs/webhooks.md) in the receiving
+// server (Node). Pass the body exactly as received: a JSON parse and
+// re-serialise changes the bytes and the signature with them.
+import { createHmac, timingSafeEqual } from 'node:crypto';
+
+export const SIGNATURE_HEADER = 'slipgate-signature';
+
+export interface VerifyWebhookOptions {
+  /** How old (or how far ahead) a signature's timestamp may be; default 300 s. Replays outside it are refused. */
+  toleranceSeconds?: number;
+  /** The receiver's clock (tests); default now. */
+  now?: Date;
+}
+
+export type WebhookSignatureCheck = { ok: true; timestamp: number } | { ok: false; reason: 'malformed_header' | 'no_matching_signature' | 'timestamp_outside_tolerance' };
+
+/**
+ * True-or-why for one delivery: the header is `t=<unix>,v1=<hex>` (several
+ * v1 entries allowed, e.g. while a secret is rotated), and one v1 must equal
+ * HMAC-SHA256(secret, `${t}.${rawBody}`), compared in constant time, with t
+ * within the tolerance of now.
+ */
+export function verifyWebhookSignature(
+  rawBody: string | Uint8Array,
+  header: string | null | undefined,
+  secret: string,
+  { toleranceSeconds = 300, now = new Date() }: VerifyWebhookOptions = {},
+): WebhookSignatureCheck {
+  const parsed = parseHeader(header);
+  if (!parsed) return { ok: false, reason: 'malformed_header' };
+  const body = typeof rawBody === 'string' ? Buffer.from(rawBody, 'utf8') : Buffer.from(rawBody);
+  const expected = createHmac('sha256', secret).update(`${parsed.t}.`).update(body).digest();
+  const matches = parsed.v1.some((hex) => {
+    const given = Buffer.from(hex, 'hex');
+    return given.length === expected.length && timingSafeEqual(given, expected);
+  });
+  if (!matches) return { ok: false, reason: 'no_matching_signature' };
+  if (Math.abs(now.getTime() / 1000 - parsed.t) > toleranceSeconds) return { ok: false, reason: 'timestamp_outside_tolerance' };
+  return { ok: true, timestamp: parsed.t };
+}
+
+function parseHeader(header: string | null | undefined): { t: number; v1: string[] } | null {
+  if (!header || header.length > 4096) return null;
+  let t: number | null = null;
+  const v1: string[] = [];
+  for (const part of header.split(',')) {
+    const eq = part.indexOf('=');
+    const key = part.slice(0, eq).trim();
+    const value = part.slice(eq + 1).trim();
+    if (key === 't' && /^\d{1,12}$/.test(value)) t = Number(value);
+    else if (key === 'v1' && /^[0-9a-f]{64}$/i.test(value)) v1.push(value.toLowerCase());
+  }
+  return t !== null && v1.length > 0 ? { t, v1 } : null;
+}

@@ -1,0 +1,17 @@
+// How the delivery worker reaches an endpoint (src/webhooks/http-sender.ts
+// with got). The domain decides what an answer means; the adapter only
+// reports it.
+export interface WebhookPost {
+  url: string;
+  body: string;
+  headers: Record<string, string>;
+  timeoutMs: number;
+}
+
+/** The endpoint's status (any, redirects included) or why none came. */
+export type WebhookAnswer = { statusCode: number; retryAfter: string | undefined } | { statusCode: null; error: string };
+
+export interface WebhookSender {
+  /** Never rejects: a transport failure is an answer without a status. */
+  post(request: WebhookPost): Promise<WebhookAnswer>;
+}

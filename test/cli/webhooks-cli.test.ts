@@ -1,0 +1,93 @@
+// `slipgate webhooks add|list|remove` as a real process against a real
+// SQLite file: the secret printed once and stored sealed under SECRETS_KEY,
+// bad URLs refused with nothing written, and every change in the admin
+// event trail with the operator as actor.
+import { execFile } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import Database from 'better-sqlite3';
+import { afterAll, describe, expect, it } from 'vitest';
+import { secretBox } from '../../src/domain/webhooks/secret-box.js';
+import { tempDir } from '../helpers/temp.js';
+
+const run = promisify(execFile);
+const CLI = new URL('../../src/cli.ts', import.meta.url).pathname;
+
+describe('slipgate webhooks', () => {
+  const dir = tempDir();
+  const file = join(dir.path, 'hooks-cli.db');
+  const key = randomBytes(32);
+  afterAll(() => dir.remove());
+
+  const slipgate = async (...args: string[]) => {
+    const env = { ...process.env, DATABASE_URL: `sqlite:${file}`, LOG_LEVEL: 'silent', SECRETS_KEY: key.toString('hex'), ADMIN_PORT: '3901' };
+    try {
+      const { stdout, stderr } = await run(process.execPath, ['--import', 'tsx', CLI, ...args], { env });
+      return { code: 0, stdout, stderr };
+    } catch (err) {
+      const e = err as { code: number; stdout: string; stderr: string };
+      return { code: e.code, stdout: e.stdout, stderr: e.stderr };
+    }
+  };
+  const rows = (sql: string) => {
+    const db = new Database(file, { readonly: true });
+    try {
+      return db.prepare(sql).all() as Record<string, unknown>[];
+    } finally {
+      db.close();
+    }
+  };
+
+  it('adds an endpoint, prints its secret once, keeps it sealed, lists without it and removes it', { timeout: 90_000 }, async () => {
+    const { accountId } = JSON.parse((await slipgate('accounts', 'create', '--name', 'Hook Shop', '--credits', '1', '--json')).stdout) as { accountId: string };
+
+    const added = await slipgate('webhooks', 'add', accountId, '--url', 'https://shop.example/hooks', '--events', 'verification.succeeded', '--reason', 'go live', '--json');
+    expect(added.code).toBe(0);
+    const endpoint = JSON.parse(added.stdout) as { id: string; url: string; events: string[]; secret: string };
+    expect(endpoint).toMatchObject({ id: expect.stringMatching(/^whe_/), url: 'https://shop.example/hooks', events: ['verification.succeeded'] });
+    expect(endpoint.secret).toMatch(/^whsec_/);
+    // Stored sealed, not in clear, and usable: SECRETS_KEY opens it back.
+    const stored = rows('SELECT * FROM webhook_endpoints');
+    expect(JSON.stringify(stored)).not.toContain(endpoint.secret.slice(6));
+    expect(secretBox(key).open(String(stored[0]!.secret))).toBe(endpoint.secret);
+
+    const listed = await slipgate('webhooks', 'list', accountId, '--json');
+    expect(JSON.parse(listed.stdout)).toEqual([{ id: endpoint.id, accountId, url: 'https://shop.example/hooks', events: ['verification.succeeded'], createdAt: expect.any(String), removedAt: null }]);
+    const table = await slipgate('webhooks', 'list', accountId);
+    expect(table.stdout).toContain(endpoint.id);
+    expect(listed.stdout + table.stdout).not.toContain('whsec_');
+
+    const removed = await slipgate('webhooks', 'remove', endpoint.id, '--reason', 'shop closed');
+    expect(removed.code).toBe(0);
+    expect(removed.stdout).toContain(`Webhook endpoint ${endpoint.id} removed`);
+    expect((await slipgate('webhooks', 'remove', endpoint.id)).stderr).toMatch(/webhook endpoint not found/);
+    expect((await slipgate('webhooks', 'list', accountId)).stdout).toContain('No webhook endpoints');
+
+    const trail = rows(`SELECT actor, action, target_id, reason FROM admin_events WHERE action LIKE '%Webhook%' ORDER BY created_at`);
+    expect(trail).toEqual([
+      { actor: expect.stringMatching(/^cli:/), action: 'addWebhookEndpoint', target_id: endpoint.id, reason: 'go live' },
+      { actor: expect.stringMatching(/^cli:/), action: 'removeWebhookEndpoint', target_id: endpoint.id, reason: 'shop closed' },
+    ]);
+    expect(JSON.stringify(rows('SELECT * FROM admin_events'))).not.toContain('whsec_');
+  });
+
+  it('refuses bad input with a clear error and writes nothing', { timeout: 90_000 }, async () => {
+    const { accountId } = JSON.parse((await slipgate('accounts', 'create', '--name', 'Careful Shop', '--json')).stdout) as { accountId: string };
+    const refusals: [string[], RegExp][] = [
+      [['--url', 'http://shop.example/hooks'], /must use https/],
+      [['--url', 'https://me:pw@shop.example/hooks'], /user name or password/],
+      [['--url', 'http://127.0.0.1:3901/graphql'], /admin listener/],
+      [['--url', 'https://shop.example/hooks', '--events', 'payment.maybe'], /unknown event type "payment.maybe"/],
+    ];
+    for (const [args, message] of refusals) {
+      const refused = await slipgate('webhooks', 'add', accountId, ...args);
+      expect(refused.code).not.toBe(0);
+      expect(refused.stderr).toMatch(message);
+    }
+    const unknown = await slipgate('webhooks', 'add', 'acc_missing', '--url', 'https://shop.example/hooks');
+    expect(unknown.stderr).toMatch(/account not found/);
+    expect((await slipgate('webhooks', 'list', 'acc_missing')).stderr).toMatch(/account not found/);
+    expect(rows(`SELECT * FROM webhook_endpoints WHERE account_id IN ('${accountId}', 'acc_missing')`)).toEqual([]);
+  });
+});

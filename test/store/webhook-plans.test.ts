@@ -1,0 +1,116 @@
+// The webhook worker's claim and the delivery pages on tables with history
+// (20,000 delivered deliveries, a few pending): SQLite and PostgreSQL each
+// read them through the index made for them, never a full scan, so a poll
+// costs the same after a year as on the first day.
+import Database from 'better-sqlite3';
+import { join } from 'node:path';
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CLAIM as PG_CLAIM } from '../../src/store/postgres/webhooks.js';
+import { PostgresStore } from '../../src/store/postgres/postgres-store.js';
+import { numbered } from '../../src/store/postgres/sql.js';
+import { deliveryPageQuery } from '../../src/store/sql/webhooks.js';
+import { CLAIM as SQLITE_CLAIM } from '../../src/store/sqlite/webhooks.js';
+import { SqliteStore } from '../../src/store/sqlite/sqlite-store.js';
+import { createTestDatabase, type TestDatabase } from '../helpers/postgres.js';
+import { tempDir } from '../helpers/temp.js';
+
+const DELIVERED = 20_000;
+const START = Date.UTC(2026, 0, 1);
+const busy = 'acc_busy';
+const endpoint = 'whe_busy';
+/** Seeded rows: one in twenty for the busy account and endpoint; the last 10 pending. */
+const rows = Array.from({ length: DELIVERED + 10 }, (_, i) => ({
+  id: `whd_${String(i).padStart(6, '0')}`,
+  account: i % 20 === 0 ? busy : `acc_${i % 20}`,
+  endpoint: i % 20 === 0 ? endpoint : `whe_${i % 20}`,
+  state: i < DELIVERED ? 'delivered' : 'pending',
+  at: START + i * 1000,
+}));
+const LOOKUPS = [
+  ['deliveries by account', { accountId: busy, limit: 20 }, 'webhook_deliveries_account_time'],
+  ['deliveries by endpoint', { endpointId: endpoint, limit: 20 }, 'webhook_deliveries_endpoint_time'],
+] as const;
+
+describe('webhook query plans: sqlite', () => {
+  const dir = tempDir();
+  let db: Database.Database;
+  beforeAll(async () => {
+    const file = join(dir.path, 'plans.db');
+    const store = new SqliteStore(file);
+    await store.close();
+    db = new Database(file);
+    const insert = db.prepare(`INSERT INTO webhook_deliveries (id, event_id, endpoint_id, account_id, type, body, state, next_attempt_at, created_at) VALUES (?, ?, ?, ?, 'verification.succeeded', '{}', ?, ?, ?)`);
+    db.transaction(() => rows.forEach((r) => insert.run(r.id, `evt_${r.id}`, r.endpoint, r.account, r.state, r.at, r.at)))();
+    db.exec('ANALYZE');
+  });
+  afterAll(() => {
+    db?.close();
+    dir.remove();
+  });
+  const plan = (sql: string, params: unknown[]) => (db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all(...params) as { detail: string }[]).map((r) => r.detail);
+
+  it('the claim searches the pending deliveries only', () => {
+    const lines = plan(SQLITE_CLAIM, ['c', START + 1e12, START + 1e12, START + 1e12, 32]);
+    expect(lines, lines.join('\n')).toContainEqual(expect.stringMatching(/^SEARCH webhook_deliveries USING INDEX webhook_deliveries_due/));
+    expect(lines.filter((l) => /^SCAN webhook_deliveries$/.test(l))).toEqual([]);
+  });
+
+  it.each(LOOKUPS)('%s', (_name, query, index) => {
+    const page = deliveryPageQuery(query, (at) => at);
+    const lines = plan(page.sql, page.params);
+    expect(lines, lines.join('\n')).toContainEqual(expect.stringMatching(new RegExp(`^SEARCH webhook_deliveries USING INDEX ${index}`)));
+    expect(lines.filter((l) => l.includes('TEMP B-TREE'))).toEqual([]);
+  });
+});
+
+interface PlanNode {
+  'Node Type': string;
+  'Relation Name'?: string;
+  'Index Name'?: string;
+  Plans?: PlanNode[];
+}
+const nodes = (n: PlanNode): PlanNode[] => [n, ...(n.Plans ?? []).flatMap(nodes)];
+
+describe('webhook query plans: postgres', () => {
+  let database: TestDatabase;
+  let client: pg.Client;
+  beforeAll(async () => {
+    database = await createTestDatabase();
+    const store = new PostgresStore(database.url);
+    await store.migrate();
+    await store.close();
+    client = new pg.Client({ connectionString: database.url });
+    await client.connect();
+    await client.query(
+      `INSERT INTO webhook_deliveries (id, event_id, endpoint_id, account_id, type, body, state, next_attempt_at, created_at)
+       SELECT id, 'evt_' || id, endpoint_id, account_id, 'verification.succeeded', '{}', state, at, at
+       FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::timestamptz[]) AS t(id, endpoint_id, account_id, state, at)`,
+      [rows.map((r) => r.id), rows.map((r) => r.endpoint), rows.map((r) => r.account), rows.map((r) => r.state), rows.map((r) => new Date(r.at))],
+    );
+    await client.query('ANALYZE');
+  }, 120_000);
+  afterAll(async () => {
+    await client?.end();
+    await database?.drop();
+  });
+  const plan = async (sql: string, params: unknown[]) => {
+    const { rows: [row] } = await client.query<{ 'QUERY PLAN': [{ Plan: PlanNode }] }>(`EXPLAIN (FORMAT JSON) ${sql}`, params);
+    return nodes(row!['QUERY PLAN'][0].Plan);
+  };
+  const describePlan = (ns: PlanNode[]) => ns.map((n) => `${n['Node Type']} ${n['Relation Name'] ?? ''} ${n['Index Name'] ?? ''}`).join(' | ');
+
+  it('the claim reads the pending deliveries through their partial index', async () => {
+    const now = new Date(START + 1e12);
+    const ns = await plan(PG_CLAIM, ['c', now, now, 32]);
+    expect(ns.filter((n) => n['Node Type'] === 'Seq Scan'), describePlan(ns)).toEqual([]);
+    expect(ns.map((n) => n['Index Name']), describePlan(ns)).toContain('webhook_deliveries_due');
+  });
+
+  it.each(LOOKUPS)('%s', async (_name, query, index) => {
+    const page = deliveryPageQuery(query, (ms) => new Date(ms));
+    const ns = await plan(numbered(page.sql), page.params);
+    expect(ns.filter((n) => n['Node Type'] === 'Seq Scan' || n['Node Type'] === 'Sort'), describePlan(ns)).toEqual([]);
+    expect(ns.map((n) => n['Index Name']), describePlan(ns)).toContain(index);
+  });
+});
