@@ -160,9 +160,25 @@ export const STATEMENTS = {
   insertDelivery: `INSERT INTO webhook_deliveries (${DELIVERY_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 };
 
+/**
+ * Each statement is prepared on its first use, then kept: a read-only check
+ * of an older file (a backup) never prepares a statement on a table that a
+ * later version added. A writing connection has migrated before this runs.
+ */
 function prepare(db: Database.Database): { [K in keyof typeof STATEMENTS]: Database.Statement } {
-  const prepared = Object.entries(STATEMENTS).map(([name, sql]) => [name, db.prepare(sql)] as const);
-  return Object.fromEntries(prepared) as { [K in keyof typeof STATEMENTS]: Database.Statement };
+  const statements = {} as { [K in keyof typeof STATEMENTS]: Database.Statement };
+  for (const [name, sql] of Object.entries(STATEMENTS)) {
+    Object.defineProperty(statements, name, {
+      configurable: true,
+      enumerable: true,
+      get() {
+        const prepared = db.prepare(sql);
+        Object.defineProperty(statements, name, { value: prepared, enumerable: true });
+        return prepared;
+      },
+    });
+  }
+  return statements;
 }
 
 /**
