@@ -6,46 +6,15 @@
 // 2 a usage or input error (nothing was changed); 3 slipgate could not be
 // reached (`verify`); 75 `serve` stopped because its store failed
 // (cli/exit-codes.ts).
-import { Command, CommanderError } from 'commander';
-import { registerAccountCommands } from './cli/accounts.js';
-import { registerAdminTokenCommands } from './cli/admin-tokens.js';
-import { registerAuditCommands } from './cli/audit.js';
-import { registerBackupCommand } from './cli/backup.js';
-import { registerDoctorCommand } from './cli/doctor.js';
-import { registerRetentionCommands } from './cli/retention.js';
-import { registerExportCommand } from './cli/export.js';
-import { registerRestoreCommand } from './cli/restore.js';
-import { registerSandboxCommands } from './cli/sandbox.js';
-import { registerServeCommand } from './cli/serve.js';
-import { registerSimulateBankCommand } from './cli/simulate-bank.js';
-import { registerVerifyCommand } from './cli/verify.js';
-import { registerWebhookCommands } from './cli/webhooks.js';
+import { CommanderError } from 'commander';
+import { slipgateProgram } from './cli/program.js';
 import { ConfigError } from './config.js';
 import { InputError } from './domain/errors.js';
 import { IdempotencyConflictError } from './domain/admin-actions.js';
 import { StoreError } from './domain/ports/store.js';
 import { DatabaseOpenError } from './store/open.js';
-import { packageVersion } from './version.js';
 
-const program = new Command('slipgate')
-  .description('Thai bank slip verification gateway')
-  .version(packageVersion(), '-V, --version', 'print the version')
-  .showHelpAfterError()
-  .exitOverride();
-
-registerServeCommand(program);
-registerAccountCommands(program);
-registerAdminTokenCommands(program);
-registerAuditCommands(program);
-registerExportCommand(program);
-registerDoctorCommand(program);
-registerRetentionCommands(program);
-registerBackupCommand(program);
-registerRestoreCommand(program);
-registerSandboxCommands(program);
-registerSimulateBankCommand(program);
-registerVerifyCommand(program);
-registerWebhookCommands(program);
+const program = slipgateProgram();
 
 try {
   await program.parseAsync(process.argv);

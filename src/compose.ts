@@ -8,9 +8,12 @@ import { AdminActions } from './domain/admin-actions.js';
 import { AdminTokenService } from './domain/admin-tokens.js';
 import { newId } from './domain/api-key.js';
 import { KeyResolver } from './domain/key-lookup.js';
+import { ReceiverDirectory } from './domain/receiver-directory.js';
+import { ReceiverService } from './domain/receivers.js';
 import type { Store } from './domain/ports/store.js';
 import type { BankAdapter } from './domain/ports/upstream.js';
 import { VerificationService } from './domain/verify.js';
+import { FailedAuthBrake } from './domain/failed-auth-brake.js';
 import { ImageDecodePool } from './images/decode-pool.js';
 import { startInstanceLease, type InstanceLease } from './lease.js';
 import { scheduleRetention, type RetentionSchedule } from './retention-schedule.js';
@@ -35,6 +38,8 @@ export interface StoreServices {
   /** API key lookups, cached for API_KEY_CACHE_TTL_MS; admin changes here evict at once. */
   keys: KeyResolver;
   accounts: AccountService;
+  /** Each account's receiver policy and active receivers, cached like keys; admin changes here evict at once. */
+  receiverDirectory: ReceiverDirectory;
   /** Account changes plus the admin event trail (who, why). */
   admin: AdminActions;
   adminTokens: AdminTokenService;
@@ -57,13 +62,15 @@ export interface StoreServiceOptions {
 
 export function storeServices(store: Store, opts: StoreServiceOptions = {}): StoreServices {
   const keys = new KeyResolver(store, opts.keyCacheTtlMs ?? 0);
+  const receiverDirectory = new ReceiverDirectory(store, opts.keyCacheTtlMs ?? 0);
   const accounts = new AccountService(store);
   const log = opts.logger ? { log: opts.logger } : {};
-  const admin = new AdminActions({ store, accounts, keyCache: keys, ...log });
+  const receivers = new ReceiverService(store);
+  const admin = new AdminActions({ store, accounts, receivers, keyCache: keys, receiverCache: receiverDirectory, ...log });
   const subscriptions = new WebhookSubscriptions(store, opts.keyCacheTtlMs ?? 0);
   const secrets = secretBox(opts.secretsKey ?? null);
   const webhooks = new WebhookEndpoints({ store, secrets, adminListener: opts.adminListener ?? null, forgetAccount: (id) => subscriptions.forget(id), ...log });
-  return { store, keys, accounts, admin, adminTokens: new AdminTokenService(store), subscriptions, webhooks, secrets };
+  return { store, keys, receiverDirectory, accounts, admin, adminTokens: new AdminTokenService(store), subscriptions, webhooks, secrets };
 }
 
 /** What the store services need from the configuration. */
@@ -161,12 +168,14 @@ export async function serverServices(config: Config, { logger, upstream: overrid
     store,
     upstream,
     keys: services.keys,
+    receivers: services.receiverDirectory,
     timeoutMs: config.UPSTREAM_TIMEOUT_MS,
     maxInFlightPerAccount: config.MAX_INFLIGHT_PER_ACCOUNT,
     maxPicturesPerAccount: config.IMAGE_MAX_PER_ACCOUNT,
     logger,
     newId: () => newId('req'),
     instanceId: () => lease.instanceId(),
+    authBrake: new FailedAuthBrake({ perWindow: config.AUTH_FAILURES_PER_IP_PER_MIN, windowMs: 60_000 }),
   });
   metrics.watch({
     upstreamHealth: () => pool.health(),

@@ -9,7 +9,7 @@ const RETENTION_DAYS_RULE = 'must be a whole number of days from 0 to 36500, or 
 
 const DATABASE_URL = /^(sqlite:.+|postgres(ql)?:\/\/.+|mongodb(\+srv)?:\/\/.+)$/;
 
-const schema = z.object({
+export const configSchema = z.object({
   PORT: port(3000),
   HOST: z.string().min(1).default('127.0.0.1'),
   ADMIN_PORT: port(3001),
@@ -57,6 +57,13 @@ const schema = z.object({
   RATE_LIMIT_PER_KEY_PER_MIN: z.coerce.number().int().min(0).max(10_000_000).default(0),
   /** Public requests per minute one client IP may make (per process); 0 = no limit. */
   RATE_LIMIT_PER_IP_PER_MIN: z.coerce.number().int().min(0).max(10_000_000).default(0),
+  /**
+   * Refused authentications (1020, 1021, 1024) one client address may have
+   * recorded one by one per minute (per process); past it the address gets
+   * 429 for the rest of the minute, counted into one record. 0 = no brake
+   * (every refusal is a record). See SECURITY.md.
+   */
+  AUTH_FAILURES_PER_IP_PER_MIN: z.coerce.number().int().min(0).max(1_000_000).default(20),
   /** Reverse proxies in front of the public port whose X-Forwarded-For is trusted (client IP). */
   TRUST_PROXY_HOPS: z.coerce.number().int().min(0).max(16).default(0),
   /** Slow clients: time to send all headers, and the whole request (default timeout + 20 s). */
@@ -113,7 +120,7 @@ const schema = z.object({
   WORKERS: z.union([z.literal('auto'), z.coerce.number().int().min(0).max(256)], { error: 'must be a whole number from 0 to 256, or "auto"' }).default(1),
 });
 
-export type Config = Omit<z.infer<typeof schema>, 'HOLD_STALE_MS' | 'REQUEST_TIMEOUT_MS'> & {
+export type Config = Omit<z.infer<typeof configSchema>, 'HOLD_STALE_MS' | 'REQUEST_TIMEOUT_MS'> & {
   HOLD_STALE_MS: number;
   REQUEST_TIMEOUT_MS: number;
   /** Raw env, for adapters that read their own settings (UPSTREAMS…). */
@@ -135,7 +142,7 @@ function shown(name: string, value: string | undefined): string {
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   // Empty strings count as unset, as in most 12-factor tools.
   const present = Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined && v !== ''));
-  const parsed = schema.safeParse(present);
+  const parsed = configSchema.safeParse(present);
   if (!parsed.success) {
     const lines = parsed.error.issues.map((i) => `  ${i.path.join('.')}: ${i.message} (got ${shown(String(i.path[0]), present[String(i.path[0])])})`);
     throw new ConfigError(`invalid configuration:\n${lines.join('\n')}`);

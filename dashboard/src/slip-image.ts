@@ -1,7 +1,8 @@
 // Reads a dropped slip photo in the browser: draw it on a canvas, find the QR
-// with jsQR (src/client/qr-from-pixels, shared with the SDK) and parse it
-// with the server's own slip QR parser (tag 00 → 01 bank, 02 transRef).
-import { findQrInPixels } from '../../src/client/qr-from-pixels.js';
+// with jsQR (src/slip-image/qr-from-pixels, shared with the server and the
+// SDK) and parse it with the server's own slip QR parser (tag 00 → 01 bank,
+// 02 transRef).
+import { findQrInPixels } from '../../src/slip-image/qr-from-pixels.js';
 import { parseSlipQr, type SlipRef } from '../../src/domain/slip-qr.js';
 import { t } from './i18n/index.js';
 

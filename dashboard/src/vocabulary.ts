@@ -23,6 +23,8 @@ export const ERROR_KINDS = [
   'IP_NOT_ALLOWED',
   'INTERRUPTED',
   'UNREADABLE_IMAGE',
+  'AUTH_RATE_LIMITED',
+  'RECEIVER_NOT_REGISTERED',
 ] as const;
 
 /** "SLIP_NOT_FOUND" → "slip not found" / "ไม่พบสลิป". */

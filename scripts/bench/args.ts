@@ -1,7 +1,7 @@
 // Command-line flags of `npm run bench`.
 import { availableParallelism } from 'node:os';
 
-export const SCENARIO_IDS = ['A', 'B', 'C', 'D', 'E', 'I', 'H'] as const;
+export const SCENARIO_IDS = ['A', 'B', 'C', 'D', 'E', 'I', 'H', 'F'] as const;
 export type ScenarioId = (typeof SCENARIO_IDS)[number];
 export const ENGINE_NAMES = ['sqlite', 'postgres', 'mongodb'] as const;
 export type EngineName = (typeof ENGINE_NAMES)[number];
@@ -26,19 +26,21 @@ export interface BenchArgs {
   against: string | undefined;
   /** Verifications already stored for scenario H's long-history account. */
   history: number;
+  /** Requests with bad API keys scenario F floods with. */
+  flood: number;
   /** Write a results file from a tree with uncommitted changes (the file then says so). */
   allowDirty: boolean;
 }
 
-/** H seeds a large history first, so it runs only when asked for. */
-const DEFAULT_SCENARIOS = SCENARIO_IDS.filter((id) => id !== 'H');
+/** H seeds a large history first and F sends a million requests, so they run only when asked for. */
+const DEFAULT_SCENARIOS = SCENARIO_IDS.filter((id) => id !== 'H' && id !== 'F');
 
-const USAGE = `usage: npm run bench -- [--quick] [--scenario A,B,C,D,E,I,H] [--engine sqlite,postgres,mongodb]
-                       [--workers N|auto] [--heap-mb N] [--repeat N [--against REV]] [--history N] [--profile] [--keep]
+const USAGE = `usage: npm run bench -- [--quick] [--scenario A,B,C,D,E,I,H,F] [--engine sqlite,postgres,mongodb]
+                       [--workers N|auto] [--heap-mb N] [--repeat N [--against REV]] [--history N] [--flood N] [--profile] [--keep]
                        [--out FILE] [--allow-dirty]`;
 
 export function parseArgs(argv: string[]): BenchArgs {
-  const args: BenchArgs = { quick: false, scenarios: [...DEFAULT_SCENARIOS], engines: [...ENGINE_NAMES], workers: 1, profile: false, out: undefined, keep: false, heapMb: undefined, repeat: 1, against: undefined, history: 1_000_000, allowDirty: false };
+  const args: BenchArgs = { quick: false, scenarios: [...DEFAULT_SCENARIOS], engines: [...ENGINE_NAMES], workers: 1, profile: false, out: undefined, keep: false, heapMb: undefined, repeat: 1, against: undefined, history: 1_000_000, flood: 1_000_000, allowDirty: false };
   for (let i = 0; i < argv.length; i++) {
     const [flag, inline] = argv[i]!.split(/=(.*)/s, 2) as [string, string | undefined];
     const value = (): string => {
@@ -63,6 +65,12 @@ export function parseArgs(argv: string[]): BenchArgs {
         const n = Number(value());
         if (!Number.isInteger(n) || n < 1 || n > 100_000_000) fail('--history must be a whole number of verifications from 1 to 100000000');
         args.history = n;
+        break;
+      }
+      case '--flood': {
+        const n = Number(value());
+        if (!Number.isInteger(n) || n < 1 || n > 100_000_000) fail('--flood must be a whole number of requests from 1 to 100000000');
+        args.flood = n;
         break;
       }
       case '--scenario':

@@ -97,7 +97,7 @@ export async function databaseBytes(db: BenchDatabase): Promise<number> {
 }
 
 /** The bench's URL without slipgate's own query parameters (pool_max), which pg would pass on to the server. */
-function pgUrl(db: BenchDatabase): string {
+export function pgUrl(db: BenchDatabase): string {
   const url = new URL(db.url);
   url.search = '';
   return url.toString();

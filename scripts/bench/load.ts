@@ -13,6 +13,12 @@ export interface LoadSpec {
   apiKeys: string[];
   /** Yields request bodies, each with a QR not sent before. */
   nextBody: () => string;
+  /** Sent with every request besides content-type and x-api-key (scenario F: X-Forwarded-For). */
+  headers?: Record<string, string>;
+  /** Stop after this many requests instead of after durationSec. */
+  amount?: number;
+  /** Stop early once this settles (scenario F: the valid load ends with the flood). */
+  until?: Promise<unknown>;
 }
 
 export interface LoadResult {
@@ -45,7 +51,7 @@ export function runLoad(spec: LoadSpec): Promise<LoadResult> {
       {
         url: spec.url,
         connections: spec.connections,
-        duration: spec.durationSec,
+        ...(spec.amount ? { amount: spec.amount } : { duration: spec.durationSec }),
         ...(spec.overallRate ? { overallRate: spec.overallRate } : {}),
         timeout: 30,
         requests: [
@@ -54,7 +60,7 @@ export function runLoad(spec: LoadSpec): Promise<LoadResult> {
             path: PATH,
             setupRequest: (req) => {
               const key = spec.apiKeys[keyIndex++ % spec.apiKeys.length]!;
-              return { ...req, headers: { 'content-type': 'application/json', 'x-api-key': key }, body: spec.nextBody() };
+              return { ...req, headers: { ...spec.headers, 'content-type': 'application/json', 'x-api-key': key }, body: spec.nextBody() };
             },
             onResponse: (_status, body) => {
               if (body.startsWith(SUCCESS_PREFIX)) successes++;
@@ -83,6 +89,7 @@ export function runLoad(spec: LoadSpec): Promise<LoadResult> {
       },
     );
     instance.on('response', (_client: unknown, _status: number, _bytes: number, responseTime: number) => latencies.add(responseTime));
+    void spec.until?.then(() => instance.stop());
   });
 }
 

@@ -10,6 +10,7 @@ import type { TreeState } from './build.js';
 import { historySummary, historyTargets, type HistoryFacts } from './history-report.js';
 import { pictureSection, type PictureRun } from './pictures.js';
 import { databaseCpuLabel } from './db-cpu.js';
+import { floodSection, type FloodRun } from './flood.js';
 
 export interface Row {
   scenario: Scenario;
@@ -56,6 +57,8 @@ export interface Report {
   profiles: Record<string, ProfileSummary | null>;
   /** Scenario I runs (pictures.ts). */
   pictures: PictureRun[];
+  /** Scenario F runs (flood.ts). */
+  floods: FloodRun[];
 }
 
 const TARGETS = { aSqlitePerSec: 3000, aVsBaseline: 0.7, bAddedP50: 2, bAddedP99: 10, cPeakRssMb: 400 };
@@ -225,6 +228,7 @@ export function markdown(r: Report): string {
   out.push(...repeatSummary(r.rows));
   out.push(...historySummary(r.rows, r.history));
   out.push(...pictureSection(r.pictures));
+  out.push(...floodSection(r.floods));
   out.push('## Targets', '', ...targets(r.rows).map((l) => `- ${l}`), '');
   for (const [engine, p] of Object.entries(r.profiles)) {
     out.push(`## CPU profile, scenario A on ${engine}`, '');

@@ -1,5 +1,5 @@
-// The four scenarios of the performance targets (README, Performance), plus E: B's load against the baseline, the
-// latency floor of this harness and stack on this machine, I (pictures) and H (cost against stored history).
+// The four scenarios of the performance targets (docs/performance.md), plus E: B's load against the baseline, the
+// latency floor of this harness and stack on this machine, I (pictures), H (cost against stored history) and F (a flood of bad keys).
 // Durations shrink with --quick (smoke runs).
 import type { ScenarioId } from './args.js';
 
@@ -47,6 +47,17 @@ export function scenarios(quick: boolean): Record<ScenarioId, Scenario> {
       durationSec: d(20, 4),
       warmupSec: d(3, 1),
       checks: { duplicate: true },
+    },
+    // Read by measureFlood (flood.ts): runs until --flood bad-key requests are answered, then as long again without them.
+    F: {
+      id: 'F',
+      title: 'bad API keys from one address flooding, valid keys verifying from another at 200/s, against a quiet run',
+      target: 'slipgate',
+      upstreamLatencyMs: 0,
+      connections: 50,
+      overallRate: 200,
+      durationSec: 0,
+      warmupSec: d(3, 1),
     },
     // Read by runImageScenario (images.ts), not by the autocannon rows.
     I: { id: 'I', title: '1080×2340 screenshots flooding the image pool, 100 QR-text req/s beside them', target: 'slipgate', upstreamLatencyMs: 0, connections: 8, overallRate: 100, durationSec: d(15, 5), warmupSec: 0 },

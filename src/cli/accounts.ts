@@ -4,8 +4,9 @@ import { createInterface } from 'node:readline/promises';
 import type { Command } from 'commander';
 import { loadConfig } from '../config.js';
 import { InputError } from '../domain/errors.js';
-import { positiveInt, printJson, withExistingStore, withStore } from './context.js';
+import { positiveInt, printJson, printPurge, withExistingStore, withStore } from './context.js';
 import { bangkokTime, count, printTable } from './output.js';
+import { registerAccountUpdate } from './receivers.js';
 
 export function registerAccountCommands(program: Command): void {
   const accounts = program.command('accounts').description('manage customer accounts and credits');
@@ -60,6 +61,8 @@ export function registerAccountCommands(program: Command): void {
       }),
     );
 
+  registerAccountUpdate(accounts);
+
   accounts
     .command('delete <accountId>')
     .description('delete an account: its keys answer 1022 from now on; history is kept. Asks first at a terminal')
@@ -86,8 +89,9 @@ export function registerAccountCommands(program: Command): void {
     .action((accountId: string, opts: { reason?: string; json?: boolean }) =>
       withExistingStore(async ({ admin, actor }) => {
         const r = await admin.erasePersonalData(actor, accountId, opts.reason);
-        if (opts.json) return printJson({ accountId, redactedVerifications: r.redacted, deletedFailures: r.deleted });
+        if (opts.json) return printJson({ accountId, redactedVerifications: r.redacted, deletedFailures: r.deleted, purge: r.purge });
         console.log(`Erased the personal data of ${accountId}: ${r.redacted} verifications redacted, ${r.deleted} failed requests deleted.`);
+        printPurge(r.purge);
       }),
     );
 

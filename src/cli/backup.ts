@@ -7,7 +7,7 @@ import { loadConfig } from '../config.js';
 import { publishStaged, stageOnlineBackup } from '../store/sqlite/online-backup.js';
 import { removeWithSidecars } from '../durable-file.js';
 import { describeBooks, summarizeSqliteFile } from './books-summary.js';
-import { printJson } from './context.js';
+import { announceDatabase, printJson } from './context.js';
 import { sqliteFileOf } from './engine-file.js';
 
 interface BackupOptions {
@@ -25,13 +25,15 @@ export function registerBackupCommand(program: Command): void {
     .option('--json', 'print JSON')
     .action(async (opts: BackupOptions) => {
       const config = loadConfig();
+      announceDatabase(config.DATABASE_URL);
       const source = sqliteFileOf(config.DATABASE_URL, 'backup');
       const target = resolve(opts.to);
       const staged = await stageOnlineBackup(source, target, opts.force === true);
       let books;
       try {
         // The doctor's rules: holds older than HOLD_STALE_MS are a problem in the live database too.
-        books = await summarizeSqliteFile(staged.temp, { staleBefore: new Date(Date.now() - config.HOLD_STALE_MS) });
+        // Read-only: the copy keeps the schema version it has.
+        books = await summarizeSqliteFile(staged.temp, { staleBefore: new Date(Date.now() - config.HOLD_STALE_MS), readonly: true });
       } catch (err) {
         removeWithSidecars(staged.temp);
         throw err;

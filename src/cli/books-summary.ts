@@ -2,6 +2,7 @@
 // reconciliation run on the copy, summed up.
 import { reconcileAll, type ReconcileOptions } from '../domain/reconcile.js';
 import { openStore } from '../store/open.js';
+import { SqliteStore } from '../store/sqlite/sqlite-store.js';
 
 export interface BooksSummary {
   accounts: number;
@@ -13,8 +14,13 @@ export interface BooksSummary {
   discrepancies: { accountId: string; problems: string[] }[];
 }
 
-export async function summarizeSqliteFile(path: string, options: ReconcileOptions = {}): Promise<BooksSummary> {
-  const store = await openStore(`sqlite:${path}`);
+export interface SummaryOptions extends ReconcileOptions {
+  /** Open the file read-only: no migration, no WAL switch (a backup's copy keeps its schema version). */
+  readonly?: boolean;
+}
+
+export async function summarizeSqliteFile(path: string, { readonly = false, ...options }: SummaryOptions = {}): Promise<BooksSummary> {
+  const store = readonly ? new SqliteStore(path, { readonly: true }) : await openStore(`sqlite:${path}`);
   try {
     const results = await reconcileAll(store, options);
     const sum = (pick: (r: (typeof results)[number]) => number) => results.reduce((n, r) => n + pick(r), 0);

@@ -6,7 +6,7 @@ import { storeServiceOptions, storeServices, type StoreServices } from '../compo
 import { InputError } from '../domain/errors.js';
 import { describeDatabaseUrl } from '../store/database-url.js';
 import { MissingDatabaseError, openStore } from '../store/open.js';
-import type { Store } from '../domain/ports/store.js';
+import type { PurgeReport, Store } from '../domain/ports/store.js';
 import { createLogger, logFormatFor } from '../log.js';
 
 export interface CliContext extends StoreServices {
@@ -31,9 +31,7 @@ export function withExistingStore<T>(fn: (ctx: CliContext) => Promise<T>): Promi
 async function openFor<T>(fn: (ctx: CliContext) => Promise<T>, { mayCreate }: { mayCreate: boolean }): Promise<T> {
   const config = loadConfig();
   const url = config.DATABASE_URL;
-  const setting = process.env.DATABASE_URL === undefined ? 'the default; DATABASE_URL is not set' : 'from DATABASE_URL';
-  // Said first: a server that takes seconds to answer is then not a mystery.
-  process.stderr.write(`slipgate: using database ${describeDatabaseUrl(url)} (${setting})\n`);
+  announceDatabase(url);
   let store: Store;
   try {
     store = await openStore(url, { mustExist: !mayCreate });
@@ -52,6 +50,12 @@ async function openFor<T>(fn: (ctx: CliContext) => Promise<T>, { mayCreate }: { 
   }
 }
 
+/** `slipgate: using database …` on stderr, said first: a server that takes seconds to answer is then not a mystery. */
+export function announceDatabase(url: string): void {
+  const setting = process.env.DATABASE_URL === undefined ? 'the default; DATABASE_URL is not set' : 'from DATABASE_URL';
+  process.stderr.write(`slipgate: using database ${describeDatabaseUrl(url)} (${setting})\n`);
+}
+
 export function positiveInt(value: string): number {
   const n = Number(value);
   if (!/^\d+$/.test(value) || !Number.isSafeInteger(n)) throw new InvalidArgumentError(`expected a whole number, got "${value}"`);
@@ -60,4 +64,11 @@ export function positiveInt(value: string): number {
 
 export function printJson(value: unknown): void {
   process.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
+}
+
+/** After a pass: whether the engine's own files let go of the removed values; an unfinished purge is a warning on stderr. */
+export function printPurge(purge: PurgeReport | undefined): void {
+  if (!purge) return;
+  if (purge.complete) console.log(`Database files: ${purge.detail}.`);
+  else console.error(`Warning: ${purge.detail}.`);
 }

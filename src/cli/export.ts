@@ -7,7 +7,9 @@ import { resolve } from 'node:path';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { checkExportFilter, exportLines, exportRows, parseTimeBound, type ExportFilter, type ExportRecords } from '../domain/audit-export.js';
-import { checkWritableTarget, fsyncPath, removeWithSidecars, tempPathBeside } from '../durable-file.js';
+import { loadConfig } from '../config.js';
+import { checkWritableTarget, fsyncPath, PRIVATE_FILE_MODE, removeWithSidecars, tempPathBeside } from '../durable-file.js';
+import { sqlitePath } from '../store/database-url.js';
 import { withExistingStore } from './context.js';
 
 interface ExportOptions {
@@ -33,8 +35,11 @@ export function registerExportCommand(program: Command): void {
     .addOption(new Option('--format <format>', 'output format').choices(['csv', 'jsonl']).default('csv'))
     .option('--out <file>', 'write to this file (written whole or not at all) instead of stdout')
     .option('--force', 'replace --out if it exists')
-    .action((opts: ExportOptions) =>
-      withExistingStore(async ({ store }) => {
+    .action((opts: ExportOptions) => {
+      // Checked before the store opens: the live database under another name is refused with nothing touched.
+      const target = opts.out === undefined ? null : resolve(opts.out);
+      if (target !== null) checkWritableTarget(target, { overwrite: opts.force === true, database: sqlitePath(loadConfig().DATABASE_URL) });
+      return withExistingStore(async ({ store }) => {
         const filter: ExportFilter = {
           accountId: opts.account,
           from: opts.from === undefined ? undefined : parseTimeBound(opts.from, 'from'),
@@ -43,18 +48,16 @@ export function registerExportCommand(program: Command): void {
         await checkExportFilter(store, filter);
         const records: ExportRecords = opts.kind ?? 'all';
         const lines = Readable.from(exportLines(exportRows(store, filter, records), opts.format));
-        if (!opts.out) return pipeline(lines, process.stdout);
-        const target = resolve(opts.out);
-        checkWritableTarget(target, opts.force === true);
+        if (target === null) return pipeline(lines, process.stdout);
         const temp = tempPathBeside(target);
         try {
-          await pipeline(lines, createWriteStream(temp, { flags: 'wx' }));
+          await pipeline(lines, createWriteStream(temp, { flags: 'wx', mode: PRIVATE_FILE_MODE }));
           fsyncPath(temp);
           renameSync(temp, target);
         } catch (err) {
           removeWithSidecars(temp);
           throw err;
         }
-      }),
-    );
+      });
+    });
 }

@@ -1,6 +1,9 @@
 // `slipgate sandbox qr`: a slip QR the built-in sandbox network accepts.
 import { Option, type Command } from 'commander';
 import { InputError } from '../domain/errors.js';
+import { promptPayTarget } from '../domain/receiver-input.js';
+import type { Receiver } from '../domain/types.js';
+import { withExistingStore } from './context.js';
 import { sandboxQr } from '../upstream/sandbox/sandbox-qr.js';
 import { SandboxDetailsError, type SandboxDetails } from '../upstream/sandbox/sandbox-details.js';
 import type { SandboxOutcome } from '../upstream/sandbox/transaction.js';
@@ -9,7 +12,10 @@ interface QrOptions {
   bank: string;
   amount: string;
   outcome: SandboxOutcome;
+  receiver?: string;
   receiverAccount?: string;
+  receiverBank?: string;
+  receiverPromptpay?: string;
   receiverName?: string;
   senderName?: string;
   paidAt?: string;
@@ -24,16 +30,26 @@ export function registerSandboxCommands(program: Command): void {
     .option('--bank <code>', 'sending bank code (3 digits)', '004')
     .option('--amount <thb>', 'amount the sandbox reports, e.g. 250.00', '100.00')
     .addOption(new Option('--outcome <outcome>', 'what the sandbox answers').choices(['success', 'not-found', 'error', 'timeout']).default('success'))
-    .option('--receiver-account <digits>', "receiver's bank account, e.g. 123-3-13109-0 (reported masked: xxx-x-x3109-x)")
+    .addOption(
+      new Option('--receiver <receiverId>', 'paid exactly to this registered receiver (slipgate receivers add): its account or PromptPay target, bank and name').conflicts([
+        'receiverAccount',
+        'receiverBank',
+        'receiverPromptpay',
+      ]),
+    )
+    .addOption(new Option('--receiver-account <digits>', "receiver's bank account, e.g. 123-3-13109-0 (reported masked: xxx-x-x3109-x)").conflicts('receiverPromptpay'))
+    .option('--receiver-bank <code>', "receiver's bank code (default 014 for an account, 004 behind a PromptPay target)")
+    .option('--receiver-promptpay <id>', 'paid to this PromptPay target instead: mobile (0… or +66…), national/tax ID or e-wallet ID')
     .option('--receiver-name <name>', "receiver's name, Thai or English (default: one of the sandbox's shops)")
     .option('--sender-name <name>', "sender's name (default: one of the sandbox's customers)")
     .addOption(new Option('--paid-at <time>', 'when it was paid, ISO 8601, e.g. 2026-11-25T14:05:00+07:00').conflicts('minutesAgo'))
     .option('--minutes-ago <n>', 'paid this many minutes ago (default: a time in the last 30 days)')
-    .action((opts: QrOptions) => {
+    .action(async (opts: QrOptions) => {
       if (!/^\d{3}$/.test(opts.bank)) throw new InputError('--bank must be a 3-digit bank code such as 004');
       if (!/^\d{1,8}(\.\d{1,2})?$/.test(opts.amount)) throw new InputError('--amount must look like 250 or 250.00');
+      const registered = opts.receiver === undefined ? undefined : await findReceiver(opts.receiver);
       try {
-        console.log(sandboxQr({ bank: opts.bank, amount: Number(opts.amount), outcome: opts.outcome, details: details(opts) }));
+        console.log(sandboxQr({ bank: opts.bank, amount: Number(opts.amount), outcome: opts.outcome, details: { ...details(opts), ...paidTo(registered, opts) } }));
       } catch (err) {
         if (err instanceof SandboxDetailsError) throw new InputError(err.message);
         throw err;
@@ -41,11 +57,36 @@ export function registerSandboxCommands(program: Command): void {
     });
 }
 
+function findReceiver(id: string): Promise<Receiver> {
+  return withExistingStore(async ({ store }) => {
+    const receiver = await store.getReceiver(id);
+    if (!receiver) throw new InputError(`no receiver ${id}`);
+    return receiver;
+  });
+}
+
+/** Where a registered receiver is paid: its own bank and number, and the name its bank prints. */
+function paidTo(r: Receiver | undefined, opts: QrOptions): SandboxDetails {
+  if (!r) return {};
+  const name = opts.receiverName ?? r.nameTh ?? r.nameEn ?? undefined;
+  const target: SandboxDetails =
+    r.kind === 'bank' ? { receiverAccount: r.number, receiverBank: r.bankCode ?? undefined } : { receiverProxy: { type: r.proxyType ?? 'NATID', digits: r.number } };
+  return { ...target, ...(name !== undefined ? { receiverName: name } : {}) };
+}
+
 function details(opts: QrOptions): SandboxDetails {
   const out: SandboxDetails = {};
   if (opts.receiverAccount !== undefined) {
     if (!/^[\d\s-]+$/.test(opts.receiverAccount)) throw new InputError('--receiver-account must be digits (dashes and spaces allowed)');
     out.receiverAccount = opts.receiverAccount.replace(/[\s-]/g, '');
+  }
+  if (opts.receiverBank !== undefined) {
+    if (!/^\d{3}$/.test(opts.receiverBank)) throw new InputError('--receiver-bank must be a 3-digit bank code such as 014');
+    out.receiverBank = opts.receiverBank;
+  }
+  if (opts.receiverPromptpay !== undefined) {
+    const target = promptPayTarget(opts.receiverPromptpay);
+    out.receiverProxy = { type: target.proxyType ?? 'NATID', digits: target.number };
   }
   if (opts.receiverName !== undefined) out.receiverName = opts.receiverName;
   if (opts.senderName !== undefined) out.senderName = opts.senderName;

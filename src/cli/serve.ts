@@ -18,7 +18,7 @@ export function registerServeCommand(program: Command): void {
     .addHelpText(
       'after',
       `
-Main settings (environment variables; README "Configuration" lists them all):
+Main settings (environment variables; docs/configuration.md lists them all):
   PORT, HOST              public API listener (default 3000 on 127.0.0.1)
   ADMIN_PORT, ADMIN_HOST  admin listener: GraphQL, dashboard, health, metrics (default 3001 on 127.0.0.1)
   DATABASE_URL            sqlite:./data/slipgate.db (default), postgres://… or mongodb://…

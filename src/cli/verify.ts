@@ -83,7 +83,7 @@ async function readQr(opts: VerifyCliOptions): Promise<string> {
   if (opts.qr) return opts.qr;
   const bytes = await readImage(opts.image!);
   // Loaded only here: sharp's native library is not needed by other commands.
-  const { decodeSlipImage, SlipImageError } = await import('../client/decode-image.js');
+  const { decodeSlipImage, SlipImageError } = await import('../slip-image/decode-image.js');
   try {
     const qr = await decodeSlipImage(bytes);
     if (!qr) throw new InputError(`no QR code found in ${opts.image}; try a sharper or closer photo, or pass --qr`);

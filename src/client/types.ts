@@ -1,6 +1,6 @@
 // Wire types of POST /api/v1/verify as the SDK returns them. The slip and
 // check result shapes are the server's own (type-only imports, no runtime).
-import type { CheckResults } from '../domain/checks.js';
+import type { CheckResults, ReceiverResult } from '../domain/checks.js';
 import type { VerifiedSlip } from '../domain/types.js';
 import type { Checks } from './checks.generated.js';
 
@@ -12,6 +12,7 @@ export type {
   MaxAgeResult,
   ReceiverAccountResult,
   ReceiverNameResult,
+  ReceiverResult,
 } from '../domain/checks.js';
 export type SlipData = VerifiedSlip;
 export type { Checks } from './checks.generated.js';
@@ -29,6 +30,11 @@ export const ERROR_CODES = {
   INSUFFICIENT_FUND: 1023,
   /** The key is locked to IP ranges that do not include this client. */
   IP_NOT_ALLOWED: 1024,
+  /**
+   * The account's receiver policy is `require` and the slip paid none of its
+   * registered receivers (HTTP 400). Not charged; creditsRemaining is set.
+   */
+  RECEIVER_NOT_REGISTERED: 1025,
 } as const;
 export type ErrorCode = (typeof ERROR_CODES)[keyof typeof ERROR_CODES];
 
@@ -42,17 +48,22 @@ interface SuccessBody {
   creditsRemaining?: number;
 }
 
-/** `checks` is there exactly when checks were requested. */
-export type VerifySuccess<R = undefined> = SuccessBody & ([R] extends [undefined] ? { checks?: undefined } : { checks: R });
+/** What the account's receiver policy (`report`, `require`) adds to every success, requested or not. */
+interface PolicyResults {
+  receiver?: ReceiverResult;
+}
 
-/** 1020–1024: the key or the account is the problem; nothing was charged. */
+/** `checks` is there when checks were requested, and when the account's receiver policy reports. */
+export type VerifySuccess<R = undefined> = SuccessBody & ([R] extends [undefined] ? { checks?: PolicyResults } : { checks: R & PolicyResults });
+
+/** 1020–1025: the key or the account is the problem; nothing was charged. */
 export interface AccountError {
   status: 'error';
   kind: 'account';
   httpStatus: number;
   code: ErrorCode;
   message: string;
-  /** The balance, on 1023; absent on the key errors 1020–1022 and 1024. */
+  /** The balance, on 1023 and 1025; absent on the key errors 1020–1022 and 1024. */
   creditsRemaining?: number;
 }
 

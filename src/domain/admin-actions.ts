@@ -5,9 +5,11 @@ import type { LedgerResult, Store } from './ports/store.js';
 import { StoreError } from './ports/store.js';
 import type { AccountService, IssuedKey } from './accounts.js';
 import { recordAdminEvent } from './admin-events.js';
+import { ERASURE_ACTION } from './erasure-register.js';
 import type { ChangeLog } from './ports/logger.js';
 import { removePersonalData, retentionCutoff, type PersonalDataResult } from './retention.js';
-import type { Account, ApiKey } from './types.js';
+import { ReceiverService, type NewReceiver } from './receivers.js';
+import type { Account, ApiKey, Receiver } from './types.js';
 
 /** The part of VerificationService that caches keys in this process. */
 interface KeyCacheControl {
@@ -23,8 +25,12 @@ export class IdempotencyConflictError extends Error {
 export interface AdminActionsDeps {
   store: Store;
   accounts: AccountService;
+  /** Defaults to one on `store`. */
+  receivers?: ReceiverService;
   /** Absent in the CLI: other processes drop cached keys after their TTL. */
   keyCache?: KeyCacheControl;
+  /** The verify path's cached receivers (receiver-directory.ts); absent in the CLI, like keyCache. */
+  receiverCache?: { forgetAccount(accountId: string): void };
   /** Every change is also a log line, whichever surface made it (GraphQL, dashboard, CLI). */
   log?: ChangeLog;
   now?: () => Date;
@@ -39,13 +45,19 @@ const CHANGE_MESSAGES: Record<string, string> = {
   setApiKeyAllowedIps: 'API key IP ranges changed',
   revokeApiKey: 'API key revoked',
   deleteAccount: 'account deleted',
+  addReceiver: 'receiver registered',
+  setReceiverActive: 'receiver activated or deactivated',
+  removeReceiver: 'receiver removed',
+  setReceiverPolicy: 'receiver policy changed',
 };
 
 export class AdminActions {
   private readonly now: () => Date;
+  private readonly receivers: ReceiverService;
 
   constructor(private readonly deps: AdminActionsDeps) {
     this.now = deps.now ?? (() => new Date());
+    this.receivers = deps.receivers ?? new ReceiverService(deps.store, this.now);
   }
 
   async createAccount(actor: string, input: { name: string; credits: number; reason?: string | null }): Promise<{ account: Account; apiKey: IssuedKey }> {
@@ -104,6 +116,48 @@ export class AdminActions {
     return account;
   }
 
+  // Receivers: each event's target is the account, so its page lists them with its other changes.
+
+  async addReceiver(actor: string, input: NewReceiver, reason?: string | null): Promise<Receiver> {
+    const receiver = await this.receivers.add(input);
+    await this.receiverChange(actor, 'addReceiver', receiver, reason);
+    return receiver;
+  }
+
+  /** `accountId`, when given, must own the receiver (ReceiverService). */
+  async setReceiverActive(actor: string, receiverId: string, active: boolean, opts: { accountId?: string; reason?: string | null } = {}): Promise<Receiver> {
+    const receiver = await this.receivers.setActive(receiverId, active, opts.accountId);
+    await this.receiverChange(actor, 'setReceiverActive', receiver, opts.reason);
+    return receiver;
+  }
+
+  async removeReceiver(actor: string, receiverId: string, opts: { accountId?: string; reason?: string | null } = {}): Promise<Receiver> {
+    const receiver = await this.receivers.remove(receiverId, opts.accountId);
+    await this.receiverChange(actor, 'removeReceiver', receiver, opts.reason);
+    return receiver;
+  }
+
+  async setReceiverPolicy(actor: string, accountId: string, policy: string, reason?: string | null): Promise<Account> {
+    const { account, from } = await this.receivers.setPolicy(accountId, policy);
+    this.deps.receiverCache?.forgetAccount(accountId);
+    await this.change(actor, 'setReceiverPolicy', accountId, reason, { from, to: account.receiverPolicy });
+    return account;
+  }
+
+  private async receiverChange(actor: string, action: string, r: Receiver, reason: string | null | undefined) {
+    this.deps.receiverCache?.forgetAccount(r.accountId);
+    await this.change(actor, action, r.accountId, reason, {
+      receiverId: r.id,
+      kind: r.kind,
+      bankCode: r.bankCode,
+      // Its last digits only: a PromptPay target may be a person's national ID, and events and logs are kept for good.
+      numberEnd: r.number.slice(-4),
+      proxyType: r.proxyType,
+      label: r.label,
+      active: r.active,
+    });
+  }
+
   /**
    * Erasure on request (PDPA): the account's personal data goes now, from
    * every record whatever its age, by the same redaction as retention. Its
@@ -114,7 +168,7 @@ export class AdminActions {
     const account = await this.deps.store.getAccount(accountId);
     if (!account) throw new StoreError('not_found', 'account not found');
     const result = await removePersonalData(this.deps.store, { accountId }, { now: this.now() });
-    await this.record(actor, 'erasePersonalData', accountId, reason, { redactedVerifications: result.redacted, deletedFailures: result.deleted });
+    await this.record(actor, ERASURE_ACTION, accountId, reason, { redactedVerifications: result.redacted, deletedFailures: result.deleted, ...unfinishedPurge(result) });
     return { account, ...result };
   }
 
@@ -124,7 +178,13 @@ export class AdminActions {
     const createdBefore = retentionCutoff(now, olderThanDays);
     const result = await removePersonalData(this.deps.store, { createdBefore }, { now, dryRun: opts.dryRun });
     if (!result.dryRun) {
-      await this.record(actor, 'runRetention', null, null, { olderThanDays, createdBefore: createdBefore.toISOString(), redactedVerifications: result.redacted, deletedFailures: result.deleted });
+      await this.record(actor, 'runRetention', null, null, {
+        olderThanDays,
+        createdBefore: createdBefore.toISOString(),
+        redactedVerifications: result.redacted,
+        deletedFailures: result.deleted,
+        ...unfinishedPurge(result),
+      });
     }
     return { ...result, createdBefore };
   }
@@ -153,6 +213,11 @@ export class AdminActions {
     );
     await this.record(entry.actor, action, entry.accountId, entry.reason, details, `evt_${entry.id}`);
   }
+}
+
+/** The audit trail says when the engine's files still hold old copies of what a pass removed (domain/retention.ts). */
+function unfinishedPurge(result: PersonalDataResult): { filesNotCleared?: string } {
+  return result.purge && !result.purge.complete ? { filesNotCleared: result.purge.detail } : {};
 }
 
 async function idempotent(key: string | null, change: () => Promise<LedgerResult>): Promise<LedgerResult> {

@@ -11,6 +11,14 @@ const ADMIN_TOKEN_PREFIX = 'sgadm_';
 /** Visible start kept for lists and logs: prefix + 8 characters. */
 const VISIBLE_LENGTH = ADMIN_TOKEN_PREFIX.length + 8;
 
+/**
+ * A token's name is shown in tables, logs, the audit trail's actor and the
+ * dashboard: no control characters (terminal escapes, newlines), invisible
+ * formatting (bidi overrides that reorder what a reader sees) or line and
+ * paragraph separators. Letters of any script, marks and spaces are fine.
+ */
+const PRINTABLE = /^[^\p{C}\p{Zl}\p{Zp}]+$/u;
+
 export const ADMIN_ROLES: readonly AdminRole[] = ['viewer', 'support', 'admin'];
 
 /** Each role may do everything the roles before it may. */
@@ -39,6 +47,7 @@ export class AdminTokenService {
   async create(input: { name: string; role: string; actor: string }): Promise<IssuedAdminToken> {
     const name = input.name.trim();
     if (name.length === 0 || name.length > 100) throw new InputError('name must be 1 to 100 characters');
+    if (!PRINTABLE.test(name)) throw new InputError('name must be printable text: no control, formatting or line-break characters');
     if (!isAdminRole(input.role)) throw new InputError(`role must be one of ${ADMIN_ROLES.join(', ')}`);
     const secret = ADMIN_TOKEN_PREFIX + randomBytes(24).toString('base64url');
     const token: AdminToken = {

@@ -36,3 +36,26 @@ const BANKS: Readonly<Record<string, string>> = {
 export function bankShortName(code: string): string {
   return BANKS[code] ?? code;
 }
+
+/**
+ * Account number lengths (digits) per bank, as their passbooks print them.
+ * Most Thai banks use 10; the state banks (GSB, GHB, BAAC) and HSBC 12,
+ * Standard Chartered 11. Codes not listed here take no bank account.
+ */
+const ACCOUNT_LENGTHS: Readonly<Record<string, readonly number[]>> = {
+  ...Object.fromEntries(Object.keys(BANKS).map((code) => [code, [10]])),
+  '020': [11],
+  '030': [12],
+  '031': [12],
+  '033': [12],
+  '034': [12],
+};
+
+export function isKnownBank(code: string): boolean {
+  return Object.hasOwn(BANKS, code);
+}
+
+/** The lengths a known bank's account numbers have; empty for an unknown code. */
+export function accountLengths(code: string): readonly number[] {
+  return ACCOUNT_LENGTHS[code] ?? [];
+}

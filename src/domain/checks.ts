@@ -17,9 +17,10 @@ export type {
   MaxAgeResult,
   ReceiverAccountResult,
   ReceiverNameResult,
+  ReceiverResult,
 } from './checks/types.js';
-export { accountMatches } from './checks/receiver-account.js';
-export { nameMatches, nameTokens } from './checks/names.js';
+export { accountMatches, nameMatches } from './checks/receiver-rules.js';
+export { nameTokens } from './checks/names.js';
 
 export const CHECK_NAMES = CHECKS.map((c) => c.name);
 

@@ -7,6 +7,8 @@ export const ACCOUNT_ERRORS = {
   user_not_found: { code: 1022, message: 'user not found' },
   insufficient_fund: { code: 1023, message: 'insufficient fund' },
   ip_not_allowed: { code: 1024, message: 'ip address not allowed' },
+  /** The account's receiver policy is `require` and the slip paid none of its active registered receivers. */
+  receiver_not_registered: { code: 1025, message: 'receiver not registered' },
 } as const;
 
 export type AccountErrorKind = keyof typeof ACCOUNT_ERRORS;

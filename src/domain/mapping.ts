@@ -1,5 +1,5 @@
 // Maps the verification network's transaction (rawData) to the response
-// `data` the caller gets (docs in README "API"). rawData itself is passed
+// `data` the caller gets (docs/api.md). rawData itself is passed
 // through untouched. Everything the answer states is checked here, once:
 // a payload that cannot be answered truthfully is the network's failure.
 import { bankShortName } from './banks.js';

@@ -11,6 +11,35 @@ export interface Account {
   usage: number;
   createdAt: Date;
   deletedAt: Date | null;
+  /** What verifications do with the registered receivers (domain/receiver-policy.ts); 'off' by default. */
+  receiverPolicy: ReceiverPolicy;
+}
+
+/** `off`: plain answers; `report`: successes carry `checks.receiver`; `require`: a slip paid to no active registered receiver is refused (1025). */
+export const RECEIVER_POLICIES = ['off', 'report', 'require'] as const;
+export type ReceiverPolicy = (typeof RECEIVER_POLICIES)[number];
+
+/** PromptPay target types as slips name them (a tax ID is a NATID too). */
+export type PromptPayType = 'MSISDN' | 'NATID' | 'EWALLETID';
+
+/** A receiving account a merchant account registered: where its customers' money should go. */
+export interface Receiver {
+  id: string;
+  accountId: string;
+  kind: 'bank' | 'promptpay';
+  /** 3-digit bank code; null for PromptPay targets. */
+  bankCode: string | null;
+  /** Digits only: the account number, or the PromptPay id (mobile in its 0… form). */
+  number: string;
+  /** Null for bank accounts. */
+  proxyType: PromptPayType | null;
+  /** The names banks print; at least one is set. */
+  nameTh: string | null;
+  nameEn: string | null;
+  /** The merchant's own word for it (branch, till). */
+  label: string | null;
+  active: boolean;
+  createdAt: Date;
 }
 
 export interface ApiKey {
@@ -61,6 +90,14 @@ export const ERROR_KINDS = [
   'interrupted',
   /** An image body whose picture has no readable slip QR (or took too long to read). */
   'unreadable_image',
+  /**
+   * One record for many: the requests one client address sent in one window
+   * after too many refused authentications (1020, 1021, 1024), answered 429
+   * and counted instead of recorded one by one (domain/failed-auth-brake.ts).
+   */
+  'auth_rate_limited',
+  /** The account's receiver policy is `require` and the slip paid no active registered receiver (1025). */
+  'receiver_not_registered',
 ] as const;
 
 export type ErrorKind = (typeof ERROR_KINDS)[number];

@@ -25,6 +25,8 @@ export interface VerifyInput {
   requestId: string;
   /** The client's address (after TRUST_PROXY_HOPS), matched against the key's allowed ranges. */
   clientIp?: string;
+  /** The address as abuse limits count it (an IPv6 client by its /56); default clientIp. */
+  clientAddress?: string;
   /** Filled in as the verification learns it, for the request's log line. */
   trace?: VerifyTrace;
 }
@@ -52,6 +54,8 @@ export type VerifyOutcome =
   | ({ kind: 'bad_request' } & BodyProblem & Credits)
   /** A limit that frees within seconds (the account's in-flight cap, the image queue). */
   | ({ kind: 'busy'; message: string } & Credits)
+  /** The client's address is braked after too many refused authentications, until its window ends. */
+  | { kind: 'throttled'; message: string; retryAfterSeconds: number }
   /** Nothing was charged and retrying later is safe. */
   | ({ kind: 'unavailable'; message: string } & Credits)
   /** The bank said yes but recording the charge failed: it may have committed. */

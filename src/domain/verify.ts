@@ -9,15 +9,19 @@ import { readSlipImage } from './verify-image.js';
 import { AccountSlots } from './account-slots.js';
 import type { ImageDecoder } from './ports/images.js';
 import { parseSlipQr, type SlipRef } from './slip-qr.js';
-import type { ApiKey, RequestErrorRecord, VerifiedSlip, VerifyTransactionRecord } from './types.js';
+import type { ApiKey, RequestErrorRecord, VerifiedSlip } from './types.js';
 import type { VerifyInput, VerifyOutcome, VerifyTrace } from './verify-types.js';
 import type { KeyResolver } from './key-lookup.js';
+import { ReceiverDirectory } from './receiver-directory.js';
+import { receiverRefusal, receiverVerdict } from './receiver-policy.js';
 import { askNetwork } from './ask-network.js';
 import { evaluateChecks, type CheckRequest, type CheckResults } from './checks.js';
 import { duplicateHistory } from './duplicate-history.js';
+import type { FailedAuthBrake } from './failed-auth-brake.js';
+import { AuthRefusals } from './auth-refusals.js';
 import { outboxRecords, verificationSucceeded } from './webhooks/events.js';
 import type { WebhookEventType } from './webhooks/types.js';
-import { bodyCheck, failure, imageRefusal, requestErrorRecord, type FailureFacts, type KeyedWho, type Who } from './verify-records.js';
+import { bodyCheck, failure, successRecord, imageRefusal, requestErrorRecord, type FailureFacts, type KeyedWho, type Who } from './verify-records.js';
 
 export type { VerifyInput, VerifyOutcome } from './verify-types.js';
 
@@ -31,6 +35,8 @@ export interface VerificationDeps {
   newId: () => string;
   /** Resolves API keys (and caches them; see key-lookup.ts). */
   keys: KeyResolver;
+  /** Each account's receiver policy and receivers, cached; without it they are read for every verification. */
+  receivers?: ReceiverDirectory;
   /** Verifications one account may have at the network at once (busy beyond). */
   maxInFlightPerAccount?: number;
   /** The serving process's lease, recorded on each hold (see lease.ts). */
@@ -43,6 +49,8 @@ export interface VerificationDeps {
    * the image pool's queue that every merchant shares.
    */
   maxPicturesPerAccount?: number;
+  /** Bounds what refused authentications from one address cost (failed-auth-brake.ts); without it each is recorded. */
+  authBrake?: FailedAuthBrake;
   /** Webhook listeners (a per-account cache); absent: no events are written. */
   webhooks?: {
     endpointsFor(accountId: string, type: WebhookEventType): Promise<string[]>;
@@ -69,11 +77,15 @@ export class VerificationService {
   private readonly perAccount = new Map<string, number>();
   private readonly maxPerAccount: number;
   private readonly pictureSlots: AccountSlots;
+  private readonly receivers: ReceiverDirectory;
+  private readonly refusals: AuthRefusals;
 
   constructor(private readonly deps: VerificationDeps) {
+    this.receivers = deps.receivers ?? new ReceiverDirectory(deps.store, 0);
     this.now = deps.now ?? (() => new Date());
     this.maxPerAccount = deps.maxInFlightPerAccount ?? Number.POSITIVE_INFINITY;
     this.pictureSlots = new AccountSlots(deps.maxPicturesPerAccount ?? Number.POSITIVE_INFINITY);
+    this.refusals = new AuthRefusals(deps);
   }
 
   /**
@@ -94,6 +106,8 @@ export class VerificationService {
   /** Resolves when every verification started so far has settled. */
   async drain(): Promise<void> {
     while (this.inFlight.size > 0) await Promise.allSettled([...this.inFlight]);
+    // What the brake counted but has not written yet is not lost with the process.
+    await this.refusals.writeSummaries(true);
   }
 
   get inFlightCount(): number {
@@ -102,15 +116,18 @@ export class VerificationService {
 
   private async run(input: VerifyInput): Promise<VerifyOutcome> {
     const { store } = this.deps;
+    const address = input.clientAddress ?? input.clientIp ?? 'unknown';
+    const braked = this.refusals.braked(address, input.requestId);
+    if (braked) return braked;
     const anonymous: Who = { id: this.deps.newId(), requestId: input.requestId, accountId: null, keyId: null };
 
-    if (!input.apiKey) return this.accountError('missing_api_key', anonymous);
+    if (!input.apiKey) return this.authRefusal('missing_api_key', anonymous, address);
     const found = await this.deps.keys.resolve(input.apiKey, input.clientIp);
-    if (!found.ok && found.kind === 'invalid_api_key') return this.accountError('invalid_api_key', anonymous);
+    if (!found.ok && found.kind === 'invalid_api_key') return this.authRefusal('invalid_api_key', anonymous, address);
     // Refused before anything about the account is read: a leaked key tells its holder nothing.
     if (!found.ok) {
       if (input.trace) Object.assign(input.trace, { accountId: found.key.accountId, keyId: found.key.id });
-      return this.accountError('ip_not_allowed', { ...anonymous, accountId: found.key.accountId, keyId: found.key.id });
+      return this.authRefusal('ip_not_allowed', { ...anonymous, accountId: found.key.accountId, keyId: found.key.id }, address);
     }
     const { key } = found;
     const who: KeyedWho = { ...anonymous, accountId: key.accountId, keyId: key.id };
@@ -177,9 +194,12 @@ export class VerificationService {
     trace?: VerifyTrace,
   ): Promise<VerifyOutcome> {
     const { store } = this.deps;
-    // Before the hold: a failed lookup refuses the request with nothing held,
-    // never after the bank answered. Cached, so it is usually a map lookup.
-    const listeners = (await this.deps.webhooks?.endpointsFor(key.accountId, 'verification.succeeded')) ?? [];
+    // Read before the hold (from memory, mostly): a store failure here is a plain 503 with nothing held,
+    // never after the bank answered.
+    const [receivers, listeners] = await Promise.all([
+      this.receivers.forAccount(key.accountId),
+      this.deps.webhooks ? this.deps.webhooks.endpointsFor(key.accountId, 'verification.succeeded') : [],
+    ]);
     const held = await store.holdCredit({ id: who.id, accountId: key.accountId, keyId: key.id, createdAt: this.now(), instanceId: this.deps.instanceId?.() ?? null });
     // Credits never go below zero, so a refused hold saw a balance of exactly 0.
     if (held.status === 'insufficient') return this.accountError('insufficient_fund', who, { qrcode, slip }, 0);
@@ -198,22 +218,13 @@ export class VerificationService {
       return failure(result.kind, result.message, left);
     }
     const data = result.slip;
-    const record: VerifyTransactionRecord = {
-      id: who.id,
-      accountId: key.accountId,
-      keyId: key.id,
-      requestId: who.requestId,
-      qrcode,
-      transactionId: data.transactionId,
-      amount: data.amount,
-      sendingBank: data.senderBankCode,
-      receivingBank: data.receiverBankCode,
-      upstream: result.upstream,
-      latencyMs,
-      response: data,
-      createdAt: this.now(),
-      ...(who.source ? { source: who.source } : {}),
-    };
+    const receiver = receiverVerdict(receivers, data);
+    if (receiver?.policy === 'require' && !receiver.passed) {
+      // Free like every refused bank answer (no verified slip to use); the record says whom the bank named.
+      const record = this.errorRecord(who, { kind: 'receiver_not_registered', message: receiverRefusal(data), qrcode, slip, upstream: result.upstream, latencyMs });
+      return { kind: 'account_error', error: 'receiver_not_registered', creditsRemaining: await store.releaseHold({ ...record, accountId: key.accountId }) };
+    }
+    const record = successRecord(who, { qrcode, data, upstream: result.upstream, latencyMs }, this.now());
     // The event is written by the settle itself (the outbox): charged and announced, or neither.
     const deliveries = listeners.length > 0 ? outboxRecords(verificationSucceeded(record), key.accountId, listeners) : [];
     try {
@@ -225,8 +236,7 @@ export class VerificationService {
     this.touch(key);
     // Settling only turns the hold into usage: the hold's balance is the one after the charge.
     const verified = { kind: 'verified', slip: data, qrcode, creditsRemaining: held.credits } as const;
-    if (!checks) return verified;
-    return { ...verified, checks: await this.runChecks(checks, data, who) };
+    return !checks && !receiver ? verified : { ...verified, checks: { ...(checks ? await this.runChecks(checks, data, who) : {}), ...(receiver ? { receiver } : {}) } };
   }
 
   /** After settling, so the duplicate lookup can leave this verification out. */
@@ -258,6 +268,12 @@ export class VerificationService {
     if (!account || account.deletedAt) return { ok: false, refused: await this.accountError('user_not_found', who, about) };
     if (mustPay && account.credits <= 0) return { ok: false, refused: await this.accountError('insufficient_fund', who, about, account.credits) };
     return { ok: true, credits: account.credits };
+  }
+
+  /** 1020, 1021 and 1024: recorded one by one until the address's brake counts them instead. */
+  private authRefusal(error: 'missing_api_key' | 'invalid_api_key' | 'ip_not_allowed', who: Who, address: string): Promise<VerifyOutcome> | VerifyOutcome {
+    if (this.refusals.record(address, who.requestId)) return this.accountError(error, who);
+    return { kind: 'account_error', error };
   }
 
   private async accountError(

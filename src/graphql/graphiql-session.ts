@@ -4,24 +4,49 @@
 // POST /graphiql on the admin listener, and gets GraphiQL back with that
 // token as an extra header on every request GraphiQL sends. Admin role only,
 // like GraphiQL at GET /graphql; the page is never cached.
+//
+// The page holds the bearer secret, so nothing chosen by a person goes into
+// it (the token's name is not shown: GraphiQL's renderer writes its title
+// unescaped into <title> and into a <script>), and a Content-Security-Policy
+// lets only its own inline script run and talk only to this origin.
 import express, { type Express } from 'express';
+import type { Plugin } from 'graphql-yoga';
 import type { AdminTokenService } from '../domain/admin-tokens.js';
 import { sendError } from '../http/json-errors.js';
+import { formToken, requireAdminFormToken, signedInAdmin } from '../http/admin-auth.js';
+import { inlinePagePolicy } from '../http/inline-page-policy.js';
 
 const MAX_FORM_BYTES = 1024;
 
 export function mountGraphiqlSession(app: Express, tokens: AdminTokenService, endpoint: string): void {
-  app.post('/graphiql', express.urlencoded({ extended: false, limit: MAX_FORM_BYTES, parameterLimit: 2 }), async (req, res) => {
+  const noStore: express.RequestHandler = (_req, res, next) => {
     res.setHeader('cache-control', 'no-store');
     res.setHeader('referrer-policy', 'no-referrer');
-    const body = req.body as Record<string, unknown> | undefined;
-    const secret = typeof body?.token === 'string' ? body.token : '';
-    const admin = secret === '' ? null : await tokens.authenticate(secret);
-    if (!admin) return sendError(res, 401, 'a valid admin token is required: sign in to the dashboard again');
-    if (admin.role !== 'admin') return sendError(res, 403, 'GraphiQL is for the admin role; the dashboard shows the rest');
+    next();
+  };
+  const form = express.urlencoded({ extended: false, limit: MAX_FORM_BYTES, parameterLimit: 2 });
+  app.post('/graphiql', noStore, form, requireAdminFormToken(tokens), async (req, res) => {
+    if (signedInAdmin(res).role !== 'admin') return sendError(res, 403, 'GraphiQL is for the admin role; the dashboard shows the rest');
     const { renderGraphiQL } = await import('@graphql-yoga/render-graphiql');
-    res
-      .type('html')
-      .send(renderGraphiQL({ endpoint, title: `slipgate GraphiQL (${admin.name})`, additionalHeaders: { Authorization: `Bearer ${secret}` }, shouldPersistHeaders: false }));
+    const html = renderGraphiQL({ endpoint, title: 'slipgate GraphiQL', additionalHeaders: { Authorization: `Bearer ${formToken(req)}` }, shouldPersistHeaders: false });
+    for (const [name, value] of Object.entries(pageHeaders(html))) res.setHeader(name, value);
+    res.type('html').send(html);
   });
+}
+
+/** The same policy on yoga's own GraphiQL page (GET /graphql with a bearer token, admin role). */
+export function graphiqlPagePolicy(): Plugin {
+  return {
+    async onResponse({ response, setResponse, fetchAPI }) {
+      if (!response.headers.get('content-type')?.startsWith('text/html')) return;
+      const html = await response.text();
+      const headers = new fetchAPI.Headers(response.headers);
+      for (const [name, value] of Object.entries(pageHeaders(html))) headers.set(name, value);
+      setResponse(new fetchAPI.Response(html, { status: response.status, headers }));
+    },
+  };
+}
+
+function pageHeaders(html: string): Record<string, string> {
+  return { 'content-security-policy': inlinePagePolicy(html), 'x-content-type-options': 'nosniff', 'x-frame-options': 'DENY' };
 }

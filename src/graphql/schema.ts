@@ -5,6 +5,7 @@ import { graphqlJs } from './graphql-js.js';
 import './scalars.js';
 import './enums.js';
 import './accounts.js';
+import './receivers.js';
 import './audit.js';
 import './usage.js';
 import './upstreams.js';

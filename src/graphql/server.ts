@@ -6,13 +6,13 @@ import type { Logger } from 'pino';
 import type { AdminActions } from '../domain/admin-actions.js';
 import type { WebhookEndpoints } from '../domain/webhooks/endpoints.js';
 import type { AdminTokenService } from '../domain/admin-tokens.js';
-import type { AdminToken } from '../domain/types.js';
 import type { Store } from '../domain/ports/store.js';
 import type { DomainHealth } from '../upstream/pool.js';
 import { armorPlugins, introspectionForAdminsOnly } from './armor.js';
-import { buildContext, requireAdminToken, type GraphqlContext, type ServerContext } from './context.js';
+import { requireAdminToken, signedInAdmin } from '../http/admin-auth.js';
+import { buildContext, type GraphqlContext, type ServerContext } from './context.js';
 import { createMaskError } from './errors.js';
-import { mountGraphiqlSession } from './graphiql-session.js';
+import { graphiqlPagePolicy, mountGraphiqlSession } from './graphiql-session.js';
 import { graphqlSchema } from './schema.js';
 
 const GRAPHQL_PATH = '/graphql';
@@ -55,13 +55,12 @@ export function mountGraphql(app: Express, deps: GraphqlServerDeps): void {
         logger.error({ err: args[0], detail: args.slice(1) }, 'graphql-yoga error');
       },
     },
-    plugins: [...armorPlugins(), introspectionForAdminsOnly()],
+    plugins: [...armorPlugins(), introspectionForAdminsOnly(), graphiqlPagePolicy()],
   });
 
   mountGraphiqlSession(app, deps.adminTokens, GRAPHQL_PATH);
   const body = express.raw({ type: () => true, limit: deps.maxBodyBytes ?? DEFAULT_MAX_GRAPHQL_BODY_BYTES });
   app.all(GRAPHQL_PATH, requireAdminToken(deps.adminTokens), body, (req, res) => {
-    const admin = res.locals.admin as AdminToken;
-    return yoga(req, res, { admin });
+    return yoga(req, res, { admin: signedInAdmin(res) });
   });
 }

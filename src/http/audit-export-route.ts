@@ -10,8 +10,8 @@ import { checkExportFilter, exportLines, exportRows, parseTimeBound, type Export
 import { roleAllows, type AdminTokenService } from '../domain/admin-tokens.js';
 import { InputError } from '../domain/errors.js';
 import type { Store } from '../domain/ports/store.js';
-import { ERROR_KINDS, type AdminRole, type AdminToken, type ErrorKind } from '../domain/types.js';
-import { requireAdminToken } from '../graphql/context.js';
+import { ERROR_KINDS, type AdminRole, type ErrorKind } from '../domain/types.js';
+import { requireAdminToken, signedInAdmin } from './admin-auth.js';
 import { sendError } from './json-errors.js';
 
 /** The audit page reads verifications and failures with the viewer role; the download is the same data. */
@@ -32,7 +32,7 @@ export function mountAuditExport(app: Express, deps: AuditExportDeps): void {
 }
 
 async function sendExport(req: Request, res: Response, format: 'csv' | 'jsonl', deps: AuditExportDeps): Promise<void> {
-  const admin = res.locals.admin as AdminToken;
+  const admin = signedInAdmin(res);
   if (!roleAllows(admin.role, EXPORT_ROLE)) return sendError(res, 403, `exports need the ${EXPORT_ROLE} role`);
   let filter: ExportFilter;
   let type: 'verified' | 'failed';

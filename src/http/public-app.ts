@@ -1,5 +1,6 @@
 // The public listener: exactly one route, POST /api/v1/verify (docs/contract.md#route).
 import express, { type Request, type RequestHandler, type Response } from 'express';
+import { ipKeyGenerator } from 'express-rate-limit';
 import type { Logger } from 'pino';
 import type { VerificationService } from '../domain/verify.js';
 import type { BodyRead, VerifyTrace } from '../domain/verify-types.js';
@@ -70,10 +71,13 @@ export function createPublicApp(deps: PublicAppDeps): express.Express {
       maxQrcodeBodyBytes: deps.maxBodyBytes,
       requestId: res.locals.requestId as string,
       clientIp: req.ip,
+      // IPv6 by its /56, as the per-IP limit counts (one customer's allocation, not one address of billions).
+      clientAddress: req.ip === undefined ? undefined : ipKeyGenerator(req.ip),
       trace,
     });
     res.locals.verifyOutcome = classifyOutcome(outcome);
     if (outcome.kind === 'busy') metrics?.refused('inflight');
+    if (outcome.kind === 'throttled') metrics?.refused('auth_failures');
     const answer = verifyAnswer(outcome);
     res.set(answer.headers).status(answer.status).json(answer.body);
   });

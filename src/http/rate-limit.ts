@@ -5,8 +5,9 @@
 // VerificationService is what protects upstream capacity.
 //
 // Order on the verify route, and why:
-//   1. per IP, every request, before auth: the only brake on key guessing and
-//      on floods that carry no key at all.
+//   1. per IP, every request, before auth: a brake on any flood, off by default.
+//      (On by default, and counting only refused authentications, is the
+//      domain's brake: src/domain/failed-auth-brake.ts.)
 //   2. per key, only requests that carry a non-empty x-api-key, before the
 //      body is read. A request without a key is never counted here, so it
 //      always gets the contract's 1020 (unless its IP is over its own limit).

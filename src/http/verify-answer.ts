@@ -25,6 +25,7 @@ const ACCOUNT_STATUS: Record<AccountErrorKind, number> = {
   user_not_found: 400,
   insufficient_fund: 400,
   ip_not_allowed: 403,
+  receiver_not_registered: 400,
 };
 
 export const BODY_PROBLEM_STATUS: Record<BodyProblem['problem'], number> = {
@@ -56,6 +57,8 @@ export function verifyAnswer(outcome: VerifyOutcome): VerifyAnswer {
     case 'busy':
       // A slot frees within seconds.
       return { status: 429, headers: { ...headers, 'retry-after': '1' }, body: error(outcome.message) };
+    case 'throttled':
+      return { status: 429, headers: { 'retry-after': String(outcome.retryAfterSeconds) }, body: error(outcome.message) };
     case 'unavailable':
       return { status: 503, headers, body: error(outcome.message) };
     case 'outcome_unknown':

@@ -3,7 +3,7 @@
 import { setPriority } from 'node:os';
 import { parentPort } from 'node:worker_threads';
 import sharp from 'sharp';
-import { decodeSlipImage, SlipImageError } from '../client/decode-image.js';
+import { decodeSlipImage, SlipImageError } from '../slip-image/decode-image.js';
 import type { DecodeReply, DecodeRequest } from './decode-messages.js';
 
 // libvips' operation cache would keep pixels of images never seen again.
@@ -11,10 +11,14 @@ sharp.cache(false);
 
 /**
  * On Linux the nice value belongs to a thread, not the process: this decoder
- * thread (and the libvips threads it starts) gives way to the event loop, so a
- * flood of pictures that keeps every core busy does not slow the QR-text
- * verifications beside it. Lowering one's own priority needs no privilege.
- * Elsewhere setPriority would lower the whole process, so it is left alone.
+ * thread gives way to the event loop, so a flood of pictures that keeps every
+ * core busy does not slow the QR-text verifications beside it. It reaches this
+ * thread only: ZXing's first look (which reads most pictures) and jsQR run
+ * here, but sharp's work for the pictures ZXing misses runs on libuv's pool
+ * and libvips' worker threads, created by others at the normal priority
+ * (test/e2e/image-fairness.test.ts checks exactly this). Lowering one's own
+ * priority needs no privilege. Elsewhere setPriority would lower the whole
+ * process, so it is left alone.
  */
 const DECODER_NICE = 10;
 if (process.platform === 'linux') setPriority(DECODER_NICE);

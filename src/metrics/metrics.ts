@@ -21,7 +21,7 @@ export interface MetricsSources {
   onReadError?(err: unknown): void;
 }
 
-export type RefusalReason = 'ip_rate_limit' | 'key_rate_limit' | 'inflight';
+export type RefusalReason = 'ip_rate_limit' | 'key_rate_limit' | 'auth_failures' | 'inflight';
 
 const BREAKER_STATES: BreakerState[] = ['closed', 'half_open', 'open'];
 const REQUEST_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 15];
@@ -71,7 +71,7 @@ export class Metrics {
   });
   private readonly refusals = new Counter({
     name: 'slipgate_requests_refused_total',
-    help: 'Public requests answered 429: per-IP or per-key rate limit, or the per-account in-flight cap',
+    help: 'Public requests answered 429: per-IP or per-key rate limit, an address braked after refused authentications, or the per-account in-flight cap',
     labelNames: ['reason'] as const,
     registers: [this.registry],
   });

@@ -24,6 +24,8 @@ export const VERIFICATION_OUTCOMES = [
   'invalid_api_key',
   'user_not_found',
   'insufficient_fund',
+  'ip_not_allowed',
+  'receiver_not_registered',
   'bad_request',
   'rate_limited',
   'busy',
@@ -44,6 +46,8 @@ export function classifyOutcome(outcome: VerifyOutcome): OutcomeLabel {
       return { outcome: 'bad_request', result: 'refused' };
     case 'busy':
       return { outcome: 'busy', result: 'refused' };
+    case 'throttled':
+      return { outcome: 'rate_limited', result: 'refused' };
     case 'unavailable':
       return { outcome: 'unavailable', result: 'error' };
     case 'outcome_unknown':

@@ -2,7 +2,7 @@
 // amounts as decimal text, Bangkok times, filters, and clear errors.
 import { execFile } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { readFileSync } from 'node:fs';
+import { readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -92,10 +92,12 @@ describe.each(testEngines())('audit export on %s', (engine) => {
     expect(rows[3]).toMatchObject({ receiver_name: 'บจก. ดีดี', sender_account: 'xxx-x-x1234-x', receiving_bank: '014', upstream: 'kbank-1', latency_ms: '42', source: 'qrcode' });
   });
 
-  it('writes CSV to a file: UTF-8 with a BOM, Thai intact, quoted where needed, formulas defused', { timeout: 60_000 }, async () => {
+  it('writes CSV to a file, owner-only: UTF-8 with a BOM, Thai intact, quoted where needed, formulas defused', { timeout: 60_000 }, async () => {
     const out = join(dir.path, `${engine.name}.csv`);
     const r = await slipgate(url, 'audit', 'export', '--kind', 'verified', '--from', '2026-11-01T00:00:00+07:00', '--to', '2026-12-01T00:00:00+07:00', '--out', out);
     expect(r).toMatchObject({ code: 0, stdout: '' });
+    // Names and account numbers: readable by its owner only, whatever the umask.
+    expect(statSync(out).mode & 0o777).toBe(0o600);
     const bytes = readFileSync(out);
     expect([...bytes.subarray(0, 3)]).toEqual([0xef, 0xbb, 0xbf]);
     const lines = bytes.toString('utf8').slice(1).split('\r\n');

@@ -3,28 +3,44 @@
 // partial file left behind.
 import { execFile } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { copyFileSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, chownSync, copyFileSync, linkSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AccountService } from '../../src/domain/accounts.js';
 import { openStore } from '../../src/store/open.js';
+import { SQLITE_MIGRATIONS } from '../../src/store/sqlite/migrations.js';
 import { tempDir } from '../helpers/temp.js';
 
 const exec = promisify(execFile);
 const CLI = new URL('../../src/cli.ts', import.meta.url).pathname;
+/** tsx by path: the CLI also runs from other folders (relative paths), where `--import tsx` would not resolve. */
+const TSX = new URL('../../node_modules/tsx/dist/loader.mjs', import.meta.url).href;
 
-/** Runs the CLI; `fileSizeLimitKb` caps the size of any file it writes (ulimit -f), like a disk that runs out. */
-async function slipgate(databaseUrl: string, args: string[], fileSizeLimitKb?: number) {
-  const node = [process.execPath, '--import', 'tsx', CLI, ...args];
+interface RunOptions {
+  /** Caps the size of any file it writes (ulimit -f), like a disk that runs out. */
+  fileSizeLimitKb?: number;
+  cwd?: string;
+  /** Runs it as this user (the tests run as root). */
+  uid?: number;
+}
+
+/** Runs the CLI; `stderr` is without the "using database" line, which `databaseLine` holds. */
+async function slipgate(databaseUrl: string, args: string[], { fileSizeLimitKb, cwd, uid }: RunOptions = {}) {
+  const node = [process.execPath, '--import', TSX, CLI, ...args];
   const [cmd, argv] = fileSizeLimitKb ? ['bash', ['-c', `ulimit -f ${fileSizeLimitKb}; exec "$@"`, 'bash', ...node]] : [node[0]!, node.slice(1)];
+  const options = { env: { ...process.env, DATABASE_URL: databaseUrl, LOG_LEVEL: 'silent' }, timeout: 60_000, cwd, uid, gid: uid };
+  const split = (stderr: string) => {
+    const line = /^slipgate: using database [^\n]*\n/.exec(stderr)?.[0] ?? '';
+    return { stderr: stderr.slice(line.length), databaseLine: line };
+  };
   try {
-    const { stdout, stderr } = await exec(cmd as string, argv as string[], { env: { ...process.env, DATABASE_URL: databaseUrl, LOG_LEVEL: 'silent' }, timeout: 60_000 });
-    return { code: 0, stdout, stderr };
+    const { stdout, stderr } = await exec(cmd as string, argv as string[], options);
+    return { code: 0, stdout, ...split(stderr) };
   } catch (err) {
     const e = err as { code: number; stdout: string; stderr: string };
-    return { code: e.code, stdout: e.stdout, stderr: e.stderr };
+    return { code: e.code, stdout: e.stdout, ...split(e.stderr) };
   }
 }
 
@@ -47,6 +63,64 @@ describe('backup and restore refuse bad input and leave files as they were', () 
     expect((await slipgate(url, ['backup', '--to', good])).code).toBe(0);
   }, 60_000);
 
+  it('backup: names the database, writes the copy owner-only, and checks it read-only (an older schema stays as it is)', { timeout: 60_000 }, async () => {
+    const older = join(dir.path, 'older-live.db');
+    copyFileSync(good, older);
+    const db = new Database(older);
+    // Version 8 added verify_transactions.redacted_at and its index, the next one widened that index: undo both to get a version-7 file.
+    db.exec('DROP INDEX verify_transactions_unredacted; ALTER TABLE verify_transactions DROP COLUMN redacted_at');
+    db.prepare('DELETE FROM schema_migrations WHERE version >= 8').run();
+    db.close();
+    const out = join(dir.path, 'of-older.db');
+    const r = await slipgate(`sqlite:${older}`, ['backup', '--to', out]);
+    expect(r.stderr).toBe('');
+    expect(r.code).toBe(0);
+    expect(r.databaseLine).toBe(`slipgate: using database sqlite:${older} (from DATABASE_URL)\n`);
+    expect(r.stdout).toContain(`to ${out} (schema version 7): 40 accounts`);
+    expect(statSync(out).mode & 0o777).toBe(0o600);
+    for (const file of [out, older]) {
+      const copy = new Database(file, { readonly: true });
+      expect(copy.prepare('SELECT max(version) AS v FROM schema_migrations').get()).toEqual({ v: 7 });
+      expect((copy.prepare('PRAGMA table_info(verify_transactions)').all() as { name: string }[]).map((c) => c.name)).not.toContain('redacted_at');
+      copy.close();
+    }
+    // One self-contained file: nothing left beside the copy.
+    expect(readdirSync(dir.path).filter((f) => f.startsWith('of-older.db'))).toEqual(['of-older.db']);
+  });
+
+  it('backup: a folder this user may not write is named, with the permission it lacks', { timeout: 60_000 }, async () => {
+    // The service user (65534 here) owns its database; the target folder is root's.
+    chmodSync(dir.path, 0o755);
+    const own = join(dir.path, 'service');
+    mkdirSync(own);
+    copyFileSync(good, join(own, 'slipgate.db'));
+    chownSync(own, 65534, 65534);
+    chownSync(join(own, 'slipgate.db'), 65534, 65534);
+    const rootOnly = join(dir.path, 'root-only');
+    mkdirSync(rootOnly, { mode: 0o755 });
+    const target = join(rootOnly, 'nightly.db');
+    const r = await slipgate(`sqlite:${join(own, 'slipgate.db')}`, ['backup', '--to', target], { uid: 65534 });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toBe(`slipgate: cannot write ${target}: this process (uid 65534) lacks write permission on the folder ${rootOnly}; run it as the folder's owner or choose another folder\n`);
+    expect(readdirSync(rootOnly)).toEqual([]);
+  });
+
+  it('backup: a hard link to the live database is refused (same inode); a file of the same name elsewhere is not', { timeout: 60_000 }, async () => {
+    const hard = join(dir.path, 'hard.db');
+    linkSync(live, hard);
+    const before = sha(live);
+    const refused = await slipgate(url, ['backup', '--to', hard, '--force']);
+    rmSync(hard);
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toBe(`slipgate: refusing ${hard}: it is the live database file ${live}; choose a file outside the database's own\n`);
+    expect(sha(live)).toBe(before);
+    const other = join(dir.path, 'other-folder');
+    mkdirSync(other);
+    const ok = await slipgate(url, ['backup', '--to', join(other, 'live.db')]);
+    expect(ok.code).toBe(0);
+    expect(ok.stdout).toContain('40 accounts');
+  });
+
   it('backup: an existing target is refused without --force and kept as it was', { timeout: 60_000 }, async () => {
     const before = sha(good);
     const r = await slipgate(url, ['backup', '--to', good]);
@@ -67,9 +141,9 @@ describe('backup and restore refuse bad input and leave files as they were', () 
   it('backup: running out of space mid-copy fails cleanly, the old backup untouched, nothing partial left', { timeout: 60_000 }, async () => {
     const old = join(dir.path, 'old.db');
     writeFileSync(old, 'the previous backup');
-    const r = await slipgate(url, ['backup', '--to', old, '--force'], 64);
+    const r = await slipgate(url, ['backup', '--to', old, '--force'], { fileSizeLimitKb: 64 });
     expect(r.code).toBe(2);
-    expect(r.stderr).toMatch(/^slipgate: could not write the backup: .+\n$/);
+    expect(r.stderr).toMatch(new RegExp(`^slipgate: could not write the backup ${old}: .+\\n$`));
     expect(readFileSync(old, 'utf8')).toBe('the previous backup');
     expect(partials(dir.path)).toEqual([]);
     // With room, --force replaces it with a checked copy.
@@ -92,6 +166,77 @@ describe('backup and restore refuse bad input and leave files as they were', () 
       expect(readdirSync(dir.path).filter((f) => f.includes('before-restore'))).toEqual([]);
       expect(partials(dir.path)).toEqual([]);
     };
+
+    it('refuses the live database under another name (symlink, ./, a path from another folder, its WAL)', { timeout: 120_000 }, async () => {
+      const link = join(dir.path, 'link-to-live.db');
+      symlinkSync(live, link);
+      const sub = join(dir.path, 'elsewhere');
+      mkdirSync(sub, { recursive: true });
+      for (const [from, cwd] of [[link, undefined], ['./live.db', dir.path], ['../live.db', sub], [`${live}-wal`, undefined]] as const) {
+        const r = await slipgate(url, ['restore', '--from', from], { cwd });
+        expect(r.code).toBe(2);
+        expect(r.stderr).toBe(`slipgate: refusing ${join(cwd ?? '', from)}: it is the live database file ${from.endsWith('-wal') ? `${live}-wal` : live}; choose a file outside the database's own\n`);
+        expect(sha(live)).toBe(liveHash);
+        expect(readdirSync(dir.path).filter((f) => f.includes('before-restore'))).toEqual([]);
+        expect(partials(dir.path)).toEqual([]);
+      }
+    });
+
+    it('refuses while another process has the database open', { timeout: 60_000 }, async () => {
+      const other = new Database(live, { fileMustExist: true });
+      let r;
+      try {
+        expect(other.prepare('SELECT count(*) AS n FROM accounts').get()).toEqual({ n: 40 });
+        r = await slipgate(url, ['restore', '--from', good]);
+      } finally {
+        other.close();
+      }
+      expect(r.code).toBe(2);
+      expect(r.stderr).toBe(`slipgate: another process has ${live} open; close it (or stop the server), then run restore again\n`);
+      expect(sha(live)).toBe(liveHash);
+      expect(readdirSync(dir.path).filter((f) => f.includes('before-restore'))).toEqual([]);
+      expect(partials(dir.path)).toEqual([]);
+    });
+
+    it("keeps the live database's owner and mode, and the replaced file readable by its owner only", { timeout: 60_000 }, async () => {
+      const folder = join(dir.path, 'owned');
+      mkdirSync(folder);
+      const target = join(folder, 'slipgate.db');
+      copyFileSync(good, target);
+      chownSync(target, 12345, 12346);
+      chmodSync(target, 0o640);
+      const r = await slipgate(`sqlite:${target}`, ['restore', '--from', good]);
+      expect(r.stderr).toBe('');
+      expect(r.code).toBe(0);
+      const restored = statSync(target);
+      expect([restored.uid, restored.gid, restored.mode & 0o777]).toEqual([12345, 12346, 0o640]);
+      const kept = readdirSync(folder).filter((f) => f.startsWith('slipgate.db.before-restore-'));
+      expect(kept).toHaveLength(1);
+      const keptStat = statSync(join(folder, kept[0]!));
+      expect([keptStat.uid, keptStat.mode & 0o777]).toEqual([12345, 0o600]);
+      expect(r.stdout).toContain('(readable by its owner only)');
+    });
+
+    it('refuses, naming the owner the service needs, when it cannot give the restored file that owner', { timeout: 60_000 }, async () => {
+      chmodSync(dir.path, 0o755);
+      const folder = join(dir.path, 'shared');
+      mkdirSync(folder);
+      chmodSync(folder, 0o777);
+      const target = join(folder, 'slipgate.db');
+      copyFileSync(good, target);
+      chownSync(target, 12345, 12345);
+      const readable = join(folder, 'backup.db');
+      copyFileSync(good, readable);
+      chmodSync(readable, 0o644);
+      const before = sha(target);
+      const r = await slipgate(`sqlite:${target}`, ['restore', '--from', readable], { uid: 65534 });
+      expect(r.code).toBe(2);
+      expect(r.stderr).toBe(
+        `slipgate: the restored database must belong to uid 12345 (gid 12345), the owner of ${target}, so the service can write it; this process (uid 65534) cannot give it that owner: run restore as that user or as root\n`,
+      );
+      expect(sha(target)).toBe(before);
+      expect(readdirSync(folder).sort()).toEqual(['backup.db', 'slipgate.db']);
+    });
 
     it('refuses a file that is not a database', { timeout: 60_000 }, async () => {
       const junk = join(dir.path, 'notes.txt');
@@ -147,19 +292,19 @@ describe('backup and restore refuse bad input and leave files as they were', () 
       const older = join(dir.path, 'older.db');
       copyFileSync(good, older);
       const db = new Database(older);
-      // Version 8 added verify_transactions.redacted_at and its index: undo it to get a version-7 file.
+      // Version 8 added verify_transactions.redacted_at and its index, the next one widened that index: undo both to get a version-7 file.
       db.exec('DROP INDEX verify_transactions_unredacted; ALTER TABLE verify_transactions DROP COLUMN redacted_at');
-      db.prepare('DELETE FROM schema_migrations WHERE version = 8').run();
+      db.prepare('DELETE FROM schema_migrations WHERE version >= 8').run();
       db.close();
       const target = join(dir.path, 'fresh', 'slipgate.db');
       mkdirSync(join(dir.path, 'fresh'));
       const r = await slipgate(`sqlite:${target}`, ['restore', '--from', older]);
       expect(r.stderr).toBe('');
       expect(r.code).toBe(0);
-      expect(r.stdout).toContain('Schema migrated from version 7 to 8.');
+      expect(r.stdout).toContain(`Schema migrated from version 7 to ${SQLITE_MIGRATIONS.length}.`);
       expect(r.stdout).toContain('There was no database at that path before.');
       const restored = new Database(target, { readonly: true });
-      expect(restored.prepare('SELECT max(version) AS v FROM schema_migrations').get()).toEqual({ v: 8 });
+      expect(restored.prepare('SELECT max(version) AS v FROM schema_migrations').get()).toEqual({ v: SQLITE_MIGRATIONS.length });
       expect(restored.prepare('SELECT count(*) AS n FROM accounts').get()).toEqual({ n: 40 });
       restored.close();
     });

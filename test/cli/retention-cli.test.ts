@@ -83,7 +83,7 @@ describe('slipgate retention run and accounts erase-personal-data', () => {
 
     const ran = await slipgate(['retention', 'run', '--older-than', '30']);
     expect(ran.code).toBe(0);
-    expect(ran.stdout).toMatch(/^Redacted 3 verifications and deleted 2 failed requests created before .* \(30 days\)\.\n$/);
+    expect(ran.stdout).toMatch(/^Redacted 3 verifications and deleted 2 failed requests created before .* \(30 days\)\.\nDatabase files: WAL checkpointed and truncated to 0 bytes; .*\.\n$/);
     const raw = await openRawRecords(databaseUrl);
     try {
       const records = await raw.verifyTransactions();
@@ -101,7 +101,7 @@ describe('slipgate retention run and accounts erase-personal-data', () => {
     const erased = await slipgate(['accounts', 'erase-personal-data', b, '--reason', 'PDPA request #7', '--json']);
     expect(erased.code).toBe(0);
     // b's 40-day-old record was redacted by the run above; its recent one and its recent failure go now.
-    expect(JSON.parse(erased.stdout)).toEqual({ accountId: b, redactedVerifications: 1, deletedFailures: 1 });
+    expect(JSON.parse(erased.stdout)).toEqual({ accountId: b, redactedVerifications: 1, deletedFailures: 1, purge: { complete: true, detail: expect.stringMatching(/^WAL checkpointed and truncated/) } });
     const store = await openStore(databaseUrl);
     try {
       const records = (await store.listVerifyTransactions({ accountId: b, limit: 10 })).items;

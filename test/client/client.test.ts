@@ -134,7 +134,24 @@ describe('slipgate/client', () => {
       { status: 'error', kind: 'account', httpStatus: 400, code: 1023, message: 'insufficient fund', creditsRemaining: 0 },
       { status: 'error', kind: 'account', httpStatus: 403, code: ERROR_CODES.IP_NOT_ALLOWED, message: 'ip address not allowed' },
     ]);
-    if (broke.status === 'error' && broke.kind === 'account') expectTypeOf(broke.code).toEqualTypeOf<1020 | 1021 | 1022 | 1023 | 1024>();
+    if (broke.status === 'error' && broke.kind === 'account') expectTypeOf(broke.code).toEqualTypeOf<1020 | 1021 | 1022 | 1023 | 1024 | 1025>();
+  });
+
+  it("returns the receiver policy's 1025 as an account error with the balance, and its checks.receiver on a success", async () => {
+    const { accountId, apiKey } = await app.account(2);
+    await app.admin.addReceiver('test', { accountId, promptPay: '0812345678', nameEn: 'DEEDEE' });
+    await app.admin.setReceiverPolicy('test', accountId, 'require');
+    const { c } = client(apiKey);
+    expect(await c.verify(sandboxQr({ details: { receiverAccount: '9999999999' } }))).toStrictEqual({
+      status: 'error',
+      kind: 'account',
+      httpStatus: 400,
+      code: ERROR_CODES.RECEIVER_NOT_REGISTERED,
+      message: 'receiver not registered',
+      creditsRemaining: 2,
+    });
+    const paid = await c.verify(sandboxQr({ details: { receiverProxy: { type: 'MSISDN', digits: '0812345678' }, receiverName: 'SOMEONE ELSE' } }));
+    expect(paid.status === 'success' && paid.checks?.receiver).toMatchObject({ passed: true, policy: 'require', matchedBy: ['account'] });
   });
 
   it('a failed verification (HTTP 200 error) and a bad request are returned once, never retried', async () => {

@@ -28,7 +28,7 @@ const CHROMIUM_ARGS = [
   '--disable-component-update',
   '--disable-sync',
 ];
-/** Screenshots are always this size, so the README's images line up. */
+/** Screenshots are always this size, so the docs' images line up. */
 export const VIEWPORT = { width: 1280, height: 800 };
 /** Not Bangkok on purpose: the page must show Bangkok times whatever the computer says. */
 export const BROWSER_TIMEZONE = 'America/New_York';

@@ -116,6 +116,58 @@ describe('dashboard: keys, ledger actors, roles, date filters, GraphiQL', { time
     expect((await fetch(`${t.app.publicUrl}/graphiql`, { method: 'POST', body: new URLSearchParams({ token: t.app.tokens.admin }) })).status).toBe(404);
   });
 
+  it("GraphiQL's page shows no token name, runs only its own script under a Content-Security-Policy, and still works", async () => {
+    const hostile = '</title></script><script>window.__pwned = 1</script><img src=x onerror="window.__pwned = 2">';
+    const { secret } = await t.app.adminTokens.create({ name: hostile, role: 'admin', actor: 'test' });
+    const context = await t.browser.newContext({ viewport: VIEWPORT });
+    contexts.push(context);
+    const page = await context.newPage();
+    page.setDefaultTimeout(15_000);
+    const violations: string[] = [];
+    page.on('console', (m) => {
+      if (/Content Security Policy/i.test(m.text())) violations.push(m.text());
+    });
+    await page.goto(`${t.app.adminUrl}/`);
+    // What the dashboard's GraphiQL button does: a form post with the token in its body.
+    const [answer, schema] = await Promise.all([
+      page.waitForResponse((r) => r.url().endsWith('/graphiql')),
+      page.waitForResponse((r) => r.url().endsWith('/graphql') && r.request().method() === 'POST'),
+      page.evaluate((token) => {
+        const form = Object.assign(document.createElement('form'), { method: 'POST', action: '/graphiql' });
+        form.append(Object.assign(document.createElement('input'), { type: 'hidden', name: 'token', value: token }));
+        document.body.append(form);
+        form.submit();
+      }, secret),
+    ]);
+    const policy = answer.headers()['content-security-policy'];
+    expect(policy).toMatch(/script-src 'sha256-[A-Za-z0-9+/]+=*'(;|$)/);
+    expect(policy).toContain("frame-ancestors 'none'");
+    expect(policy).toContain("connect-src 'self'");
+    expect(await answer.text()).not.toContain('__pwned');
+    expect(schema.status()).toBe(200);
+    expect(await page.title()).toBe('slipgate GraphiQL');
+    expect(await page.evaluate(() => (window as unknown as { __pwned?: number }).__pwned)).toBeUndefined();
+    expect(violations).toEqual([]);
+  });
+
+  it("yoga's own GraphiQL page (GET /graphql with a bearer token) runs under the same policy", async () => {
+    const context = await t.browser.newContext({ viewport: VIEWPORT, extraHTTPHeaders: { authorization: `Bearer ${t.app.tokens.admin}` } });
+    contexts.push(context);
+    const page = await context.newPage();
+    page.setDefaultTimeout(15_000);
+    const violations: string[] = [];
+    page.on('console', (m) => {
+      if (/Content Security Policy/i.test(m.text())) violations.push(m.text());
+    });
+    const [answer, schema] = await Promise.all([
+      page.goto(`${t.app.adminUrl}/graphql`),
+      page.waitForResponse((r) => r.url().endsWith('/graphql') && r.request().method() === 'POST'),
+    ]);
+    expect(answer!.headers()['content-security-policy']).toMatch(/script-src 'sha256-/);
+    expect(schema.status()).toBe(200);
+    expect(violations).toEqual([]);
+  });
+
   it('takes date filters as the operator writes them: Buddhist era in Thai, day/month/year in English', async () => {
     const now = Date.now();
     const bangkok = (ms: number) => new Date(ms + 7 * 3_600_000).toISOString();

@@ -6,6 +6,7 @@
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.js';
+import { generateApiKey } from '../../src/domain/api-key.js';
 import { sandboxQr } from '../../src/upstream/sandbox/sandbox-qr.js';
 import { startApp, type TestApp } from '../helpers/app.js';
 import { tempDir } from '../helpers/temp.js';
@@ -13,6 +14,7 @@ import { callThrough, freePort, startNginx, type CallOptions, type Nginx } from 
 import { runsAsRoot } from './unprivileged.js';
 
 const REFUSED = { status: 'error', code: 1024, message: 'ip address not allowed' };
+const INVALID = { status: 'error', code: 1021, message: 'invalid api key' };
 const { MAX_IMAGE_BYTES } = loadConfig({});
 
 describe('nginx recipe in front of slipgate', () => {
@@ -127,6 +129,54 @@ describe('nginx recipe in front of slipgate', () => {
     // slipgate never saw it: nothing more counted, nothing charged.
     expect(await badRequests()).toBe(seen);
     expect((await app.store.getAccount(accountId))!.credits).toBe(1);
+  });
+
+  it("brakes refused keys per client address behind the proxy (slipgate's AUTH_FAILURES_PER_IP_PER_MIN), not the merchant's address", async () => {
+    const { AUTH_FAILURES_PER_IP_PER_MIN: limit } = loadConfig({});
+    const { accountId, apiKey } = await app.account(3);
+    // Each with a forged X-Forwarded-For of its own: were it believed, no address would ever reach the limit.
+    const answers = [];
+    // The minute may turn once on the way: then the count starts again, so at most 2 × limit answers come before the 429.
+    for (let i = 0; i <= 2 * limit; i++) {
+      const answer = await verify(generateApiKey().key, '127.0.0.3', { 'x-forwarded-for': `198.51.100.${i + 1}` });
+      answers.push(answer);
+      if (answer.status === 429) break;
+    }
+    const braked = answers.at(-1)!;
+    expect(braked.status).toBe(429);
+    expect(braked.body).toEqual({ status: 'error', message: 'too many failed authentications from this address; retry later' });
+    expect(Number(braked.headers['retry-after'])).toBeGreaterThan(0);
+    const refused = answers.slice(0, -1);
+    expect(refused.length).toBeGreaterThanOrEqual(limit);
+    for (const a of refused) expect(a.body).toEqual(INVALID);
+    expect((await verify(apiKey, '127.0.0.1')).body).toMatchObject({ status: 'success' });
+    expect((await app.store.getAccount(accountId))!.credits).toBe(2);
+  });
+
+  it("limits requests per client address in nginx itself (limit_req), answering slipgate's JSON", async () => {
+    const own = tempDir('slipgate-nginx-limit-');
+    const limited = await startNginx(own.path, [new URL(app.publicUrl).host, `127.0.0.1:${await freePort()}`]);
+    try {
+      // The shipped zone, key and answer; a rate slow enough that no request drains the bucket during the test.
+      await limited.reload((conf) => {
+        expect(conf).toMatch(/limit_req zone=slipgate_per_address burst=\d+ nodelay;/);
+        return conf.replace(/rate=\d+r\/s;/, 'rate=1r/m;').replace(/ burst=\d+ /, ' burst=2 ');
+      });
+      const { apiKey } = await app.account(10);
+      const through = (from: string) => callThrough(limited, { from, headers: { 'x-api-key': apiKey }, body: JSON.stringify({ qrcode: sandboxQr() }) });
+      const first = [await through('127.0.0.4'), await through('127.0.0.4'), await through('127.0.0.4')];
+      expect(first.map((a) => a.body.status)).toEqual(['success', 'success', 'success']);
+      const refused = await through('127.0.0.4');
+      expect(refused.status).toBe(429);
+      expect(refused.headers['content-type']).toMatch(/^application\/json/);
+      expect(refused.headers['retry-after']).toBe('1');
+      expect(refused.body).toEqual({ status: 'error', message: 'too many requests from this address; retry later' });
+      // Another address has a bucket of its own.
+      expect((await through('127.0.0.5')).body.status).toBe('success');
+    } finally {
+      await limited.stop();
+      own.remove();
+    }
   });
 
   it('does not expose the admin listener', async () => {

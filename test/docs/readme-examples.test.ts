@@ -1,55 +1,34 @@
-// The README's shell examples, run as the README writes them against a real
-// slipgate on the sandbox network. Commands and their expected output are
-// read from README.md itself, so an example that drifts from what slipgate
-// does fails here. The only substitutions are what a reader substitutes too:
-// `npx slipgate` runs this checkout's CLI, the URL is this server's, and
-// `slip_…` is the key the quickstart's `accounts create` printed.
+// What the quickstart (README.md) and the checks example (docs/api.md) claim,
+// beyond their printed output: the quickstart charges exactly one credit,
+// and of the checks example one call passes every check and the other fails
+// both of its checks. Run as the pages write them (examples.test.ts runs
+// every page's examples; this file checks these two closely) against a real
+// slipgate on the sandbox network. The only substitutions are what a reader
+// substitutes too: `npx slipgate` runs this checkout's CLI, the URL is this
+// server's, and `slip_…` is the key the quickstart's `accounts create` printed.
 import { execFileSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { spawnSlipgate, type Child } from '../helpers/child.js';
 import { tempDir } from '../helpers/temp.js';
+import { examplesOf, pattern, readPage, type Example } from './pages.js';
 
-const README = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
 const CLI = new URL('../../src/cli.ts', import.meta.url).pathname;
 // The examples run in a scratch folder, where a bare `tsx` would not resolve.
 const TSX = import.meta.resolve('tsx');
 
-interface Example {
-  command: string;
-  /** The `# …` lines right under the command: its output, `…` standing for anything. */
-  expected: string | null;
+/** The examples of the sh block under a heading of a page whose first line matches. */
+function examplesUnder(page: string, heading: string, firstLine: RegExp): Example[] {
+  const text = readPage(page);
+  const section = text.slice(text.indexOf(heading));
+  const block = [...section.matchAll(/```sh\n([\s\S]*?)```/g)].map((m) => m[1]!).find((b) => firstLine.test(b));
+  if (block === undefined) throw new Error(`no sh block matching ${firstLine} under ${heading} in ${page}`);
+  return examplesOf(block);
 }
 
-/** The sh blocks under a heading, split into commands and their expected output. */
-function examplesUnder(heading: string, firstLine: RegExp): Example[] {
-  const section = README.slice(README.indexOf(heading));
-  const blocks = [...section.matchAll(/```sh\n([\s\S]*?)```/g)].map((m) => m[1]!);
-  const block = blocks.find((b) => firstLine.test(b));
-  if (block === undefined) throw new Error(`no sh block matching ${firstLine} under ${heading}`);
-  const examples: Example[] = [];
-  const lines = block.split('\n');
-  for (let i = 0; i < lines.length; i++) {
-    const line = lines[i]!;
-    if (line.trim() === '' || line.startsWith('#')) continue;
-    let command = line;
-    while (command.endsWith('\\')) command = `${command}\n${lines[++i]!}`;
-    const comments: string[] = [];
-    while (lines[i + 1]?.startsWith('#')) comments.push(lines[++i]!.replace(/^#\s*/, ''));
-    examples.push({ command: command.replace(/\s+#.*$/, ''), expected: comments.length > 0 ? comments.join('') : null });
-  }
-  return examples;
-}
-
-/** The output as the README's comment lines show it: one line, `…` for anything. */
+/** The output as the page's comment lines show it: one line, `…` for anything. */
 function matches(output: string, expected: string): void {
   expect(output.replaceAll('\n', '')).toMatch(pattern(expected));
-}
-
-function pattern(expected: string): RegExp {
-  const literal = expected.split('…').map((part) => part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'));
-  return new RegExp(`^${literal.join('[\\s\\S]*')}$`);
 }
 
 let server: Child;
@@ -82,9 +61,9 @@ afterAll(async () => {
   removeDir?.();
 });
 
-describe('README examples, as written', () => {
+describe('the quickstart and the checks, as written, do what they say', () => {
   it('the quickstart creates an account, verifies a sandbox slip and charges one credit', () => {
-    const examples = examplesUnder('## Quickstart', /accounts create/);
+    const examples = examplesUnder('README.md', '## Quickstart', /accounts create/);
     expect(examples.map((e) => e.command.split(' ').slice(0, 3).join(' '))).toEqual([
       'npx slipgate accounts',
       'QR=$(npx slipgate sandbox',
@@ -102,7 +81,7 @@ describe('README examples, as written', () => {
 
   it('the checks example passes, and the one that fails on purpose fails', () => {
     expect(apiKey).not.toBe('');
-    const examples = examplesUnder('## Beyond the contract', /sandbox qr .*--receiver-account/);
+    const examples = examplesUnder('docs/api.md', '## Checks', /sandbox qr .*--receiver-account/);
     expect(examples).toHaveLength(3);
     const outputs = runAll(examples);
     for (const [i, example] of examples.entries()) {

@@ -4,7 +4,7 @@
 // books reconcile; the load never notices; restore refuses while the server
 // lives and, once it is stopped, puts the copy in place and serves from it.
 import { execFile } from 'node:child_process';
-import { existsSync, readdirSync, statSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, statSync, symlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import Database from 'better-sqlite3';
@@ -20,14 +20,26 @@ import { tempDir } from '../helpers/temp.js';
 const exec = promisify(execFile);
 const CLI = new URL('../../src/cli.ts', import.meta.url).pathname;
 
+/** tsx by path: some runs start in another folder (relative paths), where `--import tsx` would not resolve. */
+const TSX = new URL('../../node_modules/tsx/dist/loader.mjs', import.meta.url).href;
+
 async function slipgate(databaseUrl: string, ...args: string[]) {
+  return slipgateIn(undefined, databaseUrl, ...args);
+}
+
+async function slipgateIn(cwd: string | undefined, databaseUrl: string, ...args: string[]) {
   try {
-    const { stdout, stderr } = await exec(process.execPath, ['--import', 'tsx', CLI, ...args], { env: { ...process.env, DATABASE_URL: databaseUrl, LOG_LEVEL: 'silent' }, timeout: 60_000 });
-    return { code: 0, stdout, stderr };
+    const { stdout, stderr } = await exec(process.execPath, ['--import', TSX, CLI, ...args], { cwd, env: { ...process.env, DATABASE_URL: databaseUrl, LOG_LEVEL: 'silent' }, timeout: 60_000 });
+    return { code: 0, stdout, stderr: withoutDatabaseLine(stderr) };
   } catch (err) {
     const e = err as { code: number; stdout: string; stderr: string };
-    return { code: e.code, stdout: e.stdout, stderr: e.stderr };
+    return { code: e.code, stdout: e.stdout, stderr: withoutDatabaseLine(e.stderr) };
   }
+}
+
+/** Backup names its database first on stderr, like every command that opens one. */
+function withoutDatabaseLine(stderr: string): string {
+  return stderr.replace(/^slipgate: using database [^\n]*\n/, '');
 }
 
 const successIds = (answers: Answer[]) => answers.filter((a) => a.body?.status === 'success').map((a) => a.body.data.transactionId as string);
@@ -90,6 +102,42 @@ describe('SQLite backup under load, and restore', () => {
     expect(doctor).toMatchObject({ code: 0, accounts: 1, discrepancies: [] });
     // Nothing but the copy was left beside it.
     expect(readdirSync(dir.path).filter((f) => f.startsWith('copy') || f.includes('partial'))).toEqual(['copy.db']);
+  });
+
+  it('no command writes over the live database under any name while the server verifies', { timeout: 180_000 }, async () => {
+    const server = children[0]!;
+    const link = join(dir.path, 'link.db');
+    symlinkSync(live, link);
+    const elsewhere = join(dir.path, 'elsewhere');
+    mkdirSync(elsewhere);
+    const before = { db: statSync(live).ino, wal: statSync(`${live}-wal`).ino };
+    const load = startLoad({ publicUrl: server.publicUrl, apiKey, qrcode: () => sandboxQr(), workers: 2, deadlineMs: 30_000 });
+    // [as typed, run from, the live file it is]
+    const names: [string, string | undefined, string][] = [
+      [live, undefined, live],
+      [link, undefined, live],
+      ['./live.db', dir.path, live],
+      ['../live.db', elsewhere, live],
+      [`${live}-wal`, undefined, `${live}-wal`],
+      [`${live}-journal`, undefined, `${live}-journal`],
+    ];
+    for (const [name, cwd, file] of names) {
+      const typed = join(cwd ?? '', name);
+      for (const args of [['backup', '--to', name, '--force'], ['audit', 'export', '--out', name, '--force'], ['restore', '--from', name]]) {
+        const r = await slipgateIn(cwd, `sqlite:${live}`, ...args);
+        expect({ args, code: r.code, stderr: r.stderr }).toEqual({ args, code: 2, stderr: `slipgate: refusing ${typed}: it is the live database file ${file}; choose a file outside the database's own\n` });
+      }
+    }
+    await untilAnswersIn(load, load.phase, 20, (a) => a.body?.status === 'success', 60_000);
+    const answers = await load.stop();
+    expect(answers.filter((a) => a.body?.status !== 'success')).toEqual([]);
+    // The same files, whole, still the server's.
+    expect({ db: statSync(live).ino, wal: statSync(`${live}-wal`).ino }).toEqual(before);
+    expect(existsSync(`${live}-journal`)).toBe(false);
+    expect(readdirSync(dir.path).filter((f) => f.includes('partial') || f.includes('before-restore'))).toEqual([]);
+    const check = new Database(live, { readonly: true, fileMustExist: true });
+    expect(check.pragma('integrity_check', { simple: true })).toBe('ok');
+    check.close();
   });
 
   it('refuses to restore while the server is live, and leaves the live database alone', { timeout: 60_000 }, async () => {

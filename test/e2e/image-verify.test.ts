@@ -212,7 +212,7 @@ describe('the decoder pool under pressure', () => {
 
     expect(refused.status).toBe(429);
     expect(refused.headers.get('retry-after')).toMatch(/^\d+$/);
-    // Like every 429: no balance (README, Balance header).
+    // Like every 429: no balance (docs/api.md, Balance header).
     expect(refused.headers.get('x-credits-remaining')).toBeNull();
     expect(refused.body).toStrictEqual({ status: 'error', message: 'too many images are being read right now; retry shortly' });
     expect(app.images.stats.busy).toBe(1);

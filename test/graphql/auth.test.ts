@@ -95,6 +95,11 @@ describe('GraphQL admin API: authentication and transport', () => {
     expect(html).toContain('<html');
     // Everything it needs comes from slipgate itself, not from a CDN.
     expect(html).not.toMatch(/\b(src|href)=["']?https?:/);
+    // Only the page's own inline script may run (by its hash), and nothing may frame it.
+    const policy = admin.headers.get('content-security-policy') ?? '';
+    expect(policy).toMatch(/script-src 'sha256-[A-Za-z0-9+/]+=*'(;|$)/);
+    expect(policy).toContain("frame-ancestors 'none'");
+    expect(admin.headers.get('x-frame-options')).toBe('DENY');
     const viewer = await page(app.tokens.viewer);
     expect(await viewer.text()).not.toContain('<html');
     const anonymous = await fetch(`${app.adminUrl}/graphql`, { headers: { accept: 'text/html' } });

@@ -65,6 +65,20 @@ describe('slipgate admin-tokens', () => {
     expect(events).toEqual(['revokeAdminToken', 'createAdminToken']);
   }, 90_000);
 
+  it('refuses a name that is not printable text (control, escape, bidi override, line break), creating nothing', async () => {
+    const before = (await app.store.listAdminTokens()).length;
+    for (const name of ['ops\u001b[2J', 'two\nlines', 'admin\u202Egnp.exe', 'tab\there', 'para\u2029graph']) {
+      const refused = await slipgate('admin-tokens', 'create', '--name', name, '--role', 'viewer');
+      expect(refused.code, JSON.stringify(name)).toBe(2);
+      expect(refused.stderr).toContain('name must be printable text');
+      expect(refused.stdout).not.toContain('sgadm_');
+    }
+    expect(await app.store.listAdminTokens()).toHaveLength(before);
+    const thai = await slipgate('admin-tokens', 'create', '--name', 'สมชาย (ฝ่ายบริการ)', '--role', 'viewer', '--json');
+    expect(thai.code).toBe(0);
+    expect(JSON.parse(thai.stdout).name).toBe('สมชาย (ฝ่ายบริการ)');
+  }, 90_000);
+
   it('refuses unknown roles; in text mode prints the token once with a warning', async () => {
     const bad = await slipgate('admin-tokens', 'create', '--name', 'x', '--role', 'root');
     expect(bad.code).not.toBe(0);

@@ -24,11 +24,13 @@ afterAll(() => {
   for (const proc of running) proc.kill('SIGKILL');
 });
 
-export async function spawnSlipgate(env: Record<string, string>): Promise<Child> {
+/** `onSpawn` sees the process at once, before it listens (a test that watches it start). */
+export async function spawnSlipgate(env: Record<string, string>, onSpawn?: (proc: ChildProcess) => void): Promise<Child> {
   const proc = spawn(process.execPath, ['--import', 'tsx', CLI, 'serve'], {
     env: { ...process.env, PORT: '0', ADMIN_PORT: '0', LOG_LEVEL: 'info', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
+  onSpawn?.(proc);
   const logs: Record<string, unknown>[] = [];
   let stderr = '';
   proc.stderr!.on('data', (d: Buffer) => (stderr += d.toString()));

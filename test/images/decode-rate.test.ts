@@ -1,10 +1,10 @@
 // Decode rate of slip images : a generated set of slip photos and
 // screenshots, each read by the Node decoder (sharp + jsQR) and compared with
-// the QR it was made from. The rate is printed; README records it.
+// the QR it was made from. The rate is printed; docs/pictures.md records it.
 import sharp from 'sharp';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { decodeSlipImage, decodeSlipImageDetailed, SlipImageError } from '../../src/client/decode-image.js';
-import { findQrInPixels } from '../../src/client/qr-from-pixels.js';
+import { decodeSlipImage, decodeSlipImageDetailed, SlipImageError } from '../../src/slip-image/decode-image.js';
+import { findQrInPixels } from '../../src/slip-image/qr-from-pixels.js';
 import { generateSlipImages, type SlipImage } from './slip-images.js';
 
 const COUNT = 80;

@@ -2,9 +2,9 @@
 // dim, small QRs in tall screenshots, JPEG quality 40, WebP, photos of a
 // screen. Main before ZXing (f670f4b: sharp + jsQR) read 34 of its 35; the
 // floor is that, so the decoder can only get better here. The rate per kind
-// is printed; README (Slip images) and the bench's scenario I quote it.
+// is printed; docs/pictures.md and the bench's scenario I quote it.
 import { beforeAll, describe, expect, it } from 'vitest';
-import { decodeSlipImageDetailed } from '../../src/client/decode-image.js';
+import { decodeSlipImageDetailed } from '../../src/slip-image/decode-image.js';
 import { generateHardSlipImages, HARD_KINDS, type HardSlipImage } from './hard-slip-images.js';
 
 const READ_BY_MAIN_BEFORE = 34;

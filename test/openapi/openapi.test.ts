@@ -123,6 +123,21 @@ describe('openapi.json', () => {
     expect(refused.headers.get('x-credits-remaining')).toBeNull();
   });
 
+  it('describes 1025 and checks.receiver of the receiver policy', async () => {
+    const { accountId, apiKey } = await app.account(3);
+    const key = { 'x-api-key': apiKey };
+    await app.admin.addReceiver('test', { accountId, bankCode: '014', account: '1233131090', nameTh: 'ดีดี', label: 'till 1' });
+    await app.admin.setReceiverPolicy('test', accountId, 'require');
+    const paid = await call({ qrcode: sandboxQr({ details: { receiverAccount: '1233131090' } }) }, key, 'VerifySuccess');
+    expect(paid.body.checks.receiver).toMatchObject({ passed: true, label: 'till 1', matchedBy: ['account'] });
+    const refused = await call({ qrcode: sandboxQr({ details: { receiverAccount: '9999999999' } }) }, key, 'Error1025');
+    expect(refused.status).toBe(400);
+    expect(refused.headers.get('x-credits-remaining')).toBe('2');
+    await app.admin.setReceiverPolicy('test', accountId, 'report');
+    const reported = await call({ qrcode: sandboxQr({ details: { receiverAccount: '9999999999' } }), checks: { amount: 100 } }, key, 'VerifySuccess');
+    expect(Object.keys(reported.body.checks)).toEqual(['amount', 'receiver']);
+  });
+
   it('describes failed verifications: HTTP 200, no code', async () => {
     const { apiKey } = await app.account(5);
     const key = { 'x-api-key': apiKey };

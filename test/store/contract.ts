@@ -2,7 +2,7 @@
 // checked through the engine itself (the probe), not only through the adapter.
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ApiKey, LedgerEntry, RequestErrorRecord, VerifyTransactionRecord } from '../../src/domain/types.js';
+import type { ApiKey, LedgerEntry, Receiver, RequestErrorRecord, VerifyTransactionRecord } from '../../src/domain/types.js';
 import { StoreError, type Store } from '../../src/domain/ports/store.js';
 import { skippedNote, skippingCase, type CaseFn } from '../helpers/skipped-guarantees.js';
 import { webhookContract, type WebhookProbe } from './contract-webhooks.js';
@@ -28,6 +28,10 @@ interface EngineProbe extends WebhookProbe {
   expireLease(instanceId: string): Promise<void>;
   /** Writes: a success record alone, as a settle that died before closing its hold leaves it on MongoDB. */
   insertSuccessRecord(accountId: string, holdId: string): Promise<void>;
+  /** The account's stored receivers (oldest first), each with its number, bank and whether it is active. */
+  storedReceivers(accountId: string): Promise<{ id: string; number: string; bankCode: string | null; active: boolean }[]>;
+  /** The account's stored receiver policy; null for no such account. */
+  storedReceiverPolicy(accountId: string): Promise<string | null>;
 }
 
 export interface EngineUnderTest {
@@ -183,6 +187,82 @@ export function storeContract(name: string, open: () => Promise<EngineUnderTest>
         const err = await store.createApiKey({ ...base, id: id('key') }).catch((e: unknown) => e);
         expect(err).toBeInstanceOf(StoreError);
         expect((err as StoreError).code).toBe('conflict');
+      });
+    });
+
+    describe('receivers', () => {
+      const receiver = (accountId: string, over: Partial<Receiver> = {}): Receiver => ({
+        id: id('rcv'),
+        accountId,
+        kind: 'bank',
+        bankCode: '004',
+        number: '1234567890',
+        proxyType: null,
+        nameTh: 'ร้านกาแฟ ดีดี',
+        nameEn: null,
+        label: null,
+        active: true,
+        createdAt: new Date(),
+        ...over,
+      });
+
+      it('registers receivers per account, reads them back as stored, deactivates and deletes them', async () => {
+        const accountId = await account();
+        const other = await account();
+        const bank = receiver(accountId, { label: 'สาขา 1', createdAt: at('2026-01-01T00:00:00Z') });
+        const promptPay = receiver(accountId, {
+          kind: 'promptpay',
+          bankCode: null,
+          number: '0812345678',
+          proxyType: 'MSISDN',
+          nameTh: null,
+          nameEn: 'DEEDEE COFFEE',
+          createdAt: at('2026-01-02T00:00:00Z'),
+        });
+        await store.createReceiver(promptPay);
+        await store.createReceiver(bank);
+        await store.createReceiver(receiver(other));
+        expect(await store.listReceivers(accountId)).toEqual([bank, promptPay]);
+        expect(await store.getReceiver(promptPay.id)).toEqual(promptPay);
+        expect(await store.getReceiver('rcv_missing')).toBeNull();
+        expect(await probe.storedReceivers(accountId)).toEqual([
+          { id: bank.id, number: '1234567890', bankCode: '004', active: true },
+          { id: promptPay.id, number: '0812345678', bankCode: null, active: true },
+        ]);
+
+        expect(await store.setReceiverActive(bank.id, false)).toBe(true);
+        expect(await store.setReceiverActive('rcv_missing', false)).toBe(false);
+        expect((await probe.storedReceivers(accountId)).map((r) => r.active)).toEqual([false, true]);
+        expect(await store.deleteReceiver(promptPay.id)).toBe(true);
+        expect(await store.deleteReceiver(promptPay.id)).toBe(false);
+        expect((await probe.storedReceivers(accountId)).map((r) => r.id)).toEqual([bank.id]);
+        expect((await probe.storedReceivers(other)).length).toBe(1);
+      });
+
+      it('refuses a receiver of an unknown account and a used id as conflicts, storing nothing', async () => {
+        const accountId = await account();
+        const first = receiver(accountId);
+        await store.createReceiver(first);
+        for (const bad of [receiver('acc_missing'), { ...receiver(accountId), id: first.id }]) {
+          const err = await store.createReceiver(bad).catch((e: unknown) => e);
+          expect(err).toBeInstanceOf(StoreError);
+          expect((err as StoreError).code).toBe('conflict');
+        }
+        expect((await probe.storedReceivers(accountId)).map((r) => r.id)).toEqual([first.id]);
+        expect(await probe.storedReceivers('acc_missing')).toEqual([]);
+      });
+
+      it("keeps each account's receiver policy, off by default, and never sets it on a deleted account", async () => {
+        const accountId = await account();
+        expect((await store.getAccount(accountId))?.receiverPolicy).toBe('off');
+        expect(await probe.storedReceiverPolicy(accountId)).toBe('off');
+        expect(await store.setReceiverPolicy(accountId, 'require')).toBe(true);
+        expect(await probe.storedReceiverPolicy(accountId)).toBe('require');
+        expect((await store.getAccounts([accountId]))[0]?.receiverPolicy).toBe('require');
+        expect(await store.setReceiverPolicy('acc_missing', 'report')).toBe(false);
+        await store.deleteAccount(accountId, new Date());
+        expect(await store.setReceiverPolicy(accountId, 'report')).toBe(false);
+        expect(await probe.storedReceiverPolicy(accountId)).toBe('require');
       });
     });
 

@@ -11,6 +11,7 @@ import mongoose from 'mongoose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { auditFilter, NEWEST_FIRST, type Filter } from '../../src/store/mongo/filters.js';
 import { MongoStore } from '../../src/store/mongo/mongo-store.js';
+import { passFilter } from '../../src/store/mongo/retention.js';
 import { createMongoDatabase, type TestMongoDatabase } from '../helpers/mongo.js';
 import { PLANNED_LOOKUPS, PLANNED_USAGE, seedRows, type IndexRole, type SeedRow } from './query-plans.js';
 
@@ -127,6 +128,33 @@ describe('mongo query plans', () => {
     const filter = auditFilter(usage.query, 'request_errors');
     await expectServed('verify_transactions', filter, null, null, usage.index);
     await expectServed('request_errors', filter, null, null, usage.index);
+  });
+});
+
+describe('mongo retention and erasure batches', () => {
+  // Each batch reads from its cursor (domain/retention.ts) in the pass's order: an index range, no sort.
+  const after = { createdAt: new Date(Date.UTC(2026, 0, 1, 3)), id: 'vt_010800' };
+  const PASS_ORDER = { createdAt: 1, _id: 1 } as const;
+  it.each([
+    ['erasure (verifications)', 'verify_transactions', { accountId: 'acc_busy' }, 'account_time'],
+    ['erasure (failures)', 'request_errors', { accountId: 'acc_busy' }, 'account_time'],
+    ['retention (failures)', 'request_errors', { createdBefore: new Date(Date.UTC(2026, 0, 2)) }, 'time'],
+  ] as const)('%s', async (_name, collection, scope, role) => {
+    await expectServed(collection, passFilter(collection, scope, after), PASS_ORDER, 500, role);
+  });
+
+  it('retention (verifications): the unredacted records, from the cursor, in order', async () => {
+    const filter = passFilter('verify_transactions', { createdBefore: new Date(Date.UTC(2026, 0, 2)) }, after);
+    const key = { redactedAt: 1, createdAt: 1, _id: 1 } as const;
+    if (ferretdb) {
+      expect((await db.collection('verify_transactions').indexes()).map((ix) => ix.key)).toContainEqual(key);
+      expect(serves(key, filter, PASS_ORDER)).toBe(true);
+      return;
+    }
+    const explained = (await db.collection('verify_transactions').find(filter).sort(PASS_ORDER).limit(500).explain('queryPlanner')) as { queryPlanner: { winningPlan: unknown } };
+    const winning = stages(explained.queryPlanner.winningPlan);
+    expect(winning.map((x) => x.stage)).not.toContain('SORT');
+    expect(winning.map((x) => x.stage)).not.toContain('COLLSCAN');
   });
 });
 

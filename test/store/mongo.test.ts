@@ -68,6 +68,18 @@ storeContract(
             response: {},
             createdAt: new Date(),
           } as never)),
+        storedReceivers: async (id) =>
+          (
+            await c
+              .collection<{ _id: string; number: string; bankCode: string | null; active: boolean }>('receivers')
+              .find({ accountId: id })
+              .sort(newestLast)
+              .toArray()
+          ).map((r) => ({ id: r._id, number: r.number, bankCode: r.bankCode, active: r.active })),
+        storedReceiverPolicy: async (id) => {
+          const a = await c.collection<{ _id: string; receiverPolicy?: string }>('accounts').findOne({ _id: id });
+          return a ? (a.receiverPolicy ?? null) : null;
+        },
       },
       dispose: async () => {
         await client.close();

@@ -36,6 +36,12 @@ storeContract('postgres', async () => {
           holdId,
           accountId,
         )),
+      storedReceivers: async (id) =>
+        await all<{ id: string; number: string; bankCode: string | null; active: boolean }>(
+          'SELECT id, number, bank_code AS "bankCode", active FROM receivers WHERE account_id = $1 ORDER BY created_at, id',
+          id,
+        ),
+      storedReceiverPolicy: async (id) => (await all<{ receiver_policy: string }>('SELECT receiver_policy FROM accounts WHERE id = $1', id))[0]?.receiver_policy ?? null,
     },
     dispose: async () => {
       await client.end();

@@ -2,17 +2,25 @@
 // an injected clock (the pass's `now` and the records' times are given, not
 // read from the wall). What is left of each record is read through the
 // engine's own driver (test/helpers/raw-records.ts), not through slipgate.
-import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
+import Database from 'better-sqlite3';
+import { statSync } from 'node:fs';
+import { join } from 'node:path';
+import pg from 'pg';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { storeServices } from '../../src/compose.js';
 import { newId } from '../../src/domain/api-key.js';
 import { duplicateHistory } from '../../src/domain/duplicate-history.js';
 import type { Store } from '../../src/domain/ports/store.js';
 import { reconcileAccount } from '../../src/domain/reconcile.js';
+import { redactPersonalData } from '../../src/domain/redaction.js';
 import { removePersonalData, retentionCutoff } from '../../src/domain/retention.js';
 import type { VerifiedSlip, VerifyTransactionRecord } from '../../src/domain/types.js';
 import { openStore } from '../../src/store/open.js';
 import { slipQr } from '../../src/upstream/sandbox/sandbox-qr.js';
 import { testEngines } from '../helpers/engines.js';
+import { createTestDatabase, type TestDatabase } from '../helpers/postgres.js';
 import { openRawRecords, type RawRecords } from '../helpers/raw-records.js';
+import { tempDir } from '../helpers/temp.js';
 
 const DAY = 86_400_000;
 /** The injected clock: every pass below runs "now" at this instant. */
@@ -20,6 +28,8 @@ const NOW = new Date('2026-06-01T00:00:00.000Z');
 const ago = (ms: number) => new Date(NOW.getTime() - ms);
 const PERIOD_DAYS = 365;
 const CUTOFF = retentionCutoff(NOW, PERIOD_DAYS);
+/** Every engine here lets the pass clear its files (SQLite: WAL truncated; PostgreSQL: VACUUM; the test MongoDB server: compact). */
+const PURGED = { complete: true, detail: expect.any(String) };
 
 /** Everything in a bank answer that names a person or an account. */
 const PERSONAL = ['นาย สมชาย ใ', 'MR. SOMCHAI J', 'xxx-x-x1234-x', 'บจก. ดีดี', 'DEEDEE CO', 'xxx-x-x3109-x', 'x-xxxx-xxxx1-23-4', '0812345678'];
@@ -121,7 +131,7 @@ describe.each(testEngines())('personal data retention and erasure: %s', (engine)
     const books = await raw.untouchable();
 
     // Batches of 2: the pass must go on until nothing is left, not stop after one.
-    expect(await removePersonalData(store, { createdBefore: CUTOFF }, { now: NOW, batchSize: 2 })).toEqual({ redacted: 3, deleted: 2, dryRun: false });
+    expect(await removePersonalData(store, { createdBefore: CUTOFF }, { now: NOW, batchSize: 2 })).toEqual({ redacted: 3, deleted: 2, dryRun: false, purge: PURGED });
 
     const after = new Map((await raw.verifyTransactions()).map((r) => [r.id, r]));
     expect(after.size).toBe(6);
@@ -157,8 +167,8 @@ describe.each(testEngines())('personal data retention and erasure: %s', (engine)
       firstVerifiedAt: oldest.createdAt,
     });
 
-    // A second pass finds nothing more.
-    expect(await removePersonalData(store, { createdBefore: CUTOFF }, { now: new Date(NOW.getTime() + 1000) })).toEqual({ redacted: 0, deleted: 0, dryRun: false });
+    // A second pass finds nothing more (and still purges: an earlier purge may not have finished).
+    expect(await removePersonalData(store, { createdBefore: CUTOFF }, { now: new Date(NOW.getTime() + 1000) })).toEqual({ redacted: 0, deleted: 0, dryRun: false, purge: PURGED });
     expect((await raw.verifyTransactions()).find((r) => r.id === oldest.id)!.redactedAt?.toISOString()).toBe(NOW.toISOString());
   });
 
@@ -178,7 +188,7 @@ describe.each(testEngines())('personal data retention and erasure: %s', (engine)
     const s = await seed();
     const before = new Map((await raw.verifyTransactions()).map((r) => [r.id, r]));
     const books = await raw.untouchable();
-    expect(await removePersonalData(store, { accountId: s.a }, { now: NOW, batchSize: 3 })).toEqual({ redacted: 4, deleted: 2, dryRun: false });
+    expect(await removePersonalData(store, { accountId: s.a }, { now: NOW, batchSize: 3 })).toEqual({ redacted: 4, deleted: 2, dryRun: false, purge: PURGED });
 
     for (const r of await raw.verifyTransactions()) {
       if (r.accountId === s.a) {
@@ -196,6 +206,34 @@ describe.each(testEngines())('personal data retention and erasure: %s', (engine)
     for (const id of [s.a, s.b]) expect((await reconcileAccount(store, id)).problems).toEqual([]);
   });
 
+  it('each batch starts strictly after the cursor it is given, in (createdAt, id) order, ties included', async () => {
+    const a = await account(10);
+    const at = (days: number) => ago(days * DAY);
+    // Two records share a millisecond: the id orders them.
+    const [r1, t1, t2, r4, r5] = [await verified(a, at(50)), await verified(a, at(40)), await verified(a, at(40)), await verified(a, at(30)), await verified(a, at(20))];
+    const [tieFirst, tieSecond] = [t1, t2].sort((x, y) => (x.id < y.id ? -1 : 1)) as [VerifyTransactionRecord, VerifyTransactionRecord];
+    const cursorOf = (r: { id: string; createdAt: Date }) => ({ createdAt: r.createdAt, id: r.id });
+    const redactedIds = async () => (await raw.verifyTransactions()).filter((r) => r.redactedAt).map((r) => r.id).sort();
+
+    const scope = { accountId: a };
+    const first = await store.redactVerifyTransactions(scope, redactPersonalData, NOW, { limit: 2, after: cursorOf(tieFirst) });
+    expect(first).toEqual({ changed: 2, last: cursorOf(r4) });
+    // Nothing at or before the cursor was read, though it was not redacted.
+    expect(await redactedIds()).toEqual([tieSecond.id, r4.id].sort());
+    expect(await store.redactVerifyTransactions(scope, redactPersonalData, NOW, { limit: 2, after: first.last })).toEqual({ changed: 1, last: cursorOf(r5) });
+    expect(await store.redactVerifyTransactions(scope, redactPersonalData, NOW, { limit: 2, after: cursorOf(r5) })).toEqual({ changed: 0, last: null });
+    // From the start: what the account's batches passed over, before their first cursor.
+    expect(await store.redactVerifyTransactions({ createdBefore: at(35) }, redactPersonalData, NOW, { limit: 5, after: null })).toEqual({ changed: 2, last: cursorOf(tieFirst) });
+    expect(await redactedIds()).toEqual([r1.id, tieFirst.id, tieSecond.id, r4.id, r5.id].sort());
+
+    const failures = [await failed(a, at(50)), await failed(a, at(40)), await failed(a, at(40)), await failed(a, at(30))];
+    const [f1, fTieFirst, , f4] = [failures[0]!, ...[failures[1]!, failures[2]!].sort(), failures[3]!];
+    const deleted = await store.deleteRequestErrors({ createdBefore: at(25) }, { limit: 2, after: { createdAt: at(40), id: fTieFirst } });
+    expect(deleted).toEqual({ changed: 2, last: { createdAt: at(30), id: f4 } });
+    expect(await raw.requestErrorIds()).toEqual([f1, fTieFirst].sort());
+    expect(await store.deleteRequestErrors(scope, { limit: 10, after: deleted.last })).toEqual({ changed: 0, last: null });
+  });
+
   it('names the live lease with the smallest id as the one to run retention', async () => {
     expect(await store.firstLiveLease(new Date())).toBeNull();
     // Ids of one millisecond tie on time and order by their random part: every instance still agrees.
@@ -207,5 +245,93 @@ describe.each(testEngines())('personal data retention and erasure: %s', (engine)
     expect(await store.firstLiveLease(new Date())).toBe(second);
     await store.endLease(second);
     expect(await store.firstLiveLease(new Date())).toBeNull();
+  });
+});
+
+describe('the PostgreSQL pass ends with a VACUUM of the redacted tables', () => {
+  let database: TestDatabase;
+  let store: Store;
+  let client: pg.Client;
+  beforeAll(async () => {
+    database = await createTestDatabase();
+    store = await openStore(database.url);
+    client = new pg.Client({ connectionString: database.url });
+    await client.connect();
+  });
+  afterAll(async () => {
+    await client?.end();
+    await store?.close();
+    await database?.drop();
+  });
+
+  /** The table's statistics as the server sees them now (not this session's cached snapshot). */
+  async function stats(table: string): Promise<{ last_vacuum: Date | null; n_dead_tup: number }> {
+    await client.query('SELECT pg_stat_clear_snapshot()');
+    const { rows } = await client.query('SELECT last_vacuum, n_dead_tup::int AS n_dead_tup FROM pg_stat_user_tables WHERE relname = $1', [table]);
+    return rows[0];
+  }
+
+  it('leaves no dead row versions of the redacted records in the heap', async () => {
+    const acc = await store.createAccount({ id: newId('acc'), name: 'Shop', createdAt: NOW });
+    await store.applyLedgerEntry({ id: newId('led'), accountId: acc.id, kind: 'initial', delta: 50, reason: 'test', actor: 'test', idempotencyKey: null, createdAt: NOW });
+    for (let i = 0; i < 50; i++) {
+      const id = newId('req');
+      await store.holdCredit({ id, accountId: acc.id, keyId: 'key_test', createdAt: NOW, instanceId: null });
+      await store.settleHold({ id, accountId: acc.id, keyId: 'key_test', requestId: id, qrcode: 'NAME:SOMCHAI', transactionId: `TXV${i}`, amount: 1, sendingBank: '004', receivingBank: '014', upstream: 'sandbox', latencyMs: 1, response: slip(`TXV${i}`, 1), createdAt: ago(i) });
+    }
+    expect((await stats('verify_transactions')).last_vacuum).toBeNull();
+
+    expect(await removePersonalData(store, { accountId: acc.id }, { now: NOW, batchSize: 20 })).toMatchObject({ redacted: 50, purge: { complete: true } });
+    // VACUUM reports its statistics when it ends; the poll only waits for them to be published.
+    let after = await stats('verify_transactions');
+    for (let i = 0; i < 100 && after.last_vacuum === null; i++) {
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      after = await stats('verify_transactions');
+    }
+    expect(after.last_vacuum).toBeInstanceOf(Date);
+    expect(after.n_dead_tup).toBe(0);
+    expect((await stats('request_errors')).last_vacuum).toBeInstanceOf(Date);
+  });
+});
+
+describe('the SQLite pass ends with a checkpoint that truncates the WAL', () => {
+  const dir = tempDir();
+  const file = join(dir.path, 'wal.db');
+  let store: Store;
+  beforeAll(async () => {
+    store = await openStore(`sqlite:${file}`);
+  });
+  afterAll(async () => {
+    await store?.close();
+    dir.remove();
+  });
+
+  it('reports a WAL another connection keeps in use, and truncates it once free', async () => {
+    const acc = await store.createAccount({ id: newId('acc'), name: 'Shop', createdAt: NOW });
+    await store.applyLedgerEntry({ id: newId('led'), accountId: acc.id, kind: 'initial', delta: 5, reason: 'test', actor: 'test', idempotencyKey: null, createdAt: NOW });
+    expect(statSync(`${file}-wal`).size).toBeGreaterThan(0);
+
+    // A reader in the middle of a read transaction (another worker, a CLI) pins the WAL.
+    const reader = new Database(file, { readonly: true });
+    try {
+      reader.exec('BEGIN');
+      reader.prepare('SELECT count(*) FROM accounts').get();
+      // An erasure still succeeds, says so, and its admin event keeps it for the audit trail.
+      const { admin } = storeServices(store);
+      const erased = await admin.erasePersonalData('cli:test', acc.id, 'PDPA request #99');
+      const busy = { complete: false, detail: expect.stringMatching(/^WAL not truncated: another connection kept it in use/) };
+      expect(erased.purge).toEqual(busy);
+      const [event] = (await store.listAdminEvents({ targetId: acc.id, limit: 1 })).items;
+      expect(event?.details).toEqual({ redactedVerifications: 0, deletedFailures: 0, filesNotCleared: busy.detail });
+      expect(statSync(`${file}-wal`).size).toBeGreaterThan(0);
+      reader.exec('COMMIT');
+    } finally {
+      reader.close();
+    }
+    // The store still writes, and the next purge finishes.
+    await store.applyLedgerEntry({ id: newId('led'), accountId: acc.id, kind: 'top_up', delta: 1, reason: 'test', actor: 'test', idempotencyKey: null, createdAt: NOW });
+    expect(await store.purgeRemovedData()).toEqual({ complete: true, detail: expect.stringMatching(/^WAL checkpointed and truncated/) });
+    expect(statSync(`${file}-wal`).size).toBe(0);
+    expect((await store.getAccount(acc.id))?.credits).toBe(6);
   });
 });

@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { auditPageQuery, usageQueries } from '../../src/store/sql/audit-filter.js';
 import { SQLITE_BANGKOK_DAY } from '../../src/store/sqlite/audit.js';
 import { STATEMENTS } from '../../src/store/sqlite/connection.js';
+import { LIST_RECEIVERS } from '../../src/store/sqlite/receivers.js';
 import { SqliteStore } from '../../src/store/sqlite/sqlite-store.js';
 import { tempDir } from '../helpers/temp.js';
 import { PLANNED_LOOKUPS, PLANNED_USAGE, seedRows, type IndexRole } from './query-plans.js';
@@ -43,7 +44,7 @@ function plan(sql: string, params: unknown[]): string[] {
 }
 
 /** The table is read through `index` (searched, or walked in order when nothing filters), never scanned bare. */
-function expectServedBy(lines: string[], table: string, index: IndexRole, opts: { sorts: boolean; filtered: boolean }): void {
+function expectServedBy(lines: string[], table: string, index: IndexRole | 'account', opts: { sorts: boolean; filtered: boolean }): void {
   const name = `${table}_${index}`;
   const access = opts.filtered ? 'SEARCH' : 'SCAN';
   expect(lines, lines.join('\n')).toContainEqual(expect.stringMatching(new RegExp(`^${access} ${table} USING (COVERING )?INDEX ${name}\\b`)));
@@ -70,6 +71,10 @@ describe.each([
     // Grouping by day needs a sort; reading the range must not walk more.
     expectServedBy(plan(u.successes.sql, u.successes.params), 'verify_transactions', usage.index, { sorts: true, filtered: true });
     expectServedBy(plan(u.failures.sql, u.failures.params), 'request_errors', usage.index, { sorts: true, filtered: true });
+  });
+
+  it("an account's receivers (the verify path's cache) are read by their account index, in order", () => {
+    expectServedBy(plan(LIST_RECEIVERS, ['acc_busy']), 'receivers', 'account', { sorts: false, filtered: true });
   });
 
   it('the verify path statements (keys, accounts, holds, charges) read by key, never by scan or sort', () => {

@@ -46,6 +46,11 @@ storeContract('sqlite', async () => {
           .prepare(`INSERT INTO verify_transactions (id, account_id, key_id, request_id, qrcode, transaction_id, amount, sending_bank, receiving_bank, upstream, latency_ms, response, created_at)
             VALUES (?, ?, 'key_test', ?, 'qr', 'TX', 1, '004', '014', 'sandbox', 1, '{}', ?)`)
           .run(holdId, accountId, holdId, Date.now()),
+      storedReceivers: async (id) =>
+        all<{ id: string; number: string; bank_code: string | null; active: number }>('SELECT id, number, bank_code, active FROM receivers WHERE account_id = ? ORDER BY created_at, id', id).map(
+          (r) => ({ id: r.id, number: r.number, bankCode: r.bank_code, active: r.active === 1 }),
+        ),
+      storedReceiverPolicy: async (id) => (db.prepare('SELECT receiver_policy FROM accounts WHERE id = ?').get(id) as { receiver_policy: string } | undefined)?.receiver_policy ?? null,
     },
     dispose: async () => {
       db.close();

@@ -33,6 +33,18 @@ describe('sandbox slips with pinned details', () => {
     expect([tx.transDate, tx.transTime]).toEqual(['20261125', '14:05:00']);
   });
 
+  it('pays a pinned receiving bank, or a PromptPay target instead of an account', () => {
+    const atBank = answer(sandboxQr({ details: { receiverAccount: '020012345678', receiverBank: '030', receiverName: 'ร้านกาแฟ ดีดี' } }));
+    expect(atBank.receivingBank).toBe('030');
+    expect(atBank.receiver.account).toEqual({ type: 'BANKAC', value: 'xxxxxxx4567x' });
+    const byPromptPay = answer(sandboxQr({ details: { receiverProxy: { type: 'MSISDN', digits: '0812345678' }, receiverName: 'DEEDEE' } }));
+    expect(byPromptPay.receivingBank).toBe('004');
+    expect([byPromptPay.receiver.proxy, byPromptPay.receiver.account]).toEqual([{ type: 'MSISDN', value: 'xxxxx4567x' }, '']);
+    const wallet = answer(sandboxQr({ details: { receiverProxy: { type: 'EWALLETID', digits: '123456789012345' }, receiverBank: '014' } }));
+    expect([wallet.receivingBank, wallet.receiver.proxy]).toEqual(['014', { type: 'EWALLETID', value: 'xxxxxxxxxx1234x' }]);
+    expect(() => sandboxQr({ details: { receiverBank: '4' } })).toThrow(SandboxDetailsError);
+  });
+
   it('answers the same slip the same way whenever it is asked', () => {
     const qr = sandboxQr({ details: { receiverName: 'DEEDEE' } });
     const parsed = parseSlipQr(qr);

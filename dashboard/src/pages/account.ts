@@ -1,5 +1,6 @@
 // One account: balance, a 30-day usage chart, latest verifications and
-// failures, API keys, the credit ledger and webhooks (account-webhooks.ts).
+// failures, API keys, the credit ledger, the receiving accounts and webhooks
+// (account-webhooks.ts).
 import { gql } from '../api.js';
 import { usageChart, type UsageDay } from '../chart.js';
 import type { AdminRole } from '../api.js';
@@ -10,6 +11,7 @@ import { t } from '../i18n/index.js';
 import { href } from '../router.js';
 import { badge, dataTable, empty, loading, time } from '../ui.js';
 import { bankLabel, errorKindLabel } from '../vocabulary.js';
+import { receiversSection } from './account-receivers.js';
 import { WEBHOOK_FIELDS, webhooksSection, type AccountWebhooks } from './account-webhooks.js';
 
 interface Verification {
@@ -98,6 +100,7 @@ export async function accountPage(ctx: PageContext): Promise<void> {
       h('section', { 'aria-labelledby': 'keys-h' }, h('h2', { id: 'keys-h' }, m.keys), keys(a.keys)),
       h('section', { 'aria-labelledby': 'ledger-h' }, h('h2', { id: 'ledger-h' }, m.ledger), ledger(a.ledger)),
     ),
+    receiversSection(ctx, a.id),
     webhooksSection(a, ctx.me, (message) => ctx.announce(message)),
   );
   // The heading was replaced: the page title should name the account.

@@ -1,7 +1,8 @@
 // "Was it paid to me?" by name, Thai or English.
 import { z } from 'zod';
 import { defineCheck } from './check.js';
-import { nameMatches, nameTokens } from './names.js';
+import { nameTokens } from './names.js';
+import { nameMatches, slipReceiverNames } from './receiver-rules.js';
 
 const MAX_TEXT = 200;
 const LENGTH = `checks.receiverName must be a string of at most ${MAX_TEXT} characters`;
@@ -20,7 +21,7 @@ export const receiverNameCheck = defineCheck({
   keep: (receiverName: string) => (nameTokens(receiverName).length === 0 ? { ok: false, message: NO_NAME } : { ok: true, request: { receiverName } }),
   evaluate: (req, slip) => {
     if (req.receiverName === undefined) return undefined;
-    const candidates = [slip.receiverName, slip.receiverNameEN].filter((v) => v.trim() !== '');
+    const candidates = slipReceiverNames(slip);
     const hit = candidates.find((name) => nameMatches(name, req.receiverName!));
     return { passed: hit !== undefined, expected: req.receiverName, actual: hit !== undefined ? [hit] : candidates };
   },

@@ -50,12 +50,25 @@ export interface MaxAgeResult {
   ageMinutes: number;
 }
 
+/** `checks.receiver`: set by the account's receiver policy (domain/receiver-policy.ts), not by the request. */
+export interface ReceiverResult {
+  /** A registered, active receiver was paid. */
+  passed: boolean;
+  policy: 'report' | 'require';
+  /** The receiver paid, or null when none of the account's was. */
+  receiverId: string | null;
+  label: string | null;
+  /** What agreed for that receiver: its account digits, its name, or both. */
+  matchedBy: ('account' | 'name')[];
+}
+
 export interface CheckResults {
   duplicate?: DuplicateResult | DuplicateUnknown;
   amount?: AmountResult;
   receiverAccount?: ReceiverAccountResult;
   receiverName?: ReceiverNameResult;
   maxAgeMinutes?: MaxAgeResult;
+  receiver?: ReceiverResult;
 }
 
 /** Earlier verifications of the same slip by the same account. */

@@ -9,6 +9,8 @@ import type {
   ApiKey,
   CreditHold,
   LedgerEntry,
+  Receiver,
+  ReceiverPolicy,
   RequestErrorRecord,
   VerifyTransactionRecord,
   VerifiedSlip,
@@ -85,6 +87,37 @@ export type PersonalDataScope = { createdBefore: Date } | { accountId: string };
 /** What a redaction keeps of a verification's personal fields (domain/redaction.ts decides). */
 export type Redact = (personal: { qrcode: string; response: VerifiedSlip }) => { qrcode: string; response: VerifiedSlip };
 
+/**
+ * Where a retention or erasure pass has got to: the (createdAt, id) of the
+ * last record its latest batch read. The next batch reads strictly after it
+ * in that order, from an index range that starts there, so a pass reads each
+ * record once however many batches it takes (not the whole scope again).
+ */
+export interface PassCursor {
+  createdAt: Date;
+  id: string;
+}
+
+/** One batch of a pass: at most `limit` records after `after` (null: from the start). */
+export interface PassBatch {
+  limit: number;
+  after: PassCursor | null;
+}
+
+export interface PassBatchResult {
+  /** Records this batch redacted or deleted. */
+  changed: number;
+  /** The last record it read, where the next batch starts; null when none was left: the pass is over. */
+  last: PassCursor | null;
+}
+
+/** What the engine did after a pass so the removed values leave its own files too (see SECURITY.md for what remains elsewhere). */
+export interface PurgeReport {
+  /** False when the engine could not finish it now (SQLite: another connection kept the WAL in use); the next pass tries again. */
+  complete: boolean;
+  detail: string;
+}
+
 export interface PersonalDataCounts {
   /** Verification records in scope not yet redacted. */
   verifyTransactions: number;
@@ -129,6 +162,18 @@ export interface Store {
   /** Replaces the key's allowed CIDR ranges (empty = any address); false for an unknown key. */
   setApiKeyAllowedIps(id: string, allowedIps: readonly string[]): Promise<boolean>;
   touchApiKey(id: string, at: Date): Promise<void>;
+
+  /** Throws StoreError 'conflict' for an unknown account or a used id. */
+  createReceiver(receiver: Receiver): Promise<void>;
+  getReceiver(id: string): Promise<Receiver | null>;
+  /** The account's receivers, active or not, oldest first. */
+  listReceivers(accountId: string): Promise<Receiver[]>;
+  /** False for an unknown receiver. */
+  setReceiverActive(id: string, active: boolean): Promise<boolean>;
+  /** False for an unknown receiver. */
+  deleteReceiver(id: string): Promise<boolean>;
+  /** False for an unknown or deleted account. */
+  setReceiverPolicy(accountId: string, policy: ReceiverPolicy): Promise<boolean>;
 
   /** Atomically moves one credit from `credits` to a hold, iff credits > 0. */
   holdCredit(hold: CreditHold): Promise<HoldResult>;
@@ -198,21 +243,28 @@ export interface Store {
 
   // Personal data retention and erasure (domain/retention.ts). Each call is
   // one short write (one transaction on the SQL engines) over at most
-  // `limit` records, oldest first, so the caller can yield between batches
-  // and verifications never wait long. Repeating a call is harmless: only
-  // records not yet redacted are redacted, and deleting is idempotent.
+  // `limit` records in (createdAt, id) order after the batch's cursor, so the
+  // caller can yield between batches and verifications never wait long.
+  // Repeating a call is harmless: only records not yet redacted are
+  // redacted, and deleting is idempotent.
 
   /** How many records a pass over `scope` would redact and delete (dry run). */
   countPersonalData(scope: PersonalDataScope): Promise<PersonalDataCounts>;
   /**
-   * Replaces the personal fields of up to `limit` unredacted verification
-   * records in `scope` with what `redact` keeps, and sets redactedAt = `at`.
-   * Every other field (account, key, amount, banks, reference, time…) stays.
-   * Resolves to how many records it redacted.
+   * Replaces the personal fields of the unredacted verification records in
+   * `scope` among the next `batch.limit` after `batch.after` with what
+   * `redact` keeps, and sets redactedAt = `at`. Every other field (account,
+   * key, amount, banks, reference, time…) stays.
    */
-  redactVerifyTransactions(scope: PersonalDataScope, redact: Redact, at: Date, limit: number): Promise<number>;
-  /** Deletes up to `limit` failed-request records in `scope`; resolves to how many. */
-  deleteRequestErrors(scope: PersonalDataScope, limit: number): Promise<number>;
+  redactVerifyTransactions(scope: PersonalDataScope, redact: Redact, at: Date, batch: PassBatch): Promise<PassBatchResult>;
+  /** Deletes the failed-request records in `scope` among the next `batch.limit` after `batch.after`. */
+  deleteRequestErrors(scope: PersonalDataScope, batch: PassBatch): Promise<PassBatchResult>;
+  /**
+   * After a pass: makes the engine drop the old versions of what it
+   * removed from its own files where it can (SQLite: checkpoint and truncate
+   * the WAL; PostgreSQL: VACUUM; MongoDB: compact where allowed).
+   */
+  purgeRemovedData(): Promise<PurgeReport>;
   /**
    * The smallest id among live leases (PostgreSQL: judged by the database
    * clock), null when none is live. Lease ids are time-ordered, so this is

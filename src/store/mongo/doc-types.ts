@@ -22,6 +22,22 @@ export interface AccountDoc {
   refusedLedger: string[];
   createdAt: Date;
   deletedAt: Date | null;
+  /** Absent on accounts written before receivers existed: 'off'. */
+  receiverPolicy?: string;
+}
+
+export interface ReceiverDoc {
+  _id: string;
+  accountId: string;
+  kind: string;
+  bankCode: string | null;
+  number: string;
+  proxyType: string | null;
+  nameTh: string | null;
+  nameEn: string | null;
+  label: string | null;
+  active: boolean;
+  createdAt: Date;
 }
 
 export interface ApiKeyDoc {

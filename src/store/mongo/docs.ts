@@ -1,8 +1,23 @@
 // Mapping between the MongoDB store's documents (doc-types.ts) and domain types.
-import type { Account, AdminEvent, AdminRole, AdminToken, ApiKey, CreditHold, ErrorKind, LedgerEntry, LedgerKind, RequestErrorRecord, VerifyTransactionRecord } from '../../domain/types.js';
-import type { HoldEntry, AccountDoc, ApiKeyDoc, VerifyTransactionDoc, RequestErrorDoc, LedgerDoc, AdminTokenDoc, AdminEventDoc } from './doc-types.js';
+import type {
+  Account,
+  AdminEvent,
+  AdminRole,
+  AdminToken,
+  ApiKey,
+  CreditHold,
+  ErrorKind,
+  LedgerEntry,
+  LedgerKind,
+  PromptPayType,
+  Receiver,
+  ReceiverPolicy,
+  RequestErrorRecord,
+  VerifyTransactionRecord,
+} from '../../domain/types.js';
+import type { HoldEntry, AccountDoc, ApiKeyDoc, VerifyTransactionDoc, RequestErrorDoc, LedgerDoc, AdminTokenDoc, AdminEventDoc, ReceiverDoc } from './doc-types.js';
 
-export type { HoldEntry, AccountDoc, ApiKeyDoc, VerifyTransactionDoc, RequestErrorDoc, LedgerDoc, InstanceLeaseDoc, HoldOutcomeDoc, AdminTokenDoc, AdminEventDoc, WebhookEndpointDoc, WebhookDeliveryDoc } from './doc-types.js';
+export type { HoldEntry, AccountDoc, ApiKeyDoc, VerifyTransactionDoc, RequestErrorDoc, LedgerDoc, InstanceLeaseDoc, HoldOutcomeDoc, AdminTokenDoc, AdminEventDoc, ReceiverDoc, WebhookEndpointDoc, WebhookDeliveryDoc } from './doc-types.js';
 
 /** Read projection: the ledger id lists are bookkeeping, not account data. */
 export const ACCOUNT_PROJECTION = { appliedLedger: 0, refusedLedger: 0 } as const;
@@ -15,6 +30,21 @@ export const account = (d: Omit<AccountDoc, 'appliedLedger' | 'refusedLedger'>):
   usage: Number(d.usage),
   createdAt: d.createdAt,
   deletedAt: d.deletedAt ?? null,
+  receiverPolicy: (d.receiverPolicy ?? 'off') as ReceiverPolicy,
+});
+
+export const receiver = (d: ReceiverDoc): Receiver => ({
+  id: d._id,
+  accountId: d.accountId,
+  kind: d.kind as Receiver['kind'],
+  bankCode: d.bankCode ?? null,
+  number: d.number,
+  proxyType: (d.proxyType ?? null) as PromptPayType | null,
+  nameTh: d.nameTh ?? null,
+  nameEn: d.nameEn ?? null,
+  label: d.label ?? null,
+  active: d.active,
+  createdAt: d.createdAt,
 });
 
 export const apiKey = (d: ApiKeyDoc): ApiKey => ({

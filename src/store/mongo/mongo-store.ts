@@ -13,6 +13,7 @@ import {
   type Store,
 } from '../../domain/ports/store.js';
 import * as accountOps from './accounts.js';
+import * as receivers from './receivers.js';
 import { connectOptions, mapped, type MongoStoreOptions } from './connection.js';
 import * as doc from './docs.js';
 import { NEWEST_FIRST, type Filter } from './filters.js';
@@ -74,6 +75,13 @@ export class MongoStore implements Store {
   setApiKeyAllowedIps: Store['setApiKeyAllowedIps'] = (...args) => accountOps.setApiKeyAllowedIps(this.m, ...args);
   touchApiKey: Store['touchApiKey'] = (...args) => accountOps.touchApiKey(this.m, ...args);
 
+  createReceiver: Store['createReceiver'] = (...args) => receivers.createReceiver(this.m, ...args);
+  getReceiver: Store['getReceiver'] = (...args) => receivers.getReceiver(this.m, ...args);
+  listReceivers: Store['listReceivers'] = (...args) => receivers.listReceivers(this.m, ...args);
+  setReceiverActive: Store['setReceiverActive'] = (...args) => receivers.setReceiverActive(this.m, ...args);
+  deleteReceiver: Store['deleteReceiver'] = (...args) => receivers.deleteReceiver(this.m, ...args);
+  setReceiverPolicy: Store['setReceiverPolicy'] = (...args) => receivers.setReceiverPolicy(this.m, ...args);
+
   createAdminToken: Store['createAdminToken'] = (...args) => records.createAdminToken(this.m, ...args);
   findAdminTokenByHash: Store['findAdminTokenByHash'] = (...args) => records.findAdminTokenByHash(this.m, ...args);
   listAdminTokens: Store['listAdminTokens'] = (...args) => records.listAdminTokens(this.m, ...args);
@@ -87,6 +95,7 @@ export class MongoStore implements Store {
   countPersonalData: Store['countPersonalData'] = (...args) => retention.countPersonalData(this.m, ...args);
   redactVerifyTransactions: Store['redactVerifyTransactions'] = (...args) => retention.redactVerifyTransactions(this.m, ...args);
   deleteRequestErrors: Store['deleteRequestErrors'] = (...args) => retention.deleteRequestErrors(this.m, ...args);
+  purgeRemovedData: Store['purgeRemovedData'] = () => retention.compactRedacted(this.m);
   firstLiveLease: Store['firstLiveLease'] = (...args) => retention.firstLiveLease(this.m, ...args);
 
   createWebhookEndpoint: Store['createWebhookEndpoint'] = (...args) => webhooks.createWebhookEndpoint(this.m, ...args);
@@ -98,7 +107,6 @@ export class MongoStore implements Store {
   getWebhookDelivery: Store['getWebhookDelivery'] = (...args) => webhooks.getWebhookDelivery(this.m, ...args);
   listWebhookDeliveries: Store['listWebhookDeliveries'] = (...args) => webhooks.listWebhookDeliveries(this.m, ...args);
   redeliverWebhook: Store['redeliverWebhook'] = (...args) => webhooks.redeliverWebhook(this.m, ...args);
-
 
   async migrate(): Promise<void> {
     await mapped(async () => {

@@ -3,20 +3,40 @@
 // write conditional on it not being redacted yet, so two passes at once
 // (a lease that changed hands) redact every record once. Verifications only
 // insert new records and never touch these fields.
-import type { PersonalDataCounts, PersonalDataScope, Redact } from '../../domain/ports/store.js';
+import type { PassBatch, PassBatchResult, PassCursor, PersonalDataCounts, PersonalDataScope, PurgeReport, Redact } from '../../domain/ports/store.js';
 import { mapped } from './connection.js';
-import type { Filter } from './filters.js';
+import { all, type Filter } from './filters.js';
 import type { Models } from './schemas.js';
 import type { VerifyTransactionDoc } from './docs.js';
 
+/** The pass's order; every index a pass uses serves it (schemas.ts). */
 const OLDEST_FIRST = { createdAt: 1, _id: 1 } as const;
 
 function scopeFilter(scope: PersonalDataScope): Filter {
   return 'accountId' in scope ? { accountId: scope.accountId } : { createdAt: { $lt: scope.createdBefore } };
 }
 
+/**
+ * Strictly after the cursor. The `$gte` bound starts the index range there;
+ * the `$or` then only passes over the cursor's ties.
+ */
+function afterPass(after: PassCursor | null): Filter[] {
+  if (!after) return [];
+  return [{ createdAt: { $gte: after.createdAt } }, { $or: [{ createdAt: { $gt: after.createdAt } }, { createdAt: after.createdAt, _id: { $gt: after.id } }] }];
+}
+
 /** `null` also matches records written before the field existed. */
 const UNREDACTED = { redactedAt: null } as const;
+
+/** Exported for the plan test: what a batch of each collection reads. */
+export function passFilter(collection: 'verify_transactions' | 'request_errors', scope: PersonalDataScope, after: PassCursor | null): Filter {
+  return all([scopeFilter(scope), ...(collection === 'verify_transactions' ? [UNREDACTED] : []), ...afterPass(after)]);
+}
+
+const lastOf = (docs: { _id: string; createdAt: Date }[]): PassBatchResult['last'] => {
+  const last = docs[docs.length - 1];
+  return last ? { createdAt: last.createdAt, id: last._id } : null;
+};
 
 export async function countPersonalData(m: Models, scope: PersonalDataScope): Promise<PersonalDataCounts> {
   return mapped(async () => {
@@ -28,14 +48,14 @@ export async function countPersonalData(m: Models, scope: PersonalDataScope): Pr
   });
 }
 
-export async function redactVerifyTransactions(m: Models, scope: PersonalDataScope, redact: Redact, at: Date, limit: number): Promise<number> {
+export async function redactVerifyTransactions(m: Models, scope: PersonalDataScope, redact: Redact, at: Date, batch: PassBatch): Promise<PassBatchResult> {
   return mapped(async () => {
     const docs = await m.verifyTransactions
-      .find({ ...scopeFilter(scope), ...UNREDACTED }, { _id: 1, qrcode: 1, response: 1 })
+      .find(passFilter('verify_transactions', scope, batch.after), { _id: 1, createdAt: 1, qrcode: 1, response: 1 })
       .sort(OLDEST_FIRST)
-      .limit(limit)
-      .lean<Pick<VerifyTransactionDoc, '_id' | 'qrcode' | 'response'>[]>();
-    if (docs.length === 0) return 0;
+      .limit(batch.limit)
+      .lean<Pick<VerifyTransactionDoc, '_id' | 'createdAt' | 'qrcode' | 'response'>[]>();
+    if (docs.length === 0) return { changed: 0, last: null };
     const r = await m.verifyTransactions.collection.bulkWrite(
       docs.map((d) => {
         const kept = redact({ qrcode: d.qrcode, response: d.response });
@@ -43,17 +63,39 @@ export async function redactVerifyTransactions(m: Models, scope: PersonalDataSco
       }),
       { ordered: false },
     );
-    return r.modifiedCount;
+    return { changed: r.modifiedCount, last: lastOf(docs) };
   });
 }
 
-export async function deleteRequestErrors(m: Models, scope: PersonalDataScope, limit: number): Promise<number> {
+export async function deleteRequestErrors(m: Models, scope: PersonalDataScope, batch: PassBatch): Promise<PassBatchResult> {
   return mapped(async () => {
-    const docs = await m.requestErrors.find(scopeFilter(scope), { _id: 1 }).sort(OLDEST_FIRST).limit(limit).lean<{ _id: string }[]>();
-    if (docs.length === 0) return 0;
+    const docs = await m.requestErrors
+      .find(passFilter('request_errors', scope, batch.after), { _id: 1, createdAt: 1 })
+      .sort(OLDEST_FIRST)
+      .limit(batch.limit)
+      .lean<{ _id: string; createdAt: Date }[]>();
+    if (docs.length === 0) return { changed: 0, last: null };
     const r = await m.requestErrors.deleteMany({ _id: { $in: docs.map((d) => d._id) } });
-    return r.deletedCount;
+    return { changed: r.deletedCount, last: lastOf(docs) };
   });
+}
+
+/**
+ * WiredTiger writes a changed document to new blocks and frees the old
+ * ones without clearing them; `compact` rewrites the collection's files so
+ * free blocks are given back. Many deployments do not allow it (managed
+ * services, users without the compact action): then it is reported, not
+ * failed. The oplog, the journal, secondaries and backups keep old values
+ * until they rotate out (SECURITY.md).
+ */
+export async function compactRedacted(m: Models): Promise<PurgeReport> {
+  const db = m.verifyTransactions.db;
+  try {
+    for (const collection of ['verify_transactions', 'request_errors']) await db.db!.command({ compact: collection });
+    return { complete: true, detail: 'compact of verify_transactions and request_errors done; the oplog, secondaries and backups keep old values until they rotate out' };
+  } catch (err) {
+    return { complete: false, detail: `compact not run (${(err as Error).message}); freed blocks keep old values until WiredTiger reuses them` };
+  }
 }
 
 /** Judged by the process clock, like every lease expiry on MongoDB (leases.ts). */

@@ -12,6 +12,7 @@ import type {
   HoldOutcomeDoc,
   InstanceLeaseDoc,
   LedgerDoc,
+  ReceiverDoc,
   RequestErrorDoc,
   VerifyTransactionDoc,
   WebhookDeliveryDoc,
@@ -42,6 +43,7 @@ const accountSchema = new Schema<AccountDoc>(
     refusedLedger: { type: [String], default: [] },
     createdAt: date,
     deletedAt: optDate,
+    receiverPolicy: { type: String, default: 'off' },
   },
   OPTIONS,
 );
@@ -94,8 +96,10 @@ verifyTransactionSchema.index(NEWEST);
 verifyTransactionSchema.index({ accountId: 1, transactionId: 1, sendingBank: 1, ...NEWEST });
 verifyTransactionSchema.index({ transactionId: 1, ...NEWEST });
 verifyTransactionSchema.index({ requestId: 1, ...NEWEST });
-// Retention finds the oldest records not yet redacted (no partial index on the test server).
-verifyTransactionSchema.index({ redactedAt: 1, createdAt: 1 });
+// Retention reads the records not yet redacted oldest first, from its cursor
+// (domain/retention.ts): equality on redactedAt, then the pass's order, so a
+// batch is an index range with no sort (no partial index on the test server).
+verifyTransactionSchema.index({ redactedAt: 1, createdAt: 1, _id: 1 });
 // The webhook worker finds records whose outbox is still to move.
 verifyTransactionSchema.index({ outboxAt: 1 });
 
@@ -168,6 +172,25 @@ const adminEventSchema = new Schema<AdminEventDoc>(
 adminEventSchema.index(NEWEST);
 adminEventSchema.index({ targetId: 1, ...NEWEST });
 
+const receiverSchema = new Schema<ReceiverDoc>(
+  {
+    _id: str,
+    accountId: str,
+    kind: str,
+    bankCode: optStr,
+    number: str,
+    proxyType: optStr,
+    nameTh: optStr,
+    nameEn: optStr,
+    label: optStr,
+    active: { type: Boolean, required: true },
+    createdAt: date,
+  },
+  OPTIONS,
+);
+// The verify path's cache reads one account's receivers, oldest first.
+receiverSchema.index({ accountId: 1, createdAt: 1, _id: 1 });
+
 const webhookEndpointSchema = new Schema<WebhookEndpointDoc>(
   { _id: str, accountId: str, url: str, events: { type: [String], required: true }, secret: str, createdAt: date, removedAt: optDate },
   OPTIONS,
@@ -203,7 +226,7 @@ webhookDeliverySchema.index({ endpointId: 1, ...NEWEST });
 
 /** Indexes an earlier version built that a wider one above now covers; migrate() drops them. */
 export const RETIRED_INDEXES: Partial<Record<keyof Models, string[]>> = {
-  verifyTransactions: ['transactionId_1'],
+  verifyTransactions: ['transactionId_1', 'redactedAt_1_createdAt_1'],
   requestErrors: ['transactionId_1', 'requestId_1'],
 };
 
@@ -217,6 +240,7 @@ export interface Models {
   instanceLeases: Model<InstanceLeaseDoc>;
   adminTokens: Model<AdminTokenDoc>;
   adminEvents: Model<AdminEventDoc>;
+  receivers: Model<ReceiverDoc>;
   webhookEndpoints: Model<WebhookEndpointDoc>;
   webhookDeliveries: Model<WebhookDeliveryDoc>;
 }
@@ -233,6 +257,7 @@ export function defineModels(conn: Connection): Models {
     instanceLeases: conn.model<InstanceLeaseDoc>('InstanceLease', instanceLeaseSchema, 'instance_leases'),
     adminTokens: conn.model<AdminTokenDoc>('AdminToken', adminTokenSchema, 'admin_tokens'),
     adminEvents: conn.model<AdminEventDoc>('AdminEvent', adminEventSchema, 'admin_events'),
+    receivers: conn.model<ReceiverDoc>('Receiver', receiverSchema, 'receivers'),
     webhookEndpoints: conn.model<WebhookEndpointDoc>('WebhookEndpoint', webhookEndpointSchema, 'webhook_endpoints'),
     webhookDeliveries: conn.model<WebhookDeliveryDoc>('WebhookDelivery', webhookDeliverySchema, 'webhook_deliveries'),
   };

@@ -97,6 +97,23 @@ export class PgDb {
     }
   }
 
+  /**
+   * Statements that may not run in a transaction and may take long (VACUUM):
+   * on a connection of their own, without the pool's statement timeout.
+   */
+  async maintenance(statements: readonly string[]): Promise<void> {
+    const client = new pg.Client({ ...this.config, statement_timeout: undefined, query_timeout: MIGRATION_TIMEOUT_MS });
+    client.on('error', () => {});
+    try {
+      await client.connect();
+      for (const sql of statements) await client.query(sql);
+    } catch (err) {
+      throw mapError(err);
+    } finally {
+      await client.end().catch(() => {});
+    }
+  }
+
   async ping(): Promise<void> {
     await this.run('SELECT 1');
   }

@@ -154,10 +154,31 @@ export const PG_MIGRATIONS: readonly string[] = [
   // fields were removed. The partial index holds only records not yet
   // redacted, so each pass finds the old ones without reading the years of
   // records already done. Building it locks writes to verify_transactions
-  // for as long as it takes (see README, Storage engines).
+  // for as long as it takes (see docs/storage.md).
   `
   ALTER TABLE verify_transactions ADD COLUMN redacted_at timestamptz;
   CREATE INDEX verify_transactions_unredacted ON verify_transactions (created_at) WHERE redacted_at IS NULL;
+  `,
+  // Registered receiving accounts and each account's receiver policy
+  // (domain/receivers.ts). The verify path reads them per account through a
+  // cache, by this index. Adding a column with a constant default rewrites
+  // nothing (PostgreSQL 11+).
+  `
+  ALTER TABLE accounts ADD COLUMN receiver_policy text NOT NULL DEFAULT 'off';
+  CREATE TABLE receivers (
+    id text PRIMARY KEY,
+    account_id text NOT NULL REFERENCES accounts (id),
+    kind text NOT NULL,
+    bank_code text,
+    number text NOT NULL,
+    proxy_type text,
+    name_th text,
+    name_en text,
+    label text,
+    active boolean NOT NULL DEFAULT true,
+    created_at timestamptz NOT NULL
+  );
+  CREATE INDEX receivers_account ON receivers (account_id, created_at, id);
   `,
   // Signed webhooks (domain/webhooks): endpoints per account, and the
   // deliveries the settle of a verification writes in its own statement

@@ -10,6 +10,7 @@ import * as audit from './audit.js';
 import { PgDb } from './db.js';
 import * as holds from './holds.js';
 import * as ledger from './ledger.js';
+import * as receivers from './receivers.js';
 import * as retention from './retention.js';
 import type { PostgresStoreOptions } from './sql.js';
 import * as webhooks from './webhooks.js';
@@ -41,6 +42,13 @@ export class PostgresStore implements Store {
   setApiKeyAllowedIps: Store['setApiKeyAllowedIps'] = (...args) => accounts.setApiKeyAllowedIps(this.db, ...args);
   touchApiKey: Store['touchApiKey'] = (...args) => accounts.touchApiKey(this.db, ...args);
 
+  createReceiver: Store['createReceiver'] = (...args) => receivers.createReceiver(this.db, ...args);
+  getReceiver: Store['getReceiver'] = (...args) => receivers.getReceiver(this.db, ...args);
+  listReceivers: Store['listReceivers'] = (...args) => receivers.listReceivers(this.db, ...args);
+  setReceiverActive: Store['setReceiverActive'] = (...args) => receivers.setReceiverActive(this.db, ...args);
+  deleteReceiver: Store['deleteReceiver'] = (...args) => receivers.deleteReceiver(this.db, ...args);
+  setReceiverPolicy: Store['setReceiverPolicy'] = (...args) => receivers.setReceiverPolicy(this.db, ...args);
+
   holdCredit: Store['holdCredit'] = (...args) => holds.holdCredit(this.db, ...args);
   settleHold: Store['settleHold'] = (...args) => holds.settleHold(this.db, ...args);
   releaseHold: Store['releaseHold'] = (...args) => holds.releaseHold(this.db, ...args);
@@ -69,6 +77,7 @@ export class PostgresStore implements Store {
   countPersonalData: Store['countPersonalData'] = (...args) => retention.countPersonalData(this.db, ...args);
   redactVerifyTransactions: Store['redactVerifyTransactions'] = (...args) => retention.redactVerifyTransactions(this.db, ...args);
   deleteRequestErrors: Store['deleteRequestErrors'] = (...args) => retention.deleteRequestErrors(this.db, ...args);
+  purgeRemovedData: Store['purgeRemovedData'] = () => retention.vacuumRedacted(this.db);
   firstLiveLease: Store['firstLiveLease'] = (...args) => retention.firstLiveLease(this.db, ...args);
 
   createWebhookEndpoint: Store['createWebhookEndpoint'] = (...args) => webhooks.createWebhookEndpoint(this.db, ...args);

@@ -3,10 +3,11 @@
 // two instances running a pass at once (a lease that changed hands) take
 // different rows instead of waiting on each other, and settles, which only
 // insert new records, never wait on it at all.
-import type { PersonalDataCounts, PersonalDataScope, Redact } from '../../domain/ports/store.js';
+import type { PassBatch, PassBatchResult, PersonalDataCounts, PersonalDataScope, PurgeReport, Redact } from '../../domain/ports/store.js';
 import type { VerifiedSlip } from '../../domain/types.js';
-import { personalDataScope } from '../sql/retention-scope.js';
-import { time, type PgDb } from './db.js';
+import type { AuditTable } from '../sql/audit-filter.js';
+import { passBatchQuery, personalDataScope } from '../sql/retention-scope.js';
+import { time, type PgDb, type Run } from './db.js';
 import { numbered } from './sql.js';
 
 export async function countPersonalData(db: PgDb, scope: PersonalDataScope): Promise<PersonalDataCounts> {
@@ -19,14 +20,36 @@ export async function countPersonalData(db: PgDb, scope: PersonalDataScope): Pro
   return { verifyTransactions, requestErrors };
 }
 
-export async function redactVerifyTransactions(db: PgDb, scope: PersonalDataScope, redact: Redact, at: Date, limit: number): Promise<number> {
-  const f = personalDataScope(scope, time);
+interface Picked {
+  id: string;
+  created_at: Date;
+}
+
+/**
+ * A bitmap scan reads every row of the range before it sorts and stops at
+ * the limit: from a cursor, that is all of an account's records still to
+ * come, in every batch. An ordered index scan stops after the batch's rows.
+ * The planner takes the bitmap when it underestimates the range, so the
+ * batch's transaction leaves it no choice.
+ */
+export const BATCH_PLANNER = 'SET LOCAL enable_bitmapscan = off';
+
+/** The batch's rows (sql/retention-scope.ts), locked for this transaction; rows another pass holds are left to it. */
+async function nextRows<T extends Picked>(run: Run, table: AuditTable, columns: string, scope: PersonalDataScope, batch: PassBatch): Promise<T[]> {
+  const q = passBatchQuery(table, columns, scope, batch, time);
+  await run(BATCH_PLANNER);
+  return (await run<T>(numbered(`${q.sql} FOR UPDATE SKIP LOCKED`), q.params)).rows;
+}
+
+const lastOf = (rows: Picked[]): PassBatchResult['last'] => {
+  const last = rows[rows.length - 1];
+  return last ? { createdAt: last.created_at, id: last.id } : null;
+};
+
+export async function redactVerifyTransactions(db: PgDb, scope: PersonalDataScope, redact: Redact, at: Date, batch: PassBatch): Promise<PassBatchResult> {
   return db.tx(async (run) => {
-    const { rows } = await run<{ id: string; qrcode: string; response: VerifiedSlip }>(
-      numbered(`SELECT id, qrcode, response FROM verify_transactions WHERE redacted_at IS NULL AND ${f.where} ORDER BY created_at LIMIT ? FOR UPDATE SKIP LOCKED`),
-      [...f.params, limit],
-    );
-    if (rows.length === 0) return 0;
+    const rows = await nextRows<Picked & { qrcode: string; response: VerifiedSlip }>(run, 'verify_transactions', 'id, created_at, qrcode, response', scope, batch);
+    if (rows.length === 0) return { changed: 0, last: null };
     const kept = rows.map((r) => redact({ qrcode: r.qrcode, response: r.response }));
     // One statement for the batch: the new values travel as three parallel arrays.
     const updated = await run(
@@ -35,17 +58,40 @@ export async function redactVerifyTransactions(db: PgDb, scope: PersonalDataScop
        WHERE v.id = u.id AND v.redacted_at IS NULL`,
       [rows.map((r) => r.id), kept.map((k) => k.qrcode), kept.map((k) => JSON.stringify(k.response)), at],
     );
-    return updated.rowCount ?? 0;
+    return { changed: updated.rowCount ?? 0, last: lastOf(rows) };
   });
 }
 
-export async function deleteRequestErrors(db: PgDb, scope: PersonalDataScope, limit: number): Promise<number> {
-  const f = personalDataScope(scope, time);
-  const r = await db.run(
-    numbered(`DELETE FROM request_errors WHERE id IN (SELECT id FROM request_errors WHERE ${f.where} ORDER BY created_at LIMIT ? FOR UPDATE SKIP LOCKED)`),
-    [...f.params, limit],
-  );
-  return r.rowCount ?? 0;
+export async function deleteRequestErrors(db: PgDb, scope: PersonalDataScope, batch: PassBatch): Promise<PassBatchResult> {
+  return db.tx(async (run) => {
+    const rows = await nextRows(run, 'request_errors', 'id, created_at', scope, batch);
+    if (rows.length === 0) return { changed: 0, last: null };
+    const deleted = await run('DELETE FROM request_errors WHERE id = ANY($1::text[])', [rows.map((r) => r.id)]);
+    return { changed: deleted.rowCount ?? 0, last: lastOf(rows) };
+  });
+}
+
+/**
+ * An UPDATE or DELETE leaves the old row version (names and all) in the
+ * table's pages as a dead tuple until VACUUM removes it; autovacuum gets
+ * there eventually, this does it now. VACUUM cannot run in a transaction
+ * and takes only a lock that lets reads and writes go on. It makes the old
+ * versions unreachable and their space reusable, but does not zero it:
+ * measured, the bytes stay in the table's file until new rows overwrite
+ * them (VACUUM FULL, which locks verifications out, rewrites the file
+ * without them). WAL segments, WAL archives, replicas and base backups keep
+ * them until they rotate out (SECURITY.md).
+ */
+export async function vacuumRedacted(db: PgDb): Promise<PurgeReport> {
+  try {
+    await db.maintenance(['VACUUM verify_transactions', 'VACUUM request_errors']);
+    return {
+      complete: true,
+      detail: 'VACUUM of verify_transactions and request_errors done: old row versions unreachable, their space reused by new rows; VACUUM FULL rewrites the files without them; WAL, archives, replicas and base backups keep them until they rotate out',
+    };
+  } catch (err) {
+    return { complete: false, detail: `VACUUM failed (${(err as Error).message}); autovacuum removes the old row versions later` };
+  }
 }
 
 /** Judged by the database clock, like every lease expiry on PostgreSQL. */

@@ -8,6 +8,7 @@ export { allowedIpsParam } from '../sql/rows.js';
 
 export type AccountRow = sql.AccountRow<Date>;
 export type ApiKeyRow = sql.ApiKeyRow<Date>;
+export type ReceiverRow = sql.ReceiverRow<Date>;
 export type HoldRow = sql.HoldRow<Date>;
 export type VtRow = sql.VtRow<Date, string, VerifyTransactionRecord['response']>;
 export type ErrorRow = sql.ErrorRow<Date>;
@@ -15,7 +16,7 @@ export type LedgerRow = sql.LedgerRow<Date>;
 export type AdminTokenRow = sql.AdminTokenRow<Date>;
 export type AdminEventRow = sql.AdminEventRow<Date, unknown>;
 
-export const { account, apiKey, hold, verifyTransaction, requestError, ledger, adminToken, adminEvent } = sql.rowMappers<Date, string, unknown>({
+export const { account, receiver, apiKey, hold, verifyTransaction, requestError, ledger, adminToken, adminEvent } = sql.rowMappers<Date, string, unknown>({
   date: (d) => d,
   amount: (numeric) => Number(numeric),
   json: <T>(parsed: unknown) => parsed as T,

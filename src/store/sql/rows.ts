@@ -14,6 +14,9 @@ import type {
   ErrorKind,
   LedgerEntry,
   LedgerKind,
+  PromptPayType,
+  Receiver,
+  ReceiverPolicy,
   RequestErrorRecord,
   VerifyTransactionRecord,
 } from '../../domain/types.js';
@@ -32,6 +35,22 @@ export interface AccountRow<Time> {
   held: number;
   created_at: Time;
   deleted_at: Time | null;
+  /** Added by a later migration with a default of 'off'. */
+  receiver_policy: string;
+}
+export interface ReceiverRow<Time> {
+  id: string;
+  account_id: string;
+  kind: string;
+  bank_code: string | null;
+  number: string;
+  proxy_type: string | null;
+  name_th: string | null;
+  name_en: string | null;
+  label: string | null;
+  /** SQLite: 0/1; PostgreSQL: boolean. */
+  active: boolean | number;
+  created_at: Time;
 }
 export interface ApiKeyRow<Time> {
   id: string;
@@ -125,6 +144,20 @@ export function rowMappers<Time, Amount, Json>(c: Codec<Time, Amount, Json>) {
       usage: r.usage,
       createdAt: c.date(r.created_at),
       deletedAt: maybeDate(r.deleted_at),
+      receiverPolicy: r.receiver_policy as ReceiverPolicy,
+    }),
+    receiver: (r: ReceiverRow<Time>): Receiver => ({
+      id: r.id,
+      accountId: r.account_id,
+      kind: r.kind as Receiver['kind'],
+      bankCode: r.bank_code,
+      number: r.number,
+      proxyType: r.proxy_type as PromptPayType | null,
+      nameTh: r.name_th,
+      nameEn: r.name_en,
+      label: r.label,
+      active: Boolean(r.active),
+      createdAt: c.date(r.created_at),
     }),
     apiKey: (r: ApiKeyRow<Time>): ApiKey => ({
       id: r.id,

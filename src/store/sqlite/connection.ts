@@ -12,6 +12,7 @@ import { walSync, type WalSync } from './wal-sync.js';
 import { verifyWrites } from './verify-writes.js';
 import { SQLITE_MIGRATIONS } from './migrations.js';
 import { sqliteRecovery } from './recovery.js';
+import { openUnreplaced } from './open-unreplaced.js';
 import { DELIVERY_COLUMNS } from '../sql/webhooks.js';
 
 const BUSY_TIMEOUT_MS = 5000;
@@ -34,10 +35,25 @@ export interface Lite {
   failure: StoreFailure;
 }
 
-/** `path` is a file path or ':memory:'. */
-export function openLite(path: string): Lite {
+/** `path` is a file path or ':memory:'; `readonly` opens an existing file as it is, to read (a backup's check). */
+export function openLite(path: string, { readonly = false }: { readonly?: boolean } = {}): Lite {
+  const db = readonly ? openReadOnly(path) : openForWriting(path);
+  const stmt = prepare(db);
+  const wal = walSync(path === ':memory:' || readonly ? null : `${path}-wal`);
+  const failure = new StoreFailure();
+  return { db, stmt, sql: statementCache(db), verifyWrite: verifyWrites(stmt), writes: new GroupCommit(db, wal, failure), wal, recovery: sqliteRecovery(db, stmt), failure };
+}
+
+/** No WAL switch, no migration, no checkpoint: the file's bytes stay as they are. */
+function openReadOnly(path: string): Database.Database {
+  const db = new Database(path, { readonly: true, fileMustExist: true });
+  db.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
+  return db;
+}
+
+function openForWriting(path: string): Database.Database {
   if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
-  const db = new Database(path);
+  const db = path === ':memory:' ? new Database(path) : openUnreplaced(path, BUSY_TIMEOUT_MS);
   db.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
   switchToWal(db);
   // FULL: a commit is on disk before the caller hears of it, so power loss
@@ -52,12 +68,22 @@ export function openLite(path: string): Lite {
   // and never need to survive a crash: a transaction interrupted mid-way is
   // undone from the WAL, not from them.
   db.pragma('temp_store = MEMORY');
+  enableSecureDelete(db);
   migrate(db);
   checkpointAtStart(db);
-  const stmt = prepare(db);
-  const wal = walSync(path === ':memory:' ? null : `${path}-wal`);
-  const failure = new StoreFailure();
-  return { db, stmt, sql: statementCache(db), verifyWrite: verifyWrites(stmt), writes: new GroupCommit(db, wal, failure), wal, recovery: sqliteRecovery(db, stmt), failure };
+  return db;
+}
+
+/**
+ * SQLite reuses freed space without clearing it, so a redacted name would
+ * stay in the file's bytes (and every backup copied from them) until
+ * overwritten by chance. With secure_delete, freed cells and pages are
+ * zeroed as they are freed. It is a per-connection setting that a build may
+ * pin off (SQLITE_SECURE_DELETE): read it back rather than assume.
+ */
+function enableSecureDelete(db: Database.Database): void {
+  db.pragma('secure_delete = ON');
+  if (db.pragma('secure_delete', { simple: true }) !== 1) throw new Error('this SQLite build does not honour PRAGMA secure_delete=ON: erased personal data would stay in the file');
 }
 
 /**

@@ -153,6 +153,34 @@ export const SQLITE_MIGRATIONS: readonly string[] = [
   ALTER TABLE verify_transactions ADD COLUMN redacted_at INTEGER;
   CREATE INDEX verify_transactions_unredacted ON verify_transactions (created_at) WHERE redacted_at IS NULL;
   `,
+  // A retention pass reads the unredacted records in (created_at, id) order
+  // from its cursor (domain/retention.ts). Given only created_at, SQLite
+  // prefers the full time index for that order and walks the years of
+  // records already redacted at the start of every pass.
+  `
+  DROP INDEX verify_transactions_unredacted;
+  CREATE INDEX verify_transactions_unredacted ON verify_transactions (created_at, id) WHERE redacted_at IS NULL;
+  `,
+  // Registered receiving accounts and each account's receiver policy
+  // (domain/receivers.ts). The verify path reads them per account through a
+  // cache, by this index.
+  `
+  ALTER TABLE accounts ADD COLUMN receiver_policy TEXT NOT NULL DEFAULT 'off';
+  CREATE TABLE receivers (
+    id TEXT PRIMARY KEY,
+    account_id TEXT NOT NULL REFERENCES accounts (id),
+    kind TEXT NOT NULL,
+    bank_code TEXT,
+    number TEXT NOT NULL,
+    proxy_type TEXT,
+    name_th TEXT,
+    name_en TEXT,
+    label TEXT,
+    active INTEGER NOT NULL DEFAULT 1,
+    created_at INTEGER NOT NULL
+  );
+  CREATE INDEX receivers_account ON receivers (account_id, created_at, id);
+  `,
   // Signed webhooks (domain/webhooks): endpoints per account, and the
   // deliveries the settle of a verification writes in its own transaction
   // (the outbox). The partial index holds only pending deliveries, so the

@@ -1,12 +1,15 @@
 // `slipgate backup` on SQLite: SQLite's online backup API reads the live file
 // from its own connection (WAL lets a reader run beside the serving
 // process's writer) into a temporary file beside the target, which is checked
-// and only then renamed into place.
+// and only then renamed into place. The copy is created readable by its
+// owner only, and checked read-only: it keeps the schema version the live
+// file has (a newer CLI never migrates a backup the running version must
+// be able to restore).
 import Database from 'better-sqlite3';
 import { renameSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { InputError } from '../../domain/errors.js';
-import { checkWritableTarget, fsyncPath, removeWithSidecars, statOrNull, tempPathBeside } from '../../durable-file.js';
+import { checkWritableTarget, createPrivateFile, fsyncPath, removeWithSidecars, statOrNull, tempPathBeside } from '../../durable-file.js';
 import { describeSqliteFailure, integrityProblems, schemaVersion } from './inspect.js';
 
 // Every page in one step: one step is one read transaction, so the copy is
@@ -29,18 +32,19 @@ export interface StagedBackup {
  */
 export async function stageOnlineBackup(source: string, target: string, overwrite: boolean): Promise<StagedBackup> {
   if (!statOrNull(source)?.isFile()) throw new InputError(`no database at ${source}`);
-  checkWritableTarget(target, overwrite);
+  checkWritableTarget(target, { overwrite, database: source });
   const temp = tempPathBeside(target);
   try {
-    const db = new Database(source, { fileMustExist: true });
+    // SQLite writes into the file as it finds it, so the copy keeps this mode.
+    createPrivateFile(temp);
+    const db = openSource(source);
     try {
-      db.pragma('busy_timeout = 5000');
-      if (schemaVersion(db) === null) throw new InputError(`${source} is not a slipgate database (no schema_migrations table)`);
       await db.backup(temp, { progress: () => ALL_PAGES });
     } finally {
       db.close();
     }
-    const copy = new Database(temp, { fileMustExist: true });
+    selfContained(temp);
+    const copy = new Database(temp, { readonly: true, fileMustExist: true });
     try {
       const problems = integrityProblems(copy);
       if (problems.length > 0) throw new InputError(`the copy failed SQLite's integrity check: ${problems.slice(0, 3).join('; ')}`);
@@ -51,7 +55,36 @@ export async function stageOnlineBackup(source: string, target: string, overwrit
     }
   } catch (err) {
     removeWithSidecars(temp);
-    throw describeSqliteFailure(err, 'could not write the backup');
+    throw describeSqliteFailure(err, `could not write the backup ${target}`);
+  }
+}
+
+/** The live database, read through its own connection; a failure here names it, not the backup. */
+function openSource(source: string): Database.Database {
+  let db: Database.Database | undefined;
+  try {
+    db = new Database(source, { fileMustExist: true });
+    db.pragma('busy_timeout = 5000');
+    if (schemaVersion(db) === null) throw new InputError(`${source} is not a slipgate database (no schema_migrations table)`);
+    return db;
+  } catch (err) {
+    db?.close();
+    throw describeSqliteFailure(err, `cannot read the database ${source}`);
+  }
+}
+
+/**
+ * The copy arrives in the live file's WAL mode; in rollback-journal mode it
+ * is one file with nothing beside it to ship or lose, and a read-only
+ * connection opens it without creating -wal/-shm files. Only the journal
+ * mode in the header changes: no table, row or schema version.
+ */
+function selfContained(path: string): void {
+  const db = new Database(path, { fileMustExist: true });
+  try {
+    db.pragma('journal_mode = DELETE');
+  } finally {
+    db.close();
   }
 }
 

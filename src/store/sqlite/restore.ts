@@ -1,13 +1,14 @@
 // `slipgate restore` on SQLite: the backup is copied beside the live file,
-// checked (a slipgate database, whole, a schema this version knows; older
-// ones are migrated), and renamed over the live file only when no serving
-// process holds a live lease on it. The live file is kept under another name.
+// given the live file's owner and mode, and checked (a slipgate database,
+// whole, a schema this version knows; older ones are migrated). It takes
+// the live file's name under the lock of live-lock.ts, or, with no live
+// file, here (placeNew).
 import Database from 'better-sqlite3';
-import { copyFileSync, existsSync, linkSync, renameSync } from 'node:fs';
+import { chmodSync, chownSync, copyFileSync, linkSync, rmSync, statSync, type Stats } from 'node:fs';
 import { dirname } from 'node:path';
 import { InputError } from '../../domain/errors.js';
 import { migrate } from './connection.js';
-import { fsyncPath, removeWithSidecars, statOrNull, tempPathBeside } from '../../durable-file.js';
+import { createPrivateFile, fsyncPath, PRIVATE_FILE_MODE, removeWithSidecars, statOrNull, tempPathBeside, whoAmI } from '../../durable-file.js';
 import { describeSqliteFailure, integrityProblems, schemaVersion } from './inspect.js';
 import { SQLITE_MIGRATIONS } from './migrations.js';
 
@@ -27,8 +28,10 @@ export function stageRestore(source: string, target: string, now: Date): StagedR
   if (!statOrNull(dirname(target))?.isDirectory()) throw new InputError(`the database folder ${dirname(target)} does not exist`);
   const temp = tempPathBeside(target);
   try {
+    createPrivateFile(temp);
     // A plain copy is right here: a backup file is not being written to.
     copyFileSync(source, temp);
+    takeOwnerAndMode(temp, target);
     const db = new Database(temp, { fileMustExist: true });
     try {
       const fromVersion = schemaVersion(db);
@@ -51,59 +54,59 @@ export function stageRestore(source: string, target: string, now: Date): StagedR
   }
 }
 
-export interface LiveLease {
-  id: string;
-  expiresAt: Date;
-}
-
 /**
- * Closes the live database cleanly (its WAL checkpointed into the file) and
- * refuses if any process still serves it or has it open: renaming a file
- * under an open connection would leave that process writing to the old one.
+ * The service must still write the file a restore puts in place, even when
+ * root runs the restore: the copy gets the live file's owner and mode, or,
+ * with no live file, the folder's owner and mode 0600. Refuses, naming the
+ * owner the service needs, when this process cannot give it that owner.
  */
-export function quiesceLiveDatabase(target: string, now: Date): void {
-  if (!existsSync(target)) return;
-  const db = new Database(target, { fileMustExist: true });
+function takeOwnerAndMode(temp: string, target: string): void {
+  const live = statOrNull(target);
+  const owner: Stats = live ?? statSync(dirname(target));
+  chmodSync(temp, live ? live.mode & 0o7777 : PRIVATE_FILE_MODE);
+  const mine = statSync(temp);
+  if (mine.uid === owner.uid && mine.gid === owner.gid) return;
   try {
-    db.pragma('busy_timeout = 5000');
-    const live = liveLeases(db, now);
-    if (live.length > 0) {
-      const first = live[0]!;
-      throw new InputError(
-        `${live.length} slipgate process(es) hold a live lease on ${target} (${first.id} until ${first.expiresAt.toISOString()}); stop every server using it, then run restore again`,
-      );
-    }
-    db.pragma('wal_checkpoint(TRUNCATE)');
-  } finally {
-    db.close();
-  }
-  // The last connection to close removes the -wal and -shm files; if they are still there, someone else has the file open.
-  if (existsSync(`${target}-wal`) || existsSync(`${target}-shm`)) {
-    throw new InputError(`another process has ${target} open (its -wal/-shm files remain); close it, then run restore again`);
+    chownSync(temp, owner.uid, owner.gid);
+  } catch {
+    throw new InputError(
+      `the restored database must belong to uid ${owner.uid} (gid ${owner.gid}), the owner of ${live ? target : dirname(target)}, so the service can write it; this process (${whoAmI()}) cannot give it that owner: run restore as that user or as root`,
+    );
   }
 }
 
-function liveLeases(db: Database.Database, now: Date): LiveLease[] {
-  const table = db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'instance_leases'").get();
-  if (!table) return [];
-  const rows = db.prepare('SELECT id, expires_at FROM instance_leases WHERE expires_at >= ? ORDER BY expires_at DESC').all(now.getTime()) as { id: string; expires_at: number }[];
-  return rows.map((r) => ({ id: r.id, expiresAt: new Date(r.expires_at) }));
-}
-
 /**
- * Keeps the live file as `keepAs` (a hard link: instant, no copy) and renames
- * the staged file over it. Returns whether there was a live file to keep.
+ * Puts the staged copy at `target` where there was no database: a hard
+ * link, which unlike a rename never replaces a file that appeared meanwhile
+ * (a server that started and created an empty one).
  */
-export function swapIn(temp: string, target: string, keepAs: string): boolean {
-  const hadTarget = existsSync(target);
+export function placeNew(temp: string, target: string): void {
   try {
-    fsyncPath(temp);
-    if (hadTarget) linkSync(target, keepAs);
-    renameSync(temp, target);
+    linkSync(temp, target);
+    rmSync(temp);
     fsyncPath(dirname(target));
-    return hadTarget;
   } catch (err) {
     removeWithSidecars(temp);
-    throw describeSqliteFailure(err, `could not replace ${target}`);
+    if ((err as NodeJS.ErrnoException).code === 'EEXIST') throw new InputError(`a database appeared at ${target} during the restore (did a server start?); nothing was replaced: run restore again`);
+    throw describeSqliteFailure(err, `could not put the restored database at ${target}`);
+  }
+}
+
+/**
+ * Rewrites the staged copy whole (VACUUM) and flushes it: the pages a
+ * re-applied erasure freed or overwrote keep no personal bytes.
+ */
+export function compactStaged(temp: string): void {
+  try {
+    const db = new Database(temp, { fileMustExist: true });
+    try {
+      db.exec('VACUUM');
+    } finally {
+      db.close();
+    }
+    fsyncPath(temp);
+  } catch (err) {
+    removeWithSidecars(temp);
+    throw describeSqliteFailure(err, 'could not compact the restored copy');
   }
 }

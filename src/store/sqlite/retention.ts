@@ -3,9 +3,10 @@
 // verify path's transaction and its fsync off the event loop, so a batch
 // never makes the loop wait for the disk, and holds the write lock for the
 // few milliseconds its rows take.
-import type { PersonalDataCounts, PersonalDataScope, Redact } from '../../domain/ports/store.js';
+import type { PassBatch, PassBatchResult, PersonalDataCounts, PersonalDataScope, PurgeReport, Redact } from '../../domain/ports/store.js';
 import type { VerifiedSlip } from '../../domain/types.js';
-import { personalDataScope } from '../sql/retention-scope.js';
+import type { AuditTable } from '../sql/audit-filter.js';
+import { passBatchQuery, personalDataScope } from '../sql/retention-scope.js';
 import type { Lite } from './connection.js';
 
 const ms = (value: number) => value;
@@ -19,19 +20,32 @@ export async function countPersonalData(lite: Lite, scope: PersonalDataScope): P
   };
 }
 
-export async function redactVerifyTransactions(lite: Lite, scope: PersonalDataScope, redact: Redact, at: Date, limit: number): Promise<number> {
-  const f = personalDataScope(scope, ms);
+interface Picked {
+  id: string;
+  created_at: number;
+}
+
+/** The next rows of a batch (sql/retention-scope.ts). */
+function nextRows<T extends Picked>(lite: Lite, table: AuditTable, columns: string, scope: PersonalDataScope, batch: PassBatch): T[] {
+  const q = passBatchQuery(table, columns, scope, batch, ms);
+  return lite.sql(q.sql).all(...q.params) as T[];
+}
+
+const lastOf = (rows: Picked[]): PassBatchResult['last'] => {
+  const last = rows[rows.length - 1];
+  return last ? { createdAt: new Date(last.created_at), id: last.id } : null;
+};
+
+export async function redactVerifyTransactions(lite: Lite, scope: PersonalDataScope, redact: Redact, at: Date, batch: PassBatch): Promise<PassBatchResult> {
   return lite.writes.run(() => {
-    const rows = lite.db
-      .prepare(`SELECT id, qrcode, response FROM verify_transactions WHERE redacted_at IS NULL AND ${f.where} ORDER BY created_at LIMIT ?`)
-      .all(...f.params, limit) as { id: string; qrcode: string; response: string }[];
-    const update = lite.db.prepare('UPDATE verify_transactions SET qrcode = ?, response = ?, redacted_at = ? WHERE id = ? AND redacted_at IS NULL');
-    let redacted = 0;
+    const rows = nextRows<Picked & { qrcode: string; response: string }>(lite, 'verify_transactions', 'id, created_at, qrcode, response', scope, batch);
+    const update = lite.sql('UPDATE verify_transactions SET qrcode = ?, response = ?, redacted_at = ? WHERE id = ? AND redacted_at IS NULL');
+    let changed = 0;
     for (const row of rows) {
       const kept = redact({ qrcode: row.qrcode, response: parsed(row.response) });
-      redacted += update.run(kept.qrcode, JSON.stringify(kept.response), at.getTime(), row.id).changes;
+      changed += update.run(kept.qrcode, JSON.stringify(kept.response), at.getTime(), row.id).changes;
     }
-    return redacted;
+    return { changed, last: lastOf(rows) };
   });
 }
 
@@ -44,11 +58,45 @@ function parsed(text: string): VerifiedSlip {
   }
 }
 
-export async function deleteRequestErrors(lite: Lite, scope: PersonalDataScope, limit: number): Promise<number> {
-  const f = personalDataScope(scope, ms);
-  return lite.writes.run(
-    () => lite.db.prepare(`DELETE FROM request_errors WHERE id IN (SELECT id FROM request_errors WHERE ${f.where} ORDER BY created_at LIMIT ?)`).run(...f.params, limit).changes,
-  );
+export async function deleteRequestErrors(lite: Lite, scope: PersonalDataScope, batch: PassBatch): Promise<PassBatchResult> {
+  return lite.writes.run(() => {
+    const rows = nextRows(lite, 'request_errors', 'id, created_at', scope, batch);
+    const remove = lite.sql('DELETE FROM request_errors WHERE id = ?');
+    let changed = 0;
+    for (const row of rows) changed += remove.run(row.id).changes;
+    return { changed, last: lastOf(rows) };
+  });
+}
+
+/** Tries spaced out over about six seconds; each try returns at once rather than block the event loop. */
+const CHECKPOINT_TRIES = 8;
+
+/**
+ * secure_delete zeroes what a pass freed in the pages it wrote, but the WAL
+ * still holds older copies of those pages, names and all, until it is
+ * overwritten. A TRUNCATE checkpoint copies the WAL into the database file
+ * and cuts the WAL to zero bytes. It must wait for every other connection
+ * (cluster workers, a CLI) to leave the WAL, so it is tried without waiting
+ * (busy timeout 0, the loop never blocks) a few times, then reported.
+ */
+export async function truncateWal(lite: Lite): Promise<PurgeReport> {
+  const timeout = lite.db.pragma('busy_timeout', { simple: true }) as number;
+  for (let attempt = 1; ; attempt++) {
+    lite.failure.check();
+    lite.db.pragma('busy_timeout = 0');
+    let busy: number;
+    try {
+      // A checkpoint that cannot finish reports busy = 1 rather than throw.
+      [{ busy }] = lite.db.pragma('wal_checkpoint(TRUNCATE)') as [{ busy: number }];
+    } finally {
+      lite.db.pragma(`busy_timeout = ${timeout}`);
+    }
+    if (busy === 0) return { complete: true, detail: 'WAL checkpointed and truncated to 0 bytes; freed space zeroed (secure_delete)' };
+    if (attempt === CHECKPOINT_TRIES) {
+      return { complete: false, detail: `WAL not truncated: another connection kept it in use through ${CHECKPOINT_TRIES} tries; it still holds old copies of redacted records until the next pass or checkpoint` };
+    }
+    await new Promise((resolve) => setTimeout(resolve, 25 * 2 ** attempt));
+  }
 }
 
 export async function firstLiveLease(lite: Lite, now: Date): Promise<string | null> {

@@ -7,6 +7,7 @@ export { usageRows } from '../usage.js';
 
 export type AccountRow = sql.AccountRow<number>;
 export type ApiKeyRow = sql.ApiKeyRow<number>;
+export type ReceiverRow = sql.ReceiverRow<number>;
 export type HoldRow = sql.HoldRow<number>;
 export type VtRow = sql.VtRow<number, number, string>;
 export type ErrorRow = sql.ErrorRow<number>;
@@ -14,7 +15,7 @@ export type LedgerRow = sql.LedgerRow<number>;
 export type AdminTokenRow = sql.AdminTokenRow<number>;
 export type AdminEventRow = sql.AdminEventRow<number, string>;
 
-export const { account, apiKey, hold, verifyTransaction, requestError, ledger, adminToken, adminEvent } = sql.rowMappers<number, number, string>({
+export const { account, receiver, apiKey, hold, verifyTransaction, requestError, ledger, adminToken, adminEvent } = sql.rowMappers<number, number, string>({
   date: (ms) => new Date(ms),
   amount: (n) => n,
   json: <T>(text: string) => JSON.parse(text) as T,

@@ -10,6 +10,7 @@ import * as audit from './audit.js';
 import { migrate, openLite, type Lite } from './connection.js';
 import * as holds from './holds.js';
 import * as ledger from './ledger.js';
+import * as receivers from './receivers.js';
 import * as retention from './retention.js';
 import { guarded } from './store-failure.js';
 import * as webhooks from './webhooks.js';
@@ -18,9 +19,9 @@ export class SqliteStore implements Store {
   readonly engine = 'sqlite' as const;
   private readonly lite: Lite;
 
-  /** `path` is a file path or ':memory:'. */
-  constructor(path: string) {
-    this.lite = openLite(path);
+  /** `path` is a file path or ':memory:'; `readonly` opens an existing file as it is (no migration). */
+  constructor(path: string, opts: { readonly?: boolean } = {}) {
+    this.lite = openLite(path, opts);
     // Every operation below, refused once the store has failed, and every
     // error it throws looked at for a failed disk.
     const operations = Object.fromEntries(Object.entries(this).filter(([, value]) => typeof value === 'function'));
@@ -46,6 +47,13 @@ export class SqliteStore implements Store {
   revokeApiKey: Store['revokeApiKey'] = (...args) => accounts.revokeApiKey(this.lite, ...args);
   setApiKeyAllowedIps: Store['setApiKeyAllowedIps'] = (...args) => accounts.setApiKeyAllowedIps(this.lite, ...args);
   touchApiKey: Store['touchApiKey'] = (...args) => accounts.touchApiKey(this.lite, ...args);
+
+  createReceiver: Store['createReceiver'] = (...args) => receivers.createReceiver(this.lite, ...args);
+  getReceiver: Store['getReceiver'] = (...args) => receivers.getReceiver(this.lite, ...args);
+  listReceivers: Store['listReceivers'] = (...args) => receivers.listReceivers(this.lite, ...args);
+  setReceiverActive: Store['setReceiverActive'] = (...args) => receivers.setReceiverActive(this.lite, ...args);
+  deleteReceiver: Store['deleteReceiver'] = (...args) => receivers.deleteReceiver(this.lite, ...args);
+  setReceiverPolicy: Store['setReceiverPolicy'] = (...args) => receivers.setReceiverPolicy(this.lite, ...args);
 
   holdCredit: Store['holdCredit'] = (...args) => holds.holdCredit(this.lite, ...args);
   settleHold: Store['settleHold'] = (...args) => holds.settleHold(this.lite, ...args);
@@ -75,6 +83,7 @@ export class SqliteStore implements Store {
   countPersonalData: Store['countPersonalData'] = (...args) => retention.countPersonalData(this.lite, ...args);
   redactVerifyTransactions: Store['redactVerifyTransactions'] = (...args) => retention.redactVerifyTransactions(this.lite, ...args);
   deleteRequestErrors: Store['deleteRequestErrors'] = (...args) => retention.deleteRequestErrors(this.lite, ...args);
+  purgeRemovedData: Store['purgeRemovedData'] = () => retention.truncateWal(this.lite);
   firstLiveLease: Store['firstLiveLease'] = (...args) => retention.firstLiveLease(this.lite, ...args);
 
   createWebhookEndpoint: Store['createWebhookEndpoint'] = (...args) => webhooks.createWebhookEndpoint(this.lite, ...args);

@@ -11,13 +11,20 @@
 export interface SandboxDetails {
   /** Digits only, 4–16 of them. */
   receiverAccount?: string;
+  /** The receiving bank's 3-digit code (default: 014 for an account, 004 behind a PromptPay target). */
+  receiverBank?: string;
+  /** Paid to a PromptPay target instead of an account: its type and digits (4–16). */
+  receiverProxy?: { type: SandboxProxyType; digits: string };
   receiverName?: string;
   senderName?: string;
   paidAt?: Date;
 }
 
 const ALPHABET = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
-const FIELD = { receiverAccount: 1, receiverName: 2, senderName: 3, paidAt: 4 } as const;
+const FIELD = { receiverAccount: 1, receiverName: 2, senderName: 3, paidAt: 4, receiverBank: 5, receiverProxy: 6 } as const;
+/** PromptPay target types as slips name them, by the byte that carries them. */
+const PROXY_TYPES = ['MSISDN', 'NATID', 'EWALLETID'] as const;
+export type SandboxProxyType = (typeof PROXY_TYPES)[number];
 const THAI_FIRST = 0x0e01;
 const THAI_LAST = 0x0e5b;
 const THAI_BASE = 0x80;
@@ -32,6 +39,14 @@ export function encodeSandboxDetails(details: SandboxDetails, room: number): str
   if (details.receiverName !== undefined) bytes.push(FIELD.receiverName, ...packName(details.receiverName, 'receiver name'));
   if (details.senderName !== undefined) bytes.push(FIELD.senderName, ...packName(details.senderName, 'sender name'));
   if (details.paidAt !== undefined) bytes.push(FIELD.paidAt, ...packMinutes(details.paidAt));
+  if (details.receiverBank !== undefined) {
+    if (!/^\d{3}$/.test(details.receiverBank)) throw new SandboxDetailsError('the receiving bank must be a 3-digit bank code');
+    bytes.push(FIELD.receiverBank, 1, Number(details.receiverBank));
+  }
+  if (details.receiverProxy !== undefined) {
+    const [len, ...digits] = packDigits(details.receiverProxy.digits, 'the PromptPay target');
+    bytes.push(FIELD.receiverProxy, len! + 1, PROXY_TYPES.indexOf(details.receiverProxy.type), ...digits);
+  }
   if (bytes.length === 0) return '';
   const text = toBase62([1, ...bytes]); // the leading 1 keeps leading zero bytes
   if (text.length > room) {
@@ -57,7 +72,12 @@ export function decodeSandboxDetails(text: string): SandboxDetails | null {
       else if (field === FIELD.receiverName) out.receiverName = unpackName(body);
       else if (field === FIELD.senderName) out.senderName = unpackName(body);
       else if (field === FIELD.paidAt) out.paidAt = new Date(body.reduce((n, b) => n * 256 + b, 0) * 60_000);
-      else return null;
+      else if (field === FIELD.receiverBank) out.receiverBank = String(body[0]).padStart(3, '0');
+      else if (field === FIELD.receiverProxy) {
+        const type = PROXY_TYPES[body[0]!];
+        if (type === undefined) return null;
+        out.receiverProxy = { type, digits: unpackDigits(body.slice(1)) };
+      } else return null;
     }
   } catch {
     return null;
@@ -65,8 +85,8 @@ export function decodeSandboxDetails(text: string): SandboxDetails | null {
   return out;
 }
 
-function packDigits(digits: string): number[] {
-  if (!/^\d{4,16}$/.test(digits)) throw new SandboxDetailsError('the receiver account must have 4 to 16 digits');
+function packDigits(digits: string, what = 'the receiver account'): number[] {
+  if (!/^\d{4,16}$/.test(digits)) throw new SandboxDetailsError(`${what} must have 4 to 16 digits`);
   const padded = digits.length % 2 === 0 ? digits : `${digits}F`;
   const body: number[] = [];
   for (let i = 0; i < padded.length; i += 2) body.push(Number.parseInt(padded.slice(i, i + 2), 16));

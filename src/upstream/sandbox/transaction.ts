@@ -40,6 +40,12 @@ function maskAccount(digits: string): string {
   return n === 10 ? `${masked.slice(0, 3)}-${masked.slice(3, 4)}-${masked.slice(4, 9)}-${masked.slice(9)}` : masked;
 }
 
+/** How banks show a PromptPay target: only a few digits before the last one. */
+function maskProxy(digits: string): string {
+  const n = digits.length;
+  return 'x'.repeat(n - 5) + digits.slice(n - 5, n - 1) + 'x';
+}
+
 /** Outcome a developer asked for in the transRef; plain real-world refs succeed. */
 export function sandboxOutcome(transRef: string): SandboxOutcome {
   if (!transRef.startsWith(SANDBOX_PREFIX)) return 'success';
@@ -75,13 +81,14 @@ export function sandboxTransaction(sendingBank: string, transRef: string, now = 
   const sender = pinned.senderName !== undefined ? { th: pinned.senderName, en: pinned.senderName } : SENDERS[h.readUInt8(8) % SENDERS.length]!;
   const receiver = pinned.receiverName !== undefined ? { th: pinned.receiverName, en: pinned.receiverName } : RECEIVERS[h.readUInt8(9) % RECEIVERS.length]!;
   const digits = String(h.readUInt32BE(10)).padStart(10, '0');
-  const receiverByProxy = pinned.receiverAccount === undefined && h.readUInt8(14) % 2 === 0;
+  const proxy = pinned.receiverProxy ? { type: pinned.receiverProxy.type, value: maskProxy(pinned.receiverProxy.digits) } : { type: 'NATID', value: `x-xxxx-xxxx${digits.slice(4, 7)}-xx-x` };
+  const receiverByProxy = pinned.receiverProxy !== undefined || (pinned.receiverAccount === undefined && h.readUInt8(14) % 2 === 0);
   const receiverAccount = pinned.receiverAccount !== undefined ? maskAccount(pinned.receiverAccount) : `xxx-x-x${digits.slice(6, 10)}-x`;
   return {
     language: 'TH',
     transRef,
     sendingBank,
-    receivingBank: receiverByProxy ? '004' : '014',
+    receivingBank: pinned.receiverBank ?? (receiverByProxy ? '004' : '014'),
     transDate: bkk.slice(0, 10).replaceAll('-', ''),
     transTime: bkk.slice(11, 19),
     sender: {
@@ -91,18 +98,8 @@ export function sandboxTransaction(sendingBank: string, transRef: string, now = 
       account: { type: 'BANKAC', value: `xxx-x-x${digits.slice(0, 4)}-x` },
     },
     receiver: receiverByProxy
-      ? {
-          displayName: receiver.th,
-          name: receiver.en,
-          proxy: { type: 'NATID', value: `x-xxxx-xxxx${digits.slice(4, 7)}-xx-x` },
-          account: '',
-        }
-      : {
-          displayName: receiver.th,
-          name: receiver.en,
-          proxy: '',
-          account: { type: 'BANKAC', value: receiverAccount },
-        },
+      ? { displayName: receiver.th, name: receiver.en, proxy, account: '' }
+      : { displayName: receiver.th, name: receiver.en, proxy: '', account: { type: 'BANKAC', value: receiverAccount } },
     amount: (satang / 100).toFixed(2),
     paidLocalAmount: (satang / 100).toFixed(2),
     paidLocalCurrency: '764',

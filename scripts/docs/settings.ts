@@ -1,0 +1,98 @@
+// What each setting means, for docs/configuration.md. The names, defaults and
+// accepted values come from the schema itself (src/config.ts); only the
+// meaning is written here. Typed by the schema's keys, so a setting added to
+// src/config.ts without a line here does not compile, and
+// test/docs/generated.test.ts finds any environment variable src/ reads that
+// neither lists.
+import type { configSchema } from '../../src/config.js';
+
+export type Topic = 'Listeners' | 'Storage' | 'Bank network' | 'Limits' | 'Pictures' | 'Processes' | 'Logs and metrics' | 'Retention' | 'Webhooks' | 'Dashboard' | 'CLI';
+export const TOPICS: readonly Topic[] = ['Listeners', 'Storage', 'Bank network', 'Limits', 'Pictures', 'Processes', 'Logs and metrics', 'Retention', 'Webhooks', 'Dashboard', 'CLI'];
+
+export interface SettingDoc {
+  topic: Topic;
+  meaning: string;
+  /** Where the schema's default is computed at startup, what it is. */
+  default?: string;
+  /** Where the schema's rule (a pattern, a union) reads badly as it is. */
+  accepts?: string;
+}
+
+type SchemaSetting = keyof typeof configSchema.shape;
+
+export const SCHEMA_SETTINGS: Record<SchemaSetting, SettingDoc> = {
+  PORT: { topic: 'Listeners', meaning: 'public listener port (`POST /api/v1/verify`); `0` picks a free one' },
+  HOST: { topic: 'Listeners', meaning: 'public listener address (`0.0.0.0` to serve other machines)' },
+  ADMIN_PORT: { topic: 'Listeners', meaning: 'admin listener port: `/healthz`, `/readyz`, `/graphql`, `/metrics`, the dashboard' },
+  ADMIN_HOST: { topic: 'Listeners', meaning: 'admin listener address; keep it off the public network' },
+  DATABASE_URL: {
+    topic: 'Storage',
+    meaning: 'the store, see [storage.md](storage.md); `?pool_max=N` sets a PostgreSQL pool size (strip it before giving the URL to `pg_dump`/`psql`, see [operations.md](operations.md#postgresql-pg_dump-or-point-in-time-recovery))',
+    accepts: '`sqlite:<path>`, `postgres://…`, `postgresql://…`, `mongodb://…`, `mongodb+srv://…`',
+  },
+  UPSTREAM_TIMEOUT_MS: { topic: 'Bank network', meaning: 'whole budget of one network verification, failover and retries included' },
+  HOLD_STALE_MS: { topic: 'Storage', meaning: 'age after which any credit hold counts as left by a dead process (backstop to leases)', default: '`UPSTREAM_TIMEOUT_MS` + 60000' },
+  LEASE_HEARTBEAT_MS: { topic: 'Processes', meaning: 'how often a serving process renews its lease; it counts as dead after 3 missed beats' },
+  SANDBOX_LATENCY_MS: { topic: 'Bank network', meaning: 'simulated latency of the built-in sandbox network' },
+  API_KEY_CACHE_TTL_MS: { topic: 'Limits', meaning: 'key lookups are reused this long; revocations and allowed-IP changes made elsewhere apply within it' },
+  MAX_INFLIGHT_PER_ACCOUNT: { topic: 'Limits', meaning: 'verifications one account may have in flight per process; 429 beyond' },
+  LOG_LEVEL: { topic: 'Logs and metrics', meaning: 'pino level; API keys and tokens are redacted in every format' },
+  LOG_FORMAT: { topic: 'Logs and metrics', meaning: 'unset: coloured readable lines when stdout is a terminal, JSON lines otherwise (see [operations.md](monitoring.md#logs))' },
+  METRICS_TOKEN: {
+    topic: 'Logs and metrics',
+    meaning: 'when set, `GET /metrics` needs `Authorization: Bearer <token>`; unset, it is open to whoever reaches the admin listener (see [operations.md](monitoring.md#metrics))',
+    accepts: '16–512 printable ASCII characters, no spaces',
+  },
+  MAX_BODY_BYTES: { topic: 'Limits', meaning: 'largest accepted request body (`qrcode` bodies); 413 beyond' },
+  MAX_IMAGE_BYTES: { topic: 'Pictures', meaning: 'largest accepted `image` body (base64 JSON); 413 beyond' },
+  IMAGE_WORKERS: { topic: 'Pictures', meaning: 'threads reading slip pictures', default: 'one per CPU core' },
+  IMAGE_QUEUE_MAX: { topic: 'Pictures', meaning: 'pictures waiting for a thread; beyond it 429 with `Retry-After`' },
+  IMAGE_MAX_PER_ACCOUNT: { topic: 'Pictures', meaning: 'pictures one account may have waiting for or on a thread (per process); beyond it 429 with `Retry-After`, before they queue' },
+  IMAGE_DECODE_TIMEOUT_MS: { topic: 'Pictures', meaning: 'time one picture may take on its thread; the thread is then replaced and the answer is a free HTTP 200 error' },
+  IMAGE_MAX_PIXELS: { topic: 'Pictures', meaning: 'width × height limit, checked from the file header before decompressing' },
+  RATE_LIMIT_PER_KEY_PER_MIN: { topic: 'Limits', meaning: 'requests a minute per API key (per process), 429 + `Retry-After` beyond; `0` is off' },
+  RATE_LIMIT_PER_IP_PER_MIN: { topic: 'Limits', meaning: 'requests a minute per client IP (per process), any route, checked first; `0` is off' },
+  AUTH_FAILURES_PER_IP_PER_MIN: {
+    topic: 'Limits',
+    meaning: 'refused authentications (1020/1021/1024) a minute per client address (IPv6 by /56) recorded one by one; beyond, 429 until the minute ends and one record per address and minute (see [SECURITY.md](../SECURITY.md)); `0` is off',
+  },
+  TRUST_PROXY_HOPS: { topic: 'Limits', meaning: 'proxies in front whose `X-Forwarded-For` names the client IP (rate limits, keys locked to IP ranges); `1` behind one nginx' },
+  HEADERS_TIMEOUT_MS: { topic: 'Limits', meaning: 'time a client has to send all headers; slow senders (slowloris) get a JSON 408' },
+  REQUEST_TIMEOUT_MS: { topic: 'Limits', meaning: 'time a client has to send the whole request; JSON 408 beyond', default: '`UPSTREAM_TIMEOUT_MS` + 20000' },
+  DASHBOARD_DIR: { topic: 'Dashboard', meaning: 'folder of another dashboard build (index.html, assets/)', default: '`dist/dashboard` of the package' },
+  RETENTION_DAYS: {
+    topic: 'Retention',
+    meaning: 'days a verification keeps its personal data and a failed request is kept at all; see [operations.md](operations.md#personal-data-retention)',
+    accepts: 'whole days `0`–`36500`, or `off` (`0` and `off` keep everything)',
+  },
+  RETENTION_INTERVAL_MINUTES: { topic: 'Retention', meaning: 'how often a server runs the retention pass (also once at startup; only the longest-running instance does the work)' },
+  SECRETS_KEY: {
+    topic: 'Webhooks',
+    meaning: 'seals webhook signing secrets in the database (AES-256-GCM); unset, they are stored as they are, see [webhooks.md](webhooks.md#signing-secrets-at-rest-secrets_key)',
+    default: 'unset',
+    accepts: '32 bytes as 64 hex characters or base64 (`openssl rand -hex 32`)',
+  },
+  WEBHOOK_TIMEOUT_MS: { topic: 'Webhooks', meaning: "one delivery attempt's whole budget; no answer by then is a failed attempt" },
+  WEBHOOK_RETRY_BASE_MS: { topic: 'Webhooks', meaning: 'delay after the first failed attempt; it doubles after each, with jitter' },
+  WEBHOOK_RETRY_MAX_DELAY_MS: { topic: 'Webhooks', meaning: 'the longest pause between two attempts, `Retry-After` included' },
+  WEBHOOK_RETRY_WINDOW_MS: { topic: 'Webhooks', meaning: 'how long after its event a delivery is retried before it is failed (3 days by default)' },
+  WEBHOOK_POLL_MS: { topic: 'Webhooks', meaning: "how often an idle worker looks for due deliveries (a verification on the same process wakes it at once)" },
+  WEBHOOK_LEASE_MS: { topic: 'Webhooks', meaning: 'how long a claimed delivery stays with the worker that claimed it; must be longer than `WEBHOOK_TIMEOUT_MS`' },
+  WORKERS: { topic: 'Processes', meaning: '`serve` processes sharing the listeners (node:cluster); `0` or `auto` is one per CPU core; `serve --workers N` overrides it' },
+};
+
+/** Environment variables read outside the schema, each by the part that needs it. */
+export const OTHER_SETTINGS: Record<string, SettingDoc & { default: string; accepts: string }> = {
+  UPSTREAMS: { topic: 'Bank network', default: 'unset (the sandbox)', accepts: 'a JSON array of domains', meaning: 'bank domain configurations, see [banks.md](banks.md)' },
+  UPSTREAMS_FILE: { topic: 'Bank network', default: 'unset', accepts: 'a path', meaning: 'a file holding that array instead (not both); `kill -HUP` reloads it' },
+  UV_THREADPOOL_SIZE: {
+    topic: 'Processes',
+    default: '4 + image threads',
+    accepts: 'libuv: 1–1024',
+    meaning: "libuv's thread pool (WAL fsync, DNS, sharp); set by the `slipgate` command at start unless you set it (see [pictures.md](pictures.md#threads))",
+  },
+  NO_COLOR: { topic: 'Logs and metrics', default: 'unset', accepts: 'any value', meaning: 'no colour in the readable log format' },
+  FORCE_COLOR: { topic: 'Logs and metrics', default: 'unset', accepts: '`1` (`0` is unset)', meaning: 'colour in the readable log format even off a terminal' },
+  SLIPGATE_URL: { topic: 'CLI', default: '`http://127.0.0.1:3000`', accepts: 'a URL', meaning: '`slipgate verify`: the public URL it calls (`--url` overrides)' },
+  SLIPGATE_API_KEY: { topic: 'CLI', default: 'unset', accepts: 'an API key', meaning: '`slipgate verify`: the key, kept out of shell history (`--api-key` overrides)' },
+};
