@@ -47,6 +47,22 @@ async function slipgate(databaseUrl: string, args: string[], { fileSizeLimitKb, 
 const sha = (file: string) => createHash('sha256').update(readFileSync(file)).digest('hex');
 const partials = (folder: string) => readdirSync(folder).filter((f) => f.includes('partial') || f.endsWith('-wal') || f.endsWith('-journal'));
 
+
+/**
+ * A version-7 file from a current one: every migration from 8 on undone.
+ * Version 8 added verify_transactions.redacted_at and its index (the next
+ * one widened that index), then the receivers and the webhook tables came;
+ * a new migration adds its undo here.
+ */
+function undoToVersion7(db: Database.Database): void {
+  db.exec(`
+    DROP INDEX verify_transactions_unredacted; ALTER TABLE verify_transactions DROP COLUMN redacted_at;
+    DROP TABLE receivers; ALTER TABLE accounts DROP COLUMN receiver_policy;
+    DROP TABLE webhook_deliveries; DROP TABLE webhook_endpoints;
+  `);
+  db.prepare('DELETE FROM schema_migrations WHERE version >= 8').run();
+}
+
 describe('backup and restore refuse bad input and leave files as they were', () => {
   const dir = tempDir();
   const live = join(dir.path, 'live.db');
@@ -67,9 +83,7 @@ describe('backup and restore refuse bad input and leave files as they were', () 
     const older = join(dir.path, 'older-live.db');
     copyFileSync(good, older);
     const db = new Database(older);
-    // Version 8 added verify_transactions.redacted_at and its index, the next one widened that index: undo both to get a version-7 file.
-    db.exec('DROP INDEX verify_transactions_unredacted; ALTER TABLE verify_transactions DROP COLUMN redacted_at');
-    db.prepare('DELETE FROM schema_migrations WHERE version >= 8').run();
+    undoToVersion7(db);
     db.close();
     const out = join(dir.path, 'of-older.db');
     const r = await slipgate(`sqlite:${older}`, ['backup', '--to', out]);
@@ -292,9 +306,7 @@ describe('backup and restore refuse bad input and leave files as they were', () 
       const older = join(dir.path, 'older.db');
       copyFileSync(good, older);
       const db = new Database(older);
-      // Version 8 added verify_transactions.redacted_at and its index, the next one widened that index: undo both to get a version-7 file.
-      db.exec('DROP INDEX verify_transactions_unredacted; ALTER TABLE verify_transactions DROP COLUMN redacted_at');
-      db.prepare('DELETE FROM schema_migrations WHERE version >= 8').run();
+      undoToVersion7(db);
       db.close();
       const target = join(dir.path, 'fresh', 'slipgate.db');
       mkdirSync(join(dir.path, 'fresh'));
