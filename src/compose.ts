@@ -64,13 +64,13 @@ export function storeServices(store: Store, opts: StoreServiceOptions = {}): Sto
   const keys = new KeyResolver(store, opts.keyCacheTtlMs ?? 0);
   const receiverDirectory = new ReceiverDirectory(store, opts.keyCacheTtlMs ?? 0);
   const accounts = new AccountService(store);
-  const log = opts.logger ? { log: opts.logger } : {};
   const receivers = new ReceiverService(store);
+  const log = opts.logger ? { log: opts.logger } : {};
   const admin = new AdminActions({ store, accounts, receivers, keyCache: keys, receiverCache: receiverDirectory, ...log });
   const subscriptions = new WebhookSubscriptions(store, opts.keyCacheTtlMs ?? 0);
   const secrets = secretBox(opts.secretsKey ?? null);
   const webhooks = new WebhookEndpoints({ store, secrets, adminListener: opts.adminListener ?? null, forgetAccount: (id) => subscriptions.forget(id), ...log });
-  return { store, keys, receiverDirectory, accounts, admin, adminTokens: new AdminTokenService(store), subscriptions, webhooks, secrets };
+  return { store, keys, receiverDirectory, accounts, admin, adminTokens: new AdminTokenService(store, undefined, opts.logger), subscriptions, webhooks, secrets };
 }
 
 /** What the store services need from the configuration. */

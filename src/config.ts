@@ -7,6 +7,9 @@ const ms = (fallback: number) => z.coerce.number().int().min(1).max(3_600_000).d
 
 const RETENTION_DAYS_RULE = 'must be a whole number of days from 0 to 36500, or "off" (0 and "off" keep personal data forever)';
 
+/** The quickstart's database: the one path `serve` creates without being asked. */
+export const DEFAULT_DATABASE_URL = 'sqlite:./data/slipgate.db';
+
 const DATABASE_URL = /^(sqlite:.+|postgres(ql)?:\/\/.+|mongodb(\+srv)?:\/\/.+)$/;
 
 export const configSchema = z.object({
@@ -17,7 +20,16 @@ export const configSchema = z.object({
   DATABASE_URL: z
     .string()
     .regex(DATABASE_URL, 'must start with sqlite:, postgres://, postgresql://, mongodb:// or mongodb+srv://')
-    .default('sqlite:./data/slipgate.db'),
+    .default(DEFAULT_DATABASE_URL),
+  /**
+   * Lets `serve` create a SQLite database that does not exist yet (as
+   * `serve --create` does). Without it only the quickstart's default path is
+   * created; any other missing file is a wrong path, not a new install.
+   */
+  DATABASE_CREATE: z
+    .enum(['yes', 'no', 'true', 'false', '1', '0'], { error: 'must be yes or no' })
+    .transform((v) => v === 'yes' || v === 'true' || v === '1')
+    .default(false),
   UPSTREAM_TIMEOUT_MS: ms(10_000),
   /** Holds older than this are from a dead process; defaults to timeout + 60 s. */
   HOLD_STALE_MS: z.coerce.number().int().min(1).optional(),

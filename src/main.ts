@@ -13,7 +13,7 @@ import { mountMetrics } from './http/metrics-route.js';
 import { createPublicApp } from './http/public-app.js';
 import { metricsText } from './metrics/serve.js';
 import { ListenError } from './listen-error.js';
-import { logStartupGuide } from './startup-guide.js';
+import { cliCommand, logStartupGuide } from './startup-guide.js';
 import type { DomainHealth, ReloadSummary } from './upstream/pool.js';
 
 export type RunOptions = ServerOptions;
@@ -97,7 +97,7 @@ export async function run(config: Config, opts: RunOptions): Promise<Running> {
   // A hint only: a store that fails here must not fail a start that already registered its lease.
   const firstAccounts = await store.listAccounts({ limit: 1 }).catch(() => null);
   if (firstAccounts?.items.length === 0) {
-    logger.info('no accounts yet; create one with: npx slipgate accounts create --name "My shop" --credits 100');
+    logger.info(`no accounts yet; create one with: ${cliCommand()} accounts create --name "My shop" --credits 100`);
   }
 
   const storeFailed =

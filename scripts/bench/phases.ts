@@ -120,6 +120,7 @@ export function startSlipgate(run: BenchRun, app: BuiltApp, db: BenchDatabase, b
     env: {
       ...process.env,
       DATABASE_URL: db.url,
+      DATABASE_CREATE: 'yes',
       PORT: '0',
       ADMIN_PORT: '0',
       LOG_LEVEL: 'info',

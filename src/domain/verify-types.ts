@@ -27,6 +27,8 @@ export interface VerifyInput {
   clientIp?: string;
   /** The address as abuse limits count it (an IPv6 client by its /56); default clientIp. */
   clientAddress?: string;
+  /** Where clientIp came from (the connection, or which X-Forwarded-For hop), said when a key refuses it (1024). */
+  clientIpFrom?: string;
   /** Filled in as the verification learns it, for the request's log line. */
   trace?: VerifyTrace;
 }
@@ -39,6 +41,9 @@ export interface VerifyTrace {
   upstream?: string | null;
   /** How long the bank network took, retries included. */
   upstreamMs?: number;
+  /** On 1024 only: the address the key refused and where it came from. */
+  clientIp?: string | null;
+  clientIpFrom?: string | null;
 }
 
 /** The account's credits after the request, whenever the key resolved to a live account. */

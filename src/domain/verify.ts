@@ -2,7 +2,7 @@
 // hold a credit, ask the network, then settle (charge) or release (free).
 // docs/contract.md#order-of-checks fixes the order and texts of the errors.
 import type { Logger } from './ports/logger.js';
-import type { Store } from './ports/store.js';
+import { constraintViolation, type Store } from './ports/store.js';
 import type { Upstream } from './ports/upstream.js';
 import { ACCOUNT_ERRORS, type AccountErrorKind } from './errors.js';
 import { readSlipImage } from './verify-image.js';
@@ -95,12 +95,26 @@ export class VerificationService {
    */
   verify(input: VerifyInput): Promise<VerifyOutcome> {
     const run = this.run(input).catch((err: unknown): VerifyOutcome => {
-      this.deps.logger.error({ err, requestId: input.requestId }, 'verification failed inside slipgate');
+      this.logFailure(err, input.requestId);
       return err instanceof SettleFailedError ? { kind: 'outcome_unknown' } : UNAVAILABLE;
     });
     this.inFlight.add(run);
     void run.finally(() => this.inFlight.delete(run));
     return run;
+  }
+
+  private logFailure(err: unknown, requestId: string): void {
+    // No write on this path can clash with another by design (ids are new, holds and accounts are
+    // checked under the row or document lock): a database rule that refuses one shows a broken guard.
+    const broken = constraintViolation(err);
+    if (broken) {
+      this.deps.logger.error(
+        { err, requestId, constraint: broken.constraint, bug: true },
+        `bug: a write of a verification broke the database rule ${broken.constraint}; the database refused it (nothing was written) and the request failed`,
+      );
+    } else {
+      this.deps.logger.error({ err, requestId }, 'verification failed inside slipgate');
+    }
   }
 
   /** Resolves when every verification started so far has settled. */
@@ -126,8 +140,12 @@ export class VerificationService {
     if (!found.ok && found.kind === 'invalid_api_key') return this.authRefusal('invalid_api_key', anonymous, address);
     // Refused before anything about the account is read: a leaked key tells its holder nothing.
     if (!found.ok) {
-      if (input.trace) Object.assign(input.trace, { accountId: found.key.accountId, keyId: found.key.id });
-      return this.authRefusal('ip_not_allowed', { ...anonymous, accountId: found.key.accountId, keyId: found.key.id }, address);
+      // The answer stays the contract's; the record and the log say which address was judged, so a
+      // proxy whose address slipgate saw (TRUST_PROXY_HOPS unset) is told apart from a wrong range.
+      const seen = { clientIp: input.clientIp ?? null, clientIpFrom: input.clientIpFrom ?? null };
+      if (input.trace) Object.assign(input.trace, { accountId: found.key.accountId, keyId: found.key.id, ...seen });
+      const message = `${ACCOUNT_ERRORS.ip_not_allowed.message}: saw ${seen.clientIp ?? 'no address'}${seen.clientIpFrom ? ` (${seen.clientIpFrom})` : ''}`;
+      return this.authRefusal('ip_not_allowed', { ...anonymous, accountId: found.key.accountId, keyId: found.key.id }, address, message);
     }
     const { key } = found;
     const who: KeyedWho = { ...anonymous, accountId: key.accountId, keyId: key.id };
@@ -271,8 +289,8 @@ export class VerificationService {
   }
 
   /** 1020, 1021 and 1024: recorded one by one until the address's brake counts them instead. */
-  private authRefusal(error: 'missing_api_key' | 'invalid_api_key' | 'ip_not_allowed', who: Who, address: string): Promise<VerifyOutcome> | VerifyOutcome {
-    if (this.refusals.record(address, who.requestId)) return this.accountError(error, who);
+  private authRefusal(error: 'missing_api_key' | 'invalid_api_key' | 'ip_not_allowed', who: Who, address: string, recorded?: string): Promise<VerifyOutcome> | VerifyOutcome {
+    if (this.refusals.record(address, who.requestId)) return this.accountError(error, who, {}, undefined, recorded);
     return { kind: 'account_error', error };
   }
 
@@ -281,8 +299,10 @@ export class VerificationService {
     who: Who,
     about: Pick<FailureFacts, 'qrcode' | 'slip'> = {},
     creditsRemaining?: number,
+    /** What the record says, when it knows more than the answer. */
+    recorded: string = ACCOUNT_ERRORS[error].message,
   ): Promise<VerifyOutcome> {
-    await this.deps.store.insertRequestError(this.errorRecord(who, { kind: error, message: ACCOUNT_ERRORS[error].message, ...about }));
+    await this.deps.store.insertRequestError(this.errorRecord(who, { kind: error, message: recorded, ...about }));
     return creditsRemaining === undefined ? { kind: 'account_error', error } : { kind: 'account_error', error, creditsRemaining };
   }
 

@@ -73,6 +73,7 @@ export function createPublicApp(deps: PublicAppDeps): express.Express {
       clientIp: req.ip,
       // IPv6 by its /56, as the per-IP limit counts (one customer's allocation, not one address of billions).
       clientAddress: req.ip === undefined ? undefined : ipKeyGenerator(req.ip),
+      clientIpFrom: addressSource(req, deps.limits?.TRUST_PROXY_HOPS ?? 0),
       trace,
     });
     res.locals.verifyOutcome = classifyOutcome(outcome);
@@ -102,7 +103,15 @@ function verificationFields(res: Response): Record<string, unknown> {
     keyId: trace.keyId ?? null,
     bank: trace.upstream ?? null,
     ...(trace.upstreamMs === undefined ? {} : { bankMs: trace.upstreamMs }),
+    ...(trace.clientIp === undefined ? {} : { clientIp: trace.clientIp, clientIpFrom: trace.clientIpFrom }),
   };
+}
+
+/** How express found req.ip: the connection, or X-Forwarded-For counted TRUST_PROXY_HOPS back from it. */
+function addressSource(req: Request, hops: number): string {
+  const peer = req.socket.remoteAddress ?? 'unknown';
+  if (hops === 0) return `the connection's address; TRUST_PROXY_HOPS=0`;
+  return `X-Forwarded-For with TRUST_PROXY_HOPS=${hops}, from the proxy at ${peer}`;
 }
 
 function observeVerify(metrics: Metrics): RequestHandler {

@@ -44,24 +44,30 @@ async function slipgate(databaseUrl: string, args: string[], { fileSizeLimitKb, 
   }
 }
 
+/**
+ * `good`'s rows in a file of schema version 7: the first seven migrations
+ * applied as the store applies them, then every table's rows copied in the
+ * columns that version has (whatever later versions added).
+ */
+function versionSevenCopy(good: string, path: string): void {
+  const db = new Database(path);
+  db.exec('CREATE TABLE schema_migrations (version INTEGER PRIMARY KEY, applied_at INTEGER NOT NULL)');
+  SQLITE_MIGRATIONS.slice(0, 7).forEach((sql, i) => {
+    db.exec(sql);
+    db.prepare('INSERT INTO schema_migrations (version, applied_at) VALUES (?, ?)').run(i + 1, Date.now());
+  });
+  db.prepare('ATTACH DATABASE ? AS good').run(good);
+  const tables = db.prepare("SELECT name FROM main.sqlite_master WHERE type = 'table' AND name NOT IN ('schema_migrations') AND name NOT LIKE 'sqlite_%'").all() as { name: string }[];
+  for (const { name } of tables) {
+    const columns = (db.prepare(`PRAGMA main.table_info(${name})`).all() as { name: string }[]).map((c) => c.name).join(', ');
+    db.exec(`INSERT INTO main.${name} (${columns}) SELECT ${columns} FROM good.${name}`);
+  }
+  db.exec('DETACH DATABASE good');
+  db.close();
+}
+
 const sha = (file: string) => createHash('sha256').update(readFileSync(file)).digest('hex');
 const partials = (folder: string) => readdirSync(folder).filter((f) => f.includes('partial') || f.endsWith('-wal') || f.endsWith('-journal'));
-
-
-/**
- * A version-7 file from a current one: every migration from 8 on undone.
- * Version 8 added verify_transactions.redacted_at and its index (the next
- * one widened that index), then the receivers and the webhook tables came;
- * a new migration adds its undo here.
- */
-function undoToVersion7(db: Database.Database): void {
-  db.exec(`
-    DROP INDEX verify_transactions_unredacted; ALTER TABLE verify_transactions DROP COLUMN redacted_at;
-    DROP TABLE receivers; ALTER TABLE accounts DROP COLUMN receiver_policy;
-    DROP TABLE webhook_deliveries; DROP TABLE webhook_endpoints;
-  `);
-  db.prepare('DELETE FROM schema_migrations WHERE version >= 8').run();
-}
 
 describe('backup and restore refuse bad input and leave files as they were', () => {
   const dir = tempDir();
@@ -81,10 +87,7 @@ describe('backup and restore refuse bad input and leave files as they were', () 
 
   it('backup: names the database, writes the copy owner-only, and checks it read-only (an older schema stays as it is)', { timeout: 60_000 }, async () => {
     const older = join(dir.path, 'older-live.db');
-    copyFileSync(good, older);
-    const db = new Database(older);
-    undoToVersion7(db);
-    db.close();
+    versionSevenCopy(good, older);
     const out = join(dir.path, 'of-older.db');
     const r = await slipgate(`sqlite:${older}`, ['backup', '--to', out]);
     expect(r.stderr).toBe('');
@@ -304,10 +307,7 @@ describe('backup and restore refuse bad input and leave files as they were', () 
 
     it('migrates a backup of an older schema and says so', { timeout: 60_000 }, async () => {
       const older = join(dir.path, 'older.db');
-      copyFileSync(good, older);
-      const db = new Database(older);
-      undoToVersion7(db);
-      db.close();
+      versionSevenCopy(good, older);
       const target = join(dir.path, 'fresh', 'slipgate.db');
       mkdirSync(join(dir.path, 'fresh'));
       const r = await slipgate(`sqlite:${target}`, ['restore', '--from', older]);

@@ -11,6 +11,7 @@ import type { HoldResult } from '../../domain/ports/store.js';
 import type { Run } from './db.js';
 import * as row from './rows.js';
 import { columns, StatementBatch } from './statement-batch.js';
+import { isDeadlock } from './sql.js';
 
 /** Read at COMMIT; set inside the statement (is_local), it applies to that statement's own transaction only. */
 export const LAZY_COMMIT = `set_config('synchronous_commit', 'off', true) AS lazy_commit`;
@@ -19,10 +20,36 @@ export const LAZY_COMMIT = `set_config('synchronous_commit', 'off', true) AS laz
 const MAX_BATCH = 128;
 
 // One statement, so one transaction, for one hold or many (a lone hold is a
-// batch of one): `locked` reads each live account's balance under its row
-// lock (the latest committed value, whatever committed while it waited);
-// `granted` is how many of its holds that balance covers, and a hold row is
-// written only for a credit taken.
+// batch of one). What each part reads, under READ COMMITTED:
+//
+// - Every part scans with the one snapshot taken when the statement began.
+//   A top-up, release, recovery or another process's hold that commits
+//   after that instant is invisible to the scans.
+// - `locked` scans that snapshot's row too, but FOR NO KEY UPDATE first
+//   waits for any writer of the row to finish, then locks the row's newest
+//   committed version and returns that one (EvalPlanQual re-fetch: the
+//   version the snapshot saw is replaced). So `l.credits` is the balance
+//   under our row lock, and nobody else changes it until we commit.
+// - `granted` grants from that locked balance: min(credits, holds asked).
+// - `taken`'s UPDATE scans the snapshot's version again, and PostgreSQL
+//   computes the new row, and checks it against CHECK (credits >= 0), from
+//   that version, before the write finds that a newer version exists and
+//   recomputes from it. `a.credits - g.count` was therefore first computed
+//   from the snapshot's balance: after a top-up or refund committed between
+//   the snapshot and the lock, that is lower than the locked balance the
+//   grant came from, and the CHECK aborted the whole batch (issue #37). The
+//   balance is written as `g.before - g.count` instead: the row is ours from
+//   `locked` until commit, so the version the write lands on holds exactly
+//   `g.before`, and both computations give the same, true value.
+// - Nothing in `taken`'s WHERE may test the balance: it would be tested on
+//   the snapshot's version, and a row that fails there is skipped without a
+//   second look at the newer one.
+// - That scan of the snapshot's version can also make the UPDATE queue for
+//   the old version's tuple lock (when someone share-locks it), which can
+//   deadlock with another locker; the victim is tried again
+//   (statement-batch.ts, ledger.ts).
+//
+// A hold row is written only for a credit taken.
 const HOLD_MANY = {
   name: 'slipgate_hold_many',
   text: `WITH input AS (
@@ -38,7 +65,7 @@ const HOLD_MANY = {
    ), granted AS (
      SELECT l.id, l.credits AS before, least(l.credits, w.asked) AS count FROM locked l JOIN wanted w ON w.account_id = l.id
    ), taken AS (
-     UPDATE accounts a SET credits = a.credits - g.count FROM granted g WHERE a.id = g.id AND g.count > 0
+     UPDATE accounts a SET credits = g.before - g.count FROM granted g WHERE a.id = g.id AND g.count > 0
      RETURNING a.id
    ), held AS (
      INSERT INTO credit_holds (id, account_id, key_id, created_at, instance_id)
@@ -64,6 +91,7 @@ const params = (h: CreditHold) => [h.id, h.accountId, h.keyId, h.createdAt, h.in
 export function holdBatch(run: Run): StatementBatch<CreditHold, HoldResult> {
   return new StatementBatch({
     maxBatch: MAX_BATCH,
+    retryable: isDeadlock,
     async many(holds) {
       const { rows } = await run<HoldRow & { id: string }>(HOLD_MANY, columns(holds.map(params), row.noNul));
       if (rows.length !== holds.length) throw new Error('hold batch answered a different number of rows');

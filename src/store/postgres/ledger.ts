@@ -10,6 +10,14 @@ import { prepared } from './sql.js';
 
 export async function applyLedgerEntry(db: PgDb, entry: LedgerEntry): Promise<LedgerResult> {
   return db.tx(async (run): Promise<LedgerResult> => {
+    // The account's row lock first, in the queue like every other writer of
+    // the row. Without it the entry's foreign-key check below takes a share
+    // lock on the row version it finds and keeps it while this change waits
+    // at its UPDATE; a hold or settle that meanwhile locked the newer version
+    // must then queue for the old one to update it, behind a statement that
+    // waits for it: a deadlock (the randomized race test met it). No row (a
+    // missing account) locks nothing, and the INSERT below says not found.
+    await run('SELECT 1 FROM accounts WHERE id = $1 FOR NO KEY UPDATE', [entry.accountId]);
     // The entry is written first: it claims the idempotency key. A
     // concurrent claim of the same key waits for ours to commit (then does
     // nothing and replays ours) or to roll back (then takes the key). A

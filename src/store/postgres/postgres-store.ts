@@ -98,6 +98,10 @@ export class PostgresStore implements Store {
     return this.db.ping();
   }
 
+  isEmpty(): Promise<boolean> {
+    return this.db.isEmpty();
+  }
+
   close(): Promise<void> {
     return this.db.close();
   }

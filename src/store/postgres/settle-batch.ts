@@ -7,6 +7,7 @@ import { StoreError } from '../../domain/ports/store.js';
 import type { Run } from './db.js';
 import * as row from './rows.js';
 import { columns, StatementBatch } from './statement-batch.js';
+import { isDeadlock } from './sql.js';
 import { DELIVERY_COLUMNS, deliveryValues } from '../sql/webhooks.js';
 import type { NewWebhookDelivery } from '../../domain/webhooks/types.js';
 
@@ -75,6 +76,7 @@ function deliveryColumns(settles: Settle[]): unknown[][] {
 export function settleBatch(run: Run): StatementBatch<Settle, void> {
   return new StatementBatch<Settle, void>({
     maxBatch: MAX_BATCH,
+    retryable: isDeadlock,
     async many(settles) {
       const records = settles.map((s) => s.record);
       const vts = columns(records.map(row.vtParams), row.noNul);

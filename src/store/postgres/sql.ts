@@ -2,7 +2,7 @@
 // URL, and driver errors mapped to StoreError.
 import { createHash } from 'node:crypto';
 import type { PoolConfig } from 'pg';
-import { StoreError } from '../../domain/ports/store.js';
+import { ConstraintViolationError, StoreError } from '../../domain/ports/store.js';
 
 /** Turns the shared `?` placeholders (see sql/audit-filter.ts) into $1..$n. */
 export function numbered(sql: string): string {
@@ -91,6 +91,12 @@ export function isConnectionError(err: unknown): boolean {
   return code === '' && err instanceof Error && CONNECTION_MESSAGES.test(err.message);
 }
 
+/** True when PostgreSQL ended the statement as a deadlock's victim (also when mapped to StoreError). */
+export function isDeadlock(err: unknown): boolean {
+  const code = (e: unknown) => (e as { code?: unknown } | null)?.code;
+  return code(err) === '40P01' || (err instanceof StoreError && code(err.cause) === '40P01');
+}
+
 export function mapError(err: unknown): Error {
   if (err instanceof StoreError) return err;
   const code = String((err as { code?: unknown }).code ?? '');
@@ -98,7 +104,12 @@ export function mapError(err: unknown): Error {
   // 57014: statement_timeout or cancel; 40001/40P01: serialization failure or
   // deadlock. All transient: the caller may retry later.
   if (code === '57014' || code === '40001' || code === '40P01') return new StoreError('unavailable', 'database busy', { cause: err });
-  // Class 23, integrity constraint violation, like SQLITE_CONSTRAINT.
-  if (code.startsWith('23')) return new StoreError('conflict', 'record already exists or references a missing record', { cause: err });
+  // Class 23, integrity constraint violation, like SQLITE_CONSTRAINT: 23505
+  // unique, 23503 foreign key; the others (a CHECK, NOT NULL) only a bug breaks.
+  if (code.startsWith('23')) {
+    const constraint = (err as { constraint?: string }).constraint ?? `SQLSTATE ${code}`;
+    const message = code === '23505' || code === '23503' ? 'record already exists or references a missing record' : `record breaks the database rule ${constraint}`;
+    return new ConstraintViolationError(constraint, message, { cause: err });
+  }
   return err instanceof Error ? err : new Error(String(err));
 }

@@ -6,7 +6,9 @@
 // One SQL text serves every batch size: a lone write is a batch of one. A
 // batch statement that fails (one bad row, or a deadlock with another
 // process's batch) is retried as one batch of one per write, so a write only
-// ever fails for its own reason.
+// ever fails for its own reason; a batch of one that PostgreSQL chose as a
+// deadlock's victim is tried again (the statement is its own transaction, so
+// it left nothing behind).
 
 /** A write's own outcome inside a batch. */
 export type Settled<T> = { ok: true; value: T } | { ok: false; error: unknown };
@@ -22,7 +24,12 @@ export interface BatchStatements<In, Out> {
   maxBatch: number;
   /** One or many writes in one statement; an outcome per input, in order. */
   many(inputs: In[]): Promise<Settled<Out>[]>;
+  /** A failure that changed nothing and says nothing about the write (a deadlock): worth another try. */
+  retryable?(err: unknown): boolean;
 }
+
+/** Tries of a batch of one that keeps failing for a retryable reason. */
+const MAX_TRIES = 3;
 
 export class StatementBatch<In, Out> {
   private queue: Job<In, Out>[] = [];
@@ -52,11 +59,15 @@ export class StatementBatch<In, Out> {
   /** A lone write, and the fallback: the same statement with one row. */
   private async one(job: Job<In, Out>): Promise<void> {
     let outcome: Settled<Out>;
-    try {
-      [outcome] = (await this.statements.many([job.input])) as [Settled<Out>];
-    } catch (err) {
-      job.reject(err);
-      return;
+    for (let tries = 1; ; tries++) {
+      try {
+        [outcome] = (await this.statements.many([job.input])) as [Settled<Out>];
+        break;
+      } catch (err) {
+        if (tries < MAX_TRIES && this.statements.retryable?.(err)) continue;
+        job.reject(err);
+        return;
+      }
     }
     if (outcome.ok) job.resolve(outcome.value);
     else job.reject(outcome.error);

@@ -3,7 +3,8 @@ import type { Account, ApiKey } from '../../domain/types.js';
 import type { AccountQuery, Page } from '../../domain/ports/store.js';
 import { toPage } from '../cursor.js';
 import { accountFilter } from '../sql/audit-filter.js';
-import { ACCOUNT_SELECT, mapError, type Lite } from './connection.js';
+import { ACCOUNT_SELECT, type Lite } from './connection.js';
+import { mapError } from './errors.js';
 import * as row from './rows.js';
 
 export async function createAccount(lite: Lite, input: { id: string; name: string; createdAt: Date }): Promise<Account> {

@@ -2,7 +2,8 @@
 import type { AdminEvent, AdminToken } from '../../domain/types.js';
 import type { Page } from '../../domain/ports/store.js';
 import { decodeCursor, toPage } from '../cursor.js';
-import { mapError, type Lite } from './connection.js';
+import type { Lite } from './connection.js';
+import { mapError } from './errors.js';
 import * as row from './rows.js';
 
 export async function createAdminToken(lite: Lite, t: AdminToken): Promise<void> {

@@ -2,10 +2,10 @@
 // and the statements the hot paths prepare once. Every section of the store
 // (accounts.ts, holds.ts, ledger.ts, admin.ts, audit.ts) works on the Lite
 // this returns.
+import { refuseNewerSchema } from '../schema-version.js';
 import Database from 'better-sqlite3';
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { StoreError } from '../../domain/ports/store.js';
 import { GroupCommit } from './group-commit.js';
 import { StoreFailure } from './store-failure.js';
 import { walSync, type WalSync } from './wal-sync.js';
@@ -125,6 +125,7 @@ export function migrate(db: Database.Database): void {
   db.transaction(() => {
     db.exec('CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, applied_at INTEGER NOT NULL)');
     const applied = db.prepare('SELECT coalesce(max(version), 0) AS v FROM schema_migrations').get() as { v: number };
+    refuseNewerSchema(applied.v, SQLITE_MIGRATIONS.length, db.name);
     SQLITE_MIGRATIONS.forEach((sql, i) => {
       const version = i + 1;
       if (version <= applied.v) return;
@@ -161,12 +162,6 @@ export const STATEMENTS = {
 function prepare(db: Database.Database): { [K in keyof typeof STATEMENTS]: Database.Statement } {
   const prepared = Object.entries(STATEMENTS).map(([name, sql]) => [name, db.prepare(sql)] as const);
   return Object.fromEntries(prepared) as { [K in keyof typeof STATEMENTS]: Database.Statement };
-}
-
-export function mapError(err: unknown): Error {
-  const code = (err as { code?: string }).code ?? '';
-  if (code.startsWith('SQLITE_CONSTRAINT')) return new StoreError('conflict', 'record already exists or references a missing record', { cause: err });
-  return err instanceof Error ? err : new Error(String(err));
 }
 
 /**

@@ -1,6 +1,7 @@
 // Registered receivers and the receiver policy on SQLite.
 import type { Receiver, ReceiverPolicy } from '../../domain/types.js';
-import { mapError, type Lite } from './connection.js';
+import type { Lite } from './connection.js';
+import { mapError } from './errors.js';
 import * as row from './rows.js';
 
 export async function createReceiver(lite: Lite, r: Receiver): Promise<void> {

@@ -8,6 +8,7 @@
 // after it is acknowledged, every call fails fast, and only a new process
 // (whose start checkpoints what it finds, connection.ts) serves again.
 import { StoreFailedError } from '../../domain/ports/store.js';
+import { mapError } from './errors.js';
 
 export class StoreFailure {
   private error: StoreFailedError | null = null;
@@ -45,7 +46,7 @@ export class StoreFailure {
   }
 }
 
-/** `ops` with every call refused once the store has failed, and every error looked at (`inspect`). */
+/** `ops` with every call refused once the store has failed, and every error looked at (`inspect`) and mapped. */
 export function guarded<T extends object>(ops: T, failure: StoreFailure): T {
   const entries = Object.entries(ops).map(([name, op]) => [
     name,
@@ -54,7 +55,7 @@ export function guarded<T extends object>(ops: T, failure: StoreFailure): T {
       try {
         return await (op as (...a: unknown[]) => unknown)(...args);
       } catch (err) {
-        throw failure.inspect(err);
+        throw mapError(failure.inspect(err));
       }
     },
   ]);

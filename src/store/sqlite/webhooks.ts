@@ -3,7 +3,8 @@ import type { Page } from '../../domain/ports/store.js';
 import type { DeliveryNext, DeliveryQuery, WebhookAttempt, WebhookDelivery, WebhookEndpoint } from '../../domain/webhooks/types.js';
 import { toPage } from '../cursor.js';
 import * as sql from '../sql/webhooks.js';
-import { mapError, type Lite } from './connection.js';
+import type { Lite } from './connection.js';
+import { mapError } from './errors.js';
 
 type EndpointRow = sql.EndpointRow<number>;
 type DeliveryRow = sql.DeliveryRow<number, string>;
