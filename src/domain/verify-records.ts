@@ -1,7 +1,7 @@
 // The small pieces verify.ts builds its answers and failure records from:
 // who asked, what a failure record says, and the outcomes that need no state.
 import type { SlipRef } from './slip-qr.js';
-import type { ErrorKind, RequestErrorRecord } from './types.js';
+import type { ErrorKind, RequestErrorRecord, VerifiedSlip, VerifyTransactionRecord } from './types.js';
 import type { BodyRead, VerifyOutcome } from './verify-types.js';
 import { checkVerifyBody, type BodyCheck } from './verify-request.js';
 
@@ -15,6 +15,27 @@ export interface Who {
   source?: 'image';
 }
 export type KeyedWho = Who & { accountId: string; keyId: string };
+
+/** The success record of a verified slip: what the settle stores (and its webhook event tells). */
+export function successRecord(who: KeyedWho, facts: { qrcode: string; data: VerifiedSlip; upstream: string; latencyMs: number }, at: Date): VerifyTransactionRecord {
+  const { qrcode, data, upstream, latencyMs } = facts;
+  return {
+    id: who.id,
+    accountId: who.accountId,
+    keyId: who.keyId,
+    requestId: who.requestId,
+    qrcode,
+    transactionId: data.transactionId,
+    amount: data.amount,
+    sendingBank: data.senderBankCode,
+    receivingBank: data.receiverBankCode,
+    upstream,
+    latencyMs,
+    response: data,
+    createdAt: at,
+    ...(who.source ? { source: who.source } : {}),
+  };
+}
 
 /** What a failure record says beyond who asked. */
 export interface FailureFacts {

@@ -9,7 +9,7 @@ import { readSlipImage } from './verify-image.js';
 import { AccountSlots } from './account-slots.js';
 import type { ImageDecoder } from './ports/images.js';
 import { parseSlipQr, type SlipRef } from './slip-qr.js';
-import type { ApiKey, RequestErrorRecord, VerifiedSlip, VerifyTransactionRecord } from './types.js';
+import type { ApiKey, RequestErrorRecord, VerifiedSlip } from './types.js';
 import type { VerifyInput, VerifyOutcome, VerifyTrace } from './verify-types.js';
 import type { KeyResolver } from './key-lookup.js';
 import { ReceiverDirectory } from './receiver-directory.js';
@@ -21,7 +21,7 @@ import type { FailedAuthBrake } from './failed-auth-brake.js';
 import { AuthRefusals } from './auth-refusals.js';
 import { outboxRecords, verificationSucceeded } from './webhooks/events.js';
 import type { WebhookEventType } from './webhooks/types.js';
-import { bodyCheck, failure, imageRefusal, requestErrorRecord, type FailureFacts, type KeyedWho, type Who } from './verify-records.js';
+import { bodyCheck, failure, successRecord, imageRefusal, requestErrorRecord, type FailureFacts, type KeyedWho, type Who } from './verify-records.js';
 
 export type { VerifyInput, VerifyOutcome } from './verify-types.js';
 
@@ -212,10 +212,12 @@ export class VerificationService {
     trace?: VerifyTrace,
   ): Promise<VerifyOutcome> {
     const { store } = this.deps;
-    // Read before the hold (from memory, mostly): a store failure here is a
-    // plain 503 with nothing held, never after the bank answered.
-    const receivers = await this.receivers.forAccount(key.accountId);
-    const listeners = (await this.deps.webhooks?.endpointsFor(key.accountId, 'verification.succeeded')) ?? [];
+    // Read before the hold (from memory, mostly): a store failure here is a plain 503 with nothing held,
+    // never after the bank answered.
+    const [receivers, listeners] = await Promise.all([
+      this.receivers.forAccount(key.accountId),
+      this.deps.webhooks ? this.deps.webhooks.endpointsFor(key.accountId, 'verification.succeeded') : [],
+    ]);
     const held = await store.holdCredit({ id: who.id, accountId: key.accountId, keyId: key.id, createdAt: this.now(), instanceId: this.deps.instanceId?.() ?? null });
     // Credits never go below zero, so a refused hold saw a balance of exactly 0.
     if (held.status === 'insufficient') return this.accountError('insufficient_fund', who, { qrcode, slip }, 0);
@@ -240,22 +242,7 @@ export class VerificationService {
       const record = this.errorRecord(who, { kind: 'receiver_not_registered', message: receiverRefusal(data), qrcode, slip, upstream: result.upstream, latencyMs });
       return { kind: 'account_error', error: 'receiver_not_registered', creditsRemaining: await store.releaseHold({ ...record, accountId: key.accountId }) };
     }
-    const record: VerifyTransactionRecord = {
-      id: who.id,
-      accountId: key.accountId,
-      keyId: key.id,
-      requestId: who.requestId,
-      qrcode,
-      transactionId: data.transactionId,
-      amount: data.amount,
-      sendingBank: data.senderBankCode,
-      receivingBank: data.receiverBankCode,
-      upstream: result.upstream,
-      latencyMs,
-      response: data,
-      createdAt: this.now(),
-      ...(who.source ? { source: who.source } : {}),
-    };
+    const record = successRecord(who, { qrcode, data, upstream: result.upstream, latencyMs }, this.now());
     // The event is written by the settle itself (the outbox): charged and announced, or neither.
     const deliveries = listeners.length > 0 ? outboxRecords(verificationSucceeded(record), key.accountId, listeners) : [];
     try {
