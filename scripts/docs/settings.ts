@@ -98,6 +98,7 @@ export const OTHER_SETTINGS: Record<string, SettingDoc & { default: string; acce
   NO_COLOR: { topic: 'Logs and metrics', default: 'unset', accepts: 'any value', meaning: 'no colour in the readable log format' },
   FORCE_COLOR: { topic: 'Logs and metrics', default: 'unset', accepts: '`1` (`0` is unset)', meaning: 'colour in the readable log format even off a terminal' },
   SLIPGATE_URL: { topic: 'CLI', default: '`http://127.0.0.1:3000`', accepts: 'a URL', meaning: '`slipgate verify`: the public URL it calls (`--url` overrides)' },
+  INVOCATION_ID: { topic: 'CLI', default: 'set by systemd', accepts: 'any value', meaning: 'read, never set by hand: under systemd the startup line suggests `sudo slipgate …` (the host wrapper) for the CLI' },
   SLIPGATE_ACTOR: { topic: 'CLI', default: 'unset', accepts: '1–100 printable characters', meaning: 'the staff member the CLI records as making a change (`--as` overrides; then `SUDO_USER`, then the system user); see [operations.md](operations.md#who-made-a-change)' },
   SUDO_USER: { topic: 'CLI', default: 'set by sudo', accepts: 'a user name', meaning: 'who ran `sudo slipgate …`: recorded as the actor when neither `--as` nor `SLIPGATE_ACTOR` is given' },
   SLIPGATE_REVISION: { topic: 'CLI', default: '`git describe` at build time', accepts: 'text', meaning: 'build time only (`npm run build`, the image\'s build argument): the revision `slipgate --version` names' },

@@ -13,6 +13,7 @@ import { verifyWrites } from './verify-writes.js';
 import { SQLITE_MIGRATIONS } from './migrations.js';
 import { sqliteRecovery } from './recovery.js';
 import { openUnreplaced } from './open-unreplaced.js';
+import { DELIVERY_COLUMNS } from '../sql/webhooks.js';
 
 const BUSY_TIMEOUT_MS = 5000;
 export const ACCOUNT_SELECT = `SELECT a.*, (SELECT count(*) FROM credit_holds h WHERE h.account_id = a.id) AS held FROM accounts a`;
@@ -38,10 +39,9 @@ export interface Lite {
 export function openLite(path: string, { readonly = false }: { readonly?: boolean } = {}): Lite {
   const db = readonly ? openReadOnly(path) : openForWriting(path);
   const stmt = prepare(db);
-  const sql = statementCache(db);
   const wal = walSync(path === ':memory:' || readonly ? null : `${path}-wal`);
   const failure = new StoreFailure();
-  return { db, stmt, sql, verifyWrite: verifyWrites(stmt, sql), writes: new GroupCommit(db, wal, failure), wal, recovery: sqliteRecovery(db, stmt), failure };
+  return { db, stmt, sql: statementCache(db), verifyWrite: verifyWrites(stmt), writes: new GroupCommit(db, wal, failure), wal, recovery: sqliteRecovery(db, stmt), failure };
 }
 
 /** No WAL switch, no migration, no checkpoint: the file's bytes stay as they are. */
@@ -157,6 +157,7 @@ export const STATEMENTS = {
   insertLedger: `INSERT INTO credit_ledger (id, account_id, kind, delta, reason, actor, idempotency_key, created_at)
     VALUES (@id, @accountId, @kind, @delta, @reason, @actor, @idempotencyKey, @createdAt)`,
   addCredits: 'UPDATE accounts SET credits = credits + ? WHERE id = ? AND deleted_at IS NULL AND credits + ? >= 0',
+  insertDelivery: `INSERT INTO webhook_deliveries (${DELIVERY_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 };
 
 /**

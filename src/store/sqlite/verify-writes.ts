@@ -3,17 +3,12 @@
 import type { CreditHold, RequestErrorRecord, VerifyTransactionRecord } from '../../domain/types.js';
 import { StoreError, type HoldResult } from '../../domain/ports/store.js';
 import type { Statements } from './connection.js';
-import type Database from 'better-sqlite3';
-import { DELIVERY_COLUMNS, deliveryValues } from '../sql/webhooks.js';
+import { deliveryValues } from '../sql/webhooks.js';
 import type { NewWebhookDelivery } from '../../domain/webhooks/types.js';
 import * as row from './rows.js';
 
 /** The verify path's money writes; each runs atomically in its own savepoint of a group commit. */
-// Prepared on first use, not with the statements above: a backup's check
-// opens an older file read-only, which may not have the webhook tables yet.
-const INSERT_DELIVERY = `INSERT INTO webhook_deliveries (${DELIVERY_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`;
-
-export function verifyWrites(stmt: Statements, sql: (text: string) => Database.Statement) {
+export function verifyWrites(stmt: Statements) {
   const hold = (h: CreditHold): HoldResult => {
     const taken = stmt.hold.get(h.accountId) as { credits: number } | undefined;
     if (taken) {
@@ -30,7 +25,7 @@ export function verifyWrites(stmt: Statements, sql: (text: string) => Database.S
     stmt.insertVt.run(row.vtParams(r));
     stmt.charge.run(r.accountId);
     // The outbox: in the same savepoint, so an event exists iff its charge does.
-    for (const d of deliveries) sql(INSERT_DELIVERY).run(...deliveryValues(d, (at) => at.getTime()));
+    for (const d of deliveries) stmt.insertDelivery.run(...deliveryValues(d, (at) => at.getTime()));
   };
   const release = (r: RequestErrorRecord & { accountId: string }): number => {
     // A hold already gone (recovered) refunds nothing: report the balance as it is.
