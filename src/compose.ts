@@ -26,7 +26,7 @@ import { UpstreamPool } from './upstream/pool.js';
 import { SandboxUpstream } from './upstream/sandbox/sandbox-upstream.js';
 import type { AdminListener } from './domain/webhooks/endpoint-url.js';
 import { WebhookEndpoints } from './domain/webhooks/endpoints.js';
-import { secretBox, type SecretBox } from './domain/webhooks/secret-box.js';
+import { secretBox, type SecretBox } from './domain/secret-box.js';
 import { WebhookSubscriptions } from './domain/webhooks/subscriptions.js';
 import { WebhookWorker } from './domain/webhooks/worker.js';
 import { httpWebhookSender } from './webhooks/http-sender.js';

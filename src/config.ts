@@ -94,7 +94,7 @@ export const configSchema = z.object({
     .default(60),
   /**
    * 32 bytes (64 hex characters, or base64) that seal webhook signing
-   * secrets in the database (domain/webhooks/secret-box.ts); unset, they are
+   * secrets in the database (domain/secret-box.ts); unset, they are
    * stored as they are. See docs/webhooks.md.
    */
   SECRETS_KEY: z

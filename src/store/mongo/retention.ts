@@ -59,7 +59,7 @@ export async function redactVerifyTransactions(m: Models, scope: PersonalDataSco
     const r = await m.verifyTransactions.collection.bulkWrite(
       docs.map((d) => {
         const kept = redact({ qrcode: d.qrcode, response: d.response });
-        return { updateOne: { filter: { _id: d._id, ...UNREDACTED } as never, update: { $set: { qrcode: kept.qrcode, response: kept.response, redactedAt: at } } } };
+        return { updateOne: { filter: { _id: d._id, ...UNREDACTED } as never, update: { $set: { qrcode: kept.qrcode, response: kept.response, lineUserId: kept.lineUserId, redactedAt: at } } } };
       }),
       { ordered: false },
     );

@@ -146,11 +146,11 @@ export const STATEMENTS = {
   refund: 'UPDATE accounts SET credits = credits + 1 WHERE id = ? RETURNING credits',
   credits: 'SELECT credits FROM accounts WHERE id = ?',
   insertVt: `INSERT INTO verify_transactions
-    (id, account_id, key_id, request_id, qrcode, transaction_id, amount, sending_bank, receiving_bank, upstream, latency_ms, response, created_at, source)
-    VALUES (@id, @accountId, @keyId, @requestId, @qrcode, @transactionId, @amount, @sendingBank, @receivingBank, @upstream, @latencyMs, @response, @createdAt, @source)`,
+    (id, account_id, key_id, request_id, qrcode, transaction_id, amount, sending_bank, receiving_bank, upstream, latency_ms, response, created_at, source, line_user_id)
+    VALUES (@id, @accountId, @keyId, @requestId, @qrcode, @transactionId, @amount, @sendingBank, @receivingBank, @upstream, @latencyMs, @response, @createdAt, @source, @lineUserId)`,
   insertError: `INSERT OR IGNORE INTO request_errors
-    (id, account_id, key_id, request_id, qrcode, transaction_id, sending_bank, kind, message, upstream, latency_ms, created_at)
-    VALUES (@id, @accountId, @keyId, @requestId, @qrcode, @transactionId, @sendingBank, @kind, @message, @upstream, @latencyMs, @createdAt)`,
+    (id, account_id, key_id, request_id, qrcode, transaction_id, sending_bank, kind, message, upstream, latency_ms, created_at, line_user_id)
+    VALUES (@id, @accountId, @keyId, @requestId, @qrcode, @transactionId, @sendingBank, @kind, @message, @upstream, @latencyMs, @createdAt, @lineUserId)`,
   ledgerByKey: 'SELECT * FROM credit_ledger WHERE idempotency_key = ?',
   insertLedger: `INSERT INTO credit_ledger (id, account_id, kind, delta, reason, actor, idempotency_key, created_at)
     VALUES (@id, @accountId, @kind, @delta, @reason, @actor, @idempotencyKey, @createdAt)`,
