@@ -8,6 +8,7 @@ import { AdminActions } from './domain/admin-actions.js';
 import { AdminTokenService } from './domain/admin-tokens.js';
 import { newId } from './domain/api-key.js';
 import { KeyResolver } from './domain/key-lookup.js';
+import { LineChannels } from './domain/line/channels.js';
 import { ReceiverDirectory } from './domain/receiver-directory.js';
 import { ReceiverService } from './domain/receivers.js';
 import type { Store } from './domain/ports/store.js';
@@ -47,8 +48,10 @@ export interface StoreServices {
   subscriptions: WebhookSubscriptions;
   /** Webhook endpoints and redeliveries, with the admin event trail. */
   webhooks: WebhookEndpoints;
-  /** Seals and opens webhook signing secrets (SECRETS_KEY). */
+  /** Seals and opens webhook signing secrets and LINE channel secrets (SECRETS_KEY). */
   secrets: SecretBox;
+  /** LINE channels connected to accounts, with the admin event trail. */
+  lineChannels: LineChannels;
 }
 
 export interface StoreServiceOptions {
@@ -70,7 +73,8 @@ export function storeServices(store: Store, opts: StoreServiceOptions = {}): Sto
   const subscriptions = new WebhookSubscriptions(store, opts.keyCacheTtlMs ?? 0);
   const secrets = secretBox(opts.secretsKey ?? null);
   const webhooks = new WebhookEndpoints({ store, secrets, adminListener: opts.adminListener ?? null, forgetAccount: (id) => subscriptions.forget(id), ...log });
-  return { store, keys, receiverDirectory, accounts, admin, adminTokens: new AdminTokenService(store), subscriptions, webhooks, secrets };
+  const lineChannels = new LineChannels({ store, secrets, ...log });
+  return { store, keys, receiverDirectory, accounts, admin, adminTokens: new AdminTokenService(store), subscriptions, webhooks, secrets, lineChannels };
 }
 
 /** What the store services need from the configuration. */
