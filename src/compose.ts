@@ -8,7 +8,10 @@ import { AdminActions } from './domain/admin-actions.js';
 import { AdminTokenService } from './domain/admin-tokens.js';
 import { newId } from './domain/api-key.js';
 import { KeyResolver } from './domain/key-lookup.js';
+import { LineBridge } from './domain/line/bridge.js';
 import { LineChannels } from './domain/line/channels.js';
+import { LineUserLimit } from './domain/line/user-limit.js';
+import { lineHttpApi } from './line/line-http-api.js';
 import { ReceiverDirectory } from './domain/receiver-directory.js';
 import { ReceiverService } from './domain/receivers.js';
 import type { Store } from './domain/ports/store.js';
@@ -109,6 +112,8 @@ export interface ServerServices extends StoreServices {
   upstreamConfigs(env: NodeJS.ProcessEnv): UpstreamConfig[];
   /** Delivers webhook events; started with the listeners, stopped before the store closes. */
   webhookWorker: WebhookWorker;
+  /** Slips sent in LINE chats of connected channels; drained before the store closes. */
+  lineBridge: LineBridge;
 }
 
 export async function serverServices(config: Config, { logger, upstream: override, adminListener }: ServerOptions): Promise<ServerServices> {
@@ -181,13 +186,29 @@ export async function serverServices(config: Config, { logger, upstream: overrid
     instanceId: () => lease.instanceId(),
     authBrake: new FailedAuthBrake({ perWindow: config.AUTH_FAILURES_PER_IP_PER_MIN, windowMs: 60_000 }),
   });
+  const lineBridge = new LineBridge({
+    store,
+    secrets: services.secrets,
+    api: lineHttpApi({
+      apiBaseUrl: config.LINE_API_BASE_URL,
+      dataApiBaseUrl: config.LINE_DATA_API_BASE_URL,
+      timeoutMs: config.LINE_API_TIMEOUT_MS,
+      userAgent: `slipgate/${packageVersion()}`,
+    }),
+    verification,
+    maxImageBytes: config.MAX_IMAGE_BYTES,
+    userLimit: new LineUserLimit(config.LINE_EVENTS_PER_USER_PER_MIN),
+    logger,
+    onEvent: (outcome) => metrics.lineEvent(outcome),
+    // paymentRequests: issue #34's matcher goes here once payment requests land.
+  });
   metrics.watch({
     upstreamHealth: () => pool.health(),
     listHolds: () => store.listHolds(),
     imageStats: () => images.stats,
     onReadError: (err) => logger.warn({ err }, 'metrics: reading the open credit holds failed'),
   });
-  return { ...services, metrics, pool, upstream, upstreamOverridden: override !== undefined, lease, retention, images, verification, upstreamConfigs, webhookWorker };
+  return { ...services, metrics, pool, upstream, upstreamOverridden: override !== undefined, lease, retention, images, verification, upstreamConfigs, webhookWorker, lineBridge };
 }
 
 /** The configured bank domains, or the sandbox network when none are configured. */

@@ -72,7 +72,15 @@ export async function run(config: Config, opts: RunOptions): Promise<Running> {
   publicServer.headersTimeout = Math.min(config.HEADERS_TIMEOUT_MS, config.REQUEST_TIMEOUT_MS);
   answerClientErrorsWithJson(publicServer);
   publicGate.open(
-    createPublicApp({ verification, logger, maxBodyBytes: config.MAX_BODY_BYTES, maxImageBytes: config.MAX_IMAGE_BYTES, limits: config, metrics }),
+    createPublicApp({
+      verification,
+      logger,
+      maxBodyBytes: config.MAX_BODY_BYTES,
+      maxImageBytes: config.MAX_IMAGE_BYTES,
+      limits: config,
+      metrics,
+      line: services.lineBridge,
+    }),
   );
   // The internal GraphQL API lives on the admin listener only.
   const dashboard = { dir: config.DASHBOARD_DIR ?? defaultDashboardDir(), logger };
@@ -112,6 +120,8 @@ export async function run(config: Config, opts: RunOptions): Promise<Running> {
     (closing ??= (async () => {
       logger.info({ inFlight: verification.inFlightCount }, 'shutting down');
       const stopped = Promise.all([stopServer(publicServer), stopServer(adminServer)]);
+      // LINE events first: their verifications join the drain below.
+      await services.lineBridge.drain();
       await verification.drain();
       // After the drain: the last settles' events are written; attempts under way are recorded.
       await services.webhookWorker.stop();
