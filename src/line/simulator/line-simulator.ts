@@ -39,6 +39,10 @@ export interface LineSimulator {
   url: string;
   log: SimLogEntry[];
   behavior: { content: ContentBehavior; api: 'ok' | '429' | '500' };
+  /** Pictures slipgate downloaded (or tried to), in order of the requests. */
+  contentRequests: string[];
+  /** Points the channel's webhook at another slipgate (one started after the simulator). */
+  setSlipgate(url: string): void;
   close(): Promise<void>;
 }
 
@@ -50,7 +54,8 @@ export async function startLineSimulator(opts: LineSimulatorOptions): Promise<Li
   const replyTokens = new Map<string, { userId: string; usable: boolean }>();
   const log: SimLogEntry[] = [];
   const behavior: LineSimulator['behavior'] = { content: 'ok', api: 'ok' };
-  const webhookUrl = new URL(`/line/webhook/${opts.channelId}`, opts.slipgateUrl).toString();
+  const contentRequests: string[] = [];
+  let webhookUrl = new URL(`/line/webhook/${opts.channelId}`, opts.slipgateUrl).toString();
 
   /** Sends the event's body to slipgate, signed; answers what slipgate answered. */
   async function deliver(event: SimEvent, redelivery: boolean): Promise<{ status: number; body: string }> {
@@ -73,6 +78,7 @@ export async function startLineSimulator(opts: LineSimulatorOptions): Promise<Li
     const path = url.pathname;
     const content = /^\/v2\/bot\/message\/([0-9]+)\/content$/.exec(path);
     if (req.method === 'GET' && content) {
+      contentRequests.push(content[1]!);
       if (!authorized(req)) return sendJson(res, 401, { message: 'Authentication failed' });
       if (behavior.content === 'hang') return hangUntilGone(res);
       if (behavior.content !== 'ok') return sendJson(res, Number(behavior.content), { message: `simulated ${behavior.content}` });
@@ -160,6 +166,8 @@ export async function startLineSimulator(opts: LineSimulatorOptions): Promise<Li
     url: `http://${address}:${port}`,
     log,
     behavior,
+    contentRequests,
+    setSlipgate: (url) => void (webhookUrl = new URL(`/line/webhook/${opts.channelId}`, url).toString()),
     close: () =>
       new Promise((resolve) => {
         server.closeAllConnections();
