@@ -19,7 +19,7 @@ export function lineHttpApi(opts: LineHttpApiOptions): LineApi {
   const headers = (token: string) => ({ authorization: `Bearer ${token}`, 'user-agent': opts.userAgent });
   const post = async (token: string, path: string, json: unknown): Promise<Response<string> | null> => {
     try {
-      return await client.post(api(path), { json, headers: headers(token), signal: AbortSignal.timeout(opts.timeoutMs) });
+      return await client.post(api(path), { json, headers: headers(token), timeout: { request: opts.timeoutMs } });
     } catch {
       return null;
     }
@@ -28,26 +28,22 @@ export function lineHttpApi(opts: LineHttpApiOptions): LineApi {
   return {
     async content(token, messageId, maxBytes): Promise<LineContent> {
       const url = new URL(`/v2/bot/message/${encodeURIComponent(messageId)}/content`, opts.dataApiBaseUrl).toString();
-      try {
-        const stream = client.stream(url, { headers: headers(token), signal: AbortSignal.timeout(opts.timeoutMs) });
-        let status = 0;
-        stream.on('response', (res: { statusCode: number }) => (status = res.statusCode));
-        const chunks: Buffer[] = [];
-        let size = 0;
-        for await (const chunk of stream as AsyncIterable<Buffer>) {
-          size += chunk.length;
-          // Read no further than the limit: a huge picture costs at most that much memory.
-          if (size > maxBytes) {
-            stream.destroy();
-            return { ok: false, problem: 'too_large' };
-          }
-          chunks.push(chunk);
+      const request = client.get(url, { headers: headers(token), responseType: 'buffer', timeout: { request: opts.timeoutMs } });
+      let tooLarge = false;
+      // Read no further than the limit: a huge picture costs at most that much memory.
+      request.on('downloadProgress', (progress: { transferred: number }) => {
+        if (progress.transferred > maxBytes && !tooLarge) {
+          tooLarge = true;
+          request.cancel();
         }
-        if (status === 404 || status === 410) return { ok: false, problem: 'gone' };
-        if (status < 200 || status >= 300) return { ok: false, problem: 'unavailable' };
-        return { ok: true, bytes: Buffer.concat(chunks) };
+      });
+      try {
+        const res = await request;
+        if (res.statusCode === 404 || res.statusCode === 410) return { ok: false, problem: 'gone' };
+        if (res.statusCode < 200 || res.statusCode >= 300) return { ok: false, problem: 'unavailable' };
+        return res.body.length > maxBytes ? { ok: false, problem: 'too_large' } : { ok: true, bytes: res.body };
       } catch {
-        return { ok: false, problem: 'unavailable' };
+        return { ok: false, problem: tooLarge ? 'too_large' : 'unavailable' };
       }
     },
     async startLoading(token, chatId) {

@@ -37,7 +37,7 @@ export async function startLineRig(opts: TestAppOptions & { credits?: number; la
     await eventually(async () => chat().length >= n);
     return chat();
   };
-  return {
+  const rig: LineRig = {
     app,
     sim,
     accountId,
@@ -46,16 +46,18 @@ export async function startLineRig(opts: TestAppOptions & { credits?: number; la
     accessToken,
     webhookUrl: `${app.publicUrl}/line/webhook/${channelId}`,
     async control(path, body) {
-      const res = await fetch(sim.url + path, { method: 'POST', ...(body === undefined ? {} : { body: Buffer.isBuffer(body) ? body : JSON.stringify(body) }) });
+      const res = await fetch(sim.url + path, { method: 'POST', ...(body === undefined ? {} : { body: Buffer.isBuffer(body) ? new Uint8Array(body) : JSON.stringify(body) }) });
       return res.json();
     },
     answers,
+    // rig.app, not app: a test may restart slipgate on the same database.
     async credits() {
-      return (await app.store.getAccount(accountId))!.credits;
+      return (await rig.app.store.getAccount(accountId))!.credits;
     },
     async stop() {
-      await app.stop();
+      await rig.app.stop();
       await sim.close();
     },
   };
+  return rig;
 }

@@ -4,8 +4,9 @@
 // Messaging API (records replies, pushes and loading calls, refuses expired
 // reply tokens). Knobs make it answer 404, 429 or 500, or never, for content.
 //
-// Control endpoints (JSON): POST /sim/send-image (raw JPEG/PNG/WebP body, or
-// ?qrcode=… to draw one), POST /sim/send-text {text}, POST /sim/send-sticker,
+// Control endpoints (JSON; ?user=U… picks the customer, ?expired=1 sends a
+// reply token that is already dead): POST /sim/send-image (raw JPEG/PNG/WebP
+// body, or ?qrcode=… to draw one), POST /sim/send-text {text}, POST /sim/send-sticker,
 // POST /sim/redeliver {webhookEventId}, POST /sim/expire-reply-tokens,
 // POST /sim/behavior {content, api}, GET /sim/log.
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
@@ -64,10 +65,11 @@ export async function startLineSimulator(opts: LineSimulatorOptions): Promise<Li
     return { status: res.status, body: await res.text() };
   }
 
-  async function send(userId: string, message: SimMessage): Promise<Record<string, unknown>> {
+  /** `expired`: the reply token is dead on arrival, as when slipgate answers after LINE's time for it. */
+  async function send(userId: string, message: SimMessage, expired: boolean): Promise<Record<string, unknown>> {
     const event: SimEvent = { webhookEventId: newEventId(), replyToken: newReplyToken(), userId, message, timestamp: Date.now() };
     events.set(event.webhookEventId, event);
-    replyTokens.set(event.replyToken, { userId, usable: true });
+    replyTokens.set(event.replyToken, { userId, usable: !expired });
     const answered = await deliver(event, false);
     return { webhookEventId: event.webhookEventId, messageId: message.id, replyToken: event.replyToken, userId, slipgate: answered };
   }
@@ -115,6 +117,7 @@ export async function startLineSimulator(opts: LineSimulatorOptions): Promise<Li
 
   async function control(req: IncomingMessage, res: ServerResponse, url: URL): Promise<void> {
     const userId = url.searchParams.get('user') ?? 'U00000000000000000000000000000001';
+    const expired = url.searchParams.get('expired') === '1';
     const action = `${req.method} ${url.pathname}`;
     switch (action) {
       case 'GET /sim/log':
@@ -124,14 +127,14 @@ export async function startLineSimulator(opts: LineSimulatorOptions): Promise<Li
         const bytes = qrcode ? await QRCode.toBuffer(qrcode, { type: 'png', width: 360, margin: 4 }) : await readAll(req);
         const id = newMessageId();
         contents.set(id, bytes);
-        return sendJson(res, 200, await send(userId, { type: 'image', id }));
+        return sendJson(res, 200, await send(userId, { type: 'image', id }, expired));
       }
       case 'POST /sim/send-text': {
         const body = JSON.parse((await readAll(req)).toString('utf8')) as { text?: unknown };
-        return sendJson(res, 200, await send(userId, { type: 'text', id: newMessageId(), text: String(body.text ?? '') }));
+        return sendJson(res, 200, await send(userId, { type: 'text', id: newMessageId(), text: String(body.text ?? '') }, expired));
       }
       case 'POST /sim/send-sticker':
-        return sendJson(res, 200, await send(userId, { type: 'sticker', id: newMessageId() }));
+        return sendJson(res, 200, await send(userId, { type: 'sticker', id: newMessageId() }, expired));
       case 'POST /sim/redeliver': {
         const body = JSON.parse((await readAll(req)).toString('utf8')) as { webhookEventId?: unknown };
         const event = events.get(String(body.webhookEventId));
