@@ -38,7 +38,7 @@ export function registerSimulateLineCommand(program: Command): void {
     });
 }
 
-export async function simulateLine(flags: SimulateLineFlags, print: (line: string) => void): Promise<LineSimulator> {
+async function simulateLine(flags: SimulateLineFlags, print: (line: string) => void): Promise<LineSimulator> {
   const port = Number(flags.port);
   if (!/^\d+$/.test(flags.port.trim()) || port > 65_535) throw new InputError('--port must be a whole number from 0 to 65535');
   const channelId = parseChannelId(flags.channelId);

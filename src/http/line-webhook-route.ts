@@ -8,7 +8,7 @@ import type { LineBridge } from '../domain/line/bridge.js';
 import { parseWebhookBody } from '../domain/line/events.js';
 import { notFound, sendError } from './json-errors.js';
 
-export const LINE_WEBHOOK_PATH = '/line/webhook/:channelId';
+const LINE_WEBHOOK_PATH = '/line/webhook/:channelId';
 /** LINE's webhook bodies are a few KB (events carry message ids, not content). */
 const MAX_WEBHOOK_BYTES = 1_048_576;
 const CHANNEL_ID = /^[0-9]{1,20}$/;

@@ -40,7 +40,7 @@ export function parseChannelId(value: string): string {
   return id;
 }
 
-export function parseLanguage(value: string | null | undefined): LineLanguage {
+function parseLanguage(value: string | null | undefined): LineLanguage {
   if (value === undefined || value === null) return 'th';
   const lang = value.trim().toLowerCase();
   if (!(LINE_LANGUAGES as readonly string[]).includes(lang)) throw new InputError(`language must be one of: ${LINE_LANGUAGES.join(', ')}`);

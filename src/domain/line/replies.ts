@@ -15,8 +15,6 @@ export type LineReply =
   | { kind: 'rate_limited' }
   | { kind: 'hint' };
 
-export type LineReplyKind = LineReply['kind'];
-
 /** ฿ with two decimals and thousands separators: ฿1,234.50. */
 export function baht(amount: number): string {
   return `฿${amount.toLocaleString('en-US', { minimumFractionDigits: 2, maximumFractionDigits: 2 })}`;

@@ -29,7 +29,7 @@ export interface LineChannel {
 export type LineChannelView = Omit<LineChannel, 'sealedSecret' | 'sealedToken'> & { secret: string; accessToken: string };
 
 /** Mask shown in place of a secret once it is set: it says one is there and nothing of it. */
-export const MASKED = '••••••••';
+const MASKED = '••••••••';
 
 export function lineChannelView({ sealedSecret: _s, sealedToken: _t, ...view }: LineChannel): LineChannelView {
   return { ...view, secret: MASKED, accessToken: MASKED };
