@@ -37,7 +37,7 @@ export interface Lite {
 /** `path` is a file path or ':memory:'; `readonly` opens an existing file as it is, to read (a backup's check). */
 export function openLite(path: string, { readonly = false }: { readonly?: boolean } = {}): Lite {
   const db = readonly ? openReadOnly(path) : openForWriting(path);
-  const stmt = prepare(db);
+  const stmt = prepare(db, readonly);
   const wal = walSync(path === ':memory:' || readonly ? null : `${path}-wal`);
   const failure = new StoreFailure();
   return { db, stmt, sql: statementCache(db), verifyWrite: verifyWrites(stmt), writes: new GroupCommit(db, wal, failure), wal, recovery: sqliteRecovery(db, stmt), failure };
@@ -158,9 +158,22 @@ export const STATEMENTS = {
   insertDelivery: `INSERT INTO webhook_deliveries (${DELIVERY_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 };
 
-function prepare(db: Database.Database): { [K in keyof typeof STATEMENTS]: Database.Statement } {
+type Prepared = { [K in keyof typeof STATEMENTS]: Database.Statement };
+
+/**
+ * Eagerly for a store that serves (a broken statement fails the start, not a
+ * request); lazily for a read-only file, whose older schema may lack the
+ * tables and columns of writes it never makes (a backup's check).
+ */
+function prepare(db: Database.Database, lazy: boolean): Prepared {
+  if (lazy) {
+    const cache = new Map<string, Database.Statement>();
+    return new Proxy({} as Prepared, {
+      get: (_target, name: string) => cache.get(name) ?? cache.set(name, db.prepare(STATEMENTS[name as keyof typeof STATEMENTS])).get(name),
+    });
+  }
   const prepared = Object.entries(STATEMENTS).map(([name, sql]) => [name, db.prepare(sql)] as const);
-  return Object.fromEntries(prepared) as { [K in keyof typeof STATEMENTS]: Database.Statement };
+  return Object.fromEntries(prepared) as Prepared;
 }
 
 /**
