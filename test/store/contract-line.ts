@@ -78,6 +78,18 @@ export function lineContract(f: Fixtures): void {
       expect(await store.claimLineEvent({ channelId: b, eventId, at: new Date() })).toBe(true);
     });
 
+    it('forgets event claims older than a given time, and only those', async () => {
+      const store = f.store();
+      const channel = channelId();
+      const old = { channelId: channel, eventId: randomUUID(), at: new Date(Date.now() - 8 * 86_400_000) };
+      const recent = { channelId: channel, eventId: randomUUID(), at: new Date() };
+      await store.claimLineEvent(old);
+      await store.claimLineEvent(recent);
+      expect(await store.pruneLineEvents(new Date(Date.now() - 7 * 86_400_000))).toBeGreaterThanOrEqual(1);
+      expect(await store.claimLineEvent(old)).toBe(true);
+      expect(await store.claimLineEvent(recent)).toBe(false);
+    });
+
     // A unique key, not a read-then-write: FerretDB holds to it too, so every engine runs this.
     it('gives one of many simultaneous claims of an event to exactly one caller', async () => {
       const store = f.store();

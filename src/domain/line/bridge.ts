@@ -46,9 +46,14 @@ export type WebhookCheck = { ok: true; channel: LineChannel } | { ok: false; ref
 
 type EventOutcome = LineReply['kind'] | 'redelivery' | 'ignored' | 'rate_limited_quiet' | 'error';
 
+/** LINE redelivers an event for a day at most; a week of claims is plenty. */
+const KEEP_EVENT_CLAIMS_MS = 7 * 86_400_000;
+const PRUNE_EVERY_MS = 3_600_000;
+
 export class LineBridge {
   private readonly inFlight = new Set<Promise<void>>();
   private readonly now: () => Date;
+  private lastPrune = 0;
 
   constructor(private readonly deps: LineBridgeDeps) {
     this.now = deps.now ?? (() => new Date());
@@ -95,6 +100,7 @@ export class LineBridge {
   private async work(channel: LineChannel, event: LineEvent): Promise<EventOutcome> {
     const taken = await this.deps.store.claimLineEvent({ channelId: channel.channelId, eventId: event.webhookEventId, at: this.now() });
     if (!taken) return 'redelivery';
+    this.pruneOldClaims();
     if (!event.message) return 'ignored';
     const token = this.deps.secrets.open(channel.sealedToken);
     const limit = this.deps.userLimit.take(`${channel.channelId}:${event.userId}`);
@@ -144,6 +150,14 @@ export class LineBridge {
     if (matched.kind === 'paid') return { ...reply, order: matched.order };
     if (matched.kind === 'amount_differs') return { kind: 'amount_differs', slip: reply.slip, expected: matched.expected };
     return reply;
+  }
+
+  /** At most hourly per process, in the background; every instance doing it is harmless. */
+  private pruneOldClaims(): void {
+    const now = this.now().getTime();
+    if (now - this.lastPrune < PRUNE_EVERY_MS) return;
+    this.lastPrune = now;
+    this.deps.store.pruneLineEvents(new Date(now - KEEP_EVENT_CLAIMS_MS)).catch((err: unknown) => this.deps.logger.warn({ err }, 'old LINE event claims could not be pruned; tried again in an hour'));
   }
 
   private loading(token: string, event: LineEvent): void {

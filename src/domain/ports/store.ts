@@ -315,6 +315,8 @@ export interface Store {
    * any restart), which must not be processed again.
    */
   claimLineEvent(claim: LineEventClaim): Promise<boolean>;
+  /** Forgets event claims taken before `before` (LINE stops redelivering long before); resolves to how many. */
+  pruneLineEvents(before: Date): Promise<number>;
 }
 
 /** 'invalid_cursor': an `after` that no page handed out (the caller's mistake, not a clash of writes). */

@@ -37,6 +37,10 @@ export async function deleteLineChannel(m: Models, channelId: string): Promise<b
   return mapped(async () => (await m.lineChannels.deleteOne({ _id: channelId })).deletedCount === 1);
 }
 
+export async function pruneLineEvents(m: Models, before: Date): Promise<number> {
+  return mapped(async () => (await m.lineEvents.deleteMany({ createdAt: { $lt: before } })).deletedCount);
+}
+
 export async function claimLineEvent(m: Models, c: LineEventClaim): Promise<boolean> {
   return mapped(async () => {
     try {

@@ -88,6 +88,7 @@ export class MongoStore implements Store {
   listLineChannels: Store['listLineChannels'] = (...args) => line.listLineChannels(this.m, ...args);
   deleteLineChannel: Store['deleteLineChannel'] = (...args) => line.deleteLineChannel(this.m, ...args);
   claimLineEvent: Store['claimLineEvent'] = (...args) => line.claimLineEvent(this.m, ...args);
+  pruneLineEvents: Store['pruneLineEvents'] = (...args) => line.pruneLineEvents(this.m, ...args);
 
   createAdminToken: Store['createAdminToken'] = (...args) => records.createAdminToken(this.m, ...args);
   findAdminTokenByHash: Store['findAdminTokenByHash'] = (...args) => records.findAdminTokenByHash(this.m, ...args);

@@ -245,6 +245,8 @@ const lineChannelSchema = new Schema<LineChannelDoc>(
 );
 lineChannelSchema.index({ accountId: 1, createdAt: 1 });
 const lineEventSchema = new Schema<LineEventDoc>({ _id: str, createdAt: date }, OPTIONS);
+// Old claims are pruned by time (LineBridge).
+lineEventSchema.index({ createdAt: 1 });
 
 /** Indexes an earlier version built that a wider one above now covers; migrate() drops them. */
 export const RETIRED_INDEXES: Partial<Record<keyof Models, string[]>> = {

@@ -27,6 +27,10 @@ export async function deleteLineChannel(db: PgDb, channelId: string): Promise<bo
   return (await db.run('DELETE FROM line_channels WHERE channel_id = $1', [row.noNul(channelId)])).rowCount === 1;
 }
 
+export async function pruneLineEvents(db: PgDb, before: Date): Promise<number> {
+  return (await db.run('DELETE FROM line_events WHERE created_at < $1', [before])).rowCount ?? 0;
+}
+
 export async function claimLineEvent(db: PgDb, c: LineEventClaim): Promise<boolean> {
   const inserted = await db.run('INSERT INTO line_events (channel_id, event_id, created_at) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING', [row.noNul(c.channelId), row.noNul(c.eventId), c.at]);
   return inserted.rowCount === 1;

@@ -236,6 +236,7 @@ export const PG_MIGRATIONS: readonly string[] = [
     created_at timestamptz NOT NULL,
     PRIMARY KEY (channel_id, event_id)
   );
+  CREATE INDEX line_events_time ON line_events (created_at);
   ALTER TABLE verify_transactions ADD COLUMN line_user_id text;
   ALTER TABLE request_errors ADD COLUMN line_user_id text;
   `,

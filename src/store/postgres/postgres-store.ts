@@ -55,6 +55,7 @@ export class PostgresStore implements Store {
   listLineChannels: Store['listLineChannels'] = (...args) => line.listLineChannels(this.db, ...args);
   deleteLineChannel: Store['deleteLineChannel'] = (...args) => line.deleteLineChannel(this.db, ...args);
   claimLineEvent: Store['claimLineEvent'] = (...args) => line.claimLineEvent(this.db, ...args);
+  pruneLineEvents: Store['pruneLineEvents'] = (...args) => line.pruneLineEvents(this.db, ...args);
 
   holdCredit: Store['holdCredit'] = (...args) => holds.holdCredit(this.db, ...args);
   settleHold: Store['settleHold'] = (...args) => holds.settleHold(this.db, ...args);

@@ -31,6 +31,10 @@ export async function deleteLineChannel(lite: Lite, channelId: string): Promise<
   return lite.sql('DELETE FROM line_channels WHERE channel_id = ?').run(channelId).changes === 1;
 }
 
+export async function pruneLineEvents(lite: Lite, before: Date): Promise<number> {
+  return lite.sql('DELETE FROM line_events WHERE created_at < ?').run(before.getTime()).changes;
+}
+
 export async function claimLineEvent(lite: Lite, c: LineEventClaim): Promise<boolean> {
   return lite.sql('INSERT OR IGNORE INTO line_events (channel_id, event_id, created_at) VALUES (?, ?, ?)').run(c.channelId, c.eventId, c.at.getTime()).changes === 1;
 }

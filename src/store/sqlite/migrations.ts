@@ -237,6 +237,7 @@ export const SQLITE_MIGRATIONS: readonly string[] = [
     created_at INTEGER NOT NULL,
     PRIMARY KEY (channel_id, event_id)
   );
+  CREATE INDEX line_events_time ON line_events (created_at);
   ALTER TABLE verify_transactions ADD COLUMN line_user_id TEXT;
   ALTER TABLE request_errors ADD COLUMN line_user_id TEXT;
   `,

@@ -61,6 +61,7 @@ export class SqliteStore implements Store {
   listLineChannels: Store['listLineChannels'] = (...args) => line.listLineChannels(this.lite, ...args);
   deleteLineChannel: Store['deleteLineChannel'] = (...args) => line.deleteLineChannel(this.lite, ...args);
   claimLineEvent: Store['claimLineEvent'] = (...args) => line.claimLineEvent(this.lite, ...args);
+  pruneLineEvents: Store['pruneLineEvents'] = (...args) => line.pruneLineEvents(this.lite, ...args);
 
   holdCredit: Store['holdCredit'] = (...args) => holds.holdCredit(this.lite, ...args);
   settleHold: Store['settleHold'] = (...args) => holds.settleHold(this.lite, ...args);
