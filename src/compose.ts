@@ -8,6 +8,10 @@ import { AdminActions } from './domain/admin-actions.js';
 import { AdminTokenService } from './domain/admin-tokens.js';
 import { newId } from './domain/api-key.js';
 import { KeyResolver } from './domain/key-lookup.js';
+import { LineBridge } from './domain/line/bridge.js';
+import { LineChannels } from './domain/line/channels.js';
+import { LineUserLimit } from './domain/line/user-limit.js';
+import { lineHttpApi } from './line/line-http-api.js';
 import { ReceiverDirectory } from './domain/receiver-directory.js';
 import { ReceiverService } from './domain/receivers.js';
 import type { Store } from './domain/ports/store.js';
@@ -26,7 +30,7 @@ import { UpstreamPool } from './upstream/pool.js';
 import { SandboxUpstream } from './upstream/sandbox/sandbox-upstream.js';
 import type { AdminListener } from './domain/webhooks/endpoint-url.js';
 import { WebhookEndpoints } from './domain/webhooks/endpoints.js';
-import { secretBox, type SecretBox } from './domain/webhooks/secret-box.js';
+import { secretBox, type SecretBox } from './domain/secret-box.js';
 import { WebhookSubscriptions } from './domain/webhooks/subscriptions.js';
 import { WebhookWorker } from './domain/webhooks/worker.js';
 import { httpWebhookSender } from './webhooks/http-sender.js';
@@ -47,8 +51,10 @@ export interface StoreServices {
   subscriptions: WebhookSubscriptions;
   /** Webhook endpoints and redeliveries, with the admin event trail. */
   webhooks: WebhookEndpoints;
-  /** Seals and opens webhook signing secrets (SECRETS_KEY). */
+  /** Seals and opens webhook signing secrets and LINE channel secrets (SECRETS_KEY). */
   secrets: SecretBox;
+  /** LINE channels connected to accounts, with the admin event trail. */
+  lineChannels: LineChannels;
 }
 
 export interface StoreServiceOptions {
@@ -70,7 +76,8 @@ export function storeServices(store: Store, opts: StoreServiceOptions = {}): Sto
   const subscriptions = new WebhookSubscriptions(store, opts.keyCacheTtlMs ?? 0);
   const secrets = secretBox(opts.secretsKey ?? null);
   const webhooks = new WebhookEndpoints({ store, secrets, adminListener: opts.adminListener ?? null, forgetAccount: (id) => subscriptions.forget(id), ...log });
-  return { store, keys, receiverDirectory, accounts, admin, adminTokens: new AdminTokenService(store, undefined, opts.logger), subscriptions, webhooks, secrets };
+  const lineChannels = new LineChannels({ store, secrets, ...log });
+  return { store, keys, receiverDirectory, accounts, admin, adminTokens: new AdminTokenService(store, undefined, opts.logger), subscriptions, webhooks, secrets, lineChannels };
 }
 
 /** What the store services need from the configuration. */
@@ -105,6 +112,8 @@ export interface ServerServices extends StoreServices {
   upstreamConfigs(env: NodeJS.ProcessEnv): UpstreamConfig[];
   /** Delivers webhook events; started with the listeners, stopped before the store closes. */
   webhookWorker: WebhookWorker;
+  /** Slips sent in LINE chats of connected channels; drained before the store closes. */
+  lineBridge: LineBridge;
 }
 
 export async function serverServices(config: Config, { logger, upstream: override, adminListener }: ServerOptions): Promise<ServerServices> {
@@ -177,13 +186,29 @@ export async function serverServices(config: Config, { logger, upstream: overrid
     instanceId: () => lease.instanceId(),
     authBrake: new FailedAuthBrake({ perWindow: config.AUTH_FAILURES_PER_IP_PER_MIN, windowMs: 60_000 }),
   });
+  const lineBridge = new LineBridge({
+    store,
+    secrets: services.secrets,
+    api: lineHttpApi({
+      apiBaseUrl: config.LINE_API_BASE_URL,
+      dataApiBaseUrl: config.LINE_DATA_API_BASE_URL,
+      timeoutMs: config.LINE_API_TIMEOUT_MS,
+      userAgent: `slipgate/${packageVersion()}`,
+    }),
+    verification,
+    maxImageBytes: config.MAX_IMAGE_BYTES,
+    userLimit: new LineUserLimit(config.LINE_EVENTS_PER_USER_PER_MIN),
+    logger,
+    onEvent: (outcome) => metrics.lineEvent(outcome),
+    // paymentRequests: issue #34's matcher goes here once payment requests land.
+  });
   metrics.watch({
     upstreamHealth: () => pool.health(),
     listHolds: () => store.listHolds(),
     imageStats: () => images.stats,
     onReadError: (err) => logger.warn({ err }, 'metrics: reading the open credit holds failed'),
   });
-  return { ...services, metrics, pool, upstream, upstreamOverridden: override !== undefined, lease, retention, images, verification, upstreamConfigs, webhookWorker };
+  return { ...services, metrics, pool, upstream, upstreamOverridden: override !== undefined, lease, retention, images, verification, upstreamConfigs, webhookWorker, lineBridge };
 }
 
 /** The configured bank domains, or the sandbox network when none are configured. */

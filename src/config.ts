@@ -106,7 +106,7 @@ export const configSchema = z.object({
     .default(60),
   /**
    * 32 bytes (64 hex characters, or base64) that seal webhook signing
-   * secrets in the database (domain/webhooks/secret-box.ts); unset, they are
+   * secrets in the database (domain/secret-box.ts); unset, they are
    * stored as they are. See docs/webhooks.md.
    */
   SECRETS_KEY: z
@@ -129,6 +129,13 @@ export const configSchema = z.object({
   WEBHOOK_POLL_MS: z.coerce.number().int().min(10).max(600_000).default(1_000),
   /** How long a claimed delivery stays with the worker that claimed it; must exceed WEBHOOK_TIMEOUT_MS. */
   WEBHOOK_LEASE_MS: z.coerce.number().int().min(100).max(3_600_000).default(60_000),
+  /** LINE's Messaging API and data API (content); the simulator's URL in tests and demos. */
+  LINE_API_BASE_URL: z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' }).default('https://api.line.me'),
+  LINE_DATA_API_BASE_URL: z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' }).default('https://api-data.line.me'),
+  /** One call to LINE (content download, reply, push) at most. */
+  LINE_API_TIMEOUT_MS: ms(10_000),
+  /** Slips one LINE user may send a channel per minute (0: no limit). */
+  LINE_EVENTS_PER_USER_PER_MIN: z.coerce.number().int().min(0).max(100_000).default(10),
   WORKERS: z.union([z.literal('auto'), z.coerce.number().int().min(0).max(256)], { error: 'must be a whole number from 0 to 256, or "auto"' }).default(1),
 });
 

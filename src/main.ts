@@ -18,7 +18,7 @@ import type { DomainHealth, ReloadSummary } from './upstream/pool.js';
 
 export type RunOptions = ServerOptions;
 
-export interface Running extends Pick<ServerServices, 'store' | 'keys' | 'accounts' | 'admin' | 'adminTokens' | 'verification' | 'images' | 'retention' | 'webhooks' | 'webhookWorker'> {
+export interface Running extends Pick<ServerServices, 'store' | 'keys' | 'accounts' | 'admin' | 'adminTokens' | 'verification' | 'images' | 'retention' | 'webhooks' | 'webhookWorker' | 'lineChannels'> {
   publicUrl: string;
   adminUrl: string;
   /** Per-domain counters, latency and breaker state of the bank network. */
@@ -72,7 +72,15 @@ export async function run(config: Config, opts: RunOptions): Promise<Running> {
   publicServer.headersTimeout = Math.min(config.HEADERS_TIMEOUT_MS, config.REQUEST_TIMEOUT_MS);
   answerClientErrorsWithJson(publicServer);
   publicGate.open(
-    createPublicApp({ verification, logger, maxBodyBytes: config.MAX_BODY_BYTES, maxImageBytes: config.MAX_IMAGE_BYTES, limits: config, metrics }),
+    createPublicApp({
+      verification,
+      logger,
+      maxBodyBytes: config.MAX_BODY_BYTES,
+      maxImageBytes: config.MAX_IMAGE_BYTES,
+      limits: config,
+      metrics,
+      line: services.lineBridge,
+    }),
   );
   // The internal GraphQL API lives on the admin listener only.
   const dashboard = { dir: config.DASHBOARD_DIR ?? defaultDashboardDir(), logger };
@@ -112,6 +120,8 @@ export async function run(config: Config, opts: RunOptions): Promise<Running> {
     (closing ??= (async () => {
       logger.info({ inFlight: verification.inFlightCount }, 'shutting down');
       const stopped = Promise.all([stopServer(publicServer), stopServer(adminServer)]);
+      // LINE events first: their verifications join the drain below.
+      await services.lineBridge.drain();
       await verification.drain();
       // After the drain: the last settles' events are written; attempts under way are recorded.
       await services.webhookWorker.stop();
@@ -127,8 +137,8 @@ export async function run(config: Config, opts: RunOptions): Promise<Running> {
       logger.info('stopped');
     })());
   const reloadUpstreams = () => (services.upstreamOverridden ? null : pool.reload(services.upstreamConfigs(process.env)));
-  const { keys, accounts, admin, adminTokens, webhooks, webhookWorker } = services;
-  return { publicUrl, adminUrl, store, keys, accounts, admin, adminTokens, verification, images, retention, webhooks, webhookWorker, upstreamHealth: () => pool.health(), reloadUpstreams, close, storeFailed };
+  const { keys, accounts, admin, adminTokens, webhooks, webhookWorker, lineChannels } = services;
+  return { publicUrl, adminUrl, store, keys, accounts, admin, adminTokens, verification, images, retention, webhooks, webhookWorker, lineChannels, upstreamHealth: () => pool.health(), reloadUpstreams, close, storeFailed };
 }
 
 /** Holds requests that arrive while the services start; `open` lets them through, `fail` drops them. */

@@ -6,8 +6,8 @@
 // neither lists.
 import type { configSchema } from '../../src/config.js';
 
-export type Topic = 'Listeners' | 'Storage' | 'Bank network' | 'Limits' | 'Pictures' | 'Processes' | 'Logs and metrics' | 'Retention' | 'Webhooks' | 'Dashboard' | 'CLI';
-export const TOPICS: readonly Topic[] = ['Listeners', 'Storage', 'Bank network', 'Limits', 'Pictures', 'Processes', 'Logs and metrics', 'Retention', 'Webhooks', 'Dashboard', 'CLI'];
+export type Topic = 'Listeners' | 'Storage' | 'Bank network' | 'Limits' | 'Pictures' | 'Processes' | 'Logs and metrics' | 'Retention' | 'Webhooks' | 'LINE' | 'Dashboard' | 'CLI';
+export const TOPICS: readonly Topic[] = ['Listeners', 'Storage', 'Bank network', 'Limits', 'Pictures', 'Processes', 'Logs and metrics', 'Retention', 'Webhooks', 'LINE', 'Dashboard', 'CLI'];
 
 export interface SettingDoc {
   topic: Topic;
@@ -73,7 +73,7 @@ export const SCHEMA_SETTINGS: Record<SchemaSetting, SettingDoc> = {
   RETENTION_INTERVAL_MINUTES: { topic: 'Retention', meaning: 'how often a server runs the retention pass (also once at startup; only the longest-running instance does the work)' },
   SECRETS_KEY: {
     topic: 'Webhooks',
-    meaning: '32 bytes that seal webhook signing secrets in the database (see [webhooks.md](webhooks.md#signing-secrets-at-rest-secrets_key)); unset, they are stored as they are',
+    meaning: '32 bytes that seal webhook signing secrets and LINE channel secrets in the database (see [webhooks.md](webhooks.md#signing-secrets-at-rest-secrets_key)); unset, webhook secrets are stored as they are and LINE channels cannot be connected',
     accepts: '64 hex characters or base64 (`openssl rand -hex 32`)',
   },
   WEBHOOK_TIMEOUT_MS: { topic: 'Webhooks', meaning: 'one delivery attempt\'s whole budget' },
@@ -82,6 +82,10 @@ export const SCHEMA_SETTINGS: Record<SchemaSetting, SettingDoc> = {
   WEBHOOK_RETRY_WINDOW_MS: { topic: 'Webhooks', meaning: 'how long after its event a delivery is retried before it is marked failed' },
   WEBHOOK_POLL_MS: { topic: 'Webhooks', meaning: 'how often an idle delivery worker looks for due deliveries (a verification on the same process wakes it at once)' },
   WEBHOOK_LEASE_MS: { topic: 'Webhooks', meaning: 'how long a claim holds a delivery; must be longer than `WEBHOOK_TIMEOUT_MS`' },
+  LINE_API_BASE_URL: { topic: 'LINE', meaning: "LINE's Messaging API (replies, pushes, the loading animation); `slipgate simulate-line`'s URL in tests and demos (see [line.md](line.md))" },
+  LINE_DATA_API_BASE_URL: { topic: 'LINE', meaning: "LINE's data API, where slip pictures are downloaded from; the simulator's URL in tests and demos" },
+  LINE_API_TIMEOUT_MS: { topic: 'LINE', meaning: 'one call to LINE (a picture download, a reply, a push) at most' },
+  LINE_EVENTS_PER_USER_PER_MIN: { topic: 'LINE', meaning: 'messages one LINE user may send one channel per minute; beyond, one polite answer and nothing checked (`0`: no limit)' },
   WORKERS: { topic: 'Processes', meaning: '`serve` processes sharing the listeners (node:cluster); `0` or `auto` is one per CPU core; `serve --workers N` overrides it' },
 };
 

@@ -10,12 +10,14 @@ import { registerBackupCommand } from './backup.js';
 import { setActorOption } from './context.js';
 import { registerDoctorCommand } from './doctor.js';
 import { registerExportCommand } from './export.js';
+import { registerLineCommands } from './line.js';
 import { registerReceiverCommands } from './receivers.js';
 import { registerRestoreCommand } from './restore.js';
 import { registerRetentionCommands } from './retention.js';
 import { registerSandboxCommands } from './sandbox.js';
 import { registerServeCommand } from './serve.js';
 import { registerSimulateBankCommand } from './simulate-bank.js';
+import { registerSimulateLineCommand } from './simulate-line.js';
 import { registerVerifyCommand } from './verify.js';
 import { registerWebhookCommands } from './webhooks.js';
 
@@ -41,5 +43,7 @@ export function slipgateProgram(): Command {
   registerSimulateBankCommand(program);
   registerVerifyCommand(program);
   registerWebhookCommands(program);
+  registerLineCommands(program);
+  registerSimulateLineCommand(program);
   return program;
 }

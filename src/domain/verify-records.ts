@@ -11,8 +11,10 @@ export interface Who {
   requestId: string;
   accountId: string | null;
   keyId: string | null;
-  /** Set for `image` bodies, recorded on the verification. */
-  source?: 'image';
+  /** Set for `image` bodies and LINE chats, recorded on the verification. */
+  source?: 'image' | 'line';
+  /** The LINE user who sent the slip (source 'line'), recorded on every record of it. */
+  lineUserId?: string;
 }
 export type KeyedWho = Who & { accountId: string; keyId: string };
 
@@ -34,6 +36,7 @@ export function successRecord(who: KeyedWho, facts: { qrcode: string; data: Veri
     response: data,
     createdAt: at,
     ...(who.source ? { source: who.source } : {}),
+    ...(who.lineUserId ? { lineUserId: who.lineUserId } : {}),
   };
 }
 
@@ -62,6 +65,7 @@ export function requestErrorRecord(who: Who, facts: FailureFacts, createdAt: Dat
     upstream: facts.upstream ?? null,
     latencyMs: facts.latencyMs ?? null,
     createdAt,
+    ...(who.lineUserId ? { lineUserId: who.lineUserId } : {}),
   };
 }
 

@@ -1,7 +1,7 @@
 // What goes into a verification and what comes out of it. The outcome says
 // what happened in the domain's terms; src/http/verify-answer.ts alone turns
 // it into a status, headers and a JSON body.
-import type { CheckResults } from './checks.js';
+import type { CheckRequest, CheckResults } from './checks.js';
 import type { AccountErrorKind } from './errors.js';
 import type { ErrorKind, VerifiedSlip } from './types.js';
 
@@ -31,6 +31,18 @@ export interface VerifyInput {
   clientIpFrom?: string;
   /** Filled in as the verification learns it, for the request's log line. */
   trace?: VerifyTrace;
+}
+
+/** A slip a customer sent through a LINE channel (domain/line): the channel's account pays. */
+export interface ChannelVerifyInput {
+  accountId: string;
+  /** `line:<channel id>`: what the records name instead of an API key. */
+  keyId: string;
+  lineUserId: string;
+  requestId: string;
+  slip: { qrcode: string; image?: undefined } | { qrcode?: undefined; image: Buffer };
+  /** The checks the channel asks for (the duplicate check when its checks are on). */
+  checks?: CheckRequest;
 }
 
 /** Who asked and which bank domain answered: what a support call needs from the log. */

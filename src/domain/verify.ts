@@ -9,8 +9,8 @@ import { readSlipImage } from './verify-image.js';
 import { AccountSlots } from './account-slots.js';
 import type { ImageDecoder } from './ports/images.js';
 import { parseSlipQr, type SlipRef } from './slip-qr.js';
-import type { ApiKey, RequestErrorRecord, VerifiedSlip } from './types.js';
-import type { VerifyInput, VerifyOutcome, VerifyTrace } from './verify-types.js';
+import type { RequestErrorRecord, VerifiedSlip } from './types.js';
+import type { ChannelVerifyInput, VerifyInput, VerifyOutcome, VerifyTrace } from './verify-types.js';
 import type { KeyResolver } from './key-lookup.js';
 import { ReceiverDirectory } from './receiver-directory.js';
 import { receiverRefusal, receiverVerdict } from './receiver-policy.js';
@@ -94,8 +94,13 @@ export class VerificationService {
    * committed, and `outcome_unknown` tells the caller not to retry blindly.
    */
   verify(input: VerifyInput): Promise<VerifyOutcome> {
-    const run = this.run(input).catch((err: unknown): VerifyOutcome => {
-      this.logFailure(err, input.requestId);
+    return this.track(this.run(input), input.requestId);
+  }
+
+  /** Counted for drain(); a failure inside becomes the outcome that says what the caller may do. */
+  private track(work: Promise<VerifyOutcome>, requestId: string): Promise<VerifyOutcome> {
+    const run = work.catch((err: unknown): VerifyOutcome => {
+      this.logFailure(err, requestId);
       return err instanceof SettleFailedError ? { kind: 'outcome_unknown' } : UNAVAILABLE;
     });
     this.inFlight.add(run);
@@ -129,7 +134,6 @@ export class VerificationService {
   }
 
   private async run(input: VerifyInput): Promise<VerifyOutcome> {
-    const { store } = this.deps;
     const address = input.clientAddress ?? input.clientIp ?? 'unknown';
     const braked = this.refusals.braked(address, input.requestId);
     if (braked) return braked;
@@ -160,15 +164,31 @@ export class VerificationService {
       if (!account.ok) return account.refused;
       return { kind: 'bad_request', problem: body.problem, message: body.message, creditsRemaining: account.credits };
     }
+    return this.verifySlip(body.image ? { ...who, source: 'image' } : who, body, body.checks, input.trace);
+  }
+
+  /**
+   * A slip sent through a LINE channel: the channel stands for the key
+   * (`line:<channel id>` in the records), its account pays, and the rest is
+   * the path every verification takes. Never rejects, like verify().
+   */
+  verifyForChannel(input: ChannelVerifyInput): Promise<VerifyOutcome> {
+    const who: KeyedWho = { id: this.deps.newId(), requestId: input.requestId, accountId: input.accountId, keyId: input.keyId, source: 'line', lineUserId: input.lineUserId };
+    return this.track(this.verifySlip(who, input.slip, input.checks), input.requestId);
+  }
+
+  /** After the key: the picture or QR text read, then the hold and the network. */
+  private async verifySlip(who: KeyedWho, slip: { qrcode: string; image?: undefined } | { qrcode?: undefined; image: Buffer }, checks?: CheckRequest, trace?: VerifyTrace): Promise<VerifyOutcome> {
+    const { store } = this.deps;
     let qrcode: string;
-    if (body.image === undefined) qrcode = body.qrcode;
+    if (slip.image === undefined) qrcode = slip.qrcode;
     else {
       // No CPU for an account that could not pay: its credits are read before decoding (the hold still decides).
       const account = await this.liveAccount(who, {}, { mustPay: true });
       if (!account.ok) return account.refused;
-      const release = this.pictureSlots.take(key.accountId);
+      const release = this.pictureSlots.take(who.accountId);
       if (!release) return { kind: 'busy', message: 'too many pictures of this account are being read right now; retry shortly' };
-      const read = await readSlipImage(this.deps.images, body.image).finally(release);
+      const read = await readSlipImage(this.deps.images, slip.image).finally(release);
       if (!read.ok && !read.unreadable) return imageRefusal(read.refused, read.message, account.credits);
       if (!read.ok) {
         await store.insertRequestError(this.errorRecord(who, { kind: 'unreadable_image', message: read.message, latencyMs: 0 }));
@@ -188,23 +208,22 @@ export class VerificationService {
     }
 
     // One account must not take all upstream capacity (per process).
-    const inFlight = this.perAccount.get(key.accountId) ?? 0;
+    const inFlight = this.perAccount.get(who.accountId) ?? 0;
     if (inFlight >= this.maxPerAccount) {
       return { kind: 'busy', message: 'too many verifications in flight for this account; retry shortly' };
     }
-    this.perAccount.set(key.accountId, inFlight + 1);
+    this.perAccount.set(who.accountId, inFlight + 1);
     try {
-      return await this.holdAndVerify(body.image ? { ...who, source: 'image' } : who, key, qrcode, parsed.slip, started, body.checks, input.trace);
+      return await this.holdAndVerify(who, qrcode, parsed.slip, started, checks, trace);
     } finally {
-      const left = (this.perAccount.get(key.accountId) ?? 1) - 1;
-      if (left > 0) this.perAccount.set(key.accountId, left);
-      else this.perAccount.delete(key.accountId);
+      const left = (this.perAccount.get(who.accountId) ?? 1) - 1;
+      if (left > 0) this.perAccount.set(who.accountId, left);
+      else this.perAccount.delete(who.accountId);
     }
   }
 
   private async holdAndVerify(
     who: KeyedWho,
-    key: ApiKey,
     qrcode: string,
     slip: SlipRef,
     started: number,
@@ -215,10 +234,10 @@ export class VerificationService {
     // Read before the hold (from memory, mostly): a store failure here is a plain 503 with nothing held,
     // never after the bank answered.
     const [receivers, listeners] = await Promise.all([
-      this.receivers.forAccount(key.accountId),
-      this.deps.webhooks ? this.deps.webhooks.endpointsFor(key.accountId, 'verification.succeeded') : [],
+      this.receivers.forAccount(who.accountId),
+      this.deps.webhooks ? this.deps.webhooks.endpointsFor(who.accountId, 'verification.succeeded') : [],
     ]);
-    const held = await store.holdCredit({ id: who.id, accountId: key.accountId, keyId: key.id, createdAt: this.now(), instanceId: this.deps.instanceId?.() ?? null });
+    const held = await store.holdCredit({ id: who.id, accountId: who.accountId, keyId: who.keyId, createdAt: this.now(), instanceId: this.deps.instanceId?.() ?? null });
     // Credits never go below zero, so a refused hold saw a balance of exactly 0.
     if (held.status === 'insufficient') return this.accountError('insufficient_fund', who, { qrcode, slip }, 0);
     if (held.status === 'no_account') return this.accountError('user_not_found', who, { qrcode, slip });
@@ -232,7 +251,7 @@ export class VerificationService {
     // failure like any other: released, recorded, never charged.
     if (!result.ok) {
       const record = this.errorRecord(who, { kind: result.kind, message: result.message, qrcode, slip, upstream: result.upstream, latencyMs });
-      const left = await store.releaseHold({ ...record, accountId: key.accountId });
+      const left = await store.releaseHold({ ...record, accountId: who.accountId });
       return failure(result.kind, result.message, left);
     }
     const data = result.slip;
@@ -240,18 +259,19 @@ export class VerificationService {
     if (receiver?.policy === 'require' && !receiver.passed) {
       // Free like every refused bank answer (no verified slip to use); the record says whom the bank named.
       const record = this.errorRecord(who, { kind: 'receiver_not_registered', message: receiverRefusal(data), qrcode, slip, upstream: result.upstream, latencyMs });
-      return { kind: 'account_error', error: 'receiver_not_registered', creditsRemaining: await store.releaseHold({ ...record, accountId: key.accountId }) };
+      return { kind: 'account_error', error: 'receiver_not_registered', creditsRemaining: await store.releaseHold({ ...record, accountId: who.accountId }) };
     }
     const record = successRecord(who, { qrcode, data, upstream: result.upstream, latencyMs }, this.now());
     // The event is written by the settle itself (the outbox): charged and announced, or neither.
-    const deliveries = listeners.length > 0 ? outboxRecords(verificationSucceeded(record), key.accountId, listeners) : [];
+    const deliveries = listeners.length > 0 ? outboxRecords(verificationSucceeded(record), who.accountId, listeners) : [];
     try {
       await (deliveries.length > 0 ? store.settleHold(record, deliveries) : store.settleHold(record));
     } catch (err) {
       throw new SettleFailedError(err);
     }
     if (deliveries.length > 0) this.deps.webhooks?.written?.();
-    this.touch(key);
+    // lastUsedAt is an API key's; a LINE channel has none.
+    if (who.source !== 'line') this.touch(who.keyId);
     // Settling only turns the hold into usage: the hold's balance is the one after the charge.
     const verified = { kind: 'verified', slip: data, qrcode, creditsRemaining: held.credits } as const;
     return !checks && !receiver ? verified : { ...verified, checks: { ...(checks ? await this.runChecks(checks, data, who) : {}), ...(receiver ? { receiver } : {}) } };
@@ -310,12 +330,12 @@ export class VerificationService {
     return requestErrorRecord(who, facts, this.now());
   }
 
-  private touch(key: ApiKey): void {
+  private touch(keyId: string): void {
     const now = Date.now();
-    if (now - (this.lastTouch.get(key.id) ?? 0) < TOUCH_INTERVAL_MS) return;
-    this.lastTouch.set(key.id, now);
-    this.deps.store.touchApiKey(key.id, new Date(now)).catch((err: unknown) => {
-      this.deps.logger.warn({ err, keyId: key.id }, 'could not record key use');
+    if (now - (this.lastTouch.get(keyId) ?? 0) < TOUCH_INTERVAL_MS) return;
+    this.lastTouch.set(keyId, now);
+    this.deps.store.touchApiKey(keyId, new Date(now)).catch((err: unknown) => {
+      this.deps.logger.warn({ err, keyId }, 'could not record key use');
     });
   }
 }

@@ -1,4 +1,5 @@
-// The public listener: exactly one route, POST /api/v1/verify (docs/contract.md#route).
+// The public listener: POST /api/v1/verify (docs/contract.md#route), and
+// POST /line/webhook/<channel id> when LINE channels are served (docs/line.md).
 import express, { type Request, type RequestHandler, type Response } from 'express';
 import { ipKeyGenerator } from 'express-rate-limit';
 import type { Logger } from 'pino';
@@ -9,6 +10,8 @@ import { verifyAnswer } from './verify-answer.js';
 import { accessLog } from './access-log.js';
 import { perIpLimit, perKeyLimit, type RateLimitSettings } from './rate-limit.js';
 import { requestId } from './request-id.js';
+import { mountLineWebhook } from './line-webhook-route.js';
+import type { LineBridge } from '../domain/line/bridge.js';
 import type { Metrics } from '../metrics/metrics.js';
 import { classifyOutcome, classifyStatus, type OutcomeLabel } from '../metrics/outcomes.js';
 
@@ -23,6 +26,8 @@ export interface PublicAppDeps {
   /** Abuse limits (0 = off) and the proxies whose X-Forwarded-For names the client. */
   limits?: RateLimitSettings & { TRUST_PROXY_HOPS: number };
   metrics?: Metrics;
+  /** The LINE bridge: POST /line/webhook/<channel id> (docs/line.md). */
+  line?: LineBridge;
 }
 
 export function createPublicApp(deps: PublicAppDeps): express.Express {
@@ -37,6 +42,9 @@ export function createPublicApp(deps: PublicAppDeps): express.Express {
   // Counted where every answer passes, rate-limit refusals included.
   if (metrics) app.use(observeVerify(metrics));
   if (deps.limits?.TRUST_PROXY_HOPS) app.set('trust proxy', deps.limits.TRUST_PROXY_HOPS);
+  // Before the per-IP limit: every request of a channel comes from LINE's few
+  // addresses. Signed requests only; each customer has a limit of their own.
+  if (deps.line) mountLineWebhook(app, deps.line, deps.logger);
   // Order matters; see rate-limit.ts. Per IP: every request, any route.
   const byIp = perIpLimit(deps.limits?.RATE_LIMIT_PER_IP_PER_MIN ?? 0, deps.logger, () => metrics?.refused('ip_rate_limit'));
   if (byIp) app.use(byIp);

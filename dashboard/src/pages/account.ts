@@ -1,6 +1,6 @@
 // One account: balance, a 30-day usage chart, latest verifications and
-// failures, API keys, the credit ledger, the receiving accounts and webhooks
-// (account-webhooks.ts).
+// failures, API keys, the credit ledger, the receiving accounts, webhooks
+// (account-webhooks.ts) and LINE channels (account-line.ts).
 import { gql } from '../api.js';
 import { usageChart, type UsageDay } from '../chart.js';
 import type { AdminRole } from '../api.js';
@@ -13,6 +13,7 @@ import { badge, dataTable, empty, loading, time } from '../ui.js';
 import { bankLabel, errorKindLabel } from '../vocabulary.js';
 import { receiversSection } from './account-receivers.js';
 import { WEBHOOK_FIELDS, webhooksSection, type AccountWebhooks } from './account-webhooks.js';
+import { LINE_FIELDS, lineSection, type AccountLine } from './account-line.js';
 
 interface Verification {
   __typename: 'VerifyTransaction';
@@ -42,7 +43,7 @@ interface Actor {
   role: AdminRole | null;
 }
 
-interface AccountDetail extends AccountWebhooks {
+interface AccountDetail extends AccountWebhooks, AccountLine {
   id: string;
   name: string;
   credits: number;
@@ -64,7 +65,7 @@ const QUERY = `query Account($id: ID!, $from: DateTime!) {
       __typename
       ... on VerifyTransaction { id transactionId amount sendingBank upstream latencyMs createdAt }
       ... on RequestError { id kind message errorUpstream: upstream errorLatencyMs: latencyMs createdAt }
-    }${WEBHOOK_FIELDS}
+    }${WEBHOOK_FIELDS}${LINE_FIELDS}
   }
   usage(accountId: $id, from: $from) { day successes failures creditsSpent }
 }`;
@@ -102,6 +103,7 @@ export async function accountPage(ctx: PageContext): Promise<void> {
     ),
     receiversSection(ctx, a.id),
     webhooksSection(a, ctx.me, (message) => ctx.announce(message)),
+    lineSection(a),
   );
   // The heading was replaced: the page title should name the account.
   document.title = t().app.title(a.name);

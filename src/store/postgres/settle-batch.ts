@@ -22,7 +22,7 @@ const MAX_BATCH = 128;
 // two never deadlock.
 const SETTLE_CTES = `WITH input AS (
      SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::numeric[], $8::text[], $9::text[],
-                          $10::text[], $11::integer[], $12::jsonb[], $13::timestamptz[], $14::text[])
+                          $10::text[], $11::integer[], $12::jsonb[], $13::timestamptz[], $14::text[], $15::text[])
        AS t(${row.VT_COLUMNS})
    ), claimed AS (
      DELETE FROM credit_holds h USING input i WHERE h.id = i.id AND h.account_id = i.account_id RETURNING h.id, h.account_id
@@ -49,7 +49,7 @@ const SETTLE_MANY_WITH_OUTBOX = {
   text: `${SETTLE_CTES}, outbox AS (
      INSERT INTO webhook_deliveries (${DELIVERY_COLUMNS})
      SELECT ${DELIVERY_COLUMNS.split(', ').map((c) => `d.${c}`).join(', ')}
-     FROM unnest($15::text[], $16::text[], $17::text[], $18::text[], $19::text[], $20::text[], $21::text[], $22::timestamptz[], $23::timestamptz[], $24::text[])
+     FROM unnest($16::text[], $17::text[], $18::text[], $19::text[], $20::text[], $21::text[], $22::text[], $23::timestamptz[], $24::timestamptz[], $25::text[])
        AS d(${DELIVERY_COLUMNS}, hold_id)
      JOIN claimed c ON c.id = d.hold_id
    )

@@ -38,7 +38,7 @@ export interface Lite {
 /** `path` is a file path or ':memory:'; `readonly` opens an existing file as it is, to read (a backup's check). */
 export function openLite(path: string, { readonly = false }: { readonly?: boolean } = {}): Lite {
   const db = readonly ? openReadOnly(path) : openForWriting(path);
-  const stmt = prepare(db);
+  const stmt = prepare(db, readonly);
   const wal = walSync(path === ':memory:' || readonly ? null : `${path}-wal`);
   const failure = new StoreFailure();
   return { db, stmt, sql: statementCache(db), verifyWrite: verifyWrites(stmt), writes: new GroupCommit(db, wal, failure), wal, recovery: sqliteRecovery(db, stmt), failure };
@@ -148,11 +148,11 @@ export const STATEMENTS = {
   refund: 'UPDATE accounts SET credits = credits + 1 WHERE id = ? RETURNING credits',
   credits: 'SELECT credits FROM accounts WHERE id = ?',
   insertVt: `INSERT INTO verify_transactions
-    (id, account_id, key_id, request_id, qrcode, transaction_id, amount, sending_bank, receiving_bank, upstream, latency_ms, response, created_at, source)
-    VALUES (@id, @accountId, @keyId, @requestId, @qrcode, @transactionId, @amount, @sendingBank, @receivingBank, @upstream, @latencyMs, @response, @createdAt, @source)`,
+    (id, account_id, key_id, request_id, qrcode, transaction_id, amount, sending_bank, receiving_bank, upstream, latency_ms, response, created_at, source, line_user_id)
+    VALUES (@id, @accountId, @keyId, @requestId, @qrcode, @transactionId, @amount, @sendingBank, @receivingBank, @upstream, @latencyMs, @response, @createdAt, @source, @lineUserId)`,
   insertError: `INSERT OR IGNORE INTO request_errors
-    (id, account_id, key_id, request_id, qrcode, transaction_id, sending_bank, kind, message, upstream, latency_ms, created_at)
-    VALUES (@id, @accountId, @keyId, @requestId, @qrcode, @transactionId, @sendingBank, @kind, @message, @upstream, @latencyMs, @createdAt)`,
+    (id, account_id, key_id, request_id, qrcode, transaction_id, sending_bank, kind, message, upstream, latency_ms, created_at, line_user_id)
+    VALUES (@id, @accountId, @keyId, @requestId, @qrcode, @transactionId, @sendingBank, @kind, @message, @upstream, @latencyMs, @createdAt, @lineUserId)`,
   ledgerByKey: 'SELECT * FROM credit_ledger WHERE idempotency_key = ?',
   insertLedger: `INSERT INTO credit_ledger (id, account_id, kind, delta, reason, actor, idempotency_key, created_at)
     VALUES (@id, @accountId, @kind, @delta, @reason, @actor, @idempotencyKey, @createdAt)`,
@@ -160,25 +160,22 @@ export const STATEMENTS = {
   insertDelivery: `INSERT INTO webhook_deliveries (${DELIVERY_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 };
 
+type Prepared = { [K in keyof typeof STATEMENTS]: Database.Statement };
+
 /**
- * Each statement is prepared on its first use, then kept: a read-only check
- * of an older file (a backup) never prepares a statement on a table that a
- * later version added. A writing connection has migrated before this runs.
+ * Eagerly for a store that serves (a broken statement fails the start, not a
+ * request); lazily for a read-only file, whose older schema may lack the
+ * tables and columns of writes it never makes (a backup's check).
  */
-function prepare(db: Database.Database): { [K in keyof typeof STATEMENTS]: Database.Statement } {
-  const statements = {} as { [K in keyof typeof STATEMENTS]: Database.Statement };
-  for (const [name, sql] of Object.entries(STATEMENTS)) {
-    Object.defineProperty(statements, name, {
-      configurable: true,
-      enumerable: true,
-      get() {
-        const prepared = db.prepare(sql);
-        Object.defineProperty(statements, name, { value: prepared, enumerable: true });
-        return prepared;
-      },
+function prepare(db: Database.Database, lazy: boolean): Prepared {
+  if (lazy) {
+    const cache = new Map<string, Database.Statement>();
+    return new Proxy({} as Prepared, {
+      get: (_target, name: string) => cache.get(name) ?? cache.set(name, db.prepare(STATEMENTS[name as keyof typeof STATEMENTS])).get(name),
     });
   }
-  return statements;
+  const prepared = Object.entries(STATEMENTS).map(([name, sql]) => [name, db.prepare(sql)] as const);
+  return Object.fromEntries(prepared) as Prepared;
 }
 
 /**
