@@ -56,7 +56,7 @@ function summary(runs: RetentionRun[], engine: string): string[] {
     `- ${engine}: the pass redacted ${int(redacted)} records in ${f(median(passes.map((r) => r.passSec ?? Number.NaN)), 1)} s (median of ${pairs.length}); ` +
       `beside it, verification p99 ${f(median(passes.map((r) => r.load.latencyMs.p99)), 2)} ms against ${f(median(pairs.map((p) => p.quiet.load.latencyMs.p99)), 2)} ms quiet ` +
       `(${ratio((r) => r.load.latencyMs.p99)}× per round), p50 ${ratio((r) => r.load.latencyMs.p50)}×, CPU per success ${ratio(cpuPerSuccess)}×` +
-      (under ? '.' : '; **the load did not overlap most of the pass** (a short pass ends before the server is ready): these are not figures under a pass.'),
+      (under ? '.' : '; **the load did not overlap most of the pass** (a short pass is mostly over before the load starts): these are not figures under a pass.'),
     '',
   ];
 }
