@@ -133,6 +133,7 @@ export function parseArgs(argv: string[]): BenchArgs {
         fail(`unknown flag ${flag}`);
     }
   }
+  if (args.receiverPolicy !== 'off' && !args.scenarios.includes('A')) fail('--receiver-policy runs A again under the policy: add A to --scenario');
   if (args.against !== undefined && args.repeat < 2) fail('--against compares alternated rounds: add --repeat N (N ≥ 2)');
   if (args.against !== undefined && args.engines.length > 1) fail('--against measures one engine: add --engine sqlite (or postgres, or mongodb)');
   return args;
