@@ -63,7 +63,8 @@ describe('request handler under hostile input', () => {
   beforeAll(async () => {
     process.on('unhandledRejection', onUnhandled);
     process.on('uncaughtException', onUnhandled);
-    app = await startApp({ env: { MAX_BODY_BYTES: String(MAX_BODY_BYTES), HEADERS_TIMEOUT_MS: '1000', REQUEST_TIMEOUT_MS: '2000' } });
+    // Every case here sends refused keys from one address, far past the refused-auth brake (tested in test/abuse/refusal-flood.test.ts).
+    app = await startApp({ env: { MAX_BODY_BYTES: String(MAX_BODY_BYTES), HEADERS_TIMEOUT_MS: '1000', REQUEST_TIMEOUT_MS: '2000', AUTH_FAILURES_PER_IP_PER_MIN: '0' } });
     ({ accountId, apiKey } = await app.account(CREDITS));
   });
 
