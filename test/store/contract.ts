@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ApiKey, LedgerEntry, Receiver, RequestErrorRecord, VerifyTransactionRecord } from '../../src/domain/types.js';
 import { StoreError, type Store } from '../../src/domain/ports/store.js';
 import { skippedNote, skippingCase, type CaseFn } from '../helpers/skipped-guarantees.js';
+import { paymentContract } from './contract-payments.js';
 import { webhookContract, type WebhookProbe } from './contract-webhooks.js';
 
 /** Direct reads through the engine's own driver, bypassing the adapter. */
@@ -645,6 +646,7 @@ export function storeContract(name: string, open: () => Promise<EngineUnderTest>
     });
 
     webhookContract({ store: () => store, probe: () => probe, account, hold, vt, concurrency });
+    paymentContract({ store: () => store, account, concurrency });
 
     it('answers a ping', async () => {
       await expect(store.ping()).resolves.toBeUndefined();
