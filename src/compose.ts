@@ -10,6 +10,7 @@ import { newId } from './domain/api-key.js';
 import { KeyResolver } from './domain/key-lookup.js';
 import { ReceiverDirectory } from './domain/receiver-directory.js';
 import { ReceiverService } from './domain/receivers.js';
+import { PaymentRequestService } from './domain/payments/service.js';
 import type { Store } from './domain/ports/store.js';
 import type { BankAdapter } from './domain/ports/upstream.js';
 import { VerificationService } from './domain/verify.js';
@@ -49,6 +50,8 @@ export interface StoreServices {
   webhooks: WebhookEndpoints;
   /** Seals and opens webhook signing secrets (SECRETS_KEY). */
   secrets: SecretBox;
+  /** Payment requests of merchant accounts (docs/payments.md). */
+  payments: PaymentRequestService;
 }
 
 export interface StoreServiceOptions {
@@ -70,7 +73,8 @@ export function storeServices(store: Store, opts: StoreServiceOptions = {}): Sto
   const subscriptions = new WebhookSubscriptions(store, opts.keyCacheTtlMs ?? 0);
   const secrets = secretBox(opts.secretsKey ?? null);
   const webhooks = new WebhookEndpoints({ store, secrets, adminListener: opts.adminListener ?? null, forgetAccount: (id) => subscriptions.forget(id), ...log });
-  return { store, keys, receiverDirectory, accounts, admin, adminTokens: new AdminTokenService(store), subscriptions, webhooks, secrets };
+  const payments = new PaymentRequestService(store);
+  return { store, keys, receiverDirectory, accounts, admin, adminTokens: new AdminTokenService(store), subscriptions, webhooks, secrets, payments };
 }
 
 /** What the store services need from the configuration. */

@@ -72,7 +72,15 @@ export async function run(config: Config, opts: RunOptions): Promise<Running> {
   publicServer.headersTimeout = Math.min(config.HEADERS_TIMEOUT_MS, config.REQUEST_TIMEOUT_MS);
   answerClientErrorsWithJson(publicServer);
   publicGate.open(
-    createPublicApp({ verification, logger, maxBodyBytes: config.MAX_BODY_BYTES, maxImageBytes: config.MAX_IMAGE_BYTES, limits: config, metrics }),
+    createPublicApp({
+      verification,
+      logger,
+      maxBodyBytes: config.MAX_BODY_BYTES,
+      maxImageBytes: config.MAX_IMAGE_BYTES,
+      limits: config,
+      metrics,
+      payments: { service: services.payments, keys: services.keys, store },
+    }),
   );
   // The internal GraphQL API lives on the admin listener only.
   const dashboard = { dir: config.DASHBOARD_DIR ?? defaultDashboardDir(), logger };

@@ -1,4 +1,5 @@
-// The public listener: exactly one route, POST /api/v1/verify (docs/contract.md#route).
+// The public listener: POST /api/v1/verify (docs/contract.md#route) and the
+// payment request routes (docs/payments.md).
 import express, { type Request, type RequestHandler, type Response } from 'express';
 import { ipKeyGenerator } from 'express-rate-limit';
 import type { Logger } from 'pino';
@@ -6,6 +7,7 @@ import type { VerificationService } from '../domain/verify.js';
 import type { BodyRead, VerifyTrace } from '../domain/verify-types.js';
 import { bodyReadProblem, errorHandler, methodNotAllowed, notFound } from './json-errors.js';
 import { verifyAnswer } from './verify-answer.js';
+import { PAYMENT_REQUESTS_PATH, paymentRoutes, type PaymentRouteDeps } from './payment-routes.js';
 import { accessLog } from './access-log.js';
 import { perIpLimit, perKeyLimit, type RateLimitSettings } from './rate-limit.js';
 import { requestId } from './request-id.js';
@@ -23,6 +25,8 @@ export interface PublicAppDeps {
   /** Abuse limits (0 = off) and the proxies whose X-Forwarded-For names the client. */
   limits?: RateLimitSettings & { TRUST_PROXY_HOPS: number };
   metrics?: Metrics;
+  /** The payment request routes; absent: not served. */
+  payments?: PaymentRouteDeps;
 }
 
 export function createPublicApp(deps: PublicAppDeps): express.Express {
@@ -82,6 +86,7 @@ export function createPublicApp(deps: PublicAppDeps): express.Express {
     res.set(answer.headers).status(answer.status).json(answer.body);
   });
   app.all(VERIFY_PATH, methodNotAllowed('POST'));
+  if (deps.payments) app.use(PAYMENT_REQUESTS_PATH, paymentRoutes(deps.payments, byKey));
   app.use(notFound);
   app.use(errorHandler(deps.logger));
   return app;
