@@ -18,6 +18,7 @@ import { FailedAuthBrake } from './domain/failed-auth-brake.js';
 import { ImageDecodePool } from './images/decode-pool.js';
 import { startInstanceLease, type InstanceLease } from './lease.js';
 import { scheduleRetention, type RetentionSchedule } from './retention-schedule.js';
+import { schedulePaymentExpiry, type PaymentExpirySchedule } from './payment-expiry-schedule.js';
 import { Metrics } from './metrics/metrics.js';
 import { timedStore } from './metrics/timing.js';
 import { openStore } from './store/open.js';
@@ -109,6 +110,8 @@ export interface ServerServices extends StoreServices {
   upstreamConfigs(env: NodeJS.ProcessEnv): UpstreamConfig[];
   /** Delivers webhook events; started with the listeners, stopped before the store closes. */
   webhookWorker: WebhookWorker;
+  /** Marks pending payment requests past their expiry, on one instance at a time. */
+  paymentExpiry: PaymentExpirySchedule;
 }
 
 export async function serverServices(config: Config, { logger, upstream: override, adminListener }: ServerOptions): Promise<ServerServices> {
@@ -181,13 +184,19 @@ export async function serverServices(config: Config, { logger, upstream: overrid
     instanceId: () => lease.instanceId(),
     authBrake: new FailedAuthBrake({ perWindow: config.AUTH_FAILURES_PER_IP_PER_MIN, windowMs: 60_000 }),
   });
+  const paymentExpiry = schedulePaymentExpiry(store, {
+    lease,
+    logger,
+    endpointsFor: (accountId) => services.subscriptions.endpointsFor(accountId, 'payment_request.expired'),
+    written: () => webhookWorker.wake(),
+  });
   metrics.watch({
     upstreamHealth: () => pool.health(),
     listHolds: () => store.listHolds(),
     imageStats: () => images.stats,
     onReadError: (err) => logger.warn({ err }, 'metrics: reading the open credit holds failed'),
   });
-  return { ...services, metrics, pool, upstream, upstreamOverridden: override !== undefined, lease, retention, images, verification, upstreamConfigs, webhookWorker };
+  return { ...services, metrics, pool, upstream, upstreamOverridden: override !== undefined, lease, retention, images, verification, upstreamConfigs, webhookWorker, paymentExpiry };
 }
 
 /** The configured bank domains, or the sandbox network when none are configured. */

@@ -140,14 +140,20 @@ export function paymentContract(f: Fixtures): void {
       const paidDue = request(accountId, { createdAt: due.createdAt, expiresAt: due.expiresAt });
       for (const p of [due, notDue, paidDue]) await f.store().createPaymentRequest(p);
       await f.store().payPaymentRequest(paidDue.id, slip(), now, none);
-      const expired = await f.store().expirePaymentRequests(now, 100, events(endpointId, 'payment_request.expired'));
-      expect(expired.filter((p) => p.accountId === accountId)).toEqual([{ ...due, status: 'expired', closedAt: now }]);
+      const dueIds = (await f.store().duePaymentRequests(now, 1000)).map((p) => p.id);
+      expect(dueIds).toContain(due.id);
+      expect(dueIds).not.toContain(notDue.id);
+      expect(dueIds).not.toContain(paidDue.id);
+      // Asked for all three: only the pending one that is due is marked.
+      const expired = await f.store().expirePaymentRequests([due.id, notDue.id, paidDue.id], now, events(endpointId, 'payment_request.expired'));
+      expect(expired).toEqual([{ ...due, status: 'expired', closedAt: now }]);
       expect((await f.store().getPaymentRequest(notDue.id))?.status).toBe('pending');
       expect((await f.store().getPaymentRequest(paidDue.id))?.status).toBe('paid');
       const deliveries = (await f.store().listWebhookDeliveries({ accountId, limit: 10 })).items;
       expect(deliveries.map((d) => [d.type, JSON.parse(d.body).data])).toEqual([['payment_request.expired', { id: due.id, status: 'expired' }]]);
       expect(await f.store().payPaymentRequest(due.id, slip(), new Date(), none)).toMatchObject({ status: 'not_pending', request: { status: 'expired' } });
-      expect((await f.store().expirePaymentRequests(now, 100, none)).filter((p) => p.accountId === accountId)).toEqual([]);
+      expect(await f.store().expirePaymentRequests([due.id], now, none)).toEqual([]);
+      expect((await f.store().duePaymentRequests(now, 1000)).map((p) => p.id)).not.toContain(due.id);
     });
 
     it('lists newest first, by account and status, page by page', async () => {

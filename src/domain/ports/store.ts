@@ -325,12 +325,15 @@ export interface Store {
    * Throws StoreError 'not_found' for an unknown id.
    */
   payPaymentRequest(id: string, slip: PayingSlip, at: Date, deliveries: (request: PaymentRequest) => readonly NewWebhookDelivery[]): Promise<PayResult>;
+  /** Up to `limit` pending requests that expired at or before `now`, soonest expired first. */
+  duePaymentRequests(now: Date, limit: number): Promise<PaymentRequest[]>;
   /**
-   * Marks up to `limit` pending requests that expired at or before `now` as
-   * expired, each with its `payment_request.expired` deliveries in the same
-   * write. Returns those it marked.
+   * Marks each of `ids` still pending and expired at or before `now` as
+   * expired, with its `payment_request.expired` deliveries in the same
+   * write. Returns those it marked (a request paid or cancelled meanwhile is
+   * left as it is).
    */
-  expirePaymentRequests(now: Date, limit: number, deliveries: (request: PaymentRequest) => readonly NewWebhookDelivery[]): Promise<PaymentRequest[]>;
+  expirePaymentRequests(ids: readonly string[], now: Date, deliveries: (request: PaymentRequest) => readonly NewWebhookDelivery[]): Promise<PaymentRequest[]>;
 }
 
 /** 'invalid_cursor': an `after` that no page handed out (the caller's mistake, not a clash of writes). */

@@ -117,6 +117,7 @@ export class MongoStore implements Store {
   listPaymentRequests: Store['listPaymentRequests'] = (...args) => payments.listPaymentRequests(this.m, ...args);
   cancelPaymentRequest: Store['cancelPaymentRequest'] = (...args) => payments.cancelPaymentRequest(this.m, ...args);
   payPaymentRequest: Store['payPaymentRequest'] = (...args) => payments.payPaymentRequest(this.m, ...args);
+  duePaymentRequests: Store['duePaymentRequests'] = (...args) => payments.duePaymentRequests(this.m, ...args);
   expirePaymentRequests: Store['expirePaymentRequests'] = (...args) => payments.expirePaymentRequests(this.m, ...args);
 
   async migrate(): Promise<void> {

@@ -182,18 +182,25 @@ async function claimSlip(m: Models, id: string, slip: PayingSlip, at: Date): Pro
   return (await m.paymentSlips.findById(_id).lean())?.requestId ?? null;
 }
 
+export async function duePaymentRequests(m: Models, now: Date, limit: number): Promise<PaymentRequest[]> {
+  return mapped(async () =>
+    (await m.paymentRequests.find({ status: 'pending', expiresAt: { $lte: now } }).sort({ status: 1, expiresAt: 1 }).limit(limit).lean<PaymentRequestDoc[]>()).map(toRequest),
+  );
+}
+
 export async function expirePaymentRequests(
   m: Models,
+  ids: readonly string[],
   now: Date,
-  limit: number,
   deliveries: (request: PaymentRequest) => readonly NewWebhookDelivery[],
 ): Promise<PaymentRequest[]> {
   return mapped(async () => {
-    const due = await m.paymentRequests.find({ status: 'pending', expiresAt: { $lte: now } }).sort({ status: 1, expiresAt: 1 }).limit(limit).lean<PaymentRequestDoc[]>();
     const expired: PaymentRequest[] = [];
-    for (const d of due) {
-      const after: PaymentRequest = { ...toRequest(d), status: 'expired', closedAt: now };
-      const won = await m.paymentRequests.collection.updateOne({ _id: d._id as never, status: 'pending' }, { $set: { status: 'expired', closedAt: now, ...outboxFields(deliveries(after)) } });
+    for (const id of ids) {
+      const current = await getPaymentRequest(m, id);
+      if (current?.status !== 'pending' || current.expiresAt > now) continue;
+      const after: PaymentRequest = { ...current, status: 'expired', closedAt: now };
+      const won = await m.paymentRequests.collection.updateOne({ _id: id as never, status: 'pending' }, { $set: { status: 'expired', closedAt: now, ...outboxFields(deliveries(after)) } });
       if (won.modifiedCount !== 1) continue;
       await releaseAmount(m, after);
       expired.push(after);

@@ -96,19 +96,23 @@ async function payOn(run: Run, id: string, slip: PayingSlip, at: Date, deliverie
   return { status: 'paid', request: paid };
 }
 
+export async function duePaymentRequests(db: PgDb, now: Date, limit: number): Promise<PaymentRequest[]> {
+  const { rows } = await db.run<Row>(numbered(sql.DUE_PAYMENTS), [now, limit]);
+  return rows.map(map);
+}
+
 export async function expirePaymentRequests(
   db: PgDb,
+  ids: readonly string[],
   now: Date,
-  limit: number,
   deliveries: (request: PaymentRequest) => readonly NewWebhookDelivery[],
 ): Promise<PaymentRequest[]> {
   return db.tx(async (run) => {
-    // SKIP LOCKED: a request a payment holds right now is left for the next pass (the payment decides it first).
-    const due = await run<Row>("SELECT * FROM payment_requests WHERE status = 'pending' AND expires_at <= $1 ORDER BY expires_at LIMIT $2 FOR UPDATE SKIP LOCKED", [now, limit]);
     const expired: PaymentRequest[] = [];
-    for (const r of due.rows) {
-      await run(numbered(sql.EXPIRE_ONE), [now, r.id]);
-      const after = (await getOn(run, r.id))!;
+    // Each UPDATE takes the row lock and re-checks pending: a payment holding it decides first.
+    for (const id of ids) {
+      if ((await run(numbered(sql.EXPIRE_ONE), [now, id, now])).rowCount !== 1) continue;
+      const after = (await getOn(run, id))!;
       for (const d of deliveries(after)) await run(INSERT_DELIVERY, deliveryValues(d, asIs));
       expired.push(after);
     }

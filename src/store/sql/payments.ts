@@ -80,7 +80,8 @@ export const CANCEL_PAYMENT = "UPDATE payment_requests SET status = 'cancelled',
 export const PAY = `UPDATE payment_requests
   SET status = 'paid', paid_at = ?, paid_verification_id = ?, paid_transaction_id = ?, paid_sending_bank = ?, paid_amount = ?, paid_transferred_at = ?
   WHERE id = ? AND status = 'pending'`;
-export const EXPIRE_ONE = "UPDATE payment_requests SET status = 'expired', closed_at = ? WHERE id = ? AND status = 'pending'";
+export const EXPIRE_ONE = "UPDATE payment_requests SET status = 'expired', closed_at = ? WHERE id = ? AND status = 'pending' AND expires_at <= ?";
+export const DUE_PAYMENTS = "SELECT * FROM payment_requests WHERE status = 'pending' AND expires_at <= ? ORDER BY expires_at LIMIT ?";
 export const UNIQUE_AMOUNTS = 'SELECT unique_payment_amounts AS on_ FROM accounts WHERE id = ?';
 export const SET_UNIQUE_AMOUNTS = 'UPDATE accounts SET unique_payment_amounts = ? WHERE id = ? AND deleted_at IS NULL';
 

@@ -84,22 +84,25 @@ export async function payPaymentRequest(
     .immediate();
 }
 
+export async function duePaymentRequests(lite: Lite, now: Date, limit: number): Promise<PaymentRequest[]> {
+  return (lite.sql(sql.DUE_PAYMENTS).all(ms(now), limit) as Row[]).map(map);
+}
+
 export async function expirePaymentRequests(
   lite: Lite,
+  ids: readonly string[],
   now: Date,
-  limit: number,
   deliveries: (request: PaymentRequest) => readonly NewWebhookDelivery[],
 ): Promise<PaymentRequest[]> {
   return lite.db
-    .transaction((): PaymentRequest[] => {
-      const due = lite.sql("SELECT * FROM payment_requests WHERE status = 'pending' AND expires_at <= ? ORDER BY expires_at LIMIT ?").all(ms(now), limit) as Row[];
-      return due.map((r) => {
-        lite.sql(sql.EXPIRE_ONE).run(ms(now), r.id);
-        const expired = getSync(lite, r.id)!;
+    .transaction((): PaymentRequest[] =>
+      ids.flatMap((id) => {
+        if (lite.sql(sql.EXPIRE_ONE).run(ms(now), id, ms(now)).changes !== 1) return [];
+        const expired = getSync(lite, id)!;
         insertDeliveries(lite, deliveries(expired));
-        return expired;
-      });
-    })
+        return [expired];
+      }),
+    )
     .immediate();
 }
 
