@@ -9,6 +9,7 @@ import { registerAuditCommands } from './audit.js';
 import { registerBackupCommand } from './backup.js';
 import { registerDoctorCommand } from './doctor.js';
 import { registerExportCommand } from './export.js';
+import { registerPaymentCommands } from './payments.js';
 import { registerReceiverCommands } from './receivers.js';
 import { registerRestoreCommand } from './restore.js';
 import { registerRetentionCommands } from './retention.js';
@@ -38,5 +39,6 @@ export function slipgateProgram(): Command {
   registerSimulateBankCommand(program);
   registerVerifyCommand(program);
   registerWebhookCommands(program);
+  registerPaymentCommands(program);
   return program;
 }
