@@ -9,7 +9,7 @@ import { expireDuePayments } from './domain/payments/expiry.js';
 import type { InstanceLease } from './lease.js';
 
 /** How often pending requests are looked at: a request is marked within this after its expiresAt. */
-export const PAYMENT_EXPIRY_INTERVAL_MS = 15_000;
+const PAYMENT_EXPIRY_INTERVAL_MS = 15_000;
 
 export interface PaymentExpiryOptions {
   lease: InstanceLease;

@@ -14,7 +14,7 @@ export function crc16(text: string): string {
 }
 
 /** Top-level (or nested) fields in order; throws on a length that runs past the end. */
-export function tlvFields(text: string): [tag: string, value: string][] {
+function tlvFields(text: string): [tag: string, value: string][] {
   const fields: [string, string][] = [];
   for (let at = 0; at < text.length; ) {
     const tag = text.slice(at, at + 2);

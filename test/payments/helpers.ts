@@ -3,7 +3,7 @@
 import { sandboxQr } from '../../src/upstream/sandbox/sandbox-qr.js';
 import type { TestApp } from '../helpers/app.js';
 
-export const PROMPTPAY = '0812345678';
+const PROMPTPAY = '0812345678';
 export const PATH = '/api/v1/payment-requests';
 
 export interface Shop {

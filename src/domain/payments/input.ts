@@ -3,9 +3,9 @@
 import { z } from 'zod';
 import { MAX_AMOUNT_SATANG, satangOf } from './money.js';
 
-export const MAX_REFERENCE_LENGTH = 128;
-export const MAX_EXPIRY_MINUTES = 1440;
-export const DEFAULT_EXPIRY_MINUTES = 30;
+const MAX_REFERENCE_LENGTH = 128;
+const MAX_EXPIRY_MINUTES = 1440;
+const DEFAULT_EXPIRY_MINUTES = 30;
 
 const AMOUNT = `amount must be a positive number of baht with at most 2 decimals, at most ${MAX_AMOUNT_SATANG / 100} (a PromptPay QR's maximum)`;
 const REFERENCE = `reference must be 1 to ${MAX_REFERENCE_LENGTH} characters without control characters`;

@@ -15,7 +15,7 @@ import type { NewWebhookDelivery } from '../webhooks/types.js';
  * the transfer time to the minute (some to the second) by their own clock,
  * so a slip paid right after the QR was shown can read a minute earlier.
  */
-export const CLOCK_TOLERANCE_MS = 2 * 60_000;
+const CLOCK_TOLERANCE_MS = 2 * 60_000;
 
 /** What the verify answer says about the request it was asked to pay. */
 export interface PaymentVerdict {
