@@ -75,6 +75,8 @@ export const paymentValues = (p: PaymentRequest, time: (at: Date) => unknown, bo
 
 export const GET_PAYMENT = 'SELECT * FROM payment_requests WHERE id = ?';
 export const FIND_PAYMENT = 'SELECT * FROM payment_requests WHERE account_id = ? AND reference = ?';
+/** SQLite checks first, inside its write transaction; PostgreSQL leaves it to the partial unique index. */
+export const PENDING_AMOUNT = "SELECT 1 FROM payment_requests WHERE receiver_id = ? AND amount = ? AND status = 'pending' AND unique_amount = 1";
 export const PAID_BY_SLIP = 'SELECT id FROM payment_requests WHERE paid_transaction_id = ? AND paid_sending_bank = ?';
 export const CANCEL_PAYMENT = "UPDATE payment_requests SET status = 'cancelled', closed_at = ? WHERE id = ? AND status = 'pending'";
 export const PAY = `UPDATE payment_requests

@@ -30,7 +30,7 @@ export async function createPaymentRequest(lite: Lite, p: PaymentRequest): Promi
     .transaction((): CreatePaymentResult => {
       const existing = findSync(lite, p.accountId, p.reference);
       if (existing) return { status: 'reference_taken', existing };
-      if (p.uniqueAmount && lite.sql("SELECT 1 FROM payment_requests WHERE receiver_id = ? AND amount = ? AND status = 'pending' AND unique_amount = 1").get(p.receiverId, p.amount)) {
+      if (p.uniqueAmount && lite.sql(sql.PENDING_AMOUNT).get(p.receiverId, p.amount)) {
         return { status: 'amount_taken' };
       }
       try {
