@@ -36,6 +36,8 @@ export interface PaymentSlipDoc {
 export interface PaymentAmountDoc {
   _id: string;
   requestId: string;
+  /** When it was claimed: a claim whose request never came is taken over once old. */
+  at?: Date;
 }
 
 
@@ -69,7 +71,7 @@ paymentRequestSchema.index({ createdAt: -1, _id: -1 });
 paymentRequestSchema.index({ outboxAt: 1 });
 
 const paymentSlipSchema = new Schema<PaymentSlipDoc>({ _id: str, requestId: str, at: date }, OPTIONS);
-const paymentAmountSchema = new Schema<PaymentAmountDoc>({ _id: str, requestId: str }, OPTIONS);
+const paymentAmountSchema = new Schema<PaymentAmountDoc>({ _id: str, requestId: str, at: { type: Date } }, OPTIONS);
 
 export interface PaymentModels {
   paymentRequests: Model<PaymentRequestDoc>;

@@ -103,7 +103,7 @@ async function claimAmount(m: Models, p: PaymentRequest): Promise<boolean> {
   const _id = amountKey(p);
   for (let attempt = 0; attempt < 2; attempt++) {
     try {
-      await m.paymentAmounts.collection.insertOne({ _id, requestId: p.id } as never);
+      await m.paymentAmounts.collection.insertOne({ _id, requestId: p.id, at: p.createdAt } as never);
       return true;
     } catch (err) {
       if (!isDuplicateKey(err)) throw err;
@@ -111,8 +111,9 @@ async function claimAmount(m: Models, p: PaymentRequest): Promise<boolean> {
     const claim = await m.paymentAmounts.findById(_id).lean();
     if (!claim) continue;
     const holder = await m.paymentRequests.findById(claim.requestId).lean<PaymentRequestDoc>();
-    // Held by a pending request, or by one being inserted right now (not there yet): taken.
-    if (!holder || holder.status === 'pending') return false;
+    // Held by a pending request, or by one being inserted right now (not there yet, and the claim is young): taken.
+    if (holder?.status === 'pending') return false;
+    if (!holder && p.createdAt.getTime() - (claim.at?.getTime() ?? 0) < CLAIM_SETTLE_MS) return false;
     await m.paymentAmounts.deleteOne({ _id, requestId: claim.requestId });
   }
   return false;
