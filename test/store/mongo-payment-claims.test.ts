@@ -87,3 +87,35 @@ describe('mongo store: payment claims left by a crash', () => {
     expect(await store.createPaymentRequest(request({ receiverId, uniqueAmount: true }))).toEqual({ status: 'created' });
   });
 });
+
+describe('mongo store: one slip sent twice at once for one request', () => {
+  let db: TestMongoDatabase;
+  let store: MongoStore;
+  beforeAll(async () => {
+    db = createMongoDatabase();
+    store = new MongoStore(db.url);
+    await store.migrate();
+  });
+  afterAll(async () => {
+    await store?.close();
+    await db?.drop();
+  });
+
+  it('both calls are told paid, and the slip still cannot pay another request', async () => {
+    const accountId = (await store.createAccount({ id: id('acc'), name: 'Twice', createdAt: new Date() })).id;
+    const make = async () => {
+      const p: PaymentRequest = {
+        id: id('pr'), accountId, receiverId: 'rcv_t', reference: id('order'), amount: 500, requestedAmount: 500, uniqueAmount: false, promptpay: 'qr',
+        status: 'pending', createdAt: new Date(), expiresAt: new Date(Date.now() + 600_000), paidAt: null, paidBy: null, closedAt: null,
+      };
+      await store.createPaymentRequest(p);
+      return p;
+    };
+    const first = await make();
+    const paying = { verificationId: id('vt'), transactionId: 'TXTWICE', sendingBank: '014', amount: 500, transferredAt: new Date() };
+    const results = await Promise.all([1, 2, 3].map(() => store.payPaymentRequest(first.id, paying, new Date(), none)));
+    expect(results.map((r) => r.status)).toEqual(['paid', 'paid', 'paid']);
+    const second = await make();
+    expect(await store.payPaymentRequest(second.id, { ...paying, verificationId: id('vt') }, new Date(), none)).toEqual({ status: 'slip_used', otherRequestId: first.id });
+  });
+});

@@ -154,10 +154,12 @@ export async function payPaymentRequest(
       await releaseAmount(m, paid);
       return { status: 'paid', request: paid };
     }
+    const now = (await getPaymentRequest(m, id))!;
+    // The same slip, sent twice at once, paid it in the other call: the claim stays.
+    if (paidBySame(now, slip)) return { status: 'paid', request: now };
     // Another slip paid it first (or it was cancelled or expired): the slip is free again.
     await m.paymentSlips.deleteOne({ _id: slipKey(slip), requestId: id });
-    const now = (await getPaymentRequest(m, id))!;
-    return paidBySame(now, slip) ? { status: 'paid', request: now } : { status: 'not_pending', request: now };
+    return { status: 'not_pending', request: now };
   });
 }
 
