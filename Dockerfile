@@ -5,7 +5,10 @@ COPY package.json package-lock.json tsconfig.json tsconfig.build.json ./
 COPY src ./src
 # npm ci's prepare step also bundles the admin dashboard into dist/dashboard.
 COPY dashboard ./dashboard
-COPY scripts/build-dashboard.mjs ./scripts/
+COPY scripts/build-dashboard.mjs scripts/write-revision.mjs ./scripts/
+# The image has no .git: `slipgate --version` names the revision given here,
+# docker build --build-arg SLIPGATE_REVISION=$(git rev-parse --short=12 HEAD) .
+ARG SLIPGATE_REVISION=unknown
 RUN npm ci && npm prune --omit=dev
 
 FROM node:24-bookworm-slim
@@ -24,6 +27,10 @@ RUN mkdir /data && chown node:node /data
 VOLUME /data
 ENV NODE_ENV=production
 ENV DATABASE_URL=sqlite:/data/slipgate.db
+# A fresh volume's first start creates the file (serve creates a missing
+# database only when asked). DATABASE_CREATE=no once it exists turns a lost
+# volume into a refusal instead of an empty server.
+ENV DATABASE_CREATE=yes
 # Both listeners on every interface of the container's own network: what is
 # reachable from outside is what you publish (-p / ports:). Publish the admin
 # port (GraphQL, dashboard, /metrics) only to a trusted network.

@@ -67,6 +67,12 @@ panel('Memory', [[`sum(nodejs_heap_size_used_bytes${sel()})`, 'heap used'], [`su
 panel('GC time per second', [[`sum by (kind) (rate(nodejs_gc_duration_seconds_sum${sel()}[${W}]))`, '{{kind}}']], 16, y, { w: 8, unit: 's' });
 y += 8;
 panel('Processes reporting', [[`sum(slipgate_processes${sel()})`, 'processes']], 0, y, { w: 6, kind: 'stat', desc: '1 per slipgate process; the worker count with serve --workers N.' });
+panel('LINE events per second by outcome', [[`sum by (outcome) (rate(slipgate_line_events_total${sel()}[${W}]))`, '{{outcome}}']], 6, y, { w: 18, unit: 'reqps',
+  desc: 'Messages from LINE chats (docs/line.md) by what the customer was answered (verified, duplicate, not_found, unreadable…) or what became of them (redelivery, ignored, error).' });
+y += 8;
+row('Webhooks', y++);
+panel('Webhook attempts per second by result', [[`sum by (result) (rate(slipgate_webhook_attempts_total${sel()}[${W}]))`, '{{result}}']], 0, y, { unit: 'reqps',
+  desc: 'Attempts to deliver signed webhooks: delivered (2xx), retry (failed, scheduled again) or failed (given up after the retry window; redeliver by hand). A steady retry rate means an endpoint is down.' });
 
 const dashboard = {
   title: 'slipgate',

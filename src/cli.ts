@@ -13,6 +13,7 @@ import { InputError } from './domain/errors.js';
 import { IdempotencyConflictError } from './domain/admin-actions.js';
 import { StoreError } from './domain/ports/store.js';
 import { DatabaseOpenError } from './store/open.js';
+import { NewerSchemaError } from './store/schema-version.js';
 
 const program = slipgateProgram();
 
@@ -21,7 +22,7 @@ try {
 } catch (err) {
   // Commander's own errors (unknown option, missing argument) are usage errors too.
   if (err instanceof CommanderError) process.exit(err.exitCode === 0 ? 0 : 2);
-  if (err instanceof ConfigError || err instanceof InputError || err instanceof IdempotencyConflictError || err instanceof StoreError || err instanceof DatabaseOpenError) {
+  if (err instanceof ConfigError || err instanceof InputError || err instanceof IdempotencyConflictError || err instanceof StoreError || err instanceof DatabaseOpenError || err instanceof NewerSchemaError) {
     console.error(`slipgate: ${err.message}`);
     process.exit(2);
   }

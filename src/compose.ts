@@ -8,6 +8,10 @@ import { AdminActions } from './domain/admin-actions.js';
 import { AdminTokenService } from './domain/admin-tokens.js';
 import { newId } from './domain/api-key.js';
 import { KeyResolver } from './domain/key-lookup.js';
+import { LineBridge } from './domain/line/bridge.js';
+import { LineChannels } from './domain/line/channels.js';
+import { LineUserLimit } from './domain/line/user-limit.js';
+import { lineHttpApi } from './line/line-http-api.js';
 import { ReceiverDirectory } from './domain/receiver-directory.js';
 import { ReceiverService } from './domain/receivers.js';
 import { PaymentRequestService } from './domain/payments/service.js';
@@ -28,7 +32,7 @@ import { UpstreamPool } from './upstream/pool.js';
 import { SandboxUpstream } from './upstream/sandbox/sandbox-upstream.js';
 import type { AdminListener } from './domain/webhooks/endpoint-url.js';
 import { WebhookEndpoints } from './domain/webhooks/endpoints.js';
-import { secretBox, type SecretBox } from './domain/webhooks/secret-box.js';
+import { secretBox, type SecretBox } from './domain/secret-box.js';
 import { WebhookSubscriptions } from './domain/webhooks/subscriptions.js';
 import { WebhookWorker } from './domain/webhooks/worker.js';
 import { httpWebhookSender } from './webhooks/http-sender.js';
@@ -49,10 +53,12 @@ export interface StoreServices {
   subscriptions: WebhookSubscriptions;
   /** Webhook endpoints and redeliveries, with the admin event trail. */
   webhooks: WebhookEndpoints;
-  /** Seals and opens webhook signing secrets (SECRETS_KEY). */
+  /** Seals and opens webhook signing secrets and LINE channel secrets (SECRETS_KEY). */
   secrets: SecretBox;
   /** Payment requests of merchant accounts (docs/payments.md). */
   payments: PaymentRequestService;
+  /** LINE channels connected to accounts, with the admin event trail. */
+  lineChannels: LineChannels;
 }
 
 export interface StoreServiceOptions {
@@ -75,7 +81,8 @@ export function storeServices(store: Store, opts: StoreServiceOptions = {}): Sto
   const secrets = secretBox(opts.secretsKey ?? null);
   const webhooks = new WebhookEndpoints({ store, secrets, adminListener: opts.adminListener ?? null, forgetAccount: (id) => subscriptions.forget(id), ...log });
   const payments = new PaymentRequestService(store);
-  return { store, keys, receiverDirectory, accounts, admin, adminTokens: new AdminTokenService(store), subscriptions, webhooks, secrets, payments };
+  const lineChannels = new LineChannels({ store, secrets, ...log });
+  return { store, keys, receiverDirectory, accounts, admin, adminTokens: new AdminTokenService(store, undefined, opts.logger), subscriptions, webhooks, secrets, lineChannels, payments };
 }
 
 /** What the store services need from the configuration. */
@@ -112,6 +119,8 @@ export interface ServerServices extends StoreServices {
   webhookWorker: WebhookWorker;
   /** Marks pending payment requests past their expiry, on one instance at a time. */
   paymentExpiry: PaymentExpirySchedule;
+  /** Slips sent in LINE chats of connected channels; drained before the store closes. */
+  lineBridge: LineBridge;
 }
 
 export async function serverServices(config: Config, { logger, upstream: override, adminListener }: ServerOptions): Promise<ServerServices> {
@@ -190,13 +199,29 @@ export async function serverServices(config: Config, { logger, upstream: overrid
     endpointsFor: (accountId) => services.subscriptions.endpointsFor(accountId, 'payment_request.expired'),
     written: () => webhookWorker.wake(),
   });
+  const lineBridge = new LineBridge({
+    store,
+    secrets: services.secrets,
+    api: lineHttpApi({
+      apiBaseUrl: config.LINE_API_BASE_URL,
+      dataApiBaseUrl: config.LINE_DATA_API_BASE_URL,
+      timeoutMs: config.LINE_API_TIMEOUT_MS,
+      userAgent: `slipgate/${packageVersion()}`,
+    }),
+    verification,
+    maxImageBytes: config.MAX_IMAGE_BYTES,
+    userLimit: new LineUserLimit(config.LINE_EVENTS_PER_USER_PER_MIN),
+    logger,
+    onEvent: (outcome) => metrics.lineEvent(outcome),
+    // paymentRequests: issue #34's matcher goes here once payment requests land.
+  });
   metrics.watch({
     upstreamHealth: () => pool.health(),
     listHolds: () => store.listHolds(),
     imageStats: () => images.stats,
     onReadError: (err) => logger.warn({ err }, 'metrics: reading the open credit holds failed'),
   });
-  return { ...services, metrics, pool, upstream, upstreamOverridden: override !== undefined, lease, retention, images, verification, upstreamConfigs, webhookWorker, paymentExpiry };
+  return { ...services, metrics, pool, upstream, upstreamOverridden: override !== undefined, lease, retention, images, verification, upstreamConfigs, webhookWorker, lineBridge, paymentExpiry };
 }
 
 /** The configured bank domains, or the sandbox network when none are configured. */

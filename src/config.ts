@@ -7,6 +7,9 @@ const ms = (fallback: number) => z.coerce.number().int().min(1).max(3_600_000).d
 
 const RETENTION_DAYS_RULE = 'must be a whole number of days from 0 to 36500, or "off" (0 and "off" keep personal data forever)';
 
+/** The quickstart's database: the one path `serve` creates without being asked. */
+export const DEFAULT_DATABASE_URL = 'sqlite:./data/slipgate.db';
+
 const DATABASE_URL = /^(sqlite:.+|postgres(ql)?:\/\/.+|mongodb(\+srv)?:\/\/.+)$/;
 
 export const configSchema = z.object({
@@ -17,7 +20,16 @@ export const configSchema = z.object({
   DATABASE_URL: z
     .string()
     .regex(DATABASE_URL, 'must start with sqlite:, postgres://, postgresql://, mongodb:// or mongodb+srv://')
-    .default('sqlite:./data/slipgate.db'),
+    .default(DEFAULT_DATABASE_URL),
+  /**
+   * Lets `serve` create a SQLite database that does not exist yet (as
+   * `serve --create` does). Without it only the quickstart's default path is
+   * created; any other missing file is a wrong path, not a new install.
+   */
+  DATABASE_CREATE: z
+    .enum(['yes', 'no', 'true', 'false', '1', '0'], { error: 'must be yes or no' })
+    .transform((v) => v === 'yes' || v === 'true' || v === '1')
+    .default(false),
   UPSTREAM_TIMEOUT_MS: ms(10_000),
   /** Holds older than this are from a dead process; defaults to timeout + 60 s. */
   HOLD_STALE_MS: z.coerce.number().int().min(1).optional(),
@@ -94,7 +106,7 @@ export const configSchema = z.object({
     .default(60),
   /**
    * 32 bytes (64 hex characters, or base64) that seal webhook signing
-   * secrets in the database (domain/webhooks/secret-box.ts); unset, they are
+   * secrets in the database (domain/secret-box.ts); unset, they are
    * stored as they are. See docs/webhooks.md.
    */
   SECRETS_KEY: z
@@ -117,6 +129,13 @@ export const configSchema = z.object({
   WEBHOOK_POLL_MS: z.coerce.number().int().min(10).max(600_000).default(1_000),
   /** How long a claimed delivery stays with the worker that claimed it; must exceed WEBHOOK_TIMEOUT_MS. */
   WEBHOOK_LEASE_MS: z.coerce.number().int().min(100).max(3_600_000).default(60_000),
+  /** LINE's Messaging API and data API (content); the simulator's URL in tests and demos. */
+  LINE_API_BASE_URL: z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' }).default('https://api.line.me'),
+  LINE_DATA_API_BASE_URL: z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' }).default('https://api-data.line.me'),
+  /** One call to LINE (content download, reply, push) at most. */
+  LINE_API_TIMEOUT_MS: ms(10_000),
+  /** Slips one LINE user may send a channel per minute (0: no limit). */
+  LINE_EVENTS_PER_USER_PER_MIN: z.coerce.number().int().min(0).max(100_000).default(10),
   WORKERS: z.union([z.literal('auto'), z.coerce.number().int().min(0).max(256)], { error: 'must be a whole number from 0 to 256, or "auto"' }).default(1),
 });
 

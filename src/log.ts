@@ -30,7 +30,12 @@ export function createLogger(level: string, destination?: NodeJS.WritableStream,
     const out = destination ?? process.stdout;
     return pino(options, prettyStream(out, { colour: wantsColour(out) }));
   }
-  return destination ? pino(options, destination) : pino(options);
+  // stdout written synchronously: a line is out (or refused) before the next
+  // one. pino's default buffers and flushes at exit, and that flush retries a
+  // closed pipe (EPIPE: `serve | head`, a log shipper that died) for ever,
+  // so SIGTERM never ended the process. On EPIPE this destination stops
+  // writing instead.
+  return pino(options, destination ?? pino.destination({ dest: 1, sync: true }));
 }
 
 /**

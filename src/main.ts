@@ -13,12 +13,12 @@ import { mountMetrics } from './http/metrics-route.js';
 import { createPublicApp } from './http/public-app.js';
 import { metricsText } from './metrics/serve.js';
 import { ListenError } from './listen-error.js';
-import { logStartupGuide } from './startup-guide.js';
+import { cliCommand, logStartupGuide } from './startup-guide.js';
 import type { DomainHealth, ReloadSummary } from './upstream/pool.js';
 
 export type RunOptions = ServerOptions;
 
-export interface Running extends Pick<ServerServices, 'store' | 'keys' | 'accounts' | 'admin' | 'adminTokens' | 'verification' | 'images' | 'retention' | 'webhooks' | 'webhookWorker' | 'paymentExpiry' | 'payments'> {
+export interface Running extends Pick<ServerServices, 'store' | 'keys' | 'accounts' | 'admin' | 'adminTokens' | 'verification' | 'images' | 'retention' | 'webhooks' | 'webhookWorker' | 'lineChannels' | 'paymentExpiry' | 'payments'> {
   publicUrl: string;
   adminUrl: string;
   /** Per-domain counters, latency and breaker state of the bank network. */
@@ -80,6 +80,7 @@ export async function run(config: Config, opts: RunOptions): Promise<Running> {
       limits: config,
       metrics,
       payments: { service: payments, keys: services.keys, store },
+      line: services.lineBridge,
     }),
   );
   // The internal GraphQL API lives on the admin listener only.
@@ -105,7 +106,7 @@ export async function run(config: Config, opts: RunOptions): Promise<Running> {
   // A hint only: a store that fails here must not fail a start that already registered its lease.
   const firstAccounts = await store.listAccounts({ limit: 1 }).catch(() => null);
   if (firstAccounts?.items.length === 0) {
-    logger.info('no accounts yet; create one with: npx slipgate accounts create --name "My shop" --credits 100');
+    logger.info(`no accounts yet; create one with: ${cliCommand()} accounts create --name "My shop" --credits 100`);
   }
 
   const storeFailed =
@@ -120,6 +121,8 @@ export async function run(config: Config, opts: RunOptions): Promise<Running> {
     (closing ??= (async () => {
       logger.info({ inFlight: verification.inFlightCount }, 'shutting down');
       const stopped = Promise.all([stopServer(publicServer), stopServer(adminServer)]);
+      // LINE events first: their verifications join the drain below.
+      await services.lineBridge.drain();
       await verification.drain();
       // After the drain: the last settles' events are written; attempts under way are recorded.
       await services.webhookWorker.stop();
@@ -136,8 +139,8 @@ export async function run(config: Config, opts: RunOptions): Promise<Running> {
       logger.info('stopped');
     })());
   const reloadUpstreams = () => (services.upstreamOverridden ? null : pool.reload(services.upstreamConfigs(process.env)));
-  const { keys, accounts, admin, adminTokens, webhooks, webhookWorker } = services;
-  return { publicUrl, adminUrl, store, keys, accounts, admin, adminTokens, verification, images, retention, webhooks, webhookWorker, paymentExpiry, payments, upstreamHealth: () => pool.health(), reloadUpstreams, close, storeFailed };
+  const { keys, accounts, admin, adminTokens, webhooks, webhookWorker, lineChannels } = services;
+  return { publicUrl, adminUrl, store, keys, accounts, admin, adminTokens, verification, images, retention, webhooks, webhookWorker, lineChannels, paymentExpiry, payments, upstreamHealth: () => pool.health(), reloadUpstreams, close, storeFailed };
 }
 
 /** Holds requests that arrive while the services start; `open` lets them through, `fail` drops them. */

@@ -1,6 +1,7 @@
 // The lines a person reads when slipgate starts: where each part is and how
 // to get in. Written once per `serve` (by the first worker in cluster mode).
 import cluster from 'node:cluster';
+import { relative } from 'node:path';
 import type { Logger } from 'pino';
 
 export interface GuideInput {
@@ -8,6 +9,19 @@ export interface GuideInput {
   adminUrl: string;
   adminHost: string;
   metricsToken: boolean;
+}
+
+/**
+ * How the operator types the CLI where this server runs: `sudo slipgate`
+ * under systemd (INVOCATION_ID: the installed wrapper reads the service's
+ * settings), `npx slipgate` when npm started it, else node and the entry
+ * point as this process was started (the image: `node dist/entry.cjs`).
+ */
+export function cliCommand(env: NodeJS.ProcessEnv = process.env, entry: string | undefined = process.argv[1], cwd: string = process.cwd()): string {
+  if (env.INVOCATION_ID) return 'sudo slipgate';
+  if (env.npm_command || env.npm_lifecycle_event || !entry) return 'npx slipgate';
+  const inside = relative(cwd, entry);
+  return `node ${inside.startsWith('..') ? entry : inside}`;
 }
 
 const LOOPBACK = /^(127\.|::1$|localhost$|\[::1\]$)/;
@@ -20,7 +34,7 @@ export function logStartupGuide(logger: Logger, { publicUrl, adminUrl, adminHost
   logger.info({ url: `${adminUrl}/graphql` }, `admin API (GraphQL, admin token as Bearer): ${adminUrl}/graphql; health checks at ${adminUrl}/healthz and /readyz`);
   logger.info(
     { url: `${adminUrl}/` },
-    `dashboard: open ${adminUrl}/ and sign in with an admin token; create one with: npx slipgate admin-tokens create --name "your name" --role admin (or --role support / viewer)`,
+    `dashboard: open ${adminUrl}/ and sign in with an admin token; create one with: ${cliCommand()} admin-tokens create --name "your name" --role admin (or --role support / viewer)`,
   );
   logger.info(
     { url: `${adminUrl}/metrics` },

@@ -18,3 +18,22 @@ export function packageVersion(): string {
     dir = parent;
   }
 }
+
+/**
+ * The git revision the build was made from (dist/revision.json, written by
+ * scripts/write-revision.mjs); "unknown" when run from src/ or built without git.
+ */
+function buildRevision(): string {
+  try {
+    const { revision } = JSON.parse(readFileSync(join(dirname(fileURLToPath(import.meta.url)), 'revision.json'), 'utf8')) as { revision?: unknown };
+    // The file is ours, but a string of sane characters is all that is ever printed.
+    return typeof revision === 'string' && /^[\w.+-]{1,80}$/.test(revision) ? revision : 'unknown';
+  } catch {
+    return 'unknown';
+  }
+}
+
+/** What `slipgate --version` prints: `0.1.0 (revision 1a2b3c4d5e6f)`. */
+export function versionLine(): string {
+  return `${packageVersion()} (revision ${buildRevision()})`;
+}

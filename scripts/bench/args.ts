@@ -1,7 +1,7 @@
 // Command-line flags of `npm run bench`.
 import { availableParallelism } from 'node:os';
 
-export const SCENARIO_IDS = ['A', 'B', 'C', 'D', 'E', 'I', 'H', 'F'] as const;
+export const SCENARIO_IDS = ['A', 'B', 'C', 'D', 'E', 'I', 'H', 'F', 'R'] as const;
 export type ScenarioId = (typeof SCENARIO_IDS)[number];
 export const ENGINE_NAMES = ['sqlite', 'postgres', 'mongodb'] as const;
 export type EngineName = (typeof ENGINE_NAMES)[number];
@@ -28,19 +28,24 @@ export interface BenchArgs {
   history: number;
   /** Requests with bad API keys scenario F floods with. */
   flood: number;
+  /** Old verifications scenario R seeds before each of its retention passes. */
+  retentionRecords: number;
+  /** Besides A, A again with every bench account holding this receiver policy (off: only A, as before). */
+  receiverPolicy: 'off' | 'report' | 'require';
   /** Write a results file from a tree with uncommitted changes (the file then says so). */
   allowDirty: boolean;
 }
 
-/** H seeds a large history first and F sends a million requests, so they run only when asked for. */
-const DEFAULT_SCENARIOS = SCENARIO_IDS.filter((id) => id !== 'H' && id !== 'F');
+/** H and R seed a large history first and F sends a million requests, so they run only when asked for. */
+const DEFAULT_SCENARIOS = SCENARIO_IDS.filter((id) => id !== 'H' && id !== 'F' && id !== 'R');
+const RECEIVER_POLICIES = ['off', 'report', 'require'] as const;
 
-const USAGE = `usage: npm run bench -- [--quick] [--scenario A,B,C,D,E,I,H,F] [--engine sqlite,postgres,mongodb]
+const USAGE = `usage: npm run bench -- [--quick] [--scenario A,B,C,D,E,I,H,F,R] [--engine sqlite,postgres,mongodb]
                        [--workers N|auto] [--heap-mb N] [--repeat N [--against REV]] [--history N] [--flood N] [--profile] [--keep]
-                       [--out FILE] [--allow-dirty]`;
+                       [--retention-records N] [--receiver-policy off|report|require] [--out FILE] [--allow-dirty]`;
 
 export function parseArgs(argv: string[]): BenchArgs {
-  const args: BenchArgs = { quick: false, scenarios: [...DEFAULT_SCENARIOS], engines: [...ENGINE_NAMES], workers: 1, profile: false, out: undefined, keep: false, heapMb: undefined, repeat: 1, against: undefined, history: 1_000_000, flood: 1_000_000, allowDirty: false };
+  const args: BenchArgs = { quick: false, scenarios: [...DEFAULT_SCENARIOS], engines: [...ENGINE_NAMES], workers: 1, profile: false, out: undefined, keep: false, heapMb: undefined, repeat: 1, against: undefined, history: 1_000_000, flood: 1_000_000, retentionRecords: 1_000_000, receiverPolicy: 'off', allowDirty: false };
   for (let i = 0; i < argv.length; i++) {
     const [flag, inline] = argv[i]!.split(/=(.*)/s, 2) as [string, string | undefined];
     const value = (): string => {
@@ -71,6 +76,19 @@ export function parseArgs(argv: string[]): BenchArgs {
         const n = Number(value());
         if (!Number.isInteger(n) || n < 1 || n > 100_000_000) fail('--flood must be a whole number of requests from 1 to 100000000');
         args.flood = n;
+        break;
+      }
+      case '--retention-records': {
+        const n = Number(value());
+        if (!Number.isInteger(n) || n < 1 || n > 10_000_000) fail('--retention-records must be a whole number of verifications from 1 to 10000000');
+        args.retentionRecords = n;
+        break;
+      }
+      case '--receiver-policy': {
+        const v = value();
+        const policy = RECEIVER_POLICIES.find((p) => p === v);
+        if (policy === undefined) fail(`--receiver-policy must be one of ${RECEIVER_POLICIES.join(', ')}, got ${v}`);
+        args.receiverPolicy = policy;
         break;
       }
       case '--scenario':
@@ -115,6 +133,7 @@ export function parseArgs(argv: string[]): BenchArgs {
         fail(`unknown flag ${flag}`);
     }
   }
+  if (args.receiverPolicy !== 'off' && !args.scenarios.includes('A')) fail('--receiver-policy runs A again under the policy: add A to --scenario');
   if (args.against !== undefined && args.repeat < 2) fail('--against compares alternated rounds: add --repeat N (N ≥ 2)');
   if (args.against !== undefined && args.engines.length > 1) fail('--against measures one engine: add --engine sqlite (or postgres, or mongodb)');
   return args;

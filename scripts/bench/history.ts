@@ -7,6 +7,7 @@ import { statSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
 import pg from 'pg';
 import { openStore } from '../../src/store/open.js';
+import type { EngineName } from './args.js';
 import type { BenchDatabase } from './engines.js';
 
 /** What one stored verification looks like: the sandbox bank's answer, as the verify path stores it. */
@@ -21,20 +22,27 @@ const RESPONSE = JSON.stringify({
 const QR = '0041000600000101030040220013071152533APM077365102TH91048134';
 const DAY_MS = 86_400_000;
 
-/** Engines whose history H can write; the others are skipped with why. */
-export function historySupported(db: BenchDatabase): string | null {
-  if (db.engine === 'mongodb') return 'FerretDB, the MongoDB-wire test server, answers every filter by reading the whole collection whatever the indexes (see test/store/mongo-plans.test.ts)';
+/** Engines whose history H and R can write; the others are skipped with why. */
+export function historySupported(engine: EngineName): string | null {
+  if (engine === 'mongodb') return 'FerretDB, the MongoDB-wire test server, answers every filter by reading the whole collection whatever the indexes (see test/store/mongo-plans.test.ts)';
   return null;
 }
 
+/** Where a seeded history sits: ids start with `req_<prefix>_` (one prefix per seeding, as ids are unique); the year before `endsAt` (ms). */
+export interface HistorySpan {
+  prefix: string;
+  endsAt: number;
+}
+
 /**
- * `rows` verifications of `accountId`, spread over the year before now, each
- * of a different slip; the account's credits and usage moved as if it had
- * made them, so reconciliation still holds.
+ * `rows` verifications of `accountId`, spread over the year before now (or
+ * before `span.endsAt`), each of a different slip; the account's credits and
+ * usage moved as if it had made them, so reconciliation still holds.
  */
-export async function seedHistory(db: BenchDatabase, accountId: string, rows: number): Promise<void> {
-  const start = Date.now() - 365 * DAY_MS;
+export async function seedHistory(db: BenchDatabase, accountId: string, rows: number, span: HistorySpan = { prefix: 'history', endsAt: Date.now() }): Promise<void> {
+  const start = span.endsAt - 365 * DAY_MS;
   const step = (365 * DAY_MS) / rows;
+  const id = `req_${span.prefix}_`;
   if (db.engine === 'sqlite') {
     const lite = new Database(db.url.replace(/^sqlite:/, ''));
     try {
@@ -44,7 +52,7 @@ export async function seedHistory(db: BenchDatabase, accountId: string, rows: nu
       lite.transaction(() => {
         for (let i = 0; i < rows; i++) {
           const n = String(i).padStart(9, '0');
-          insert.run(`req_history_${n}`, accountId, `req_history_${n}`, QR, `HIST${n}`, RESPONSE, Math.round(start + i * step));
+          insert.run(`${id}${n}`, accountId, `${id}${n}`, QR, `HIST${n}`, RESPONSE, Math.round(start + i * step));
         }
         lite.prepare('UPDATE accounts SET credits = credits - ?, usage = usage + ? WHERE id = ?').run(rows, rows, accountId);
       })();
@@ -60,10 +68,10 @@ export async function seedHistory(db: BenchDatabase, accountId: string, rows: nu
     await client.query(
       `INSERT INTO verify_transactions
          (id, account_id, key_id, request_id, qrcode, transaction_id, amount, sending_bank, receiving_bank, upstream, latency_ms, response, created_at)
-       SELECT 'req_history_' || lpad(i::text, 9, '0'), $1, 'key_history', 'req_history_' || lpad(i::text, 9, '0'), $2, 'HIST' || lpad(i::text, 9, '0'),
+       SELECT $7::text || lpad(i::text, 9, '0'), $1, 'key_history', $7::text || lpad(i::text, 9, '0'), $2, 'HIST' || lpad(i::text, 9, '0'),
               250, '004', '014', 'kbank-sim', 12, $3::jsonb, to_timestamp(($4::float8 + i * $5::float8) / 1000)
        FROM generate_series(0, $6::int - 1) AS i`,
-      [accountId, QR, RESPONSE, start, step, rows],
+      [accountId, QR, RESPONSE, start, step, rows, id],
     );
     await client.query('UPDATE accounts SET credits = credits - $1, usage = usage + $1 WHERE id = $2', [rows, accountId]);
     await client.query('COMMIT');

@@ -14,6 +14,7 @@ import { measure } from './phases.js';
 import type { Report } from './report.js';
 import { chosen, type BenchRun } from './run.js';
 import { benchEngine, floodRuns, measureHistory, pictureRounds, repeatAD } from './run-scenarios.js';
+import { retentionRuns } from './retention.js';
 import { scenarios } from './scenarios.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url)).replace(/\/$/, '');
@@ -46,8 +47,12 @@ const report: Report = {
   profiles: {},
   pictures: [],
   floods: [],
+  retention: [],
 };
-const run: BenchRun = { root: ROOT, args, scenarios: scenarios(args.quick), work: mkdtempSync(join(tmpdir(), 'slipgate-bench-')), report, say };
+const chosenScenarios = scenarios(args.quick);
+// --receiver-policy: A's slips pay the bench receiver too, with the policy off, so A and A+policy differ only by it.
+if (args.receiverPolicy !== 'off') chosenScenarios.A = { ...chosenScenarios.A, receiverPolicy: 'off' };
+const run: BenchRun = { root: ROOT, args, scenarios: chosenScenarios, work: mkdtempSync(join(tmpdir(), 'slipgate-bench-')), report, say };
 
 try {
   say(`load average ${report.loadBefore.map((n) => n.toFixed(2)).join(' ')}${report.loadBefore[0]! > 1.5 ? ' (busy machine: numbers will be noisy)' : ''}`);
@@ -70,6 +75,7 @@ try {
   }
   if (chosen(run, 'H')) for (const engine of args.engines) await measureHistory(run, app, engine);
   if (chosen(run, 'F')) for (const engine of args.engines) await floodRuns(run, app, engine);
+  if (chosen(run, 'R')) for (const engine of args.engines) await retentionRuns(run, app, engine);
 } finally {
   if (args.keep) say(`logs and profiles kept in ${run.work}`);
   else rmSync(run.work, { recursive: true, force: true });

@@ -19,6 +19,8 @@ export interface LoadSpec {
   amount?: number;
   /** Stop early once this settles (scenario F: the valid load ends with the flood). */
   until?: Promise<unknown>;
+  /** Answers to count by a text they hold, by name (receiver-policy.ts: refusals with 1025). */
+  marks?: Record<string, string>;
 }
 
 export interface LoadResult {
@@ -35,6 +37,8 @@ export interface LoadResult {
   latencyMs: { p50: number; p90: number; p99: number; max: number };
   /** A few distinct failure bodies, to say what went wrong. */
   failureSamples: string[];
+  /** Answers holding each of LoadSpec.marks' texts, by its name. */
+  marked: Record<string, number>;
 }
 
 const PATH = '/api/v1/verify';
@@ -46,6 +50,8 @@ export function runLoad(spec: LoadSpec): Promise<LoadResult> {
   let failures = 0;
   const failureSamples = new Set<string>();
   const latencies = new Latencies();
+  const marks = Object.entries(spec.marks ?? {});
+  const marked: Record<string, number> = Object.fromEntries(marks.map(([name]) => [name, 0]));
   return new Promise((resolve, reject) => {
     const instance = autocannon(
       {
@@ -63,6 +69,7 @@ export function runLoad(spec: LoadSpec): Promise<LoadResult> {
               return { ...req, headers: { ...spec.headers, 'content-type': 'application/json', 'x-api-key': key }, body: spec.nextBody() };
             },
             onResponse: (_status, body) => {
+              for (const [name, text] of marks) if (body.includes(text)) marked[name]!++;
               if (body.startsWith(SUCCESS_PREFIX)) successes++;
               else {
                 failures++;
@@ -85,6 +92,7 @@ export function runLoad(spec: LoadSpec): Promise<LoadResult> {
           statusCodes,
           latencyMs: latencies.summary(),
           failureSamples: [...failureSamples],
+          marked,
         });
       },
     );

@@ -13,6 +13,7 @@ import { runImageFlood } from './images.js';
 import { runLoad, type LoadResult } from './load.js';
 import { corpusRate, type PictureRun } from './pictures.js';
 import { jsonLines, listenOverflows, startProcess, type Started } from './processes.js';
+import { checkReceiverRun, PAID_TO_RECEIVER, RECEIVER_MARKS, setReceiverPolicy } from './receiver-policy.js';
 import type { Row } from './report.js';
 import type { BenchRun } from './run.js';
 import { expectedMaxRate, type Scenario } from './scenarios.js';
@@ -25,12 +26,14 @@ export async function measure(run: BenchRun, app: BuiltApp, scenario: Scenario, 
   const revision = 'revision' in app ? `@${String(app.revision)}` : '';
   const tag = `${scenario.id}${revision}${profileDir ? '*' : ''}/${engine}`;
   run.say(`${tag}: ${scenario.title}, ${scenario.durationSec} s`);
+  if (scenario.receiverPolicy !== undefined) await setReceiverPolicy(db!, scenario.receiverPolicy);
   const bank = await startBank(run, app, scenario.upstreamLatencyMs, tag);
   let target: Started | undefined;
   try {
     target = scenario.target === 'baseline' ? await startBaseline(run, app, bank.url, tag) : await startSlipgate(run, app, db!, bank.url, tag, profileDir);
     const bodies = qrBodies(scenario);
-    const load = { url: target.url, connections: scenario.connections, overallRate: scenario.overallRate, apiKeys: keys.length ? keys : ['none'], nextBody: bodies.next };
+    const marks = scenario.receiverPolicy === undefined ? {} : { marks: RECEIVER_MARKS };
+    const load = { url: target.url, connections: scenario.connections, overallRate: scenario.overallRate, apiKeys: keys.length ? keys : ['none'], nextBody: bodies.next, ...marks };
     if (scenario.warmupSec > 0) await runLoad({ ...load, durationSec: scenario.warmupSec });
     const overflowsBefore = listenOverflows();
     const loop = await eventLoopWindow(scenario.target === 'baseline' ? undefined : adminUrlOf(target.logFile));
@@ -40,6 +43,7 @@ export async function measure(run: BenchRun, app: BuiltApp, scenario: Scenario, 
     const eventLoop = await loop?.();
     const overflows = listenOverflows() - overflowsBefore;
     const peakRssBytes = target.peakRssBytes();
+    checkReceiverRun(scenario, result, tag);
     run.say(
       `${tag}: ${Math.round(result.responses / result.durationSec)} req/s, ${result.successes} ok, ${result.failures + result.errors} not ok, ` +
         `p50 ${result.latencyMs.p50.toFixed(2)} p99 ${result.latencyMs.p99.toFixed(2)} ms, ` +
@@ -120,6 +124,7 @@ export function startSlipgate(run: BenchRun, app: BuiltApp, db: BenchDatabase, b
     env: {
       ...process.env,
       DATABASE_URL: db.url,
+      DATABASE_CREATE: 'yes',
       PORT: '0',
       ADMIN_PORT: '0',
       LOG_LEVEL: 'info',
@@ -156,7 +161,8 @@ function readyUrl(run: BenchRun, lines: string[], listening: string): string | u
 function qrBodies(scenario: Scenario): { next: () => string; extra: () => number } {
   const count = Math.ceil(expectedMaxRate(scenario) * (scenario.durationSec + scenario.warmupSec));
   const checks = scenario.checks ? `,"checks":${JSON.stringify(scenario.checks)}` : '';
-  const body = () => `{"qrcode":"${sandboxQr()}"${checks}}`;
+  const details = scenario.receiverPolicy === undefined ? {} : { details: PAID_TO_RECEIVER };
+  const body = () => `{"qrcode":"${sandboxQr(details)}"${checks}}`;
   const made = Array.from({ length: count }, body);
   let i = 0;
   let extra = 0;

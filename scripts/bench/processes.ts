@@ -3,7 +3,8 @@
 // a log file (no pipe back to this process, which is busy generating load).
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
-import { closeSync, openSync, readFileSync, readdirSync } from 'node:fs';
+import { closeSync, fstatSync, openSync, readFileSync, readSync, readdirSync } from 'node:fs';
+import { StringDecoder } from 'node:string_decoder';
 import { setTimeout as sleep } from 'node:timers/promises';
 
 export interface Started {
@@ -74,6 +75,27 @@ export function readLines(file: string): string[] {
   } catch {
     return [];
   }
+}
+
+/** Reads a growing log file in turns: each call returns the JSON lines written since the last (a long run's log is not read whole each time). */
+export function logTail(file: string): () => Record<string, unknown>[] {
+  let offset = 0;
+  let partial = '';
+  const decoder = new StringDecoder('utf8');
+  return () => {
+    const fd = openSync(file, 'r');
+    try {
+      const size = fstatSync(fd).size;
+      if (size <= offset) return [];
+      const bytes = Buffer.alloc(size - offset);
+      offset += readSync(fd, bytes, 0, bytes.length, offset);
+      const lines = (partial + decoder.write(bytes)).split('\n');
+      partial = lines.pop()!;
+      return jsonLines(lines);
+    } finally {
+      closeSync(fd);
+    }
+  };
 }
 
 /** JSON log lines (pino), skipping anything else. */

@@ -11,6 +11,9 @@ import { historySummary, historyTargets, type HistoryFacts } from './history-rep
 import { pictureSection, type PictureRun } from './pictures.js';
 import { databaseCpuLabel } from './db-cpu.js';
 import { floodSection, type FloodRun } from './flood.js';
+import { receiverSummary, receiverTargets } from './receiver-policy.js';
+import type { RetentionRun } from './retention.js';
+import { retentionSection } from './retention-report.js';
 
 export interface Row {
   scenario: Scenario;
@@ -59,6 +62,8 @@ export interface Report {
   pictures: PictureRun[];
   /** Scenario F runs (flood.ts). */
   floods: FloodRun[];
+  /** Scenario R runs (retention.ts). */
+  retention: RetentionRun[];
 }
 
 const TARGETS = { aSqlitePerSec: 3000, aVsBaseline: 0.7, bAddedP50: 2, bAddedP99: 10, cPeakRssMb: 400 };
@@ -125,7 +130,7 @@ export function table(rows: Row[]): string {
 /** One line per target: met or missed, and by how much. */
 export function targets(rows: Row[]): string[] {
   // --repeat rows are judged on their medians (repeat.ts).
-  const out: string[] = [...repeatTargets(rows), ...historyTargets(rows)];
+  const out: string[] = [...repeatTargets(rows), ...historyTargets(rows), ...receiverTargets(rows)];
   const measured = rows.filter((r) => !r.profiled && !r.revision && r.round === undefined);
   const d = baselineOf(measured);
   const verdict = (ok: boolean) => (ok ? '**met**' : '**MISSED**');
@@ -228,7 +233,9 @@ export function markdown(r: Report): string {
   out.push(...repeatSummary(r.rows));
   out.push(...historySummary(r.rows, r.history));
   out.push(...pictureSection(r.pictures));
+  out.push(...receiverSummary(r.rows));
   out.push(...floodSection(r.floods));
+  out.push(...retentionSection(r.retention));
   out.push('## Targets', '', ...targets(r.rows).map((l) => `- ${l}`), '');
   for (const [engine, p] of Object.entries(r.profiles)) {
     out.push(`## CPU profile, scenario A on ${engine}`, '');

@@ -13,6 +13,7 @@ import { databaseBytes, historySupported, lookupMs, seedHistory } from './histor
 import { FLOOD_ENV, measureFlood } from './flood.js';
 import { measure, measureImages, startBank, startSlipgate } from './phases.js';
 import { summariseProfiles } from './profile.js';
+import { receiverVariant } from './receiver-policy.js';
 import { chosen, type BenchRun } from './run.js';
 import { CREDITS_PER_ACCOUNT, onSeededDatabase, onSeededDatabases, reconcile } from './seeding.js';
 
@@ -21,6 +22,8 @@ export async function benchEngine(run: BenchRun, app: BuiltApp, engine: EngineNa
     for (const id of ['A', 'B', 'C'] as const) {
       if (chosen(run, id)) run.report.rows.push(await measure(run, app, run.scenarios[id], engine, db, keys));
     }
+    const variant = receiverVariant(run);
+    if (variant && chosen(run, 'A')) run.report.rows.push(await measure(run, app, variant, engine, db, keys));
     if (chosen(run, 'I')) run.report.pictures.push(await measureImages(run, app, run.scenarios.I, engine, db, keys, 1));
     if (run.args.profile) {
       const dir = join(run.work, `profile-${engine}`);
@@ -35,7 +38,8 @@ export async function benchEngine(run: BenchRun, app: BuiltApp, engine: EngineNa
  * --repeat N: D and A alternately, N rounds, on one database per engine; the
  * report gives medians. With several engines, A runs on each of them in every
  * round, the engines taking turns going first, so their ratio is measured
- * within one round on one machine.
+ * within one round on one machine. With --receiver-policy, A under the policy
+ * runs beside A in every round, the two taking turns going first.
  */
 export async function repeatAD(run: BenchRun, app: BuiltApp, engines: EngineName[], other?: BuiltApp & { revision: string }): Promise<void> {
   await onSeededDatabases(run, engines, async (seeded) => {
@@ -43,7 +47,14 @@ export async function repeatAD(run: BenchRun, app: BuiltApp, engines: EngineName
       run.report.rows.push({ ...(await measure(run, app, run.scenarios.D, 'none', null, [])), round });
       const turn = (round - 1) % seeded.length;
       for (const { engine, db, keys } of [...seeded.slice(turn), ...seeded.slice(0, turn)]) {
-        const thisTree = async () => run.report.rows.push({ ...(await measure(run, app, run.scenarios.A, engine, db, keys)), round });
+        const variant = receiverVariant(run);
+        const plain = async () => run.report.rows.push({ ...(await measure(run, app, run.scenarios.A, engine, db, keys)), round });
+        const withPolicy = async () => run.report.rows.push({ ...(await measure(run, app, variant!, engine, db, keys)), round });
+        const thisTree = async () => {
+          if (variant && round % 2 === 0) await withPolicy();
+          await plain();
+          if (variant && round % 2 === 1) await withPolicy();
+        };
         const thatRevision = async () => run.report.rows.push({ ...(await measure(run, other!, run.scenarios.A, engine, db, keys)), round, revision: other!.revision });
         // --against: the two versions take turns going first.
         if (other && round % 2 === 0) await thatRevision();
@@ -75,7 +86,7 @@ export async function measureHistory(run: BenchRun, app: BuiltApp, engine: Engin
   const dir = join(run.work, `history-${engine}`);
   mkdirSync(dir);
   const setup = await createDatabase(engine, dir, run.root);
-  const unsupported = setup.ok ? historySupported(setup.db) : null;
+  const unsupported = setup.ok ? historySupported(engine) : null;
   if (!setup.ok || unsupported) {
     const reason = setup.ok ? unsupported! : setup.reason;
     run.say(`H/${engine}: skipped (${reason})`);

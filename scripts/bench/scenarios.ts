@@ -1,10 +1,13 @@
 // The four scenarios of the performance targets (docs/performance.md), plus E: B's load against the baseline, the
-// latency floor of this harness and stack on this machine, I (pictures), H (cost against stored history) and F (a flood of bad keys).
+// latency floor of this harness and stack on this machine, I (pictures), H (cost against stored history), F (a flood of bad keys)
+// and R (a retention pass under load); A+report / A+require are A under a receiver policy (receiver-policy.ts).
 // Durations shrink with --quick (smoke runs).
+import type { ReceiverPolicy } from '../../src/domain/types.js';
 import type { ScenarioId } from './args.js';
 
 export interface Scenario {
-  id: ScenarioId;
+  /** A+report and A+require: A under that receiver policy, apart from A's own figures and targets. */
+  id: ScenarioId | `A+${Exclude<ReceiverPolicy, 'off'>}`;
   title: string;
   /** What is measured: slipgate, or the bare express + got baseline. */
   target: 'slipgate' | 'baseline';
@@ -16,6 +19,8 @@ export interface Scenario {
   warmupSec: number;
   /** Checks every request asks for (the request's `checks`); none when unset. */
   checks?: Record<string, unknown>;
+  /** Set: the bench accounts hold this receiver policy for the run, and every slip pays the receiver registered on each (receiver-policy.ts). */
+  receiverPolicy?: ReceiverPolicy;
 }
 
 export function scenarios(quick: boolean): Record<ScenarioId, Scenario> {
@@ -58,6 +63,17 @@ export function scenarios(quick: boolean): Record<ScenarioId, Scenario> {
       overallRate: 200,
       durationSec: 0,
       warmupSec: d(3, 1),
+    },
+    // Read by retentionRuns (retention.ts): the load runs from the server's start until its retention pass ends, at least durationSec.
+    R: {
+      id: 'R',
+      title: 'a retention pass on the server redacting --retention-records old verifications, valid keys verifying at 200/s beside it, against the same load without a pass',
+      target: 'slipgate',
+      upstreamLatencyMs: 0,
+      connections: 8,
+      overallRate: 200,
+      durationSec: d(10, 3),
+      warmupSec: 0,
     },
     // Read by runImageScenario (images.ts), not by the autocannon rows.
     I: { id: 'I', title: '1080×2340 screenshots flooding the image pool, 100 QR-text req/s beside them', target: 'slipgate', upstreamLatencyMs: 0, connections: 8, overallRate: 100, durationSec: d(15, 5), warmupSec: 0 },

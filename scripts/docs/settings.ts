@@ -6,8 +6,8 @@
 // neither lists.
 import type { configSchema } from '../../src/config.js';
 
-export type Topic = 'Listeners' | 'Storage' | 'Bank network' | 'Limits' | 'Pictures' | 'Processes' | 'Logs and metrics' | 'Retention' | 'Webhooks' | 'Dashboard' | 'CLI';
-export const TOPICS: readonly Topic[] = ['Listeners', 'Storage', 'Bank network', 'Limits', 'Pictures', 'Processes', 'Logs and metrics', 'Retention', 'Webhooks', 'Dashboard', 'CLI'];
+export type Topic = 'Listeners' | 'Storage' | 'Bank network' | 'Limits' | 'Pictures' | 'Processes' | 'Logs and metrics' | 'Retention' | 'Webhooks' | 'LINE' | 'Dashboard' | 'CLI';
+export const TOPICS: readonly Topic[] = ['Listeners', 'Storage', 'Bank network', 'Limits', 'Pictures', 'Processes', 'Logs and metrics', 'Retention', 'Webhooks', 'LINE', 'Dashboard', 'CLI'];
 
 export interface SettingDoc {
   topic: Topic;
@@ -29,6 +29,11 @@ export const SCHEMA_SETTINGS: Record<SchemaSetting, SettingDoc> = {
     topic: 'Storage',
     meaning: 'the store, see [storage.md](storage.md); `?pool_max=N` sets a PostgreSQL pool size (strip it before giving the URL to `pg_dump`/`psql`, see [operations.md](operations.md#postgresql-pg_dump-or-point-in-time-recovery))',
     accepts: '`sqlite:<path>`, `postgres://…`, `postgresql://…`, `mongodb://…`, `mongodb+srv://…`',
+  },
+  DATABASE_CREATE: {
+    topic: 'Storage',
+    meaning: '`serve` may create a new SQLite database at `DATABASE_URL` (as `--create` does); otherwise a missing file or folder is refused, naming it, except the quickstart\'s default `./data/slipgate.db`',
+    accepts: '`yes` or `no`',
   },
   UPSTREAM_TIMEOUT_MS: { topic: 'Bank network', meaning: 'whole budget of one network verification, failover and retries included' },
   HOLD_STALE_MS: { topic: 'Storage', meaning: 'age after which any credit hold counts as left by a dead process (backstop to leases)', default: '`UPSTREAM_TIMEOUT_MS` + 60000' },
@@ -68,7 +73,7 @@ export const SCHEMA_SETTINGS: Record<SchemaSetting, SettingDoc> = {
   RETENTION_INTERVAL_MINUTES: { topic: 'Retention', meaning: 'how often a server runs the retention pass (also once at startup; only the longest-running instance does the work)' },
   SECRETS_KEY: {
     topic: 'Webhooks',
-    meaning: '32 bytes that seal webhook signing secrets in the database (see [webhooks.md](webhooks.md#signing-secrets-at-rest-secrets_key)); unset, they are stored as they are',
+    meaning: '32 bytes that seal webhook signing secrets and LINE channel secrets in the database (see [webhooks.md](webhooks.md#signing-secrets-at-rest-secrets_key)); unset, webhook secrets are stored as they are and LINE channels cannot be connected',
     accepts: '64 hex characters or base64 (`openssl rand -hex 32`)',
   },
   WEBHOOK_TIMEOUT_MS: { topic: 'Webhooks', meaning: 'one delivery attempt\'s whole budget' },
@@ -77,6 +82,10 @@ export const SCHEMA_SETTINGS: Record<SchemaSetting, SettingDoc> = {
   WEBHOOK_RETRY_WINDOW_MS: { topic: 'Webhooks', meaning: 'how long after its event a delivery is retried before it is marked failed' },
   WEBHOOK_POLL_MS: { topic: 'Webhooks', meaning: 'how often an idle delivery worker looks for due deliveries (a verification on the same process wakes it at once)' },
   WEBHOOK_LEASE_MS: { topic: 'Webhooks', meaning: 'how long a claim holds a delivery; must be longer than `WEBHOOK_TIMEOUT_MS`' },
+  LINE_API_BASE_URL: { topic: 'LINE', meaning: "LINE's Messaging API (replies, pushes, the loading animation); `slipgate simulate-line`'s URL in tests and demos (see [line.md](line.md))" },
+  LINE_DATA_API_BASE_URL: { topic: 'LINE', meaning: "LINE's data API, where slip pictures are downloaded from; the simulator's URL in tests and demos" },
+  LINE_API_TIMEOUT_MS: { topic: 'LINE', meaning: 'one call to LINE (a picture download, a reply, a push) at most' },
+  LINE_EVENTS_PER_USER_PER_MIN: { topic: 'LINE', meaning: 'messages one LINE user may send one channel per minute; beyond, one polite answer and nothing checked (`0`: no limit)' },
   WORKERS: { topic: 'Processes', meaning: '`serve` processes sharing the listeners (node:cluster); `0` or `auto` is one per CPU core; `serve --workers N` overrides it' },
 };
 
@@ -93,5 +102,9 @@ export const OTHER_SETTINGS: Record<string, SettingDoc & { default: string; acce
   NO_COLOR: { topic: 'Logs and metrics', default: 'unset', accepts: 'any value', meaning: 'no colour in the readable log format' },
   FORCE_COLOR: { topic: 'Logs and metrics', default: 'unset', accepts: '`1` (`0` is unset)', meaning: 'colour in the readable log format even off a terminal' },
   SLIPGATE_URL: { topic: 'CLI', default: '`http://127.0.0.1:3000`', accepts: 'a URL', meaning: '`slipgate verify`: the public URL it calls (`--url` overrides)' },
+  INVOCATION_ID: { topic: 'CLI', default: 'set by systemd', accepts: 'any value', meaning: 'read, never set by hand: under systemd the startup line suggests `sudo slipgate …` (the host wrapper) for the CLI' },
+  SLIPGATE_ACTOR: { topic: 'CLI', default: 'unset', accepts: '1–100 printable characters', meaning: 'the staff member the CLI records as making a change (`--as` overrides; then `SUDO_USER`, then the system user); see [operations.md](operations.md#who-made-a-change)' },
+  SUDO_USER: { topic: 'CLI', default: 'set by sudo', accepts: 'a user name', meaning: 'who ran `sudo slipgate …`: recorded as the actor when neither `--as` nor `SLIPGATE_ACTOR` is given' },
+  SLIPGATE_REVISION: { topic: 'CLI', default: '`git describe` at build time', accepts: 'text', meaning: 'build time only (`npm run build`, the image\'s build argument): the revision `slipgate --version` names' },
   SLIPGATE_API_KEY: { topic: 'CLI', default: 'unset', accepts: 'an API key', meaning: '`slipgate verify`: the key, kept out of shell history (`--api-key` overrides)' },
 };

@@ -72,7 +72,7 @@ export function registerAccountCommands(program: Command): void {
         const account = await store.getAccount(accountId);
         if (!account) throw new InputError(`no account ${accountId}`);
         if (account.deletedAt) return console.log(`Account ${accountId} (${account.name}) was already deleted at ${bangkokTime(account.deletedAt)} (Bangkok); nothing to do.`);
-        if (!opts.yes && !(await confirm(`Delete account ${accountId} (${account.name}, ${count(account.credits, 'credit')} left)? Its keys stop working. [y/N] `))) {
+        if (!opts.yes && !(await confirm(`Delete account ${accountId} (${account.name}, ${count(account.credits, 'credit')} left)? Its keys stop working. [y/N] `, 'delete'))) {
           console.log('Not deleted.');
           return;
         }
@@ -83,14 +83,21 @@ export function registerAccountCommands(program: Command): void {
 
   accounts
     .command('erase-personal-data <accountId>')
-    .description("erase an account's personal data now (PDPA request): every verification redacted, failed requests deleted; credits, ledger and usage stay")
+    .description("erase an account's personal data now (PDPA request): every verification redacted, failed requests deleted; credits, ledger and usage stay. Cannot be undone; asks first at a terminal")
     .option('--reason <text>', 'why, e.g. the request ticket (kept in the admin events)')
+    .option('--yes', 'erase without asking (needed when not at a terminal)')
     .option('--json', 'print JSON')
-    .action((accountId: string, opts: { reason?: string; json?: boolean }) =>
-      withExistingStore(async ({ admin, actor }) => {
+    .action((accountId: string, opts: { reason?: string; yes?: boolean; json?: boolean }) =>
+      withExistingStore(async ({ admin, actor, store }) => {
+        const account = await store.getAccount(accountId);
+        if (!account) throw new InputError('account not found');
+        if (!opts.yes && !(await confirm(`Erase the personal data of account ${accountId} (${account.name})? This cannot be undone. [y/N] `, 'erase'))) {
+          console.log('Nothing erased.');
+          return;
+        }
         const r = await admin.erasePersonalData(actor, accountId, opts.reason);
         if (opts.json) return printJson({ accountId, redactedVerifications: r.redacted, deletedFailures: r.deleted, purge: r.purge });
-        console.log(`Erased the personal data of ${accountId}: ${r.redacted} verifications redacted, ${r.deleted} failed requests deleted.`);
+        console.log(`Erased the personal data of ${accountId}: ${count(r.redacted, 'verification')} redacted, ${count(r.deleted, 'failed request')} deleted.`);
         printPurge(r.purge);
       }),
     );
@@ -169,8 +176,8 @@ function takesEffect(): string {
     : `Running servers apply it within ${ttl / 1000} s (API_KEY_CACHE_TTL_MS); a request before then is still answered the old way.`;
 }
 
-async function confirm(question: string): Promise<boolean> {
-  if (!process.stdin.isTTY) throw new InputError('not at a terminal: add --yes to delete without asking');
+async function confirm(question: string, verb: string): Promise<boolean> {
+  if (!process.stdin.isTTY) throw new InputError(`not at a terminal: add --yes to ${verb} without asking`);
   const rl = createInterface({ input: process.stdin, output: process.stdout });
   try {
     return /^y(es)?$/i.test((await rl.question(question)).trim());

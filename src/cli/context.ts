@@ -1,6 +1,5 @@
 // What every operator command needs: config, a store and the services on it.
 import { InvalidArgumentError } from 'commander';
-import { userInfo } from 'node:os';
 import { loadConfig } from '../config.js';
 import { storeServiceOptions, storeServices, type StoreServices } from '../compose.js';
 import { InputError } from '../domain/errors.js';
@@ -8,9 +7,16 @@ import { describeDatabaseUrl } from '../store/database-url.js';
 import { MissingDatabaseError, openStore } from '../store/open.js';
 import type { PurgeReport, Store } from '../domain/ports/store.js';
 import { createLogger, logFormatFor } from '../log.js';
+import { cliActor } from './actor.js';
 
 export interface CliContext extends StoreServices {
   actor: string;
+}
+
+/** `--as NAME`, a program-wide option: cli.ts sets it before the command runs. */
+let actorOption: string | undefined;
+export function setActorOption(name: string | undefined): void {
+  actorOption = name;
 }
 
 /** Opens the store (creating it if new), runs `fn`, always closes the store. Says on stderr which database it is. */
@@ -30,6 +36,8 @@ export function withExistingStore<T>(fn: (ctx: CliContext) => Promise<T>): Promi
 
 async function openFor<T>(fn: (ctx: CliContext) => Promise<T>, { mayCreate }: { mayCreate: boolean }): Promise<T> {
   const config = loadConfig();
+  // Checked before the database is touched: a bad --as changes nothing.
+  const actor = cliActor(actorOption);
   const url = config.DATABASE_URL;
   announceDatabase(url);
   let store: Store;
@@ -44,7 +52,7 @@ async function openFor<T>(fn: (ctx: CliContext) => Promise<T>, { mayCreate }: { 
   try {
     // Changes made here are logged like those made through GraphQL; on stderr, so stdout stays the command's output.
     const logger = createLogger(config.LOG_LEVEL, process.stderr, logFormatFor(config.LOG_FORMAT, process.stderr));
-    return await fn({ ...storeServices(store, { ...storeServiceOptions(config, logger), keyCacheTtlMs: 0 }), actor: `cli:${userInfo().username}` });
+    return await fn({ ...storeServices(store, { ...storeServiceOptions(config, logger), keyCacheTtlMs: 0 }), actor });
   } finally {
     await store.close();
   }

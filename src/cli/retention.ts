@@ -5,6 +5,7 @@ import { InvalidArgumentError, type Command } from 'commander';
 import { loadConfig } from '../config.js';
 import { InputError } from '../domain/errors.js';
 import { printJson, printPurge, withExistingStore } from './context.js';
+import { bangkokTime } from './output.js';
 
 export function registerRetentionCommands(program: Command): void {
   const retention = program.command('retention').description('remove the personal data of old records (PDPA retention)');
@@ -21,7 +22,8 @@ export function registerRetentionCommands(program: Command): void {
         const r = await admin.runRetention(actor, days, { dryRun: opts.dryRun });
         const summary = { olderThanDays: days, createdBefore: r.createdBefore.toISOString(), dryRun: r.dryRun, redactedVerifications: r.redacted, deletedFailures: r.deleted, ...(r.purge ? { purge: r.purge } : {}) };
         if (opts.json) return printJson(summary);
-        const before = `created before ${summary.createdBefore} (${days} days)`;
+        // Bangkok time, like every listing; --json keeps the ISO instant.
+        const before = `created before ${bangkokTime(r.createdBefore)} Bangkok time (${days} days)`;
         if (r.dryRun) console.log(`Dry run, nothing changed: would redact ${r.redacted} verifications and delete ${r.deleted} failed requests ${before}.`);
         else console.log(`Redacted ${r.redacted} verifications and deleted ${r.deleted} failed requests ${before}.`);
         printPurge(r.purge);

@@ -62,9 +62,9 @@ export function registerSandboxCommands(program: Command): void {
       const amount = paying && this.getOptionValueSource('amount') !== 'cli' ? bahtOf(paying.request.amount) : Number(opts.amount);
       const ownTarget = opts.receiverAccount !== undefined || opts.receiverPromptpay !== undefined;
       const time: SandboxDetails = paying && opts.paidAt === undefined && opts.minutesAgo === undefined ? { paidAt: insideWindow(paying.request) } : {};
+      const qr = (extra: SandboxDetails) => sandboxQr({ bank: opts.bank, amount, outcome: opts.outcome, details: { ...time, ...details(opts), ...extra } });
       try {
-        const pinned = { ...time, ...details(opts), ...(ownTarget ? {} : paidTo(registered, opts)) };
-        console.log(sandboxQr({ bank: opts.bank, amount, outcome: opts.outcome, details: pinned }));
+        console.log(registered && !ownTarget ? paidToRegistered(registered, qr, opts.receiverName !== undefined) : qr({}));
       } catch (err) {
         if (err instanceof SandboxDetailsError) throw new InputError(err.message);
         throw err;
@@ -97,13 +97,28 @@ function findReceiver(id: string): Promise<Receiver> {
   });
 }
 
-/** Where a registered receiver is paid: its own bank and number, and the name its bank prints. */
-function paidTo(r: Receiver | undefined, opts: QrOptions): SandboxDetails {
-  if (!r) return {};
-  const name = opts.receiverName ?? r.nameTh ?? r.nameEn ?? undefined;
+/**
+ * A slip paid to a registered receiver: its own bank and number, under the
+ * name its bank prints. The slip's reference has little room, so a long name
+ * is cut as banks cut them (a cut surname still matches); a name the sandbox
+ * cannot carry at all is left out (the digits decide anyway). A name given
+ * with --receiver-name is used as it is.
+ */
+function paidToRegistered(r: Receiver, qr: (extra: SandboxDetails) => string, nameGiven: boolean): string {
   const target: SandboxDetails =
     r.kind === 'bank' ? { receiverAccount: r.number, receiverBank: r.bankCode ?? undefined } : { receiverProxy: { type: r.proxyType ?? 'NATID', digits: r.number } };
-  return { ...target, ...(name !== undefined ? { receiverName: name } : {}) };
+  for (const name of nameGiven ? [] : [r.nameTh, r.nameEn].filter((n): n is string => n !== null)) {
+    for (let length = name.length; length > 0; length--) {
+      const cut = name.slice(0, length).trim();
+      if (cut === '') break;
+      try {
+        return qr({ ...target, receiverName: cut });
+      } catch (err) {
+        if (!(err instanceof SandboxDetailsError)) throw err;
+      }
+    }
+  }
+  return qr(target);
 }
 
 function details(opts: QrOptions): SandboxDetails {

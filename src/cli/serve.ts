@@ -7,6 +7,7 @@ import type { Logger } from 'pino';
 import { loadConfig, type Config } from '../config.js';
 import { createLogger, logFormatFor } from '../log.js';
 import { EXIT_STORE_FAILED } from './exit-codes.js';
+import { missingDatabaseRefusal } from './serve-database.js';
 import { startupFailureLine } from './startup-failure.js';
 import { READY_MESSAGE, superviseWorkers, workerCount } from './serve-cluster.js';
 
@@ -15,6 +16,7 @@ export function registerServeCommand(program: Command): void {
     .command('serve')
     .description('run the public verify API and the admin listener')
     .option('--workers <n>', 'processes sharing the listeners; 0 or "auto" = one per CPU core (default: WORKERS or 1)')
+    .option('--create', 'create the SQLite database if it does not exist (default: only ./data/slipgate.db; or DATABASE_CREATE=yes)')
     .addHelpText(
       'after',
       `
@@ -22,12 +24,18 @@ Main settings (environment variables; docs/configuration.md lists them all):
   PORT, HOST              public API listener (default 3000 on 127.0.0.1)
   ADMIN_PORT, ADMIN_HOST  admin listener: GraphQL, dashboard, health, metrics (default 3001 on 127.0.0.1)
   DATABASE_URL            sqlite:./data/slipgate.db (default), postgres://… or mongodb://…
+  DATABASE_CREATE         yes: create a missing SQLite file (as --create); else only the default one is created
   UPSTREAMS_FILE          bank network configuration (unset: the built-in sandbox network)
   TRUST_PROXY_HOPS        proxies in front of the public port whose X-Forwarded-For is trusted (default 0)
   LOG_LEVEL, LOG_FORMAT   info, debug…; json or pretty`,
     )
-    .action(async (opts: { workers?: string }) => {
+    .action(async (opts: { workers?: string; create?: boolean }) => {
       const config = loadConfig(opts.workers === undefined ? process.env : { ...process.env, WORKERS: opts.workers });
+      const refusal = missingDatabaseRefusal(config, opts.create === true);
+      if (refusal) {
+        process.stderr.write(`slipgate: ${refusal}\n`);
+        process.exit(1);
+      }
       const logger = createLogger(config.LOG_LEVEL, undefined, logFormatFor(config.LOG_FORMAT));
       const workers = workerCount(config.WORKERS);
       if (cluster.isPrimary && workers > 1) return superviseWorkers(config, logger, workers);

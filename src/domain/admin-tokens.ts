@@ -1,6 +1,7 @@
 // Tokens for the internal GraphQL API and what each role may do. Like API
 // keys they are shown once and stored as SHA-256 hashes.
 import { randomBytes } from 'node:crypto';
+import type { ChangeLog } from './ports/logger.js';
 import type { Store } from './ports/store.js';
 import { InputError } from './errors.js';
 import { recordAdminEvent } from './admin-events.js';
@@ -42,6 +43,8 @@ export class AdminTokenService {
   constructor(
     private readonly store: Store,
     private readonly now: () => Date = () => new Date(),
+    /** A token is access to money and personal data: making or ending one is a change like any other admin action. */
+    private readonly log?: ChangeLog,
   ) {}
 
   async create(input: { name: string; role: string; actor: string }): Promise<IssuedAdminToken> {
@@ -61,6 +64,8 @@ export class AdminTokenService {
       revokedAt: null,
     };
     await this.store.createAdminToken(token);
+    // Logged before the event write, which may fail, so the log never misses one.
+    this.log?.info({ action: 'createAdminToken', actor: input.actor, targetId: token.id, name, role: token.role }, 'admin token created');
     await recordAdminEvent(this.store, this.now(), { actor: input.actor, action: 'createAdminToken', targetId: token.id, details: { name, role: token.role } });
     return { token, secret };
   }
@@ -72,8 +77,10 @@ export class AdminTokenService {
   /** False when the token does not exist or was already revoked. */
   async revoke(id: string, actor: string): Promise<boolean> {
     const revoked = await this.store.revokeAdminToken(id, this.now());
-    if (revoked) await recordAdminEvent(this.store, this.now(), { actor, action: 'revokeAdminToken', targetId: id });
-    return revoked;
+    if (!revoked) return false;
+    this.log?.info({ action: 'revokeAdminToken', actor, targetId: id }, 'admin token revoked');
+    await recordAdminEvent(this.store, this.now(), { actor, action: 'revokeAdminToken', targetId: id });
+    return true;
   }
 
   /** A live token for the secret, or null (unknown, malformed or revoked). */

@@ -33,6 +33,9 @@ export const EXPORT_COLUMNS = [
   'source',
   'error_kind',
   'error_message',
+  // When the personal data was removed (retention or erasure): an empty
+  // name is then an erased one, not one the bank never sent.
+  'redacted_at',
 ] as const;
 
 export type ExportRow = Record<(typeof EXPORT_COLUMNS)[number], string>;
@@ -143,6 +146,7 @@ function verifiedRow(r: VerifyTransactionRecord): ExportRow {
     upstream: r.upstream,
     latency_ms: String(r.latencyMs),
     source: r.source ?? 'qrcode',
+    redacted_at: r.redactedAt ? bangkokTime(r.redactedAt) : '',
   };
 }
 

@@ -5,7 +5,7 @@
 // the transfer: amount, time, banks and the transaction reference. Those
 // stay (the record's own columns stay too: account, key, amount, banks,
 // reference, upstream, latency, time). Names, account numbers, PromptPay
-// proxies and the bank's raw answer go.
+// proxies, the bank's raw answer and the LINE user id of a slip sent in chat go.
 import type { Redact } from './ports/store.js';
 import { slipQrHoldsOnlyReference } from './slip-qr.js';
 import type { VerifiedSlip } from './types.js';
@@ -28,5 +28,6 @@ export const redactPersonalData: Redact = ({ qrcode, response }) => {
   for (const field of PERSONAL_FIELDS) slip[field] = '';
   slip.rawData = {};
   // A slip's mini QR names only the bank and the reference; text carrying more is dropped whole.
-  return { qrcode: slipQrHoldsOnlyReference(qrcode) ? qrcode : '', response: slip };
+  // The LINE user who sent the slip (source 'line') identifies a person: it goes whole.
+  return { qrcode: slipQrHoldsOnlyReference(qrcode) ? qrcode : '', response: slip, lineUserId: null };
 };

@@ -119,7 +119,9 @@ export interface VerifyTransactionRecord {
   response: VerifiedSlip;
   createdAt: Date;
   /** Set when the QR was read by slipgate from a picture (the picture itself is never kept); absent means the caller sent the QR text. */
-  source?: 'qrcode' | 'image';
+  source?: 'qrcode' | 'image' | 'line';
+  /** The LINE user who sent the slip (source 'line'): personal data, removed by retention and erasure. */
+  lineUserId?: string | null;
   /**
    * When the personal data (names, accounts, proxies, rawData, a QR carrying
    * more than the reference) was removed: by retention or an erasure request
@@ -143,6 +145,8 @@ export interface RequestErrorRecord {
   upstream: string | null;
   latencyMs: number | null;
   createdAt: Date;
+  /** The LINE user who sent the slip, when it came through a LINE channel (keyId is then `line:<channel id>`). */
+  lineUserId?: string | null;
 }
 
 export type LedgerKind = 'initial' | 'top_up' | 'adjustment';

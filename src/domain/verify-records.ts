@@ -1,7 +1,7 @@
 // The small pieces verify.ts builds its answers and failure records from:
 // who asked, what a failure record says, and the outcomes that need no state.
 import type { SlipRef } from './slip-qr.js';
-import type { ErrorKind, RequestErrorRecord } from './types.js';
+import type { ErrorKind, RequestErrorRecord, VerifiedSlip, VerifyTransactionRecord } from './types.js';
 import type { BodyRead, VerifyOutcome } from './verify-types.js';
 import { checkVerifyBody, type BodyCheck } from './verify-request.js';
 
@@ -11,10 +11,34 @@ export interface Who {
   requestId: string;
   accountId: string | null;
   keyId: string | null;
-  /** Set for `image` bodies, recorded on the verification. */
-  source?: 'image';
+  /** Set for `image` bodies and LINE chats, recorded on the verification. */
+  source?: 'image' | 'line';
+  /** The LINE user who sent the slip (source 'line'), recorded on every record of it. */
+  lineUserId?: string;
 }
 export type KeyedWho = Who & { accountId: string; keyId: string };
+
+/** The success record of a verified slip: what the settle stores (and its webhook event tells). */
+export function successRecord(who: KeyedWho, facts: { qrcode: string; data: VerifiedSlip; upstream: string; latencyMs: number }, at: Date): VerifyTransactionRecord {
+  const { qrcode, data, upstream, latencyMs } = facts;
+  return {
+    id: who.id,
+    accountId: who.accountId,
+    keyId: who.keyId,
+    requestId: who.requestId,
+    qrcode,
+    transactionId: data.transactionId,
+    amount: data.amount,
+    sendingBank: data.senderBankCode,
+    receivingBank: data.receiverBankCode,
+    upstream,
+    latencyMs,
+    response: data,
+    createdAt: at,
+    ...(who.source ? { source: who.source } : {}),
+    ...(who.lineUserId ? { lineUserId: who.lineUserId } : {}),
+  };
+}
 
 /** What a failure record says beyond who asked. */
 export interface FailureFacts {
@@ -41,6 +65,7 @@ export function requestErrorRecord(who: Who, facts: FailureFacts, createdAt: Dat
     upstream: facts.upstream ?? null,
     latencyMs: facts.latencyMs ?? null,
     createdAt,
+    ...(who.lineUserId ? { lineUserId: who.lineUserId } : {}),
   };
 }
 

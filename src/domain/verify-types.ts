@@ -1,7 +1,7 @@
 // What goes into a verification and what comes out of it. The outcome says
 // what happened in the domain's terms; src/http/verify-answer.ts alone turns
 // it into a status, headers and a JSON body.
-import type { CheckResults } from './checks.js';
+import type { CheckRequest, CheckResults } from './checks.js';
 import type { AccountErrorKind } from './errors.js';
 import type { ErrorKind, VerifiedSlip } from './types.js';
 import type { PaymentVerdict } from './payments/paying.js';
@@ -28,8 +28,22 @@ export interface VerifyInput {
   clientIp?: string;
   /** The address as abuse limits count it (an IPv6 client by its /56); default clientIp. */
   clientAddress?: string;
+  /** Where clientIp came from (the connection, or which X-Forwarded-For hop), said when a key refuses it (1024). */
+  clientIpFrom?: string;
   /** Filled in as the verification learns it, for the request's log line. */
   trace?: VerifyTrace;
+}
+
+/** A slip a customer sent through a LINE channel (domain/line): the channel's account pays. */
+export interface ChannelVerifyInput {
+  accountId: string;
+  /** `line:<channel id>`: what the records name instead of an API key. */
+  keyId: string;
+  lineUserId: string;
+  requestId: string;
+  slip: { qrcode: string; image?: undefined } | { qrcode?: undefined; image: Buffer };
+  /** The checks the channel asks for (the duplicate check when its checks are on). */
+  checks?: CheckRequest;
 }
 
 /** Who asked and which bank domain answered: what a support call needs from the log. */
@@ -40,6 +54,9 @@ export interface VerifyTrace {
   upstream?: string | null;
   /** How long the bank network took, retries included. */
   upstreamMs?: number;
+  /** On 1024 only: the address the key refused and where it came from. */
+  clientIp?: string | null;
+  clientIpFrom?: string | null;
 }
 
 /** The account's credits after the request, whenever the key resolved to a live account. */

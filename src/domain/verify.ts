@@ -9,8 +9,8 @@ import { readSlipImage } from './verify-image.js';
 import { AccountSlots } from './account-slots.js';
 import type { ImageDecoder } from './ports/images.js';
 import { parseSlipQr, type SlipRef } from './slip-qr.js';
-import type { ApiKey, RequestErrorRecord, VerifiedSlip, VerifyTransactionRecord } from './types.js';
-import type { VerifyInput, VerifyOutcome, VerifyTrace } from './verify-types.js';
+import type { RequestErrorRecord, VerifiedSlip } from './types.js';
+import type { ChannelVerifyInput, VerifyInput, VerifyOutcome, VerifyTrace } from './verify-types.js';
 import type { KeyResolver } from './key-lookup.js';
 import { ReceiverDirectory } from './receiver-directory.js';
 import { receiverRefusal, receiverVerdict } from './receiver-policy.js';
@@ -24,7 +24,7 @@ import type { WebhookEventType } from './webhooks/types.js';
 import { payableRequest, payWithSlip, type PaymentVerdict } from './payments/paying.js';
 import { paymentEvent } from './payments/events.js';
 import type { PaymentRequest } from './payments/types.js';
-import { bodyCheck, failure, imageRefusal, requestErrorRecord, type FailureFacts, type KeyedWho, type Who } from './verify-records.js';
+import { bodyCheck, failure, successRecord, imageRefusal, requestErrorRecord, type FailureFacts, type KeyedWho, type Who } from './verify-records.js';
 
 export type { VerifyInput, VerifyOutcome } from './verify-types.js';
 
@@ -97,8 +97,13 @@ export class VerificationService {
    * committed, and `outcome_unknown` tells the caller not to retry blindly.
    */
   verify(input: VerifyInput): Promise<VerifyOutcome> {
-    const run = this.run(input).catch((err: unknown): VerifyOutcome => {
-      this.logFailure(err, input.requestId);
+    return this.track(this.run(input), input.requestId);
+  }
+
+  /** Counted for drain(); a failure inside becomes the outcome that says what the caller may do. */
+  private track(work: Promise<VerifyOutcome>, requestId: string): Promise<VerifyOutcome> {
+    const run = work.catch((err: unknown): VerifyOutcome => {
+      this.logFailure(err, requestId);
       return err instanceof SettleFailedError ? { kind: 'outcome_unknown' } : UNAVAILABLE;
     });
     this.inFlight.add(run);
@@ -132,7 +137,6 @@ export class VerificationService {
   }
 
   private async run(input: VerifyInput): Promise<VerifyOutcome> {
-    const { store } = this.deps;
     const address = input.clientAddress ?? input.clientIp ?? 'unknown';
     const braked = this.refusals.braked(address, input.requestId);
     if (braked) return braked;
@@ -143,8 +147,12 @@ export class VerificationService {
     if (!found.ok && found.kind === 'invalid_api_key') return this.authRefusal('invalid_api_key', anonymous, address);
     // Refused before anything about the account is read: a leaked key tells its holder nothing.
     if (!found.ok) {
-      if (input.trace) Object.assign(input.trace, { accountId: found.key.accountId, keyId: found.key.id });
-      return this.authRefusal('ip_not_allowed', { ...anonymous, accountId: found.key.accountId, keyId: found.key.id }, address);
+      // The answer stays the contract's; the record and the log say which address was judged, so a
+      // proxy whose address slipgate saw (TRUST_PROXY_HOPS unset) is told apart from a wrong range.
+      const seen = { clientIp: input.clientIp ?? null, clientIpFrom: input.clientIpFrom ?? null };
+      if (input.trace) Object.assign(input.trace, { accountId: found.key.accountId, keyId: found.key.id, ...seen });
+      const message = `${ACCOUNT_ERRORS.ip_not_allowed.message}: saw ${seen.clientIp ?? 'no address'}${seen.clientIpFrom ? ` (${seen.clientIpFrom})` : ''}`;
+      return this.authRefusal('ip_not_allowed', { ...anonymous, accountId: found.key.accountId, keyId: found.key.id }, address, message);
     }
     const { key } = found;
     const who: KeyedWho = { ...anonymous, accountId: key.accountId, keyId: key.id };
@@ -160,21 +168,43 @@ export class VerificationService {
       return { kind: 'bad_request', problem: body.problem, message: body.message, creditsRemaining: account.credits };
     }
     // A request the key cannot pay is a body error too: refused before any credit is held.
-    const paying = body.paymentRequest === undefined ? undefined : await payableRequest(store, key.accountId, body.paymentRequest);
+    const paying = body.paymentRequest === undefined ? undefined : await payableRequest(this.deps.store, key.accountId, body.paymentRequest);
     if (paying === null) {
       const account = await this.liveAccount(who, {}, { mustPay: false });
       if (!account.ok) return account.refused;
       return { kind: 'bad_request', problem: 'invalid', message: `paymentRequest ${body.paymentRequest} not found`, creditsRemaining: account.credits };
     }
+    return this.verifySlip(body.image ? { ...who, source: 'image' } : who, body, body.checks, input.trace, paying);
+  }
+
+  /**
+   * A slip sent through a LINE channel: the channel stands for the key
+   * (`line:<channel id>` in the records), its account pays, and the rest is
+   * the path every verification takes. Never rejects, like verify().
+   */
+  verifyForChannel(input: ChannelVerifyInput): Promise<VerifyOutcome> {
+    const who: KeyedWho = { id: this.deps.newId(), requestId: input.requestId, accountId: input.accountId, keyId: input.keyId, source: 'line', lineUserId: input.lineUserId };
+    return this.track(this.verifySlip(who, input.slip, input.checks), input.requestId);
+  }
+
+  /** After the key: the picture or QR text read, then the hold and the network. */
+  private async verifySlip(
+    who: KeyedWho,
+    slip: { qrcode: string; image?: undefined } | { qrcode?: undefined; image: Buffer },
+    checks?: CheckRequest,
+    trace?: VerifyTrace,
+    paying?: PaymentRequest,
+  ): Promise<VerifyOutcome> {
+    const { store } = this.deps;
     let qrcode: string;
-    if (body.image === undefined) qrcode = body.qrcode;
+    if (slip.image === undefined) qrcode = slip.qrcode;
     else {
       // No CPU for an account that could not pay: its credits are read before decoding (the hold still decides).
       const account = await this.liveAccount(who, {}, { mustPay: true });
       if (!account.ok) return account.refused;
-      const release = this.pictureSlots.take(key.accountId);
+      const release = this.pictureSlots.take(who.accountId);
       if (!release) return { kind: 'busy', message: 'too many pictures of this account are being read right now; retry shortly' };
-      const read = await readSlipImage(this.deps.images, body.image).finally(release);
+      const read = await readSlipImage(this.deps.images, slip.image).finally(release);
       if (!read.ok && !read.unreadable) return imageRefusal(read.refused, read.message, account.credits);
       if (!read.ok) {
         await store.insertRequestError(this.errorRecord(who, { kind: 'unreadable_image', message: read.message, latencyMs: 0 }));
@@ -194,23 +224,22 @@ export class VerificationService {
     }
 
     // One account must not take all upstream capacity (per process).
-    const inFlight = this.perAccount.get(key.accountId) ?? 0;
+    const inFlight = this.perAccount.get(who.accountId) ?? 0;
     if (inFlight >= this.maxPerAccount) {
       return { kind: 'busy', message: 'too many verifications in flight for this account; retry shortly' };
     }
-    this.perAccount.set(key.accountId, inFlight + 1);
+    this.perAccount.set(who.accountId, inFlight + 1);
     try {
-      return await this.holdAndVerify(body.image ? { ...who, source: 'image' } : who, key, qrcode, parsed.slip, started, body.checks, input.trace, paying);
+      return await this.holdAndVerify(who, qrcode, parsed.slip, started, checks, trace, paying);
     } finally {
-      const left = (this.perAccount.get(key.accountId) ?? 1) - 1;
-      if (left > 0) this.perAccount.set(key.accountId, left);
-      else this.perAccount.delete(key.accountId);
+      const left = (this.perAccount.get(who.accountId) ?? 1) - 1;
+      if (left > 0) this.perAccount.set(who.accountId, left);
+      else this.perAccount.delete(who.accountId);
     }
   }
 
   private async holdAndVerify(
     who: KeyedWho,
-    key: ApiKey,
     qrcode: string,
     slip: SlipRef,
     started: number,
@@ -219,12 +248,14 @@ export class VerificationService {
     paying?: PaymentRequest,
   ): Promise<VerifyOutcome> {
     const { store } = this.deps;
-    // Read before the hold (from memory, mostly): a store failure here is a
-    // plain 503 with nothing held, never after the bank answered.
-    const receivers = await this.receivers.forAccount(key.accountId);
-    const listeners = (await this.deps.webhooks?.endpointsFor(key.accountId, 'verification.succeeded')) ?? [];
-    const paidListeners = paying ? ((await this.deps.webhooks?.endpointsFor(key.accountId, 'payment_request.paid')) ?? []) : [];
-    const held = await store.holdCredit({ id: who.id, accountId: key.accountId, keyId: key.id, createdAt: this.now(), instanceId: this.deps.instanceId?.() ?? null });
+    // Read before the hold (from memory, mostly): a store failure here is a plain 503 with nothing held,
+    // never after the bank answered.
+    const [receivers, listeners] = await Promise.all([
+      this.receivers.forAccount(who.accountId),
+      this.deps.webhooks ? this.deps.webhooks.endpointsFor(who.accountId, 'verification.succeeded') : [],
+    ]);
+    const paidListeners = paying && this.deps.webhooks ? await this.deps.webhooks.endpointsFor(who.accountId, 'payment_request.paid') : [];
+    const held = await store.holdCredit({ id: who.id, accountId: who.accountId, keyId: who.keyId, createdAt: this.now(), instanceId: this.deps.instanceId?.() ?? null });
     // Credits never go below zero, so a refused hold saw a balance of exactly 0.
     if (held.status === 'insufficient') return this.accountError('insufficient_fund', who, { qrcode, slip }, 0);
     if (held.status === 'no_account') return this.accountError('user_not_found', who, { qrcode, slip });
@@ -238,7 +269,7 @@ export class VerificationService {
     // failure like any other: released, recorded, never charged.
     if (!result.ok) {
       const record = this.errorRecord(who, { kind: result.kind, message: result.message, qrcode, slip, upstream: result.upstream, latencyMs });
-      const left = await store.releaseHold({ ...record, accountId: key.accountId });
+      const left = await store.releaseHold({ ...record, accountId: who.accountId });
       return failure(result.kind, result.message, left);
     }
     const data = result.slip;
@@ -246,26 +277,11 @@ export class VerificationService {
     if (receiver?.policy === 'require' && !receiver.passed) {
       // Free like every refused bank answer (no verified slip to use); the record says whom the bank named.
       const record = this.errorRecord(who, { kind: 'receiver_not_registered', message: receiverRefusal(data), qrcode, slip, upstream: result.upstream, latencyMs });
-      return { kind: 'account_error', error: 'receiver_not_registered', creditsRemaining: await store.releaseHold({ ...record, accountId: key.accountId }) };
+      return { kind: 'account_error', error: 'receiver_not_registered', creditsRemaining: await store.releaseHold({ ...record, accountId: who.accountId }) };
     }
-    const record: VerifyTransactionRecord = {
-      id: who.id,
-      accountId: key.accountId,
-      keyId: key.id,
-      requestId: who.requestId,
-      qrcode,
-      transactionId: data.transactionId,
-      amount: data.amount,
-      sendingBank: data.senderBankCode,
-      receivingBank: data.receiverBankCode,
-      upstream: result.upstream,
-      latencyMs,
-      response: data,
-      createdAt: this.now(),
-      ...(who.source ? { source: who.source } : {}),
-    };
+    const record = successRecord(who, { qrcode, data, upstream: result.upstream, latencyMs }, this.now());
     // The event is written by the settle itself (the outbox): charged and announced, or neither.
-    const deliveries = listeners.length > 0 ? outboxRecords(verificationSucceeded(record), key.accountId, listeners) : [];
+    const deliveries = listeners.length > 0 ? outboxRecords(verificationSucceeded(record), who.accountId, listeners) : [];
     try {
       await (deliveries.length > 0 ? store.settleHold(record, deliveries) : store.settleHold(record));
     } catch (err) {
@@ -273,7 +289,8 @@ export class VerificationService {
     }
     const payment = paying ? await this.pay(paying, data, who, paidListeners) : undefined;
     if (deliveries.length > 0 || payment?.status === 'paid') this.deps.webhooks?.written?.();
-    this.touch(key);
+    // lastUsedAt is an API key's; a LINE channel has none.
+    if (who.source !== 'line') this.touch(who.keyId);
     // Settling only turns the hold into usage: the hold's balance is the one after the charge.
     const verified = { kind: 'verified', slip: data, qrcode, creditsRemaining: held.credits, ...(payment ? { paymentRequest: payment } : {}) } as const;
     return !checks && !receiver ? verified : { ...verified, checks: { ...(checks ? await this.runChecks(checks, data, who) : {}), ...(receiver ? { receiver } : {}) } };
@@ -321,8 +338,8 @@ export class VerificationService {
   }
 
   /** 1020, 1021 and 1024: recorded one by one until the address's brake counts them instead. */
-  private authRefusal(error: 'missing_api_key' | 'invalid_api_key' | 'ip_not_allowed', who: Who, address: string): Promise<VerifyOutcome> | VerifyOutcome {
-    if (this.refusals.record(address, who.requestId)) return this.accountError(error, who);
+  private authRefusal(error: 'missing_api_key' | 'invalid_api_key' | 'ip_not_allowed', who: Who, address: string, recorded?: string): Promise<VerifyOutcome> | VerifyOutcome {
+    if (this.refusals.record(address, who.requestId)) return this.accountError(error, who, {}, undefined, recorded);
     return { kind: 'account_error', error };
   }
 
@@ -331,8 +348,10 @@ export class VerificationService {
     who: Who,
     about: Pick<FailureFacts, 'qrcode' | 'slip'> = {},
     creditsRemaining?: number,
+    /** What the record says, when it knows more than the answer. */
+    recorded: string = ACCOUNT_ERRORS[error].message,
   ): Promise<VerifyOutcome> {
-    await this.deps.store.insertRequestError(this.errorRecord(who, { kind: error, message: ACCOUNT_ERRORS[error].message, ...about }));
+    await this.deps.store.insertRequestError(this.errorRecord(who, { kind: error, message: recorded, ...about }));
     return creditsRemaining === undefined ? { kind: 'account_error', error } : { kind: 'account_error', error, creditsRemaining };
   }
 
@@ -340,12 +359,12 @@ export class VerificationService {
     return requestErrorRecord(who, facts, this.now());
   }
 
-  private touch(key: ApiKey): void {
+  private touch(keyId: string): void {
     const now = Date.now();
-    if (now - (this.lastTouch.get(key.id) ?? 0) < TOUCH_INTERVAL_MS) return;
-    this.lastTouch.set(key.id, now);
-    this.deps.store.touchApiKey(key.id, new Date(now)).catch((err: unknown) => {
-      this.deps.logger.warn({ err, keyId: key.id }, 'could not record key use');
+    if (now - (this.lastTouch.get(keyId) ?? 0) < TOUCH_INTERVAL_MS) return;
+    this.lastTouch.set(keyId, now);
+    this.deps.store.touchApiKey(keyId, new Date(now)).catch((err: unknown) => {
+      this.deps.logger.warn({ err, keyId }, 'could not record key use');
     });
   }
 }

@@ -27,7 +27,8 @@ VerifyTransactionRef.implement({
     latencyMs: t.exposeInt('latencyMs'),
     response: t.expose('response', { type: 'JSON', description: 'The `data` object returned to the caller.' }),
     createdAt: t.expose('createdAt', { type: 'DateTime' }),
-    source: t.field({ type: VerifySourceEnum, description: 'Where the QR came from.', resolve: (r) => r.source ?? 'qrcode' }),
+    source: t.field({ type: VerifySourceEnum, description: 'Where the QR came from (LINE: a slip sent in a LINE chat; keyId is then `line:<channel id>`).', resolve: (r) => r.source ?? 'qrcode' }),
+    lineUserId: t.string({ nullable: true, description: 'The LINE user who sent the slip (personal data: blank once redacted).', resolve: (r) => r.lineUserId ?? null }),
     redactedAt: t.field({
       type: 'DateTime',
       nullable: true,
@@ -58,6 +59,7 @@ RequestErrorRef.implement({
     message: t.exposeString('message'),
     upstream: t.exposeString('upstream', { nullable: true }),
     latencyMs: t.exposeInt('latencyMs', { nullable: true }),
+    lineUserId: t.string({ nullable: true, description: 'The LINE user who sent the slip, when it came through a LINE channel (keyId is then `line:<channel id>`).', resolve: (r) => r.lineUserId ?? null }),
     createdAt: t.expose('createdAt', { type: 'DateTime' }),
   }),
 });

@@ -5,6 +5,7 @@
 import type { Logger } from 'pino';
 import type { AdminActions } from '../domain/admin-actions.js';
 import type { WebhookEndpoints } from '../domain/webhooks/endpoints.js';
+import type { LineChannels } from '../domain/line/channels.js';
 import { tokenActor } from '../domain/admin-tokens.js';
 import type { AdminToken } from '../domain/types.js';
 import type { Store } from '../domain/ports/store.js';
@@ -17,6 +18,8 @@ export interface GraphqlDeps {
   actions: AdminActions;
   /** Webhook endpoint changes and redeliveries, with their audit trail. */
   webhooks: WebhookEndpoints;
+  /** LINE channels of accounts, with their audit trail. */
+  lineChannels: LineChannels;
   upstreamHealth: () => DomainHealth[];
   logger: Logger;
 }

@@ -14,8 +14,8 @@ export const ErrorKindEnum = builder.enumType('ErrorKind', {
 });
 
 export const VerifySourceEnum = builder.enumType('VerifySource', {
-  description: 'QRCODE: the caller sent the QR text; IMAGE: slipgate read it from a picture of the slip (never stored).',
-  values: upper<'qrcode' | 'image'>(['qrcode', 'image']),
+  description: 'QRCODE: the caller sent the QR text; IMAGE: slipgate read it from a picture of the slip (never stored); LINE: a customer sent the slip (picture or QR text) in a LINE chat.',
+  values: upper<'qrcode' | 'image' | 'line'>(['qrcode', 'image', 'line']),
 });
 
 export const LedgerKindEnum = builder.enumType('LedgerKind', {

@@ -4,6 +4,7 @@ import express, { type Express } from 'express';
 import { createYoga } from 'graphql-yoga';
 import type { Logger } from 'pino';
 import type { AdminActions } from '../domain/admin-actions.js';
+import type { LineChannels } from '../domain/line/channels.js';
 import type { WebhookEndpoints } from '../domain/webhooks/endpoints.js';
 import type { AdminTokenService } from '../domain/admin-tokens.js';
 import type { Store } from '../domain/ports/store.js';
@@ -24,6 +25,7 @@ export interface GraphqlServerDeps {
   admin: AdminActions;
   adminTokens: AdminTokenService;
   webhooks: WebhookEndpoints;
+  lineChannels: LineChannels;
   upstreamHealth: () => DomainHealth[];
   logger: Logger;
   maxBodyBytes?: number;
@@ -31,7 +33,7 @@ export interface GraphqlServerDeps {
 
 export function mountGraphql(app: Express, deps: GraphqlServerDeps): void {
   const logger = deps.logger.child({ component: 'graphql' });
-  const context = { store: deps.store, actions: deps.admin, webhooks: deps.webhooks, upstreamHealth: deps.upstreamHealth, logger };
+  const context = { store: deps.store, actions: deps.admin, webhooks: deps.webhooks, lineChannels: deps.lineChannels, upstreamHealth: deps.upstreamHealth, logger };
 
   const yoga = createYoga<ServerContext, GraphqlContext>({
     schema: graphqlSchema(),

@@ -1,5 +1,6 @@
-// The public listener: POST /api/v1/verify (docs/contract.md#route) and the
-// payment request routes (docs/payments.md).
+// The public listener: POST /api/v1/verify (docs/contract.md#route), the
+// payment request routes (docs/payments.md), and POST /line/webhook/<channel id>
+// when LINE channels are served (docs/line.md).
 import express, { type Request, type RequestHandler, type Response } from 'express';
 import { ipKeyGenerator } from 'express-rate-limit';
 import type { Logger } from 'pino';
@@ -11,6 +12,8 @@ import { PAYMENT_REQUESTS_PATH, paymentRoutes, type PaymentRouteDeps } from './p
 import { accessLog } from './access-log.js';
 import { perIpLimit, perKeyLimit, type RateLimitSettings } from './rate-limit.js';
 import { requestId } from './request-id.js';
+import { mountLineWebhook } from './line-webhook-route.js';
+import type { LineBridge } from '../domain/line/bridge.js';
 import type { Metrics } from '../metrics/metrics.js';
 import { classifyOutcome, classifyStatus, type OutcomeLabel } from '../metrics/outcomes.js';
 
@@ -27,6 +30,8 @@ export interface PublicAppDeps {
   metrics?: Metrics;
   /** The payment request routes; absent: not served. */
   payments?: PaymentRouteDeps;
+  /** The LINE bridge: POST /line/webhook/<channel id> (docs/line.md). */
+  line?: LineBridge;
 }
 
 export function createPublicApp(deps: PublicAppDeps): express.Express {
@@ -41,6 +46,9 @@ export function createPublicApp(deps: PublicAppDeps): express.Express {
   // Counted where every answer passes, rate-limit refusals included.
   if (metrics) app.use(observeVerify(metrics));
   if (deps.limits?.TRUST_PROXY_HOPS) app.set('trust proxy', deps.limits.TRUST_PROXY_HOPS);
+  // Before the per-IP limit: every request of a channel comes from LINE's few
+  // addresses. Signed requests only; each customer has a limit of their own.
+  if (deps.line) mountLineWebhook(app, deps.line, deps.logger);
   // Order matters; see rate-limit.ts. Per IP: every request, any route.
   const byIp = perIpLimit(deps.limits?.RATE_LIMIT_PER_IP_PER_MIN ?? 0, deps.logger, () => metrics?.refused('ip_rate_limit'));
   if (byIp) app.use(byIp);
@@ -77,6 +85,7 @@ export function createPublicApp(deps: PublicAppDeps): express.Express {
       clientIp: req.ip,
       // IPv6 by its /56, as the per-IP limit counts (one customer's allocation, not one address of billions).
       clientAddress: req.ip === undefined ? undefined : ipKeyGenerator(req.ip),
+      clientIpFrom: addressSource(req, deps.limits?.TRUST_PROXY_HOPS ?? 0),
       trace,
     });
     res.locals.verifyOutcome = classifyOutcome(outcome);
@@ -107,7 +116,15 @@ function verificationFields(res: Response): Record<string, unknown> {
     keyId: trace.keyId ?? null,
     bank: trace.upstream ?? null,
     ...(trace.upstreamMs === undefined ? {} : { bankMs: trace.upstreamMs }),
+    ...(trace.clientIp === undefined ? {} : { clientIp: trace.clientIp, clientIpFrom: trace.clientIpFrom }),
   };
+}
+
+/** How express found req.ip: the connection, or X-Forwarded-For counted TRUST_PROXY_HOPS back from it. */
+function addressSource(req: Request, hops: number): string {
+  const peer = req.socket.remoteAddress ?? 'unknown';
+  if (hops === 0) return `the connection's address; TRUST_PROXY_HOPS=0`;
+  return `X-Forwarded-For with TRUST_PROXY_HOPS=${hops}, from the proxy at ${peer}`;
 }
 
 function observeVerify(metrics: Metrics): RequestHandler {

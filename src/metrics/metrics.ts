@@ -87,6 +87,12 @@ export class Metrics {
     labelNames: ['result'] as const,
     registers: [this.registry],
   });
+  private readonly lineEvents = new Counter({
+    name: 'slipgate_line_events_total',
+    help: 'LINE webhook events by what the customer was answered (verified, duplicate, not_found, unreadable, …) or what became of them (redelivery, ignored, error)',
+    labelNames: ['outcome'] as const,
+    registers: [this.registry],
+  });
   private readonly storeSeconds = new Histogram({
     name: 'slipgate_store_operation_duration_seconds',
     help: 'Latency of each store operation',
@@ -188,6 +194,10 @@ export class Metrics {
   bankRequest(domain: string, outcome: string, seconds: number): void {
     this.bankRequests.inc({ domain, outcome });
     this.bankSeconds.observe({ domain, result: outcome === 'success' ? 'success' : 'failure' }, seconds);
+  }
+
+  lineEvent(outcome: string): void {
+    this.lineEvents.inc({ outcome });
   }
 
   refused(reason: RefusalReason): void {

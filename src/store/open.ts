@@ -2,6 +2,7 @@
 // embedded install never loads a database driver it does not use.
 import { existsSync } from 'node:fs';
 import type { Store } from '../domain/ports/store.js';
+import { NewerSchemaError } from './schema-version.js';
 import { databaseAddress, describeDatabaseUrl, sqlitePath } from './database-url.js';
 
 /** The store could not be opened: one line naming the database, the cause and DATABASE_URL. */
@@ -23,7 +24,7 @@ export async function openStore(url: string, opts: OpenOptions = {}): Promise<St
   try {
     return await openAndMigrate(url, opts);
   } catch (err) {
-    if (err instanceof MissingDatabaseError) throw err;
+    if (err instanceof MissingDatabaseError || err instanceof NewerSchemaError) throw err;
     throw new DatabaseOpenError(openFailure(url, err), { cause: err });
   }
 }
@@ -40,7 +41,9 @@ async function openAndMigrate(url: string, { mustExist = false }: OpenOptions): 
     store = new SqliteStore(path);
   } else if (url.startsWith('postgres://') || url.startsWith('postgresql://')) {
     const { PostgresStore } = await import('./postgres/postgres-store.js');
-    store = new PostgresStore(url);
+    const postgres = new PostgresStore(url);
+    missing = () => postgres.isEmpty();
+    store = postgres;
   } else if (url.startsWith('mongodb://') || url.startsWith('mongodb+srv://')) {
     const { MongoStore } = await import('./mongo/mongo-store.js');
     const mongo = new MongoStore(url);
@@ -50,7 +53,7 @@ async function openAndMigrate(url: string, { mustExist = false }: OpenOptions): 
     throw new Error(`unsupported DATABASE_URL scheme: ${url.split(':')[0]}`);
   }
   try {
-    if (mustExist && (await missing?.())) throw new MissingDatabaseError(`no database at ${describeDatabaseUrl(url)} (it has no collections)`);
+    if (mustExist && (await missing?.())) throw new MissingDatabaseError(`no slipgate database at ${describeDatabaseUrl(url)} (it has no slipgate tables)`);
     await store.migrate();
   } catch (err) {
     // A half-opened store holds connections (or a file handle): let them go.

@@ -93,6 +93,8 @@ describe.each(testEngines())('audit export on %s', (engine) => {
   });
 
   it('writes CSV to a file, owner-only: UTF-8 with a BOM, Thai intact, quoted where needed, formulas defused', { timeout: 60_000 }, async () => {
+    // The other shop's personal data is erased: its row says when, so an empty name reads as erased, not missing.
+    expect((await slipgate(url, 'accounts', 'erase-personal-data', ids.other, '--yes')).code).toBe(0);
     const out = join(dir.path, `${engine.name}.csv`);
     const r = await slipgate(url, 'audit', 'export', '--kind', 'verified', '--from', '2026-11-01T00:00:00+07:00', '--to', '2026-12-01T00:00:00+07:00', '--out', out);
     expect(r).toMatchObject({ code: 0, stdout: '' });
@@ -106,6 +108,10 @@ describe.each(testEngines())('audit export on %s', (engine) => {
     expect(lines.find((l) => l.includes('TX-NOV-15'))).toContain(',100.50,004,014,"นาง ""สมศรี"", มีสุข",MR. SOMCHAI J,');
     expect(lines.find((l) => l.includes('TX-NOV-30'))).toContain(`,1234567.89,004,014,"'=HYPERLINK(""http://x"")",`);
     expect(lines.find((l) => l.includes('TX-OTHER'))).toContain(`,${ids.other},`);
+    expect(lines[0]!.split(',').at(-1)).toBe('redacted_at');
+    expect(lines.find((l) => l.includes('TX-OTHER'))!.split(',').at(-1)).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}\+07:00$/);
+    expect(lines.find((l) => l.includes('TX-OTHER'))).not.toContain('นาย อื่น');
+    expect(lines.find((l) => l.includes('TX-NOV-01'))!.split(',').at(-1)).toBe('');
     expect(lines.some((l) => l.includes('TX-DEC-01') || l.startsWith('failed,'))).toBe(false);
   });
 

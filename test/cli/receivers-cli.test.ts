@@ -7,6 +7,7 @@ import { promisify } from 'node:util';
 import Database from 'better-sqlite3';
 import { afterAll, describe, expect, it } from 'vitest';
 import { parseSlipQr } from '../../src/domain/slip-qr.js';
+import type { RawParty } from '../../src/domain/types.js';
 import { sandboxTransaction } from '../../src/upstream/sandbox/transaction.js';
 import { tempDir } from '../helpers/temp.js';
 
@@ -38,6 +39,14 @@ describe('slipgate receivers', () => {
     } finally {
       db.close();
     }
+  };
+
+  /** The sandbox's answer to a slip QR, its receiver typed as the sandbox always sends it. */
+  const paidTo = (qr: string) => {
+    const parsed = parseSlipQr(qr);
+    if (!parsed.ok) throw new Error(parsed.reason);
+    const tx = sandboxTransaction(parsed.slip.sendingBank, parsed.slip.transRef);
+    return { ...tx, receiver: tx.receiver as RawParty };
   };
 
   it('adds, lists for a person and removes receivers; refuses bad input and changes nothing', { timeout: 120_000 }, async () => {
@@ -72,11 +81,19 @@ describe('slipgate receivers', () => {
     expect(list.stdout).toMatch(new RegExp(`${id}\\s+PromptPay NATID 1234567890121\\s+นาย สมชาย ใจดี\\s+till 2\\s+yes`));
 
     // The sandbox pays the registered PromptPay target, masked as banks print it.
-    const qr = (await slipgate('sandbox', 'qr', '--receiver', id)).stdout;
-    const parsed = parseSlipQr(qr);
-    if (!parsed.ok) throw new Error(parsed.reason);
-    expect(sandboxTransaction(parsed.slip.sendingBank, parsed.slip.transRef).receiver).toMatchObject({ displayName: 'นาย สมชาย ใจดี', proxy: { type: 'NATID', value: 'xxxxxxxx9012x' } });
+    expect(paidTo((await slipgate('sandbox', 'qr', '--receiver', id)).stdout).receiver).toMatchObject({ displayName: 'นาย สมชาย ใจดี', proxy: { type: 'NATID', value: 'xxxxxxxx9012x' } });
     expect((await slipgate('sandbox', 'qr', '--receiver', 'rcv_missing')).stderr).toMatch(/no receiver rcv_missing/);
+
+    // A name longer than the slip reference can carry is cut, as banks cut them; one given on the command line wins.
+    const long = 'บริษัท ร้านกาแฟ ดีดี สาขาสีลม จำกัด (มหาชน)';
+    const shop = (await slipgate('receivers', 'add', accountId, '--bank', '014', '--account', '1233131090', '--name', long)).stdout;
+    const paidShop = paidTo((await slipgate('sandbox', 'qr', '--receiver', shop)).stdout);
+    expect(paidShop.receivingBank).toBe('014');
+    expect(paidShop.receiver).toMatchObject({ account: { type: 'BANKAC', value: 'xxx-x-x3109-x' } });
+    expect(long.startsWith(String(paidShop.receiver.displayName))).toBe(true);
+    expect(String(paidShop.receiver.displayName).length).toBeGreaterThan(5);
+    expect(paidTo((await slipgate('sandbox', 'qr', '--receiver', shop, '--receiver-name', 'DEEDEE')).stdout).receiver).toMatchObject({ displayName: 'DEEDEE' });
+    await slipgate('receivers', 'remove', shop);
 
     const removed = await slipgate('receivers', 'remove', id);
     expect(removed.stdout).toMatch(new RegExp(`Receiver ${id} \\(PromptPay NATID 1234567890121\\) removed from ${accountId}`));

@@ -76,6 +76,9 @@ describe('slipgate retention run and accounts erase-personal-data', () => {
     const dry = await slipgate(['retention', 'run', '--older-than', '30', '--dry-run', '--json']);
     expect(dry.code).toBe(0);
     expect(JSON.parse(dry.stdout)).toMatchObject({ olderThanDays: 30, dryRun: true, redactedVerifications: 3, deletedFailures: 2 });
+    // For a person: Bangkok time like every listing, not UTC.
+    const dryText = await slipgate(['retention', 'run', '--older-than', '30', '--dry-run']);
+    expect(dryText.stdout).toMatch(/^Dry run, nothing changed: would redact 3 verifications and delete 2 failed requests created before \d{4}-\d\d-\d\d \d\d:\d\d:\d\d Bangkok time \(30 days\)\.\n$/);
     expect(await snapshot()).toBe(before);
     // RETENTION_DAYS is the default period.
     const dryDefault = JSON.parse((await slipgate(['retention', 'run', '--dry-run', '--json'], { RETENTION_DAYS: '365' })).stdout);
@@ -98,10 +101,15 @@ describe('slipgate retention run and accounts erase-personal-data', () => {
 
   it('erases one account now, records who did it, and leaves its books exact', { timeout: 120_000 }, async () => {
     expect(await slipgate(['accounts', 'erase-personal-data', 'acc_missing'])).toMatchObject({ code: 2, stderr: 'slipgate: account not found\n' });
-    const erased = await slipgate(['accounts', 'erase-personal-data', b, '--reason', 'PDPA request #7', '--json']);
+    // It cannot be undone: not at a terminal (as here), it asks for --yes and erases nothing.
+    const before = await snapshot();
+    const unconfirmed = await slipgate(['accounts', 'erase-personal-data', b, '--reason', 'PDPA request #7']);
+    expect(unconfirmed).toMatchObject({ code: 2, stderr: 'slipgate: not at a terminal: add --yes to erase without asking\n' });
+    expect(await snapshot()).toBe(before);
+    const erased = await slipgate(['accounts', 'erase-personal-data', b, '--reason', 'PDPA request #7', '--yes']);
     expect(erased.code).toBe(0);
     // b's 40-day-old record was redacted by the run above; its recent one and its recent failure go now.
-    expect(JSON.parse(erased.stdout)).toEqual({ accountId: b, redactedVerifications: 1, deletedFailures: 1, purge: { complete: true, detail: expect.stringMatching(/^WAL checkpointed and truncated/) } });
+    expect(erased.stdout).toMatch(new RegExp(`^Erased the personal data of ${b}: 1 verification redacted, 1 failed request deleted\\.\nDatabase files: WAL checkpointed and truncated[^\n]*\\.\n$`));
     const store = await openStore(databaseUrl);
     try {
       const records = (await store.listVerifyTransactions({ accountId: b, limit: 10 })).items;

@@ -7,8 +7,10 @@ import { createServer, type AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import mongoose from 'mongoose';
+import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createMongoDatabase } from '../helpers/mongo.js';
+import { createTestDatabase } from '../helpers/postgres.js';
 import { tempDir } from '../helpers/temp.js';
 
 const exec = promisify(execFile);
@@ -28,6 +30,17 @@ async function slipgate(cwd: string, databaseUrl: string | undefined, ...args: s
   } catch (err) {
     const e = err as { code: number; stdout: string; stderr: string };
     return { code: e.code, stdout: e.stdout, stderr: e.stderr };
+  }
+}
+
+/** The tables of a PostgreSQL database's public schema. */
+async function tablesOf(url: string): Promise<string[]> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    return (await client.query<{ t: string }>("SELECT table_name AS t FROM information_schema.tables WHERE table_schema = 'public'")).rows.map((r) => r.t);
+  } finally {
+    await client.end();
   }
 }
 
@@ -120,9 +133,39 @@ describe('which database the CLI uses', { timeout: 120_000 }, () => {
     }
   });
 
-  it('--version prints the version in package.json', async () => {
+  it('a PostgreSQL database without slipgate tables is not migrated by a reading command, and a newer schema is refused', async () => {
+    const database = await createTestDatabase();
+    try {
+      for (const args of READING) {
+        const r = await slipgate(dir.path, database.url, ...args);
+        expect(r.code, args.join(' ')).toBe(2);
+        expect(r.stderr).toContain(`no slipgate database at ${database.url} (it has no slipgate tables); this command does not create one, so nothing was created`);
+      }
+      expect(await tablesOf(database.url)).toEqual([]);
+      const created = await slipgate(dir.path, database.url, 'accounts', 'create', '--name', 'PG shop');
+      expect(created.code).toBe(0);
+      expect(await tablesOf(database.url)).toContain('accounts');
+      expect((await slipgate(dir.path, database.url, 'accounts', 'list', '--json')).code).toBe(0);
+
+      // As if a newer slipgate had migrated it: this one refuses instead of running on tables it does not know.
+      const client = new pg.Client({ connectionString: database.url });
+      await client.connect();
+      try {
+        await client.query('INSERT INTO schema_migrations (version) SELECT max(version) + 1 FROM schema_migrations');
+      } finally {
+        await client.end();
+      }
+      const refused = await slipgate(dir.path, database.url, 'accounts', 'list');
+      expect(refused.code).toBe(2);
+      expect(refused.stderr).toMatch(/slipgate: the database postgres:\/\/\S+ has schema version (\d+), newer than this slipgate \S+ knows \(\d+\): a newer slipgate migrated it\. Run the newer version, or roll back by restoring the backup taken before the upgrade/);
+    } finally {
+      await database.drop();
+    }
+  });
+
+  it('--version prints the version in package.json (from src/: no build, so no revision)', async () => {
     const r = await slipgate(dir.path, undefined, '--version');
     expect(r.code).toBe(0);
-    expect(r.stdout).toBe(`${VERSION}\n`);
+    expect(r.stdout).toBe(`${VERSION} (revision unknown)\n`);
   });
 });

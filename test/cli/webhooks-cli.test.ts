@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import Database from 'better-sqlite3';
 import { afterAll, describe, expect, it } from 'vitest';
-import { secretBox } from '../../src/domain/webhooks/secret-box.js';
+import { secretBox } from '../../src/domain/secret-box.js';
 import { tempDir } from '../helpers/temp.js';
 
 const run = promisify(execFile);

@@ -11,6 +11,22 @@ import { join } from 'node:path';
 import { giveToUnprivileged, unprivileged } from './unprivileged.js';
 
 export const RECIPE = new URL('../../deploy/nginx/slipgate.conf', import.meta.url).pathname;
+
+/** A shipped recipe and the two upstream servers it names, replaced by this machine's. */
+export interface Recipe {
+  name: string;
+  path: string;
+  upstreams: [string, string];
+}
+
+export const RECIPES: Recipe[] = [
+  { name: 'compose (slipgate.conf)', path: RECIPE, upstreams: ['slipgate-1:3000', 'slipgate-2:3000'] },
+  {
+    name: 'single host (slipgate-single-host.conf)',
+    path: new URL('../../deploy/nginx/slipgate-single-host.conf', import.meta.url).pathname,
+    upstreams: ['127.0.0.1:3000', '127.0.0.1:3002'],
+  },
+];
 const NGINX = ['/usr/sbin/nginx', '/usr/bin/nginx'].find((path) => existsSync(path));
 
 export interface Nginx {
@@ -30,17 +46,34 @@ export interface Nginx {
 /** Replaces the one place `pattern` matches; throws when it matches none or several. */
 function replaceOnce(text: string, pattern: RegExp, replacement: string): string {
   const matches = text.match(new RegExp(pattern.source, pattern.flags.includes('g') ? pattern.flags : pattern.flags + 'g'));
-  if (matches?.length !== 1) throw new Error(`${RECIPE}: expected exactly one match of ${pattern}, found ${matches?.length ?? 0}`);
+  if (matches?.length !== 1) throw new Error(`recipe: expected exactly one match of ${pattern}, found ${matches?.length ?? 0}`);
   return text.replace(pattern, replacement);
 }
 
-/** The shipped recipe with the instances, listen port and certificate paths of this machine. */
-function renderRecipe(recipe: string, at: { port: number; instances: [string, string]; cert: string; key: string }): string {
-  let text = replaceOnce(recipe, /server slipgate-1:3000 /, `server ${at.instances[0]} `);
-  text = replaceOnce(text, /server slipgate-2:3000 /, `server ${at.instances[1]} `);
-  text = replaceOnce(text, /listen 443 ssl;/, `listen 127.0.0.1:${at.port} ssl;`);
+const escaped = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+
+/** The shipped recipe with the certificate paths of this machine (all `nginx -t` needs). */
+export function withCertificates(text: string, at: { cert: string; key: string }): string {
   text = replaceOnce(text, /ssl_certificate +\/etc\/nginx\/tls\/fullchain\.pem;/, `ssl_certificate ${at.cert};`);
   return replaceOnce(text, /ssl_certificate_key +\/etc\/nginx\/tls\/privkey\.pem;/, `ssl_certificate_key ${at.key};`);
+}
+
+/** The shipped recipe with the instances, listen port and certificate paths of this machine. */
+function renderRecipe(recipe: Recipe, at: { port: number; instances: [string, string]; cert: string; key: string }): string {
+  let text = readFileSync(recipe.path, 'utf8');
+  text = replaceOnce(text, new RegExp(`server ${escaped(recipe.upstreams[0])} `), `server ${at.instances[0]} `);
+  text = replaceOnce(text, new RegExp(`server ${escaped(recipe.upstreams[1])} `), `server ${at.instances[1]} `);
+  text = replaceOnce(text, /listen 443 ssl;/, `listen 127.0.0.1:${at.port} ssl;`);
+  return withCertificates(text, at);
+}
+
+/** A self-signed certificate for 127.0.0.1 and localhost, made now, in `dir`. */
+export function testCertificate(dir: string): { cert: string; key: string } {
+  const cert = join(dir, 'cert.pem');
+  const key = join(dir, 'key.pem');
+  execFileSync('openssl', ['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-days', '1',
+    '-subj', '/CN=slipgate proxy test', '-addext', 'subjectAltName=IP:127.0.0.1,DNS:localhost', '-keyout', key, '-out', cert], { stdio: 'ignore' });
+  return { cert, key };
 }
 
 /** A loopback port nothing listens on right now. */
@@ -53,36 +86,15 @@ export async function freePort(): Promise<number> {
   return port;
 }
 
-export async function startNginx(dir: string, instances: [string, string]): Promise<Nginx> {
-  if (!NGINX) throw new Error('nginx is not installed: apt-get install nginx-light (.ci/run does)');
-  const cert = join(dir, 'cert.pem');
-  const key = join(dir, 'key.pem');
-  // A test certificate, made now: self-signed for 127.0.0.1 and localhost.
-  execFileSync('openssl', ['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-days', '1',
-    '-subj', '/CN=slipgate proxy test', '-addext', 'subjectAltName=IP:127.0.0.1,DNS:localhost', '-keyout', key, '-out', cert], { stdio: 'ignore' });
+export async function startNginx(dir: string, instances: [string, string], recipe: Recipe = RECIPES[0]!): Promise<Nginx> {
+  const { cert, key } = testCertificate(dir);
   const port = await freePort();
   const conf = join(dir, 'slipgate.conf');
-  writeFileSync(conf, renderRecipe(readFileSync(RECIPE, 'utf8'), { port, instances, cert, key }));
-  // What Debian's /etc/nginx/nginx.conf would be, with every path it writes in `dir`.
-  for (const temp of ['client_body', 'proxy', 'fastcgi', 'uwsgi', 'scgi']) mkdirSync(join(dir, temp));
-  writeFileSync(join(dir, 'nginx.conf'), `
-worker_processes 1;
-pid ${dir}/nginx.pid;
-error_log stderr notice;
-events { worker_connections 256; }
-http {
-  access_log off;
-  client_body_temp_path ${dir}/client_body;
-  proxy_temp_path ${dir}/proxy;
-  fastcgi_temp_path ${dir}/fastcgi;
-  uwsgi_temp_path ${dir}/uwsgi;
-  scgi_temp_path ${dir}/scgi;
-  include ${dir}/slipgate.conf;
-}
-`);
+  writeFileSync(conf, renderRecipe(recipe, { port, instances, cert, key }));
+  writeMainConf(dir);
   chmodSync(dir, 0o755);
   giveToUnprivileged(dir);
-  const [command, ...args] = unprivileged([NGINX, '-p', dir, '-c', join(dir, 'nginx.conf'), '-e', 'stderr', '-g', 'daemon off;']);
+  const [command, ...args] = unprivileged([nginxPath(), '-p', dir, '-c', join(dir, 'nginx.conf'), '-e', 'stderr', '-g', 'daemon off;']);
   const proc = spawn(command!, args, { stdio: ['ignore', 'ignore', 'pipe'] });
   let stderr = '';
   proc.stderr!.on('data', (d: Buffer) => (stderr += d.toString()));
@@ -108,6 +120,31 @@ http {
       await exited;
     },
   };
+}
+
+export function nginxPath(): string {
+  if (!NGINX) throw new Error('nginx is not installed: apt-get install nginx-light (.ci/run does)');
+  return NGINX;
+}
+
+/** What Debian's /etc/nginx/nginx.conf would be, with every path it writes in `dir`; it includes `dir`/slipgate.conf. */
+export function writeMainConf(dir: string): void {
+  for (const temp of ['client_body', 'proxy', 'fastcgi', 'uwsgi', 'scgi']) mkdirSync(join(dir, temp), { recursive: true });
+  writeFileSync(join(dir, 'nginx.conf'), `
+worker_processes 1;
+pid ${dir}/nginx.pid;
+error_log stderr notice;
+events { worker_connections 256; }
+http {
+  access_log off;
+  client_body_temp_path ${dir}/client_body;
+  proxy_temp_path ${dir}/proxy;
+  fastcgi_temp_path ${dir}/fastcgi;
+  uwsgi_temp_path ${dir}/uwsgi;
+  scgi_temp_path ${dir}/scgi;
+  include ${dir}/slipgate.conf;
+}
+`);
 }
 
 /** The pids of the master's children: its workers, old ones still finishing included. */

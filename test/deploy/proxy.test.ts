@@ -3,31 +3,58 @@
 // made here, the client's address through the proxy (TRUST_PROXY_HOPS=1) for
 // keys locked to IP ranges, x-request-id both ways, the body limit aligned
 // with MAX_IMAGE_BYTES, and the admin listener out of reach.
-import { readFileSync } from 'node:fs';
+import { execFile } from 'node:child_process';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { Writable } from 'node:stream';
+import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.js';
 import { generateApiKey } from '../../src/domain/api-key.js';
 import { sandboxQr } from '../../src/upstream/sandbox/sandbox-qr.js';
 import { startApp, type TestApp } from '../helpers/app.js';
 import { tempDir } from '../helpers/temp.js';
-import { callThrough, freePort, startNginx, type CallOptions, type Nginx } from './nginx.js';
+import { createLogger } from '../../src/log.js';
+import { callThrough, freePort, nginxPath, RECIPES, startNginx, testCertificate, withCertificates, writeMainConf, type CallOptions, type Nginx } from './nginx.js';
 import { runsAsRoot } from './unprivileged.js';
 
 const REFUSED = { status: 'error', code: 1024, message: 'ip address not allowed' };
 const INVALID = { status: 'error', code: 1021, message: 'invalid api key' };
 const { MAX_IMAGE_BYTES } = loadConfig({});
 
-describe('nginx recipe in front of slipgate', () => {
+const run = promisify(execFile);
+
+it('the single-host recipe passes nginx -t as shipped, only the certificate paths replaced', async () => {
+  const dir = tempDir('slipgate-nginx-t-');
+  try {
+    const [, single] = RECIPES;
+    writeFileSync(join(dir.path, 'slipgate.conf'), withCertificates(readFileSync(single!.path, 'utf8'), testCertificate(dir.path)));
+    writeMainConf(dir.path);
+    const { stderr } = await run(nginxPath(), ['-t', '-p', dir.path, '-c', join(dir.path, 'nginx.conf'), '-e', 'stderr']);
+    expect(stderr).toContain('test is successful');
+  } finally {
+    dir.remove();
+  }
+});
+
+describe.each(RECIPES)('nginx recipe in front of slipgate: $name', (recipe) => {
   const dir = tempDir('slipgate-nginx-');
   let app: TestApp;
   let nginx: Nginx;
+  const logs: Record<string, unknown>[] = [];
+  const logStream = new Writable({
+    write(chunk: Buffer, _encoding, done) {
+      for (const line of chunk.toString().split('\n')) if (line) logs.push(JSON.parse(line) as Record<string, unknown>);
+      done();
+    },
+  });
 
   beforeAll(async () => {
-    app = await startApp({ env: { TRUST_PROXY_HOPS: '1' } });
+    app = await startApp({ env: { TRUST_PROXY_HOPS: '1' }, logger: createLogger('info', logStream) });
     // The second instance is down (a rolling restart): nginx must pass every
     // request to the one that is up, none may fail.
     const down = `127.0.0.1:${await freePort()}`;
-    nginx = await startNginx(dir.path, [new URL(app.publicUrl).host, down]);
+    nginx = await startNginx(dir.path, [new URL(app.publicUrl).host, down], recipe);
   });
   afterAll(async () => {
     await nginx?.stop();
@@ -45,11 +72,14 @@ describe('nginx recipe in front of slipgate', () => {
     if (runsAsRoot) expect(uid).toBe(65534);
   });
 
-  it('serves TLS with its certificate only to clients that trust it', async () => {
+  it('serves TLS with its certificate only to clients that trust it, and does not say its version', async () => {
     await expect(call({ trust: false, body: '{}' })).rejects.toThrow(/self[- ]signed/);
     const { apiKey } = await app.account(2);
     const ok = await verify(apiKey, '127.0.0.1');
     expect(ok.status).toBe(200);
+    expect(ok.headers.server).toBe('nginx');
+    const tooLarge = await call({ body: 'x'.repeat(5 * 1024 * 1024) });
+    expect(JSON.stringify(tooLarge)).not.toMatch(/nginx\/\d/);
     expect(ok.body).toMatchObject({ status: 'success', message: 'slip verified' });
   });
 
@@ -71,6 +101,11 @@ describe('nginx recipe in front of slipgate', () => {
     const fromElsewhere = await verify(only2.secret, '127.0.0.1');
     expect(fromElsewhere.status).toBe(403);
     expect(fromElsewhere.body).toEqual(REFUSED);
+    // The record and the log line say which address was judged and where it came from; the answer does not.
+    const requestId = fromElsewhere.headers['x-request-id'] as string;
+    const [record] = (await app.store.listRequestErrors({ requestId, limit: 1 })).items;
+    expect(record).toMatchObject({ kind: 'ip_not_allowed', message: 'ip address not allowed: saw 127.0.0.1 (X-Forwarded-For with TRUST_PROXY_HOPS=1, from the proxy at 127.0.0.1)' });
+    expect(logs.find((l) => l.requestId === requestId)).toMatchObject({ code: 1024, clientIp: '127.0.0.1', clientIpFrom: 'X-Forwarded-For with TRUST_PROXY_HOPS=1, from the proxy at 127.0.0.1' });
 
     const forged = await verify(only2.secret, '127.0.0.1', { 'x-forwarded-for': '127.0.0.2' });
     expect(forged.status).toBe(403);
@@ -190,7 +225,7 @@ describe('nginx recipe in front of slipgate', () => {
 
   it('answers JSON, status kept, when no instance answers', async () => {
     const alone = tempDir('slipgate-nginx-down-');
-    const nobody = await startNginx(alone.path, [`127.0.0.1:${await freePort()}`, `127.0.0.1:${await freePort()}`]);
+    const nobody = await startNginx(alone.path, [`127.0.0.1:${await freePort()}`, `127.0.0.1:${await freePort()}`], recipe);
     try {
       const { apiKey } = await app.account(1);
       const answer = await callThrough(nobody, { headers: { 'x-api-key': apiKey, 'x-request-id': 'order-17' }, body: JSON.stringify({ qrcode: sandboxQr() }) });

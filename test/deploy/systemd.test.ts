@@ -1,6 +1,9 @@
-// deploy/systemd/slipgate.service: hardened, restarts on failure, stops
-// after the drain, and is a unit systemd itself accepts (systemd-analyze
-// verify prints nothing about it; .ci/run installs systemd where missing).
+// deploy/systemd/: slipgate.service is hardened, restarts on failure, stops
+// after the drain, reads its settings from the file the `slipgate` command
+// reads; the instance template, and the backup and doctor services and
+// timers, are units systemd itself accepts (systemd-analyze verify prints
+// nothing about them; .ci/run installs systemd where missing). No systemd
+// runs here: the units are checked, not started.
 import { execFile } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -10,8 +13,9 @@ import { tempDir } from '../helpers/temp.js';
 import { DRAIN_BOUND_SECONDS, durationSeconds } from './drain.js';
 
 const run = promisify(execFile);
-const UNIT = new URL('../../deploy/systemd/slipgate.service', import.meta.url).pathname;
-const text = readFileSync(UNIT, 'utf8');
+const DEPLOY = new URL('../../deploy/systemd/', import.meta.url).pathname;
+const text = readFileSync(join(DEPLOY, 'slipgate.service'), 'utf8');
+const ENV_FILE = '/etc/slipgate/slipgate.env';
 
 /** Section → key → values (a key may repeat, like Environment=). */
 function parseUnit(unit: string): Map<string, Map<string, string[]>> {
@@ -51,9 +55,13 @@ describe('systemd unit', () => {
     expect(one('PrivateTmp')).toBe('yes');
     expect(one('CapabilityBoundingSet')).toBe('');
     expect(one('Restart')).toBe('on-failure');
-    // The default engine's file lives in StateDirectory (/var/lib/<name>), the one writable place.
-    const env = service.get('Environment')!.join(' ');
-    expect(env).toMatch(/(^| )DATABASE_URL=sqlite:\/var\/lib\/slipgate\/slipgate\.db( |$)/);
+    // The database is named in the settings file only (the command reads it too), never in the unit:
+    // the default engine's file lives in StateDirectory (/var/lib/<name>), the one writable place.
+    expect(service.get('Environment')!.join(' ')).not.toContain('DATABASE_URL');
+    expect(one('EnvironmentFile')).toBe(ENV_FILE);
+    const settings = readFileSync(join(DEPLOY, 'slipgate.env'), 'utf8');
+    expect(settings).toMatch(/^DATABASE_URL=sqlite:\/var\/lib\/slipgate\/slipgate\.db$/m);
+    expect(settings).toMatch(/^TRUST_PROXY_HOPS=1$/m);
     expect(one('ExecStart')).toMatch(/^\/usr\/bin\/node \/opt\/slipgate\/dist\/entry\.cjs serve$/);
     expect(one('WorkingDirectory')).toBe('/opt/slipgate');
   });
@@ -63,14 +71,42 @@ describe('systemd unit', () => {
     expect(durationSeconds(one('TimeoutStopSec'))).toBeGreaterThan(DRAIN_BOUND_SECONDS);
   });
 
-  it('passes systemd-analyze verify', async () => {
-    // verify checks that ExecStart's program exists: point it at this machine's node.
-    const path = join(dir.path, 'slipgate.service');
-    writeFileSync(path, text.replaceAll('/usr/bin/node ', `${process.execPath} `));
-    const { stdout, stderr } = await run('systemd-analyze', ['verify', path]).catch((err: { code: number; stdout: string; stderr: string }) => {
-      throw new Error(`systemd-analyze verify exited ${err.code}: ${err.stderr}${err.stdout}`);
-    });
-    // Problems with a unit are warnings on stderr with exit status 0.
-    expect(`${stdout}${stderr}`.split('\n').filter((line) => line.includes('slipgate.service'))).toEqual([]);
+  it('the template runs each instance on its own ports, with the shared settings first', () => {
+    const template = parseUnit(readFileSync(join(DEPLOY, 'slipgate@.service'), 'utf8')).get('Service')!;
+    expect(template.get('EnvironmentFile')).toEqual([ENV_FILE, '/etc/slipgate/instance-%i.env']);
+    expect(template.get('ExecStart')).toEqual(service.get('ExecStart'));
+    expect(template.get('StateDirectory')).toEqual(['slipgate']);
+    const ports = ['instance-1.env', 'instance-2.env'].map((f) => readFileSync(join(DEPLOY, f), 'utf8').match(/^(PORT|ADMIN_PORT)=(\d+)$/gm));
+    expect(ports).toEqual([['PORT=3000', 'ADMIN_PORT=3001'], ['PORT=3002', 'ADMIN_PORT=3003']]);
   });
+
+  it('the daily backup and doctor run as the service user with its settings, from timers', () => {
+    for (const name of ['slipgate-backup', 'slipgate-doctor']) {
+      const job = parseUnit(readFileSync(join(DEPLOY, `${name}.service`), 'utf8')).get('Service')!;
+      expect(job.get('Type'), name).toEqual(['oneshot']);
+      expect(job.get('User'), name).toEqual(['slipgate']);
+      expect(job.get('EnvironmentFile'), name).toEqual([ENV_FILE]);
+      const timer = parseUnit(readFileSync(join(DEPLOY, `${name}.timer`), 'utf8'));
+      expect(timer.get('Timer')!.get('OnCalendar'), name).toHaveLength(1);
+      expect(timer.get('Timer')!.get('Persistent'), name).toEqual(['true']);
+    }
+  });
+
+  it.each(['slipgate.service', 'slipgate@.service', 'slipgate-backup.service', 'slipgate-backup.timer', 'slipgate-doctor.service', 'slipgate-doctor.timer'])(
+    '%s passes systemd-analyze verify',
+    async (file) => {
+      // verify checks that ExecStart's program exists: point it at this machine's node. A template is verified as an instance.
+      const name = file.replace('@.', '@1.');
+      for (const other of ['slipgate.service', 'slipgate-backup.service', 'slipgate-doctor.service']) {
+        writeFileSync(join(dir.path, other), readFileSync(join(DEPLOY, other), 'utf8').replaceAll('/usr/bin/node ', `${process.execPath} `));
+      }
+      const path = join(dir.path, name);
+      writeFileSync(path, readFileSync(join(DEPLOY, file), 'utf8').replaceAll('/usr/bin/node ', `${process.execPath} `));
+      const { stdout, stderr } = await run('systemd-analyze', ['verify', path]).catch((err: { code: number; stdout: string; stderr: string }) => {
+        throw new Error(`systemd-analyze verify exited ${err.code}: ${err.stderr}${err.stdout}`);
+      });
+      // Problems with a unit are warnings on stderr with exit status 0.
+      expect(`${stdout}${stderr}`.split('\n').filter((line) => line.includes(name.replace('.service', '').replace('.timer', '')))).toEqual([]);
+    },
+  );
 });

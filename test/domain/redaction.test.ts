@@ -35,6 +35,8 @@ describe('redactPersonalData', () => {
         receiverProxyType: '',
         rawData: {},
       },
+      // The LINE user of a slip sent in chat goes whole.
+      lineUserId: null,
     });
   });
 

@@ -13,7 +13,8 @@ const exec = promisify(execFile);
 const CLI = new URL('../../src/cli.ts', import.meta.url).pathname;
 const REFUSED = { status: 'error', code: 1025, message: 'receiver not registered' };
 
-describe.each(testEngines())('registered receivers on %s', (engine) => {
+// Each case runs the CLI a dozen times as its own process: seconds each on a busy machine.
+describe.each(testEngines())('registered receivers on %s', { timeout: 120_000 }, (engine) => {
   let app: GraphqlTestApp;
   let databaseUrl: string;
 

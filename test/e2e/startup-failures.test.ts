@@ -14,6 +14,8 @@ import { createTestDatabase } from '../helpers/postgres.js';
 import { tempDir } from '../helpers/temp.js';
 
 const CLI = new URL('../../src/cli.ts', import.meta.url).pathname;
+// By path: some children run in an empty folder, where `--import tsx` would not resolve.
+const TSX = new URL('../../node_modules/tsx/dist/loader.mjs', import.meta.url).href;
 const STACK_LINE = /^\s{4}at /m;
 
 interface Failed {
@@ -22,11 +24,12 @@ interface Failed {
   stdout: string;
 }
 
-async function serve(env: Record<string, string>, options: { uid?: number; gid?: number } = {}): Promise<Failed> {
-  const proc = spawn(process.execPath, ['--import', 'tsx', CLI, 'serve'], {
-    env: { ...process.env, HOST: '127.0.0.1', ADMIN_HOST: '127.0.0.1', PORT: '0', ADMIN_PORT: '0', LOG_LEVEL: 'info', LOG_FORMAT: 'json', ...env },
+async function serve(env: Record<string, string>, options: { uid?: number; gid?: number; cwd?: string; args?: string[] } = {}): Promise<Failed> {
+  const { args = [], ...spawnOptions } = options;
+  const proc = spawn(process.execPath, ['--import', TSX, CLI, 'serve', ...args], {
+    env: { ...process.env, HOST: '127.0.0.1', ADMIN_HOST: '127.0.0.1', PORT: '0', ADMIN_PORT: '0', LOG_LEVEL: 'info', LOG_FORMAT: 'json', DATABASE_CREATE: 'yes', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
-    ...options,
+    ...spawnOptions,
   });
   let stdout = '';
   let stderr = '';
@@ -157,6 +160,39 @@ describe('startup failures', { timeout: 90_000 }, () => {
     const line = oneLine(await serve({ UPSTREAMS_FILE: file, DATABASE_URL: `sqlite:${folder}/slipgate.db` }));
     expect(line).toMatch(/^slipgate: bad configuration: invalid UPSTREAMS_FILE.*entry\[0\] \("main-bank"\) provider: /);
     expect(existsSync(folder)).toBe(false);
+  });
+
+  it('a mistyped SQLite path is refused in one line naming it, and nothing is created', async () => {
+    // DATABASE_CREATE empty counts as unset, as every setting does.
+    const missingFolder = join(dir.path, 'nonexistent', 'dir');
+    const line = oneLine(await serve({ DATABASE_URL: `sqlite:${missingFolder}/x.db`, DATABASE_CREATE: '' }));
+    expect(line).toBe(
+      `slipgate: no database at ${missingFolder}/x.db (its folder ${missingFolder} does not exist either); check DATABASE_URL, or create a new one with serve --create (or DATABASE_CREATE=yes)`,
+    );
+    expect(existsSync(join(dir.path, 'nonexistent'))).toBe(false);
+
+    const folder = join(dir.path, 'typo');
+    mkdirSync(folder);
+    const typo = oneLine(await serve({ DATABASE_URL: `sqlite:${folder}/slipgat.db`, DATABASE_CREATE: 'no' }));
+    expect(typo).toBe(`slipgate: no database at ${folder}/slipgat.db; check DATABASE_URL, or create a new one with serve --create (or DATABASE_CREATE=yes)`);
+    expect(readdirSync(folder)).toEqual([]);
+  });
+
+  it('a new SQLite database is created when asked (--create) and at the quickstart default path', async () => {
+    // A port in use stops each start right after the database check: the line says how far it got.
+    const { port, server } = await occupiedPort();
+    blockers.push(server);
+    const inUse = `slipgate: port ${port} on 127.0.0.1 is already in use; stop the other process or set PORT to a free port`;
+    const asked = oneLine(await serve({ PORT: String(port), DATABASE_URL: `sqlite:${join(dir.path, 'asked')}/new.db`, DATABASE_CREATE: '' }, { args: ['--create'] }));
+    expect(asked).toBe(inUse);
+    const quickstart = join(dir.path, 'quickstart');
+    mkdirSync(quickstart);
+    const byDefault = oneLine(await serve({ PORT: String(port), DATABASE_URL: '', DATABASE_CREATE: '' }, { cwd: quickstart }));
+    expect(byDefault).toBe(inUse);
+    const bad = await serve({ DATABASE_URL: `sqlite:${join(dir.path, 'bad')}/x.db`, DATABASE_CREATE: 'maybe' });
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain('DATABASE_CREATE: must be yes or no (got "maybe")');
+    expect(existsSync(join(dir.path, 'bad'))).toBe(false);
   });
 
   it('LOG_LEVEL=debug adds the stack for a developer', async () => {

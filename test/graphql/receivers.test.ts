@@ -1,7 +1,9 @@
 // Receivers and the receiver policy through GraphQL: who may change them,
 // every refused input (a clear BAD_USER_INPUT, nothing changed), the admin
 // event trail, and the policy applied to the next verification at once.
+import { Writable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createLogger } from '../../src/log.js';
 import { sandboxQr } from '../../src/upstream/sandbox/sandbox-qr.js';
 import { dataOf, errorCodes, startGraphqlApp, type GqlResponse, type GraphqlTestApp } from './helpers.js';
 
@@ -17,8 +19,11 @@ const READ = `query ($id: ID!) { account(id: $id) { receiverPolicy receivers { i
 
 describe('GraphQL admin API: receivers', () => {
   let app: GraphqlTestApp;
+  /** The server's log lines, info and up: every change is one, naming its actor. */
+  const logs: Record<string, unknown>[] = [];
   beforeAll(async () => {
-    app = await startGraphqlApp();
+    const sink = new Writable({ write: (chunk: Buffer, _enc, done) => (logs.push(JSON.parse(chunk.toString()) as Record<string, unknown>), done()) });
+    app = await startGraphqlApp({ logger: createLogger('info', sink) });
   });
   afterAll(() => app?.stop());
 
@@ -48,6 +53,13 @@ describe('GraphQL admin API: receivers', () => {
     // A receiver's event names it by id and last digits: a PromptPay id may be a person's national ID.
     expect(read.adminEvents[2].details).toMatchObject({ receiverId: added.id, kind: 'bank', bankCode: '014', numberEnd: '1090', label: 'สาขา 1' });
     expect(JSON.stringify(read.adminEvents)).not.toContain('1233131090');
+    const changes = logs.filter((l) => l.targetId === accountId).map((l) => [l.action, l.msg, String(l.actor).includes('support-token') || String(l.actor).includes('admin-token')]);
+    expect(changes).toEqual([
+      ['addReceiver', 'receiver registered', true],
+      ['addReceiver', 'receiver registered', true],
+      ['setReceiverPolicy', 'receiver policy changed', true],
+    ]);
+    expect(JSON.stringify(logs)).not.toContain('1233131090');
   });
 
   it('refuses bad input with a clear message and changes nothing', async () => {

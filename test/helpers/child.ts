@@ -27,7 +27,8 @@ afterAll(() => {
 /** `onSpawn` sees the process at once, before it listens (a test that watches it start). */
 export async function spawnSlipgate(env: Record<string, string>, onSpawn?: (proc: ChildProcess) => void): Promise<Child> {
   const proc = spawn(process.execPath, ['--import', 'tsx', CLI, 'serve'], {
-    env: { ...process.env, PORT: '0', ADMIN_PORT: '0', LOG_LEVEL: 'info', ...env },
+    // Tests start on fresh temporary files: serve may create them (test/e2e/startup-failures.test.ts checks the refusal).
+    env: { ...process.env, PORT: '0', ADMIN_PORT: '0', LOG_LEVEL: 'info', DATABASE_CREATE: 'yes', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   onSpawn?.(proc);

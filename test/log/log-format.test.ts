@@ -37,7 +37,7 @@ afterEach(async () => {
 function serve(env: Record<string, string>): Served {
   const dir = tempDir();
   dirs.push(dir);
-  const childEnv: NodeJS.ProcessEnv = { ...process.env, PORT: '0', ADMIN_PORT: '0', LOG_LEVEL: 'info', DATABASE_URL: `sqlite:${join(dir.path, 'log.db')}`, ...env };
+  const childEnv: NodeJS.ProcessEnv = { ...process.env, PORT: '0', ADMIN_PORT: '0', LOG_LEVEL: 'info', DATABASE_URL: `sqlite:${join(dir.path, 'log.db')}`, DATABASE_CREATE: 'yes', ...env };
   delete childEnv.FORCE_COLOR;
   if (env.LOG_FORMAT === undefined) delete childEnv.LOG_FORMAT;
   const proc = spawn(process.execPath, ['--import', 'tsx', CLI, 'serve'], { env: childEnv, stdio: ['ignore', 'pipe', 'pipe'] });

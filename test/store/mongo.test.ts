@@ -51,6 +51,10 @@ storeContract(
           return [...new Set([...moved.map((d) => d._id), ...outboxes.flatMap((v) => (v.outbox ?? []).map((d) => d._id))])].sort();
         },
         storedWebhookSecret: async (id) => (await c.collection<{ _id: string; secret: string }>('webhook_endpoints').findOne({ _id: id }))?.secret ?? null,
+        storedLineSecrets: async (id) => {
+          const d = await c.collection<{ _id: string; secret: string; accessToken: string }>('line_channels').findOne({ _id: id });
+          return d ? { secret: d.secret, accessToken: d.accessToken } : null;
+        },
         expireLease: async (id) => void (await c.collection<{ _id: string }>('instance_leases').updateOne({ _id: id }, { $set: { expiresAt: new Date(0) } })),
         insertSuccessRecord: async (accountId, holdId) =>
           void (await c.collection('verify_transactions').insertOne({

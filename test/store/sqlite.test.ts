@@ -41,6 +41,7 @@ storeContract('sqlite', async () => {
       expireLease: async (id) => void db.prepare('UPDATE instance_leases SET expires_at = 0 WHERE id = ?').run(id),
       webhookDeliveryIds: async (id) => all<{ id: string }>('SELECT id FROM webhook_deliveries WHERE account_id = ? ORDER BY id', id).map((r) => r.id),
       storedWebhookSecret: async (id) => all<{ secret: string }>('SELECT secret FROM webhook_endpoints WHERE id = ?', id)[0]?.secret ?? null,
+      storedLineSecrets: async (id) => all<{ secret: string; accessToken: string }>('SELECT secret, access_token AS accessToken FROM line_channels WHERE channel_id = ?', id)[0] ?? null,
       insertSuccessRecord: async (accountId, holdId) =>
         void db
           .prepare(`INSERT INTO verify_transactions (id, account_id, key_id, request_id, qrcode, transaction_id, amount, sending_bank, receiving_bank, upstream, latency_ms, response, created_at)

@@ -30,6 +30,8 @@ interface Verification {
   account: AccountName | null;
   /** Set once retention or an erasure removed the personal data. */
   redactedAt: string | null;
+  /** LINE: sent by a customer in a LINE chat (docs/line.md). */
+  source: 'QRCODE' | 'IMAGE' | 'LINE';
 }
 interface Failure {
   id: string;
@@ -41,18 +43,19 @@ interface Failure {
   createdAt: string;
   accountId: string | null;
   account: AccountName | null;
+  keyId: string | null;
 }
 
 const PAGE_SIZE = 25;
 const VERIFICATIONS = `query Verifications($filter: VerifyTransactionFilter, $after: String) {
   verifyTransactions(filter: $filter, first: ${PAGE_SIZE}, after: $after) {
-    nodes { id transactionId amount sendingBank receivingBank upstream latencyMs createdAt accountId account { id name } redactedAt }
+    nodes { id transactionId amount sendingBank receivingBank upstream latencyMs createdAt accountId account { id name } redactedAt source }
     pageInfo { endCursor hasNextPage }
   }
 }`;
 const FAILURES = `query Failures($filter: RequestErrorFilter, $after: String) {
   requestErrors(filter: $filter, first: ${PAGE_SIZE}, after: $after) {
-    nodes { id transactionId kind message upstream latencyMs createdAt accountId account { id name } }
+    nodes { id transactionId kind message upstream latencyMs createdAt accountId account { id name } keyId }
     pageInfo { endCursor hasNextPage }
   }
 }`;
@@ -98,7 +101,7 @@ function verificationTable(rows: Verification[]): HTMLElement {
     rows.map((r) => [
       time(r.createdAt),
       accountCell(r.accountId, r.account),
-      r.redactedAt ? h('span', {}, h('code', {}, r.transactionId), ' ', redactedBadge(r.redactedAt)) : h('code', {}, r.transactionId),
+      h('span', {}, h('code', {}, r.transactionId), ...(r.source === 'LINE' ? [' ', lineBadge()] : []), ...(r.redactedAt ? [' ', redactedBadge(r.redactedAt)] : [])),
       formatThb(r.amount),
       bankLabel(r.sendingBank),
       bankLabel(r.receivingBank),
@@ -107,6 +110,13 @@ function verificationTable(rows: Verification[]): HTMLElement {
     ]),
     { captionHidden: true },
   );
+}
+
+/** Says the slip came through a LINE chat (the channel stands where an API key would). */
+function lineBadge(): HTMLElement {
+  const label = badge(t().audit.viaLine, 'neutral');
+  label.dataset.testid = 'via-line';
+  return label;
 }
 
 /** Says the record lost its personal data (PDPA retention or erasure), and when. */
@@ -134,7 +144,7 @@ function failureTable(rows: Failure[]): HTMLElement {
     rows.map((r) => [
       time(r.createdAt),
       accountCell(r.accountId, r.account),
-      badge(errorKindLabel(r.kind), 'bad'),
+      r.keyId?.startsWith('line:') ? h('span', {}, badge(errorKindLabel(r.kind), 'bad'), ' ', lineBadge()) : badge(errorKindLabel(r.kind), 'bad'),
       r.message,
       r.upstream ?? h('span', { class: 'muted' }, '—'),
       r.latencyMs == null ? '' : formatMs(r.latencyMs),

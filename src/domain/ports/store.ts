@@ -16,6 +16,7 @@ import type {
   VerifiedSlip,
   ErrorKind,
 } from '../types.js';
+import type { LineChannel, LineEventClaim } from '../line/types.js';
 import type { DeliveryNext, DeliveryQuery, NewWebhookDelivery, WebhookAttempt, WebhookDelivery, WebhookEndpoint } from '../webhooks/types.js';
 import type { CreatePaymentResult, PayResult, PayingSlip, PaymentQuery, PaymentRequest } from '../payments/types.js';
 
@@ -86,7 +87,7 @@ export interface AuditTotals {
 export type PersonalDataScope = { createdBefore: Date } | { accountId: string };
 
 /** What a redaction keeps of a verification's personal fields (domain/redaction.ts decides). */
-export type Redact = (personal: { qrcode: string; response: VerifiedSlip }) => { qrcode: string; response: VerifiedSlip };
+export type Redact = (personal: { qrcode: string; response: VerifiedSlip }) => { qrcode: string; response: VerifiedSlip; lineUserId: null };
 
 /**
  * Where a retention or erasure pass has got to: the (createdAt, id) of the
@@ -334,6 +335,23 @@ export interface Store {
    * left as it is).
    */
   expirePaymentRequests(ids: readonly string[], now: Date, deliveries: (request: PaymentRequest) => readonly NewWebhookDelivery[]): Promise<PaymentRequest[]>;
+  // LINE channels (domain/line). One channel id is connected to one account at a time.
+
+  /** Throws StoreError 'conflict' when the channel id is connected already or the account is unknown. */
+  createLineChannel(channel: LineChannel): Promise<void>;
+  getLineChannel(channelId: string): Promise<LineChannel | null>;
+  /** Every connected channel, or one account's; oldest first. */
+  listLineChannels(accountId?: string): Promise<LineChannel[]>;
+  /** False for a channel not connected. */
+  deleteLineChannel(channelId: string): Promise<boolean>;
+  /**
+   * Records that a webhook event was taken for processing. True the first
+   * time; false for a redelivery of an event already taken (any process,
+   * any restart), which must not be processed again.
+   */
+  claimLineEvent(claim: LineEventClaim): Promise<boolean>;
+  /** Forgets event claims taken before `before` (LINE stops redelivering long before); resolves to how many. */
+  pruneLineEvents(before: Date): Promise<number>;
 }
 
 /** 'invalid_cursor': an `after` that no page handed out (the caller's mistake, not a clash of writes). */

@@ -8,7 +8,7 @@ import { InputError } from '../errors.js';
 import type { ChangeLog } from '../ports/logger.js';
 import { StoreError, type Store } from '../ports/store.js';
 import { checkEndpointUrl, type AdminListener } from './endpoint-url.js';
-import type { SecretBox } from './secret-box.js';
+import type { SecretBox } from '../secret-box.js';
 import { generateWebhookSecret } from './signature.js';
 import { isWebhookEventType, WEBHOOK_EVENT_TYPES, type WebhookEndpoint, type WebhookEndpointView, type WebhookEventType } from './types.js';
 

@@ -9,7 +9,7 @@ import type { Logger } from '../ports/logger.js';
 import type { Store } from '../ports/store.js';
 import type { WebhookAnswer, WebhookSender } from '../ports/webhook-sender.js';
 import { nextAttemptAt, parseRetryAfter, type RetryPolicy } from './retry.js';
-import type { SecretBox } from './secret-box.js';
+import type { SecretBox } from '../secret-box.js';
 import { SIGNATURE_HEADER, signatureHeader } from './signature.js';
 import type { DeliveryNext, WebhookAttempt, WebhookDelivery, WebhookEndpoint } from './types.js';
 

@@ -68,6 +68,7 @@ export interface VerifyTransactionDoc {
   response: VerifyTransactionRecord['response'];
   createdAt: Date;
   source?: string | null;
+  lineUserId?: string | null;
   redactedAt?: Date | null;
   /**
    * The webhook deliveries of this verification (the outbox), written with
@@ -91,6 +92,7 @@ export interface RequestErrorDoc {
   upstream: string | null;
   latencyMs: number | null;
   createdAt: Date;
+  lineUserId?: string | null;
 }
 
 type LedgerState = 'pending' | 'applied';
@@ -181,5 +183,23 @@ export interface WebhookDeliveryDoc {
   claim: string | null;
   leaseUntil: Date | null;
   deliveredAt: Date | null;
+  createdAt: Date;
+}
+
+export interface LineChannelDoc {
+  /** LINE's channel id. */
+  _id: string;
+  accountId: string;
+  secret: string;
+  accessToken: string;
+  lang: string;
+  checks: boolean;
+  matchPaymentRequests: boolean;
+  createdAt: Date;
+}
+
+export interface LineEventDoc {
+  /** `<channel id>:<webhookEventId>`: the unique key makes a second claim fail. */
+  _id: string;
   createdAt: Date;
 }

@@ -15,9 +15,10 @@ import type {
   RequestErrorRecord,
   VerifyTransactionRecord,
 } from '../../domain/types.js';
-import type { HoldEntry, AccountDoc, ApiKeyDoc, VerifyTransactionDoc, RequestErrorDoc, LedgerDoc, AdminTokenDoc, AdminEventDoc, ReceiverDoc } from './doc-types.js';
+import type { HoldEntry, AccountDoc, ApiKeyDoc, VerifyTransactionDoc, RequestErrorDoc, LedgerDoc, AdminTokenDoc, AdminEventDoc, ReceiverDoc, LineChannelDoc } from './doc-types.js';
+import type { LineChannel } from '../../domain/line/types.js';
 
-export type { HoldEntry, AccountDoc, ApiKeyDoc, VerifyTransactionDoc, RequestErrorDoc, LedgerDoc, InstanceLeaseDoc, HoldOutcomeDoc, AdminTokenDoc, AdminEventDoc, ReceiverDoc, WebhookEndpointDoc, WebhookDeliveryDoc } from './doc-types.js';
+export type { HoldEntry, AccountDoc, ApiKeyDoc, VerifyTransactionDoc, RequestErrorDoc, LedgerDoc, InstanceLeaseDoc, HoldOutcomeDoc, AdminTokenDoc, AdminEventDoc, ReceiverDoc, WebhookEndpointDoc, WebhookDeliveryDoc, LineChannelDoc, LineEventDoc } from './doc-types.js';
 
 /** Read projection: the ledger id lists are bookkeeping, not account data. */
 export const ACCOUNT_PROJECTION = { appliedLedger: 0, refusedLedger: 0 } as const;
@@ -74,7 +75,8 @@ export const verifyTransaction = (d: VerifyTransactionDoc): VerifyTransactionRec
   latencyMs: d.latencyMs,
   response: d.response,
   createdAt: d.createdAt,
-  ...(d.source === 'image' || d.source === 'qrcode' ? { source: d.source } : {}),
+  ...(d.source === 'image' || d.source === 'qrcode' || d.source === 'line' ? { source: d.source } : {}),
+  ...(d.lineUserId ? { lineUserId: d.lineUserId } : {}),
   ...(d.redactedAt ? { redactedAt: d.redactedAt } : {}),
 });
 
@@ -93,6 +95,7 @@ export const verifyTransactionDoc = (r: VerifyTransactionRecord): VerifyTransact
   response: r.response,
   createdAt: r.createdAt,
   ...(r.source ? { source: r.source } : {}),
+  ...(r.lineUserId ? { lineUserId: r.lineUserId } : {}),
 });
 
 export const requestError = (d: RequestErrorDoc): RequestErrorRecord => ({
@@ -108,6 +111,7 @@ export const requestError = (d: RequestErrorDoc): RequestErrorRecord => ({
   upstream: d.upstream ?? null,
   latencyMs: d.latencyMs ?? null,
   createdAt: d.createdAt,
+  ...(d.lineUserId ? { lineUserId: d.lineUserId } : {}),
 });
 
 export const requestErrorDoc = (r: RequestErrorRecord): RequestErrorDoc => ({
@@ -123,6 +127,7 @@ export const requestErrorDoc = (r: RequestErrorRecord): RequestErrorDoc => ({
   upstream: r.upstream,
   latencyMs: r.latencyMs,
   createdAt: r.createdAt,
+  ...(r.lineUserId ? { lineUserId: r.lineUserId } : {}),
 });
 
 export const ledger = (d: LedgerDoc): LedgerEntry => ({
@@ -171,5 +176,16 @@ export const adminEvent = (d: AdminEventDoc): AdminEvent => ({
   targetId: d.targetId ?? null,
   reason: d.reason ?? null,
   details: d.details ?? {},
+  createdAt: d.createdAt,
+});
+
+export const lineChannel = (d: LineChannelDoc): LineChannel => ({
+  channelId: d._id,
+  accountId: d.accountId,
+  sealedSecret: d.secret,
+  sealedToken: d.accessToken,
+  lang: d.lang === 'en' ? 'en' : 'th',
+  checks: d.checks,
+  matchPaymentRequests: d.matchPaymentRequests,
   createdAt: d.createdAt,
 });

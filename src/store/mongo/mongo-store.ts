@@ -14,6 +14,7 @@ import {
 } from '../../domain/ports/store.js';
 import * as accountOps from './accounts.js';
 import * as payments from './payments.js';
+import * as line from './line.js';
 import * as receivers from './receivers.js';
 import { connectOptions, mapped, type MongoStoreOptions } from './connection.js';
 import * as doc from './docs.js';
@@ -82,6 +83,13 @@ export class MongoStore implements Store {
   setReceiverActive: Store['setReceiverActive'] = (...args) => receivers.setReceiverActive(this.m, ...args);
   deleteReceiver: Store['deleteReceiver'] = (...args) => receivers.deleteReceiver(this.m, ...args);
   setReceiverPolicy: Store['setReceiverPolicy'] = (...args) => receivers.setReceiverPolicy(this.m, ...args);
+
+  createLineChannel: Store['createLineChannel'] = (...args) => line.createLineChannel(this.m, ...args);
+  getLineChannel: Store['getLineChannel'] = (...args) => line.getLineChannel(this.m, ...args);
+  listLineChannels: Store['listLineChannels'] = (...args) => line.listLineChannels(this.m, ...args);
+  deleteLineChannel: Store['deleteLineChannel'] = (...args) => line.deleteLineChannel(this.m, ...args);
+  claimLineEvent: Store['claimLineEvent'] = (...args) => line.claimLineEvent(this.m, ...args);
+  pruneLineEvents: Store['pruneLineEvents'] = (...args) => line.pruneLineEvents(this.m, ...args);
 
   createAdminToken: Store['createAdminToken'] = (...args) => records.createAdminToken(this.m, ...args);
   findAdminTokenByHash: Store['findAdminTokenByHash'] = (...args) => records.findAdminTokenByHash(this.m, ...args);

@@ -58,8 +58,9 @@ export async function redactVerifyTransactions(m: Models, scope: PersonalDataSco
     if (docs.length === 0) return { changed: 0, last: null };
     const r = await m.verifyTransactions.collection.bulkWrite(
       docs.map((d) => {
+        // kept.lineUserId is always null: the field goes, as on records that never had one.
         const kept = redact({ qrcode: d.qrcode, response: d.response });
-        return { updateOne: { filter: { _id: d._id, ...UNREDACTED } as never, update: { $set: { qrcode: kept.qrcode, response: kept.response, redactedAt: at } } } };
+        return { updateOne: { filter: { _id: d._id, ...UNREDACTED } as never, update: { $set: { qrcode: kept.qrcode, response: kept.response, redactedAt: at }, $unset: { lineUserId: '' } } } };
       }),
       { ordered: false },
     );

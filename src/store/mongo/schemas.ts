@@ -12,6 +12,8 @@ import type {
   HoldOutcomeDoc,
   InstanceLeaseDoc,
   LedgerDoc,
+  LineChannelDoc,
+  LineEventDoc,
   ReceiverDoc,
   RequestErrorDoc,
   VerifyTransactionDoc,
@@ -81,6 +83,8 @@ const verifyTransactionSchema = new Schema<VerifyTransactionDoc>(
     createdAt: date,
     // Absent: the caller sent the QR text.
     source: { type: String, required: false },
+    // The LINE user who sent the slip (source 'line'); retention sets it to null.
+    lineUserId: { type: String, required: false },
     // Absent or null: the personal fields are still there (domain/retention.ts).
     redactedAt: { type: Date, required: false },
     // The webhook outbox (webhooks.ts): absent once moved, or when no endpoint listens.
@@ -119,6 +123,7 @@ const requestErrorSchema = new Schema<RequestErrorDoc>(
     upstream: optStr,
     latencyMs: { type: Number, default: null },
     createdAt: date,
+    lineUserId: { type: String, required: false },
   },
   OPTIONS,
 );
@@ -226,6 +231,25 @@ webhookDeliverySchema.index({ state: 1, nextAttemptAt: 1 });
 webhookDeliverySchema.index({ accountId: 1, ...NEWEST });
 webhookDeliverySchema.index({ endpointId: 1, ...NEWEST });
 
+// LINE channels by LINE's channel id, and the webhook events already taken.
+const lineChannelSchema = new Schema<LineChannelDoc>(
+  {
+    _id: str,
+    accountId: str,
+    secret: str,
+    accessToken: str,
+    lang: str,
+    checks: { type: Boolean, required: true },
+    matchPaymentRequests: { type: Boolean, required: true },
+    createdAt: date,
+  },
+  OPTIONS,
+);
+lineChannelSchema.index({ accountId: 1, createdAt: 1 });
+const lineEventSchema = new Schema<LineEventDoc>({ _id: str, createdAt: date }, OPTIONS);
+// Old claims are pruned by time (LineBridge).
+lineEventSchema.index({ createdAt: 1 });
+
 /** Indexes an earlier version built that a wider one above now covers; migrate() drops them. */
 export const RETIRED_INDEXES: Partial<Record<keyof Models, string[]>> = {
   verifyTransactions: ['transactionId_1', 'redactedAt_1_createdAt_1'],
@@ -245,6 +269,8 @@ export interface Models extends PaymentModels {
   receivers: Model<ReceiverDoc>;
   webhookEndpoints: Model<WebhookEndpointDoc>;
   webhookDeliveries: Model<WebhookDeliveryDoc>;
+  lineChannels: Model<LineChannelDoc>;
+  lineEvents: Model<LineEventDoc>;
 }
 
 /** Registers the models on one connection (one store = one connection). */
@@ -263,6 +289,8 @@ export function defineModels(conn: Connection): Models {
     webhookEndpoints: conn.model<WebhookEndpointDoc>('WebhookEndpoint', webhookEndpointSchema, 'webhook_endpoints'),
     webhookDeliveries: conn.model<WebhookDeliveryDoc>('WebhookDelivery', webhookDeliverySchema, 'webhook_deliveries'),
     ...definePaymentModels(conn),
+    lineChannels: conn.model<LineChannelDoc>('LineChannel', lineChannelSchema, 'line_channels'),
+    lineEvents: conn.model<LineEventDoc>('LineEvent', lineEventSchema, 'line_events'),
   };
 }
 

@@ -5,6 +5,8 @@
 import pg from 'pg';
 import type { PoolClient, QueryResult, QueryResultRow } from 'pg';
 import { PG_MIGRATIONS } from './migrations.js';
+import { refuseNewerSchema } from '../schema-version.js';
+import { describeDatabaseUrl } from '../database-url.js';
 import * as row from './rows.js';
 import { settleBatch, type Settle } from './settle-batch.js';
 import { holdBatch } from './hold-batch.js';
@@ -30,6 +32,8 @@ const query = (sql: Statement, values: readonly unknown[]): pg.QueryConfig => ({
 export class PgDb {
   private readonly config: pg.PoolConfig;
   private readonly pool: pg.Pool;
+  /** The URL without its password, for messages. */
+  private readonly described: string;
   readonly run: Run;
   /** Settles, group-committed across requests. */
   readonly settles: StatementBatch<Settle, void>;
@@ -39,6 +43,7 @@ export class PgDb {
   /** `url` is a postgres:// URL; see PostgresStoreOptions for our own query parameters. */
   constructor(url: string, options: PostgresStoreOptions = {}) {
     this.config = poolConfig(url, options);
+    this.described = describeDatabaseUrl(url);
     this.pool = quietPool(this.config);
     this.run = runOn(this.pool);
     this.settles = settleBatch(this.run);
@@ -83,6 +88,7 @@ export class PgDb {
       await client.query('CREATE TABLE IF NOT EXISTS schema_migrations (version integer PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())');
       const { rows } = await client.query<{ v: number }>('SELECT coalesce(max(version), 0)::int AS v FROM schema_migrations');
       const applied = rows[0]?.v ?? 0;
+      refuseNewerSchema(applied, PG_MIGRATIONS.length, this.described);
       for (const [i, sql] of PG_MIGRATIONS.entries()) {
         const version = i + 1;
         if (version <= applied) continue;
@@ -116,6 +122,12 @@ export class PgDb {
 
   async ping(): Promise<void> {
     await this.run('SELECT 1');
+  }
+
+  /** No slipgate tables yet (never migrated): what a reading command must not create. */
+  async isEmpty(): Promise<boolean> {
+    const { rows } = await this.run<{ missing: boolean }>("SELECT to_regclass('schema_migrations') IS NULL AS missing");
+    return rows[0]!.missing;
   }
 
   async close(): Promise<void> {

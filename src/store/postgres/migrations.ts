@@ -214,6 +214,32 @@ export const PG_MIGRATIONS: readonly string[] = [
   CREATE INDEX webhook_deliveries_account_time ON webhook_deliveries (account_id, created_at, id);
   CREATE INDEX webhook_deliveries_endpoint_time ON webhook_deliveries (endpoint_id, created_at, id);
   `,
+  // LINE Official Account channels connected to merchant accounts
+  // (domain/line), the webhook event ids already taken (a redelivery is not
+  // processed twice, across restarts), and the LINE user who sent each slip
+  // (personal data: retention and erasure remove it).
+  `
+  CREATE TABLE line_channels (
+    channel_id text PRIMARY KEY,
+    account_id text NOT NULL REFERENCES accounts (id),
+    secret text NOT NULL,
+    access_token text NOT NULL,
+    lang text NOT NULL,
+    checks boolean NOT NULL,
+    match_payment_requests boolean NOT NULL,
+    created_at timestamptz NOT NULL
+  );
+  CREATE INDEX line_channels_account ON line_channels (account_id, created_at);
+  CREATE TABLE line_events (
+    channel_id text NOT NULL,
+    event_id text NOT NULL,
+    created_at timestamptz NOT NULL,
+    PRIMARY KEY (channel_id, event_id)
+  );
+  CREATE INDEX line_events_time ON line_events (created_at);
+  ALTER TABLE verify_transactions ADD COLUMN line_user_id text;
+  ALTER TABLE request_errors ADD COLUMN line_user_id text;
+  `,
   // Payment requests (domain/payments): the unique indexes are the rules
   // every instance meets in one place: one request per (account, reference),
   // a slip (transaction id at its sending bank) pays one request, and under

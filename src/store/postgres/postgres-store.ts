@@ -11,6 +11,7 @@ import { PgDb } from './db.js';
 import * as holds from './holds.js';
 import * as ledger from './ledger.js';
 import * as payments from './payments.js';
+import * as line from './line.js';
 import * as receivers from './receivers.js';
 import * as retention from './retention.js';
 import type { PostgresStoreOptions } from './sql.js';
@@ -49,6 +50,13 @@ export class PostgresStore implements Store {
   setReceiverActive: Store['setReceiverActive'] = (...args) => receivers.setReceiverActive(this.db, ...args);
   deleteReceiver: Store['deleteReceiver'] = (...args) => receivers.deleteReceiver(this.db, ...args);
   setReceiverPolicy: Store['setReceiverPolicy'] = (...args) => receivers.setReceiverPolicy(this.db, ...args);
+
+  createLineChannel: Store['createLineChannel'] = (...args) => line.createLineChannel(this.db, ...args);
+  getLineChannel: Store['getLineChannel'] = (...args) => line.getLineChannel(this.db, ...args);
+  listLineChannels: Store['listLineChannels'] = (...args) => line.listLineChannels(this.db, ...args);
+  deleteLineChannel: Store['deleteLineChannel'] = (...args) => line.deleteLineChannel(this.db, ...args);
+  claimLineEvent: Store['claimLineEvent'] = (...args) => line.claimLineEvent(this.db, ...args);
+  pruneLineEvents: Store['pruneLineEvents'] = (...args) => line.pruneLineEvents(this.db, ...args);
 
   holdCredit: Store['holdCredit'] = (...args) => holds.holdCredit(this.db, ...args);
   settleHold: Store['settleHold'] = (...args) => holds.settleHold(this.db, ...args);
@@ -108,6 +116,10 @@ export class PostgresStore implements Store {
 
   ping(): Promise<void> {
     return this.db.ping();
+  }
+
+  isEmpty(): Promise<boolean> {
+    return this.db.isEmpty();
   }
 
   close(): Promise<void> {

@@ -51,9 +51,9 @@ export async function redactVerifyTransactions(db: PgDb, scope: PersonalDataScop
     const rows = await nextRows<Picked & { qrcode: string; response: VerifiedSlip }>(run, 'verify_transactions', 'id, created_at, qrcode, response', scope, batch);
     if (rows.length === 0) return { changed: 0, last: null };
     const kept = rows.map((r) => redact({ qrcode: r.qrcode, response: r.response }));
-    // One statement for the batch: the new values travel as three parallel arrays.
+    // One statement for the batch: the new values travel as three parallel arrays (redaction removes the LINE user whole).
     const updated = await run(
-      `UPDATE verify_transactions v SET qrcode = u.qrcode, response = u.response::jsonb, redacted_at = $4
+      `UPDATE verify_transactions v SET qrcode = u.qrcode, response = u.response::jsonb, line_user_id = NULL, redacted_at = $4
        FROM unnest($1::text[], $2::text[], $3::text[]) AS u(id, qrcode, response)
        WHERE v.id = u.id AND v.redacted_at IS NULL`,
       [rows.map((r) => r.id), kept.map((k) => k.qrcode), kept.map((k) => JSON.stringify(k.response)), at],

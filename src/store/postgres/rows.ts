@@ -13,10 +13,11 @@ export type HoldRow = sql.HoldRow<Date>;
 export type VtRow = sql.VtRow<Date, string, VerifyTransactionRecord['response']>;
 export type ErrorRow = sql.ErrorRow<Date>;
 export type LedgerRow = sql.LedgerRow<Date>;
+export type LineChannelRow = sql.LineChannelRow<Date>;
 export type AdminTokenRow = sql.AdminTokenRow<Date>;
 export type AdminEventRow = sql.AdminEventRow<Date, unknown>;
 
-export const { account, receiver, apiKey, hold, verifyTransaction, requestError, ledger, adminToken, adminEvent } = sql.rowMappers<Date, string, unknown>({
+export const { account, receiver, apiKey, hold, verifyTransaction, requestError, ledger, adminToken, adminEvent, lineChannel } = sql.rowMappers<Date, string, unknown>({
   date: (d) => d,
   amount: (numeric) => Number(numeric),
   json: <T>(parsed: unknown) => parsed as T,
@@ -25,7 +26,7 @@ export const { account, receiver, apiKey, hold, verifyTransaction, requestError,
 // Positional parameters in column order of the INSERTs (holds.ts, settle-batch.ts, recovery.ts).
 
 export const VT_COLUMNS =
-  'id, account_id, key_id, request_id, qrcode, transaction_id, amount, sending_bank, receiving_bank, upstream, latency_ms, response, created_at, source';
+  'id, account_id, key_id, request_id, qrcode, transaction_id, amount, sending_bank, receiving_bank, upstream, latency_ms, response, created_at, source, line_user_id';
 export const vtParams = (r: VerifyTransactionRecord): unknown[] => [
   r.id,
   r.accountId,
@@ -41,14 +42,15 @@ export const vtParams = (r: VerifyTransactionRecord): unknown[] => [
   jsonb(r.response),
   r.createdAt,
   r.source ?? null,
+  r.lineUserId ?? null,
 ];
 
-const ERROR_COLUMNS = 'id, account_id, key_id, request_id, qrcode, kind, message, upstream, latency_ms, created_at, transaction_id, sending_bank';
+const ERROR_COLUMNS = 'id, account_id, key_id, request_id, qrcode, kind, message, upstream, latency_ms, created_at, transaction_id, sending_bank, line_user_id';
 /**
  * The one INSERT of a failure record (errorParams' order), alone or inside a
  * release. An id stored before is left as it is: a retried write records once.
  */
-export const INSERT_ERROR = `INSERT INTO request_errors (${ERROR_COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12) ON CONFLICT (id) DO NOTHING`;
+export const INSERT_ERROR = `INSERT INTO request_errors (${ERROR_COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13) ON CONFLICT (id) DO NOTHING`;
 export const errorParams = (r: RequestErrorRecord): unknown[] => [
   r.id,
   r.accountId,
@@ -62,6 +64,7 @@ export const errorParams = (r: RequestErrorRecord): unknown[] => [
   r.createdAt,
   r.transactionId,
   r.sendingBank,
+  r.lineUserId ?? null,
 ];
 
 export const LEDGER_COLUMNS = 'id, account_id, kind, delta, reason, actor, idempotency_key, created_at';

@@ -20,11 +20,9 @@ const MAX_BATCH = 128;
 // (recovered) is simply not claimed, and only its own caller hears of it.
 // The accounts are locked in id order, as the hold batch locks them, so the
 // two never deadlock.
-const SETTLE_MANY = {
-  name: 'slipgate_settle_many',
-  text: `WITH input AS (
+const SETTLE_CTES = `WITH input AS (
      SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::numeric[], $8::text[], $9::text[],
-                          $10::text[], $11::integer[], $12::jsonb[], $13::timestamptz[], $14::text[])
+                          $10::text[], $11::integer[], $12::jsonb[], $13::timestamptz[], $14::text[], $15::text[])
        AS t(${row.VT_COLUMNS})
    ), claimed AS (
      DELETE FROM credit_holds h USING input i WHERE h.id = i.id AND h.account_id = i.account_id RETURNING h.id, h.account_id
@@ -38,10 +36,20 @@ const SETTLE_MANY = {
      UPDATE accounts a SET usage = a.usage + n.count
      FROM (SELECT account_id, count(*)::int AS count FROM claimed GROUP BY account_id) n JOIN locked l ON l.id = n.account_id
      WHERE a.id = n.account_id
-   ), outbox AS (
+   )`;
+
+const SETTLE_MANY = { name: 'slipgate_settle_many', text: `${SETTLE_CTES} SELECT id FROM recorded` };
+
+// The same, with the webhook deliveries of the batch (the outbox) inserted
+// for the holds it claimed only: an event exists iff its charge does. A
+// batch without any keeps the statement above, so accounts without
+// endpoints pay nothing for webhooks.
+const SETTLE_MANY_WITH_OUTBOX = {
+  name: 'slipgate_settle_many_outbox',
+  text: `${SETTLE_CTES}, outbox AS (
      INSERT INTO webhook_deliveries (${DELIVERY_COLUMNS})
      SELECT ${DELIVERY_COLUMNS.split(', ').map((c) => `d.${c}`).join(', ')}
-     FROM unnest($15::text[], $16::text[], $17::text[], $18::text[], $19::text[], $20::text[], $21::text[], $22::timestamptz[], $23::timestamptz[], $24::text[])
+     FROM unnest($16::text[], $17::text[], $18::text[], $19::text[], $20::text[], $21::text[], $22::text[], $23::timestamptz[], $24::timestamptz[], $25::text[])
        AS d(${DELIVERY_COLUMNS}, hold_id)
      JOIN claimed c ON c.id = d.hold_id
    )
@@ -58,8 +66,10 @@ export interface Settle {
 
 /** The deliveries of a batch, one array per column, each row naming the hold whose settle writes it. */
 function deliveryColumns(settles: Settle[]): unknown[][] {
-  const rows = settles.flatMap((s) => s.deliveries.map((d) => [...deliveryValues(d, (at) => at), s.record.id]));
-  return rows.length > 0 ? columns(rows, row.noNul) : Array.from({ length: 10 }, () => []);
+  return columns(
+    settles.flatMap((s) => s.deliveries.map((d) => [...deliveryValues(d, (at) => at), s.record.id])),
+    row.noNul,
+  );
 }
 
 /** Settles of concurrent requests, one statement and one WAL flush per batch. */
@@ -69,7 +79,9 @@ export function settleBatch(run: Run): StatementBatch<Settle, void> {
     retryable: isDeadlock,
     async many(settles) {
       const records = settles.map((s) => s.record);
-      const { rows } = await run<{ id: string }>(SETTLE_MANY, [...columns(records.map(row.vtParams), row.noNul), ...deliveryColumns(settles)]);
+      const vts = columns(records.map(row.vtParams), row.noNul);
+      const withOutbox = settles.some((s) => s.deliveries.length > 0);
+      const { rows } = await run<{ id: string }>(withOutbox ? SETTLE_MANY_WITH_OUTBOX : SETTLE_MANY, withOutbox ? [...vts, ...deliveryColumns(settles)] : vts);
       const settled = new Set(rows.map((r) => r.id));
       return records.map((r) => (settled.has(r.id) ? { ok: true, value: undefined } : { ok: false, error: gone(r.id) }));
     },

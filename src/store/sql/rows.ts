@@ -20,6 +20,7 @@ import type {
   RequestErrorRecord,
   VerifyTransactionRecord,
 } from '../../domain/types.js';
+import type { LineChannel } from '../../domain/line/types.js';
 
 export interface Codec<Time, Amount, Json> {
   date(value: Time): Date;
@@ -86,6 +87,7 @@ export interface VtRow<Time, Amount, Json> {
   response: Json;
   created_at: Time;
   source?: string | null;
+  line_user_id?: string | null;
   redacted_at?: Time | null;
 }
 export interface ErrorRow<Time> {
@@ -100,6 +102,17 @@ export interface ErrorRow<Time> {
   message: string;
   upstream: string | null;
   latency_ms: number | null;
+  created_at: Time;
+  line_user_id?: string | null;
+}
+export interface LineChannelRow<Time> {
+  channel_id: string;
+  account_id: string;
+  secret: string;
+  access_token: string;
+  lang: string;
+  checks: boolean | number;
+  match_payment_requests: boolean | number;
   created_at: Time;
 }
 export interface LedgerRow<Time> {
@@ -185,6 +198,7 @@ export function rowMappers<Time, Amount, Json>(c: Codec<Time, Amount, Json>) {
       response: c.json<VerifyTransactionRecord['response']>(r.response),
       createdAt: c.date(r.created_at),
       ...sourceOf(r.source),
+      ...lineUserOf(r.line_user_id),
       // Only on redacted records, like `source`: a whole record reads as it was written.
       ...(r.redacted_at == null ? {} : { redactedAt: c.date(r.redacted_at) }),
     }),
@@ -200,6 +214,17 @@ export function rowMappers<Time, Amount, Json>(c: Codec<Time, Amount, Json>) {
       message: r.message,
       upstream: r.upstream,
       latencyMs: r.latency_ms,
+      createdAt: c.date(r.created_at),
+      ...lineUserOf(r.line_user_id),
+    }),
+    lineChannel: (r: LineChannelRow<Time>): LineChannel => ({
+      channelId: r.channel_id,
+      accountId: r.account_id,
+      sealedSecret: r.secret,
+      sealedToken: r.access_token,
+      lang: r.lang === 'en' ? 'en' : 'th',
+      checks: Boolean(r.checks),
+      matchPaymentRequests: Boolean(r.match_payment_requests),
       createdAt: c.date(r.created_at),
     }),
     ledger: (r: LedgerRow<Time>): LedgerEntry => ({
@@ -239,5 +264,10 @@ export const allowedIpsParam = (ranges: readonly string[]): string | null => (ra
 
 /** Only set on records whose QR slipgate read from a picture; older rows have none. */
 function sourceOf(source: string | null | undefined): Pick<VerifyTransactionRecord, 'source'> {
-  return source === 'image' || source === 'qrcode' ? { source } : {};
+  return source === 'image' || source === 'qrcode' || source === 'line' ? { source } : {};
+}
+
+/** Only on records of slips sent through LINE (and not yet redacted), like `source`. */
+function lineUserOf(lineUserId: string | null | undefined): { lineUserId?: string } {
+  return lineUserId ? { lineUserId } : {};
 }

@@ -2,6 +2,7 @@
 // and the statements the hot paths prepare once. Every section of the store
 // (accounts.ts, holds.ts, ledger.ts, admin.ts, audit.ts) works on the Lite
 // this returns.
+import { refuseNewerSchema } from '../schema-version.js';
 import Database from 'better-sqlite3';
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
@@ -37,7 +38,7 @@ export interface Lite {
 /** `path` is a file path or ':memory:'; `readonly` opens an existing file as it is, to read (a backup's check). */
 export function openLite(path: string, { readonly = false }: { readonly?: boolean } = {}): Lite {
   const db = readonly ? openReadOnly(path) : openForWriting(path);
-  const stmt = prepare(db);
+  const stmt = prepare(db, readonly);
   const wal = walSync(path === ':memory:' || readonly ? null : `${path}-wal`);
   const failure = new StoreFailure();
   return { db, stmt, sql: statementCache(db), verifyWrite: verifyWrites(stmt), writes: new GroupCommit(db, wal, failure), wal, recovery: sqliteRecovery(db, stmt), failure };
@@ -124,6 +125,7 @@ export function migrate(db: Database.Database): void {
   db.transaction(() => {
     db.exec('CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, applied_at INTEGER NOT NULL)');
     const applied = db.prepare('SELECT coalesce(max(version), 0) AS v FROM schema_migrations').get() as { v: number };
+    refuseNewerSchema(applied.v, SQLITE_MIGRATIONS.length, db.name);
     SQLITE_MIGRATIONS.forEach((sql, i) => {
       const version = i + 1;
       if (version <= applied.v) return;
@@ -146,11 +148,11 @@ export const STATEMENTS = {
   refund: 'UPDATE accounts SET credits = credits + 1 WHERE id = ? RETURNING credits',
   credits: 'SELECT credits FROM accounts WHERE id = ?',
   insertVt: `INSERT INTO verify_transactions
-    (id, account_id, key_id, request_id, qrcode, transaction_id, amount, sending_bank, receiving_bank, upstream, latency_ms, response, created_at, source)
-    VALUES (@id, @accountId, @keyId, @requestId, @qrcode, @transactionId, @amount, @sendingBank, @receivingBank, @upstream, @latencyMs, @response, @createdAt, @source)`,
+    (id, account_id, key_id, request_id, qrcode, transaction_id, amount, sending_bank, receiving_bank, upstream, latency_ms, response, created_at, source, line_user_id)
+    VALUES (@id, @accountId, @keyId, @requestId, @qrcode, @transactionId, @amount, @sendingBank, @receivingBank, @upstream, @latencyMs, @response, @createdAt, @source, @lineUserId)`,
   insertError: `INSERT OR IGNORE INTO request_errors
-    (id, account_id, key_id, request_id, qrcode, transaction_id, sending_bank, kind, message, upstream, latency_ms, created_at)
-    VALUES (@id, @accountId, @keyId, @requestId, @qrcode, @transactionId, @sendingBank, @kind, @message, @upstream, @latencyMs, @createdAt)`,
+    (id, account_id, key_id, request_id, qrcode, transaction_id, sending_bank, kind, message, upstream, latency_ms, created_at, line_user_id)
+    VALUES (@id, @accountId, @keyId, @requestId, @qrcode, @transactionId, @sendingBank, @kind, @message, @upstream, @latencyMs, @createdAt, @lineUserId)`,
   ledgerByKey: 'SELECT * FROM credit_ledger WHERE idempotency_key = ?',
   insertLedger: `INSERT INTO credit_ledger (id, account_id, kind, delta, reason, actor, idempotency_key, created_at)
     VALUES (@id, @accountId, @kind, @delta, @reason, @actor, @idempotencyKey, @createdAt)`,
@@ -158,9 +160,22 @@ export const STATEMENTS = {
   insertDelivery: `INSERT INTO webhook_deliveries (${DELIVERY_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 };
 
-function prepare(db: Database.Database): { [K in keyof typeof STATEMENTS]: Database.Statement } {
+type Prepared = { [K in keyof typeof STATEMENTS]: Database.Statement };
+
+/**
+ * Eagerly for a store that serves (a broken statement fails the start, not a
+ * request); lazily for a read-only file, whose older schema may lack the
+ * tables and columns of writes it never makes (a backup's check).
+ */
+function prepare(db: Database.Database, lazy: boolean): Prepared {
+  if (lazy) {
+    const cache = new Map<string, Database.Statement>();
+    return new Proxy({} as Prepared, {
+      get: (_target, name: string) => cache.get(name) ?? cache.set(name, db.prepare(STATEMENTS[name as keyof typeof STATEMENTS])).get(name),
+    });
+  }
   const prepared = Object.entries(STATEMENTS).map(([name, sql]) => [name, db.prepare(sql)] as const);
-  return Object.fromEntries(prepared) as { [K in keyof typeof STATEMENTS]: Database.Statement };
+  return Object.fromEntries(prepared) as Prepared;
 }
 
 /**

@@ -39,11 +39,11 @@ const lastOf = (rows: Picked[]): PassBatchResult['last'] => {
 export async function redactVerifyTransactions(lite: Lite, scope: PersonalDataScope, redact: Redact, at: Date, batch: PassBatch): Promise<PassBatchResult> {
   return lite.writes.run(() => {
     const rows = nextRows<Picked & { qrcode: string; response: string }>(lite, 'verify_transactions', 'id, created_at, qrcode, response', scope, batch);
-    const update = lite.sql('UPDATE verify_transactions SET qrcode = ?, response = ?, redacted_at = ? WHERE id = ? AND redacted_at IS NULL');
+    const update = lite.sql('UPDATE verify_transactions SET qrcode = ?, response = ?, line_user_id = ?, redacted_at = ? WHERE id = ? AND redacted_at IS NULL');
     let changed = 0;
     for (const row of rows) {
       const kept = redact({ qrcode: row.qrcode, response: parsed(row.response) });
-      changed += update.run(kept.qrcode, JSON.stringify(kept.response), at.getTime(), row.id).changes;
+      changed += update.run(kept.qrcode, JSON.stringify(kept.response), kept.lineUserId, at.getTime(), row.id).changes;
     }
     return { changed, last: lastOf(rows) };
   });

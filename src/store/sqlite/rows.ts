@@ -12,10 +12,11 @@ export type HoldRow = sql.HoldRow<number>;
 export type VtRow = sql.VtRow<number, number, string>;
 export type ErrorRow = sql.ErrorRow<number>;
 export type LedgerRow = sql.LedgerRow<number>;
+export type LineChannelRow = sql.LineChannelRow<number>;
 export type AdminTokenRow = sql.AdminTokenRow<number>;
 export type AdminEventRow = sql.AdminEventRow<number, string>;
 
-export const { account, receiver, apiKey, hold, verifyTransaction, requestError, ledger, adminToken, adminEvent } = sql.rowMappers<number, number, string>({
+export const { account, receiver, apiKey, hold, verifyTransaction, requestError, ledger, adminToken, adminEvent, lineChannel } = sql.rowMappers<number, number, string>({
   date: (ms) => new Date(ms),
   amount: (n) => n,
   json: <T>(text: string) => JSON.parse(text) as T,
@@ -27,8 +28,9 @@ export const vtParams = (r: VerifyTransactionRecord) => ({
   response: JSON.stringify(r.response),
   createdAt: r.createdAt.getTime(),
   source: r.source ?? null,
+  lineUserId: r.lineUserId ?? null,
 });
 
-export const errorParams = (r: RequestErrorRecord) => ({ ...r, createdAt: r.createdAt.getTime() });
+export const errorParams = (r: RequestErrorRecord) => ({ ...r, createdAt: r.createdAt.getTime(), lineUserId: r.lineUserId ?? null });
 
 export const ledgerParams = (e: LedgerEntry) => ({ ...e, createdAt: e.createdAt.getTime() });

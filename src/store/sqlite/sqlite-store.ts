@@ -11,6 +11,7 @@ import { migrate, openLite, type Lite } from './connection.js';
 import * as holds from './holds.js';
 import * as ledger from './ledger.js';
 import * as payments from './payments.js';
+import * as line from './line.js';
 import * as receivers from './receivers.js';
 import * as retention from './retention.js';
 import { guarded } from './store-failure.js';
@@ -55,6 +56,13 @@ export class SqliteStore implements Store {
   setReceiverActive: Store['setReceiverActive'] = (...args) => receivers.setReceiverActive(this.lite, ...args);
   deleteReceiver: Store['deleteReceiver'] = (...args) => receivers.deleteReceiver(this.lite, ...args);
   setReceiverPolicy: Store['setReceiverPolicy'] = (...args) => receivers.setReceiverPolicy(this.lite, ...args);
+
+  createLineChannel: Store['createLineChannel'] = (...args) => line.createLineChannel(this.lite, ...args);
+  getLineChannel: Store['getLineChannel'] = (...args) => line.getLineChannel(this.lite, ...args);
+  listLineChannels: Store['listLineChannels'] = (...args) => line.listLineChannels(this.lite, ...args);
+  deleteLineChannel: Store['deleteLineChannel'] = (...args) => line.deleteLineChannel(this.lite, ...args);
+  claimLineEvent: Store['claimLineEvent'] = (...args) => line.claimLineEvent(this.lite, ...args);
+  pruneLineEvents: Store['pruneLineEvents'] = (...args) => line.pruneLineEvents(this.lite, ...args);
 
   holdCredit: Store['holdCredit'] = (...args) => holds.holdCredit(this.lite, ...args);
   settleHold: Store['settleHold'] = (...args) => holds.settleHold(this.lite, ...args);

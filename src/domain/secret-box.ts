@@ -1,4 +1,4 @@
-// Signing secrets must be usable to sign, so unlike API keys they cannot be
+// Signing secrets and LINE channel secrets must be usable, so unlike API keys they cannot be
 // kept only as a hash. With SECRETS_KEY set they are sealed with AES-256-GCM
 // under that key (someone with the database alone cannot sign); without it
 // they are stored as they are, marked so, and a key set later seals only new
@@ -13,6 +13,8 @@ export class SecretKeyMissingError extends Error {
 }
 
 export interface SecretBox {
+  /** Whether SECRETS_KEY is set: LINE channels are refused without it (docs/line.md). */
+  readonly keyed: boolean;
   seal(secret: string): string;
   open(stored: string): string;
 }
@@ -20,6 +22,7 @@ export interface SecretBox {
 /** `key`: the 32-byte SECRETS_KEY (config.ts checks its form), or null. */
 export function secretBox(key: Buffer | null): SecretBox {
   return {
+    keyed: key !== null,
     seal(secret) {
       if (!key) return `${PLAIN}:${secret}`;
       const iv = randomBytes(12);

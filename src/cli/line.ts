@@ -1,0 +1,86 @@
+// `slipgate line …`: LINE Official Account channels connected to merchant
+// accounts (docs/line.md). The channel secret and access token are sealed
+// with SECRETS_KEY and never printed back.
+import type { Command } from 'commander';
+import type { LineChannelView } from '../domain/line/types.js';
+import { bangkokTime, printTable } from './output.js';
+import { printJson, withExistingStore } from './context.js';
+
+interface ConnectFlags {
+  channelId: string;
+  channelSecret: string;
+  accessToken: string;
+  lang?: string;
+  checks: boolean;
+  matchPaymentRequests?: boolean;
+  reason?: string;
+  json?: boolean;
+}
+
+const row = (c: LineChannelView) => ({
+  channel: c.channelId,
+  account: c.accountId,
+  lang: c.lang,
+  checks: c.checks ? 'on' : 'off',
+  'payment requests': c.matchPaymentRequests ? 'match' : 'off',
+  secret: c.secret,
+  'access token': c.accessToken,
+  'connected (Bangkok)': bangkokTime(c.createdAt),
+});
+
+export function registerLineCommands(program: Command): void {
+  const line = program.command('line').description('connect LINE Official Account channels to merchant accounts (docs/line.md)');
+
+  line
+    .command('connect <accountId>')
+    .description("connect a LINE channel: slips its customers send in chat are verified on the account's credits and answered in the chat (needs SECRETS_KEY)")
+    .requiredOption('--channel-id <id>', 'the channel id (LINE Developers console, Basic settings)')
+    .requiredOption('--channel-secret <secret>', 'the channel secret (32 hexadecimal digits)')
+    .requiredOption('--access-token <token>', 'a long-lived channel access token (Messaging API tab)')
+    .option('--lang <lang>', 'language of the replies: th or en', 'th')
+    .option('--no-checks', "answer without the duplicate check and the account's reported receiver verdict")
+    .option('--match-payment-requests', 'match verified slips to pending payment requests (issue #34: stored now, matched once payment requests are served)')
+    .option('--reason <text>', 'why, for the admin event trail')
+    .option('--json', 'print JSON (secrets masked)')
+    .action((accountId: string, opts: ConnectFlags) =>
+      withExistingStore(async ({ lineChannels, actor }) => {
+        const channel = await lineChannels.connect(actor, accountId, {
+          channelId: opts.channelId,
+          channelSecret: opts.channelSecret,
+          accessToken: opts.accessToken,
+          lang: opts.lang ?? null,
+          checks: opts.checks,
+          matchPaymentRequests: opts.matchPaymentRequests ?? false,
+          reason: opts.reason ?? null,
+        });
+        if (opts.json) return printJson(channel);
+        console.log(`LINE channel ${channel.channelId} connected to ${accountId} (replies in ${channel.lang === 'th' ? 'Thai' : 'English'}, checks ${channel.checks ? 'on' : 'off'}).`);
+        console.log(`Set its webhook URL in the LINE Developers console to: <public URL>/line/webhook/${channel.channelId}`);
+      }),
+    );
+
+  line
+    .command('list')
+    .description('list connected channels, oldest first (secrets masked)')
+    .option('--account <accountId>', "only this account's channels")
+    .option('--json', 'print JSON')
+    .action((opts: { account?: string; json?: boolean }) =>
+      withExistingStore(async ({ lineChannels }) => {
+        const list = await lineChannels.list(opts.account);
+        if (opts.json) return printJson(list);
+        if (list.length === 0) return console.log('No LINE channels connected.');
+        printTable(list.map(row));
+      }),
+    );
+
+  line
+    .command('disconnect <channelId>')
+    .description("disconnect a channel: its webhook answers 404 and its sealed secret and token are deleted")
+    .option('--reason <text>', 'why, for the admin event trail')
+    .action((channelId: string, opts: { reason?: string }) =>
+      withExistingStore(async ({ lineChannels, actor }) => {
+        const removed = await lineChannels.disconnect(actor, channelId, opts.reason ?? null);
+        console.log(`LINE channel ${removed.channelId} disconnected from ${removed.accountId}.`);
+      }),
+    );
+}

@@ -1,0 +1,175 @@
+// The LINE bridge: a webhook request of a connected channel is checked
+// (signature over the raw bytes, before anything is parsed), answered at
+// once, and its events worked off after: each taken once (redeliveries are
+// ignored, across restarts), each customer limited, each slip verified as a
+// picture verification of the channel's account and answered in the chat.
+import type { LineApi } from '../ports/line-api.js';
+import type { ChangeLog, Logger } from '../ports/logger.js';
+import type { Store } from '../ports/store.js';
+import type { SecretBox } from '../secret-box.js';
+import { parseSlipQr } from '../slip-qr.js';
+import type { VerifiedSlip } from '../types.js';
+import { imageFormat } from '../verify-image-body.js';
+import type { ChannelVerifyInput, VerifyOutcome } from '../verify-types.js';
+import type { LineEvent } from './events.js';
+import { outcomeReply } from './outcome-reply.js';
+import { replyText, type LineReply } from './replies.js';
+import { signatureBytes, signatureMatches } from './signature.js';
+import type { LineChannel } from './types.js';
+import type { LineUserLimit } from './user-limit.js';
+
+/**
+ * The seam for issue #34 (payment requests): when a channel matches payment
+ * requests, a verified slip is offered to this; the lead wires it when both
+ * land. Absent: the option is stored and shown but matches nothing.
+ */
+export interface PaymentRequestMatcher {
+  match(accountId: string, slip: VerifiedSlip): Promise<{ kind: 'paid'; order: string } | { kind: 'amount_differs'; expected: number } | { kind: 'none' }>;
+}
+
+export interface LineBridgeDeps {
+  store: Store;
+  secrets: SecretBox;
+  api: LineApi;
+  verification: { verifyForChannel(input: ChannelVerifyInput): Promise<VerifyOutcome> };
+  /** The verify route's image limit: a picture from LINE gets no more. */
+  maxImageBytes: number;
+  userLimit: LineUserLimit;
+  logger: Logger & ChangeLog;
+  /** Counts each event by outcome (metrics). */
+  onEvent?: (outcome: string) => void;
+  paymentRequests?: PaymentRequestMatcher;
+  now?: () => Date;
+}
+
+export type WebhookCheck = { ok: true; channel: LineChannel } | { ok: false; refused: 'unsigned' | 'unknown_channel' | 'bad_signature' };
+
+type EventOutcome = LineReply['kind'] | 'redelivery' | 'ignored' | 'rate_limited_quiet' | 'error';
+
+/** LINE redelivers an event for a day at most; a week of claims is plenty. */
+const KEEP_EVENT_CLAIMS_MS = 7 * 86_400_000;
+const PRUNE_EVERY_MS = 3_600_000;
+
+export class LineBridge {
+  private readonly inFlight = new Set<Promise<void>>();
+  private readonly now: () => Date;
+  private lastPrune = 0;
+
+  constructor(private readonly deps: LineBridgeDeps) {
+    this.now = deps.now ?? (() => new Date());
+  }
+
+  /**
+   * A missing or malformed signature is refused before the channel is looked
+   * up, so a caller without one learns nothing about which channels exist.
+   */
+  async check(channelId: string, signatureHeader: string | string[] | undefined, raw: Buffer): Promise<WebhookCheck> {
+    const signature = signatureBytes(signatureHeader);
+    if (!signature) return { ok: false, refused: 'unsigned' };
+    const channel = await this.deps.store.getLineChannel(channelId);
+    if (!channel) return { ok: false, refused: 'unknown_channel' };
+    if (!signatureMatches(this.deps.secrets.open(channel.sealedSecret), raw, signature)) return { ok: false, refused: 'bad_signature' };
+    return { ok: true, channel };
+  }
+
+  /** Works the events off after LINE was answered; drain() waits for them. */
+  accept(channel: LineChannel, events: readonly LineEvent[]): void {
+    for (const event of events) {
+      const work = this.handle(channel, event);
+      this.inFlight.add(work);
+      void work.finally(() => this.inFlight.delete(work));
+    }
+  }
+
+  async drain(): Promise<void> {
+    while (this.inFlight.size > 0) await Promise.allSettled([...this.inFlight]);
+  }
+
+  private async handle(channel: LineChannel, event: LineEvent): Promise<void> {
+    let outcome: EventOutcome = 'error';
+    try {
+      outcome = await this.work(channel, event);
+    } catch (err) {
+      this.deps.logger.error({ err, channelId: channel.channelId, eventId: event.webhookEventId }, 'LINE event failed inside slipgate');
+    }
+    this.deps.onEvent?.(outcome);
+    // No LINE user id here: the log is not covered by retention and erasure.
+    this.deps.logger.info({ channelId: channel.channelId, accountId: channel.accountId, eventId: event.webhookEventId, type: event.message?.type ?? event.type, outcome }, 'LINE event');
+  }
+
+  private async work(channel: LineChannel, event: LineEvent): Promise<EventOutcome> {
+    const taken = await this.deps.store.claimLineEvent({ channelId: channel.channelId, eventId: event.webhookEventId, at: this.now() });
+    if (!taken) return 'redelivery';
+    this.pruneOldClaims();
+    if (!event.message) return 'ignored';
+    const token = this.deps.secrets.open(channel.sealedToken);
+    const limit = this.deps.userLimit.take(`${channel.channelId}:${event.userId}`);
+    if (limit === 'refused_quiet') return 'rate_limited_quiet';
+    const reply: LineReply = limit === 'refused_tell' ? { kind: 'rate_limited' } : await this.answer(channel, token, event).catch(async (err: unknown) => {
+      this.deps.logger.error({ err, channelId: channel.channelId, eventId: event.webhookEventId }, 'LINE slip could not be checked');
+      return { kind: 'try_later' } as const;
+    });
+    await this.send(token, event, replyText(reply, channel.lang));
+    return reply.kind;
+  }
+
+  private async answer(channel: LineChannel, token: string, event: LineEvent): Promise<LineReply> {
+    const message = event.message!;
+    if (message.type === 'text') {
+      const qrcode = message.text.trim();
+      // Chat that is not a slip QR is answered with the hint, recorded nowhere, never charged.
+      if (!parseSlipQr(qrcode).ok) return { kind: 'hint' };
+      this.loading(token, event);
+      return this.verify(channel, event, { qrcode });
+    }
+    if (message.type !== 'image') return { kind: 'hint' };
+    if (!message.fromLine) return { kind: 'picture_unavailable' };
+    this.loading(token, event);
+    const content = await this.deps.api.content(token, message.id, this.deps.maxImageBytes);
+    if (!content.ok) return { kind: content.problem === 'too_large' ? 'unreadable' : 'picture_unavailable' };
+    // By signature, as the verify route checks its image field: the decoder never sees other formats.
+    if (!imageFormat(content.bytes)) return { kind: 'unreadable' };
+    return this.verify(channel, event, { image: content.bytes });
+  }
+
+  private async verify(channel: LineChannel, event: LineEvent, slip: ChannelVerifyInput['slip']): Promise<LineReply> {
+    const outcome = await this.deps.verification.verifyForChannel({
+      accountId: channel.accountId,
+      keyId: `line:${channel.channelId}`,
+      lineUserId: event.userId,
+      requestId: event.webhookEventId,
+      slip,
+      ...(channel.checks ? { checks: { duplicate: true } } : {}),
+    });
+    const reply = outcomeReply(outcome, channel.checks);
+    if (outcome.kind === 'account_error' && outcome.error !== 'receiver_not_registered') {
+      this.deps.logger.warn({ channelId: channel.channelId, accountId: channel.accountId, error: outcome.error }, 'LINE slip not checked: the account cannot pay for verifications');
+    }
+    if (reply.kind !== 'verified' || !channel.matchPaymentRequests || !this.deps.paymentRequests) return reply;
+    const matched = await this.deps.paymentRequests.match(channel.accountId, reply.slip);
+    if (matched.kind === 'paid') return { ...reply, order: matched.order };
+    if (matched.kind === 'amount_differs') return { kind: 'amount_differs', slip: reply.slip, expected: matched.expected };
+    return reply;
+  }
+
+  /** At most hourly per process, in the background; every instance doing it is harmless. */
+  private pruneOldClaims(): void {
+    const now = this.now().getTime();
+    if (now - this.lastPrune < PRUNE_EVERY_MS) return;
+    this.lastPrune = now;
+    this.deps.store.pruneLineEvents(new Date(now - KEEP_EVENT_CLAIMS_MS)).catch((err: unknown) => this.deps.logger.warn({ err }, 'old LINE event claims could not be pruned; tried again in an hour'));
+  }
+
+  private loading(token: string, event: LineEvent): void {
+    // Only one-to-one chats have the animation; it is a courtesy, never awaited.
+    if (event.oneToOne) void this.deps.api.startLoading(token, event.userId);
+  }
+
+  /** The reply token when there is one and it still works; a push otherwise. */
+  private async send(token: string, event: LineEvent, text: string): Promise<void> {
+    const replied = event.replyToken ? await this.deps.api.reply(token, event.replyToken, text) : 'invalid_token';
+    if (replied === 'sent') return;
+    const pushed = replied === 'invalid_token' ? await this.deps.api.push(token, event.chatId, text) : replied;
+    if (pushed !== 'sent') this.deps.logger.warn({ eventId: event.webhookEventId, reply: replied, push: pushed }, 'LINE answer could not be delivered');
+  }
+}

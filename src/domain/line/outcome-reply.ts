@@ -1,0 +1,35 @@
+// Which answer a verification outcome gets in the chat. The duplicate check
+// and a reported receiver verdict count only when the channel's checks are
+// on; an account whose receiver policy is `require` refuses such slips
+// whatever the channel says (the verification itself does).
+import type { VerifyOutcome } from '../verify-types.js';
+import type { LineReply } from './replies.js';
+
+export function outcomeReply(outcome: VerifyOutcome, checksOn: boolean): LineReply {
+  switch (outcome.kind) {
+    case 'verified': {
+      const dup = outcome.checks?.duplicate;
+      if (checksOn && dup && !dup.passed && !('error' in dup)) return { kind: 'duplicate', slip: outcome.slip };
+      if (checksOn && outcome.checks?.receiver?.passed === false) return { kind: 'other_receiver', slip: outcome.slip };
+      return { kind: 'verified', slip: outcome.slip };
+    }
+    case 'failed':
+      switch (outcome.reason) {
+        case 'slip_not_found':
+        case 'upstream_mismatch':
+          return { kind: 'not_found' };
+        // A picture whose QR is not a slip's is, to the customer, a picture we could not read.
+        case 'invalid_qr':
+        case 'unreadable_image':
+          return { kind: 'unreadable' };
+        default:
+          return { kind: 'try_later' };
+      }
+    case 'account_error':
+      return outcome.error === 'receiver_not_registered' ? { kind: 'other_receiver' } : { kind: 'try_later' };
+    case 'bad_request':
+      return { kind: 'unreadable' };
+    default:
+      return { kind: 'try_later' };
+  }
+}

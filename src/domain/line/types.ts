@@ -1,0 +1,43 @@
+// A LINE Official Account channel connected to a merchant account: slips
+// its customers send in chat are verified as picture verifications of that
+// account and answered in the chat (docs/line.md).
+
+export const LINE_LANGUAGES = ['th', 'en'] as const;
+export type LineLanguage = (typeof LINE_LANGUAGES)[number];
+
+export interface LineChannel {
+  /** LINE's own channel id (digits); the webhook URL names it. */
+  channelId: string;
+  accountId: string;
+  /** The channel secret and access token as stored (secret-box.ts): sealed with SECRETS_KEY, never shown again. */
+  sealedSecret: string;
+  sealedToken: string;
+  /** The language of the replies. */
+  lang: LineLanguage;
+  /** Whether the duplicate check and the account's receiver policy decide the reply (on by default). */
+  checks: boolean;
+  /**
+   * Whether a verified slip is matched to the account's pending payment
+   * requests (issue #34). The option is stored and shown; the matching is
+   * wired through LineBridgeDeps.paymentRequests once payment requests land.
+   */
+  matchPaymentRequests: boolean;
+  createdAt: Date;
+}
+
+/** A channel as shown to people: its secrets only masked. */
+export type LineChannelView = Omit<LineChannel, 'sealedSecret' | 'sealedToken'> & { secret: string; accessToken: string };
+
+/** Mask shown in place of a secret once it is set: it says one is there and nothing of it. */
+const MASKED = '••••••••';
+
+export function lineChannelView({ sealedSecret: _s, sealedToken: _t, ...view }: LineChannel): LineChannelView {
+  return { ...view, secret: MASKED, accessToken: MASKED };
+}
+
+/** A webhook event id seen for a channel: redeliveries of it are ignored, across restarts. */
+export interface LineEventClaim {
+  channelId: string;
+  eventId: string;
+  at: Date;
+}

@@ -1,0 +1,77 @@
+// LINE channels of an account (docs/line.md): support staff connect and
+// disconnect them. The channel secret and access token go in and never come
+// out: every answer shows them masked. The rules are in domain/line (shared
+// with the CLI).
+import { LINE_LANGUAGES, lineChannelView, type LineChannelView, type LineLanguage } from '../domain/line/types.js';
+import { builder } from './builder.js';
+import { STORE_READ_COST } from './pagination.js';
+import { AccountRef } from './refs.js';
+
+const LineLanguageEnum = builder.enumType('LineLanguage', {
+  description: 'The language of the replies in the chat: TH (Thai) or EN (English).',
+  values: Object.fromEntries(LINE_LANGUAGES.map((l) => [l.toUpperCase(), { value: l }])) as Record<string, { value: LineLanguage }>,
+});
+
+const LineChannelRef = builder.objectRef<LineChannelView>('LineChannel').implement({
+  description: 'A LINE Official Account channel connected to an account: slips its customers send in chat are verified on the account and answered there.',
+  fields: (t) => ({
+    channelId: t.exposeID('channelId', { description: "LINE's channel id; the webhook URL is <public URL>/line/webhook/<channelId>." }),
+    accountId: t.exposeID('accountId'),
+    lang: t.expose('lang', { type: LineLanguageEnum }),
+    checks: t.exposeBoolean('checks', { description: "Whether the duplicate check and the account's reported receiver verdict decide the answer." }),
+    matchPaymentRequests: t.exposeBoolean('matchPaymentRequests', { description: 'Whether verified slips are matched to pending payment requests (once payment requests are served).' }),
+    credentials: t.string({
+      description: 'The channel secret and access token, always masked: set, and never readable again (no field of this API reads them).',
+      resolve: (c) => `${c.secret} / ${c.accessToken}`,
+    }),
+    createdAt: t.expose('createdAt', { type: 'DateTime' }),
+  }),
+});
+
+builder.objectFields(AccountRef, (t) => ({
+  lineChannels: t.field({
+    type: [LineChannelRef],
+    description: 'Connected LINE channels, oldest first (secrets masked).',
+    complexity: { field: STORE_READ_COST, multiplier: 10 },
+    resolve: async (account, _args, ctx) => (await ctx.store.listLineChannels(account.id)).map(lineChannelView),
+  }),
+}));
+
+const reason = builder.args((t) => ({ reason: t.string({ required: false, description: 'Why (kept in the admin events).' }) }));
+
+builder.mutationFields((t) => ({
+  connectLineChannel: t.field({
+    type: LineChannelRef,
+    authScopes: { support: true },
+    description:
+      'Connects a LINE channel to an account. The secret and token are sealed with SECRETS_KEY (refused when it is not set) and never returned. ' +
+      'lang: default TH; checks: default true. Role: SUPPORT or ADMIN.',
+    args: {
+      accountId: t.arg.id({ required: true }),
+      channelId: t.arg.string({ required: true }),
+      channelSecret: t.arg.string({ required: true }),
+      accessToken: t.arg.string({ required: true }),
+      lang: t.arg({ type: LineLanguageEnum, required: false }),
+      checks: t.arg.boolean({ required: false }),
+      matchPaymentRequests: t.arg.boolean({ required: false }),
+      ...reason,
+    },
+    resolve: (_root, args, ctx) =>
+      ctx.lineChannels.connect(ctx.actor, String(args.accountId), {
+        channelId: args.channelId,
+        channelSecret: args.channelSecret,
+        accessToken: args.accessToken,
+        lang: args.lang ?? null,
+        checks: args.checks ?? null,
+        matchPaymentRequests: args.matchPaymentRequests ?? null,
+        reason: args.reason,
+      }),
+  }),
+  disconnectLineChannel: t.field({
+    type: LineChannelRef,
+    authScopes: { support: true },
+    description: 'Disconnects a channel: its webhook answers 404 and its sealed secret and token are deleted. Role: SUPPORT or ADMIN.',
+    args: { channelId: t.arg.string({ required: true }), ...reason },
+    resolve: (_root, args, ctx) => ctx.lineChannels.disconnect(ctx.actor, args.channelId, args.reason),
+  }),
+}));

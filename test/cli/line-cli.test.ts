@@ -1,0 +1,83 @@
+// `slipgate line connect|list|disconnect` as real processes against a real
+// SQLite file: refused without SECRETS_KEY, secret and token sealed and
+// never printed back, bad input refused with nothing written, each change in
+// the admin event trail with the operator as actor.
+import { execFile } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import Database from 'better-sqlite3';
+import { afterAll, describe, expect, it } from 'vitest';
+import { secretBox } from '../../src/domain/secret-box.js';
+import { tempDir } from '../helpers/temp.js';
+
+const run = promisify(execFile);
+const CLI = new URL('../../src/cli.ts', import.meta.url).pathname;
+
+describe('slipgate line', () => {
+  const dir = tempDir();
+  const file = join(dir.path, 'line-cli.db');
+  const key = randomBytes(32);
+  const secret = randomBytes(16).toString('hex');
+  const token = randomBytes(40).toString('base64url');
+  afterAll(() => dir.remove());
+
+  const slipgate = async (env: Record<string, string>, ...args: string[]) => {
+    try {
+      const { stdout, stderr } = await run(process.execPath, ['--import', 'tsx', CLI, ...args], { env: { ...process.env, DATABASE_URL: `sqlite:${file}`, LOG_LEVEL: 'info', ...env } });
+      return { code: 0, stdout, stderr };
+    } catch (err) {
+      const e = err as { code: number; stdout: string; stderr: string };
+      return { code: e.code, stdout: e.stdout, stderr: e.stderr };
+    }
+  };
+  const keyed = { SECRETS_KEY: key.toString('hex') };
+  const rows = (sql: string) => {
+    const db = new Database(file, { readonly: true });
+    try {
+      return db.prepare(sql).all() as Record<string, unknown>[];
+    } finally {
+      db.close();
+    }
+  };
+
+  it('connects, lists masked and disconnects; refuses without SECRETS_KEY and bad input, writing nothing', { timeout: 90_000 }, async () => {
+    const { accountId } = JSON.parse((await slipgate(keyed, 'accounts', 'create', '--name', 'LINE Shop', '--credits', '1', '--json')).stdout) as { accountId: string };
+    const connect = (env: Record<string, string>, ...extra: string[]) =>
+      slipgate(env, 'line', 'connect', accountId, '--channel-id', '1650000009', '--channel-secret', secret, '--access-token', token, ...extra);
+
+    const keyless = await connect({});
+    expect(keyless.code).toBe(2);
+    expect(keyless.stderr).toContain('SECRETS_KEY is not set');
+    const badLang = await connect(keyed, '--lang', 'fr');
+    expect(badLang.code).toBe(2);
+    expect(badLang.stderr).toContain('language must be one of: th, en');
+    expect(rows('SELECT * FROM line_channels')).toEqual([]);
+
+    const connected = await connect(keyed, '--lang', 'en', '--no-checks', '--reason', 'go live');
+    expect(connected.code).toBe(0);
+    expect(connected.stdout).toContain('/line/webhook/1650000009');
+    const [stored] = rows('SELECT * FROM line_channels');
+    expect(stored).toMatchObject({ channel_id: '1650000009', account_id: accountId, lang: 'en', checks: 0 });
+    expect(secretBox(key).open(String(stored!.secret))).toBe(secret);
+    expect(secretBox(key).open(String(stored!.access_token))).toBe(token);
+
+    const listed = await slipgate(keyed, 'line', 'list', '--json');
+    expect(JSON.parse(listed.stdout)).toEqual([expect.objectContaining({ channelId: '1650000009', accountId, lang: 'en', checks: false, secret: '••••••••', accessToken: '••••••••' })]);
+    const table = await slipgate(keyed, 'line', 'list');
+    expect(table.stdout).toContain('1650000009');
+    const disconnected = await slipgate(keyed, 'line', 'disconnect', '1650000009', '--reason', 'closed');
+    expect(disconnected.code).toBe(0);
+    expect((await slipgate(keyed, 'line', 'disconnect', '1650000009')).code).toBe(2);
+    expect(rows('SELECT * FROM line_channels')).toEqual([]);
+
+    const everything = [connected, listed, table, disconnected].map((r) => r.stdout + r.stderr).join('\n');
+    expect(everything).not.toContain(secret);
+    expect(everything).not.toContain(token);
+    const events = rows("SELECT action, actor, reason FROM admin_events WHERE target_id = '1650000009' ORDER BY created_at");
+    expect(events).toEqual([
+      { action: 'connectLineChannel', actor: expect.stringMatching(/^cli:/), reason: 'go live' },
+      { action: 'disconnectLineChannel', actor: expect.stringMatching(/^cli:/), reason: 'closed' },
+    ]);
+  });
+});
