@@ -6,6 +6,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
 import { CHECKS } from '../src/domain/checks/registry.js';
+import { paymentComponents, paymentPaths } from './contract-payments.js';
 
 export const OPENAPI_FILE = new URL('../openapi.json', import.meta.url);
 export const CLIENT_CHECKS_FILE = new URL('../src/client/checks.generated.ts', import.meta.url);
@@ -26,10 +27,20 @@ export function checksSchema(): JsonSchema {
   return { type: 'object', description: DESCRIPTION, additionalProperties: false, properties };
 }
 
-/** openapi.json with its Checks component as the registry says. */
+type Props = { properties: Record<string, unknown> };
+
+/** openapi.json with its Checks component as the registry says, and the payment request routes and schemas (contract-payments.ts). */
 export function renderOpenapi(current: string): string {
-  const doc = JSON.parse(current) as { components: { schemas: Record<string, unknown> } };
+  const doc = JSON.parse(current) as { paths: Record<string, unknown>; components: { schemas: Record<string, unknown> } };
   doc.components.schemas.Checks = checksSchema();
+  Object.assign(doc.components.schemas, paymentComponents());
+  (doc.components.schemas.VerifyRequest as Props).properties.paymentRequest = {
+    type: 'string',
+    pattern: '^pr_[0-9a-f]{32}$',
+    description: "Opt-in: the account's payment request this slip should pay (docs/payments.md). Malformed, unknown or another account's: 400 before any credit is held.",
+  };
+  (doc.components.schemas.VerifySuccess as Props).properties.paymentRequest = { $ref: '#/components/schemas/PaymentVerdict' };
+  Object.assign(doc.paths, paymentPaths());
   return `${JSON.stringify(doc, null, 2)}\n`;
 }
 

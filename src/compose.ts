@@ -14,6 +14,7 @@ import { LineUserLimit } from './domain/line/user-limit.js';
 import { lineHttpApi } from './line/line-http-api.js';
 import { ReceiverDirectory } from './domain/receiver-directory.js';
 import { ReceiverService } from './domain/receivers.js';
+import { PaymentRequestService } from './domain/payments/service.js';
 import type { Store } from './domain/ports/store.js';
 import type { BankAdapter } from './domain/ports/upstream.js';
 import { VerificationService } from './domain/verify.js';
@@ -21,6 +22,7 @@ import { FailedAuthBrake } from './domain/failed-auth-brake.js';
 import { ImageDecodePool } from './images/decode-pool.js';
 import { startInstanceLease, type InstanceLease } from './lease.js';
 import { scheduleRetention, type RetentionSchedule } from './retention-schedule.js';
+import { schedulePaymentExpiry, type PaymentExpirySchedule } from './payment-expiry-schedule.js';
 import { Metrics } from './metrics/metrics.js';
 import { timedStore } from './metrics/timing.js';
 import { openStore } from './store/open.js';
@@ -53,6 +55,8 @@ export interface StoreServices {
   webhooks: WebhookEndpoints;
   /** Seals and opens webhook signing secrets and LINE channel secrets (SECRETS_KEY). */
   secrets: SecretBox;
+  /** Payment requests of merchant accounts (docs/payments.md). */
+  payments: PaymentRequestService;
   /** LINE channels connected to accounts, with the admin event trail. */
   lineChannels: LineChannels;
 }
@@ -76,8 +80,9 @@ export function storeServices(store: Store, opts: StoreServiceOptions = {}): Sto
   const subscriptions = new WebhookSubscriptions(store, opts.keyCacheTtlMs ?? 0);
   const secrets = secretBox(opts.secretsKey ?? null);
   const webhooks = new WebhookEndpoints({ store, secrets, adminListener: opts.adminListener ?? null, forgetAccount: (id) => subscriptions.forget(id), ...log });
+  const payments = new PaymentRequestService(store);
   const lineChannels = new LineChannels({ store, secrets, ...log });
-  return { store, keys, receiverDirectory, accounts, admin, adminTokens: new AdminTokenService(store, undefined, opts.logger), subscriptions, webhooks, secrets, lineChannels };
+  return { store, keys, receiverDirectory, accounts, admin, adminTokens: new AdminTokenService(store, undefined, opts.logger), subscriptions, webhooks, secrets, lineChannels, payments };
 }
 
 /** What the store services need from the configuration. */
@@ -112,6 +117,8 @@ export interface ServerServices extends StoreServices {
   upstreamConfigs(env: NodeJS.ProcessEnv): UpstreamConfig[];
   /** Delivers webhook events; started with the listeners, stopped before the store closes. */
   webhookWorker: WebhookWorker;
+  /** Marks pending payment requests past their expiry, on one instance at a time. */
+  paymentExpiry: PaymentExpirySchedule;
   /** Slips sent in LINE chats of connected channels; drained before the store closes. */
   lineBridge: LineBridge;
 }
@@ -186,6 +193,12 @@ export async function serverServices(config: Config, { logger, upstream: overrid
     instanceId: () => lease.instanceId(),
     authBrake: new FailedAuthBrake({ perWindow: config.AUTH_FAILURES_PER_IP_PER_MIN, windowMs: 60_000 }),
   });
+  const paymentExpiry = schedulePaymentExpiry(store, {
+    lease,
+    logger,
+    endpointsFor: (accountId) => services.subscriptions.endpointsFor(accountId, 'payment_request.expired'),
+    written: () => webhookWorker.wake(),
+  });
   const lineBridge = new LineBridge({
     store,
     secrets: services.secrets,
@@ -208,7 +221,7 @@ export async function serverServices(config: Config, { logger, upstream: overrid
     imageStats: () => images.stats,
     onReadError: (err) => logger.warn({ err }, 'metrics: reading the open credit holds failed'),
   });
-  return { ...services, metrics, pool, upstream, upstreamOverridden: override !== undefined, lease, retention, images, verification, upstreamConfigs, webhookWorker, lineBridge };
+  return { ...services, metrics, pool, upstream, upstreamOverridden: override !== undefined, lease, retention, images, verification, upstreamConfigs, webhookWorker, lineBridge, paymentExpiry };
 }
 
 /** The configured bank domains, or the sandbox network when none are configured. */

@@ -18,7 +18,7 @@ import type { DomainHealth, ReloadSummary } from './upstream/pool.js';
 
 export type RunOptions = ServerOptions;
 
-export interface Running extends Pick<ServerServices, 'store' | 'keys' | 'accounts' | 'admin' | 'adminTokens' | 'verification' | 'images' | 'retention' | 'webhooks' | 'webhookWorker' | 'lineChannels'> {
+export interface Running extends Pick<ServerServices, 'store' | 'keys' | 'accounts' | 'admin' | 'adminTokens' | 'verification' | 'images' | 'retention' | 'webhooks' | 'webhookWorker' | 'lineChannels' | 'paymentExpiry' | 'payments'> {
   publicUrl: string;
   adminUrl: string;
   /** Per-domain counters, latency and breaker state of the bank network. */
@@ -64,7 +64,7 @@ export async function run(config: Config, opts: RunOptions): Promise<Running> {
     await Promise.all([stopServer(publicServer), stopServer(adminServer)]);
     throw err;
   }
-  const { store, metrics, pool, upstream, lease, retention, images, verification } = services;
+  const { store, metrics, pool, upstream, lease, retention, images, verification, paymentExpiry, payments } = services;
 
   // Slow or stalled clients (slowloris) must not hold sockets forever; the
   // clocks stop once the request is read, so the upstream wait is not cut.
@@ -79,6 +79,7 @@ export async function run(config: Config, opts: RunOptions): Promise<Running> {
       maxImageBytes: config.MAX_IMAGE_BYTES,
       limits: config,
       metrics,
+      payments: { service: payments, keys: services.keys, store },
       line: services.lineBridge,
     }),
   );
@@ -128,6 +129,7 @@ export async function run(config: Config, opts: RunOptions): Promise<Running> {
       await images.close();
       await stopped;
       await retention.stop();
+      await paymentExpiry.stop();
       // Nothing is held under the lease any more: ending it tells the others at once.
       await lease.end().catch((err: unknown) => logger.error({ err }, 'ending the lease failed; it expires by itself'));
       scrape.stop();
@@ -138,7 +140,7 @@ export async function run(config: Config, opts: RunOptions): Promise<Running> {
     })());
   const reloadUpstreams = () => (services.upstreamOverridden ? null : pool.reload(services.upstreamConfigs(process.env)));
   const { keys, accounts, admin, adminTokens, webhooks, webhookWorker, lineChannels } = services;
-  return { publicUrl, adminUrl, store, keys, accounts, admin, adminTokens, verification, images, retention, webhooks, webhookWorker, lineChannels, upstreamHealth: () => pool.health(), reloadUpstreams, close, storeFailed };
+  return { publicUrl, adminUrl, store, keys, accounts, admin, adminTokens, verification, images, retention, webhooks, webhookWorker, lineChannels, paymentExpiry, payments, upstreamHealth: () => pool.health(), reloadUpstreams, close, storeFailed };
 }
 
 /** Holds requests that arrive while the services start; `open` lets them through, `fail` drops them. */

@@ -14,7 +14,7 @@ import express from 'express';
 import { got, type Got } from 'got';
 import { parseSlipQr } from '../../src/domain/slip-qr.js';
 import { KBANK_SUCCESS, KBANK_TOKEN_PATH, KBANK_VERIFY_PATH } from '../../src/upstream/kbank/kbank-protocol.js';
-import { bangkokIsoTime } from '../../src/upstream/shared/bangkok-time.js';
+import { bangkokIsoTime } from '../../src/domain/bangkok-time.js';
 import { freezeCacheOptions } from '../../src/upstream/shared/bank-http.js';
 
 const log = (fields: Record<string, unknown>) => process.stdout.write(`${JSON.stringify(fields)}\n`);

@@ -10,6 +10,7 @@ import { registerBackupCommand } from './backup.js';
 import { setActorOption } from './context.js';
 import { registerDoctorCommand } from './doctor.js';
 import { registerExportCommand } from './export.js';
+import { registerPaymentCommands } from './payments.js';
 import { registerLineCommands } from './line.js';
 import { registerReceiverCommands } from './receivers.js';
 import { registerRestoreCommand } from './restore.js';
@@ -43,6 +44,7 @@ export function slipgateProgram(): Command {
   registerSimulateBankCommand(program);
   registerVerifyCommand(program);
   registerWebhookCommands(program);
+  registerPaymentCommands(program);
   registerLineCommands(program);
   registerSimulateLineCommand(program);
   return program;

@@ -1,5 +1,7 @@
 // `slipgate sandbox qr`: a slip QR the built-in sandbox network accepts.
 import { Option, type Command } from 'commander';
+import { bahtOf } from '../domain/payments/money.js';
+import type { PaymentRequest } from '../domain/payments/types.js';
 import { InputError } from '../domain/errors.js';
 import { promptPayTarget } from '../domain/receiver-input.js';
 import type { Receiver } from '../domain/types.js';
@@ -20,6 +22,7 @@ interface QrOptions {
   senderName?: string;
   paidAt?: string;
   minutesAgo?: string;
+  pays?: string;
 }
 
 export function registerSandboxCommands(program: Command): void {
@@ -44,18 +47,46 @@ export function registerSandboxCommands(program: Command): void {
     .option('--sender-name <name>', "sender's name (default: one of the sandbox's customers)")
     .addOption(new Option('--paid-at <time>', 'when it was paid, ISO 8601, e.g. 2026-11-25T14:05:00+07:00').conflicts('minutesAgo'))
     .option('--minutes-ago <n>', 'paid this many minutes ago (default: a time in the last 30 days)')
-    .action(async (opts: QrOptions) => {
+    .addOption(
+      new Option(
+        '--pays <paymentRequestId>',
+        "a slip that pays this payment request exactly (its receiver, its amount, a time inside its window); --amount, --receiver-promptpay/--receiver-account, --paid-at/--minutes-ago change one of them to get that refusal",
+      ).conflicts('receiver'),
+    )
+    .action(async function (this: Command, opts: QrOptions) {
       if (!/^\d{3}$/.test(opts.bank)) throw new InputError('--bank must be a 3-digit bank code such as 004');
       if (!/^\d{1,8}(\.\d{1,2})?$/.test(opts.amount)) throw new InputError('--amount must look like 250 or 250.00');
-      const registered = opts.receiver === undefined ? undefined : await findReceiver(opts.receiver);
-      const qr = (extra: SandboxDetails) => sandboxQr({ bank: opts.bank, amount: Number(opts.amount), outcome: opts.outcome, details: { ...details(opts), ...extra } });
+      const paying = opts.pays === undefined ? undefined : await findPaymentRequest(opts.pays);
+      const registered = paying?.receiver ?? (opts.receiver === undefined ? undefined : await findReceiver(opts.receiver));
+      // With --pays, the request's amount and window unless the option was given on purpose.
+      const amount = paying && this.getOptionValueSource('amount') !== 'cli' ? bahtOf(paying.request.amount) : Number(opts.amount);
+      const ownTarget = opts.receiverAccount !== undefined || opts.receiverPromptpay !== undefined;
+      const time: SandboxDetails = paying && opts.paidAt === undefined && opts.minutesAgo === undefined ? { paidAt: insideWindow(paying.request) } : {};
+      const qr = (extra: SandboxDetails) => sandboxQr({ bank: opts.bank, amount, outcome: opts.outcome, details: { ...time, ...details(opts), ...extra } });
       try {
-        console.log(registered ? paidToRegistered(registered, qr, opts.receiverName !== undefined) : qr({}));
+        console.log(registered && !ownTarget ? paidToRegistered(registered, qr, opts.receiverName !== undefined) : qr({}));
       } catch (err) {
         if (err instanceof SandboxDetailsError) throw new InputError(err.message);
         throw err;
       }
     });
+}
+
+function findPaymentRequest(id: string): Promise<{ request: PaymentRequest; receiver: Receiver }> {
+  return withExistingStore(async ({ store }) => {
+    const request = await store.getPaymentRequest(id);
+    if (!request) throw new InputError(`no payment request ${id}`);
+    const receiver = await store.getReceiver(request.receiverId);
+    if (!receiver) throw new InputError(`the receiver ${request.receiverId} of ${id} was removed`);
+    return { request, receiver };
+  });
+}
+
+/** Now, when the request's window is open; otherwise a time inside it (a request that expired is still told expired). */
+function insideWindow(p: PaymentRequest): Date {
+  const now = Date.now();
+  if (now >= p.createdAt.getTime() && now <= p.expiresAt.getTime()) return new Date(now);
+  return new Date((p.createdAt.getTime() + p.expiresAt.getTime()) / 2);
 }
 
 function findReceiver(id: string): Promise<Receiver> {

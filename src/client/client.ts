@@ -1,7 +1,8 @@
 // A small typed client for POST /api/v1/verify. Global fetch only, so it runs
 // in Node 20+, Deno, Bun and browsers. Retries only where a retry can neither
 // charge twice nor make a duplicate check see its own first attempt.
-import { ERROR_CODES, type Checks, type ChecksFor, type ErrorCode, type VerifyResult } from './types.js';
+import { ERROR_CODES, type Checks, type ChecksFor, type ErrorCode, type VerifyError, type VerifyResult } from './types.js';
+import { paymentRequestCalls, type PaymentRequestCalls } from './payments.js';
 
 export interface ClientOptions {
   /** Base URL of slipgate's public listener, e.g. https://slips.example.com */
@@ -21,6 +22,8 @@ export interface ClientOptions {
 
 export interface VerifyOptions<C extends Checks | undefined> {
   checks?: C;
+  /** A payment request of the account (`pr_…`) this slip should pay; the success then says whether it did (`paymentRequest`). */
+  paymentRequest?: string;
   signal?: AbortSignal;
 }
 
@@ -42,7 +45,7 @@ export class SlipgateError extends Error {
 /** A slip picture (JPEG, PNG, WebP): its bytes, or base64 (a `data:image/…;base64,` URL too). */
 export type SlipImageInput = Uint8Array | ArrayBuffer | string;
 
-export interface SlipgateClient {
+export interface SlipgateClient extends PaymentRequestCalls {
   verify(qrcode: string, options?: VerifyOptions<undefined>): Promise<VerifyResult<undefined>>;
   verify<const C extends Checks>(qrcode: string, options: VerifyOptions<C> & { checks: C }): Promise<VerifyResult<ChecksFor<C>>>;
   /** slipgate reads the slip QR from the picture; `qrcode` of a success is what it read. */
@@ -56,7 +59,8 @@ const NOT_CONNECTED = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTU
 const CODES = new Set<number>(Object.values(ERROR_CODES));
 
 export function createClient(options: ClientOptions): SlipgateClient {
-  const endpoint = options.url.replace(/\/+$/, '').replace(/\/api\/v1\/verify$/, '') + VERIFY_PATH;
+  const base = options.url.replace(/\/+$/, '').replace(/\/api\/v1\/verify$/, '');
+  const endpoint = base + VERIFY_PATH;
   const timeoutMs = options.timeoutMs ?? 12_000;
   const retries = options.retries ?? 2;
   const baseDelay = options.retryDelayMs ?? 250;
@@ -66,7 +70,8 @@ export function createClient(options: ClientOptions): SlipgateClient {
   const verifyImage = (image: SlipImageInput, opts: VerifyOptions<Checks | undefined> = {}) => send({ image: toBase64(image) }, opts);
 
   async function send(payload: { qrcode: string } | { image: string }, opts: VerifyOptions<Checks | undefined>): Promise<VerifyResult<unknown>> {
-    const body = JSON.stringify(opts.checks === undefined ? payload : { ...payload, checks: opts.checks });
+    const extras = { ...(opts.checks === undefined ? {} : { checks: opts.checks }), ...(opts.paymentRequest === undefined ? {} : { paymentRequest: opts.paymentRequest }) };
+    const body = JSON.stringify({ ...payload, ...extras });
     for (let attempt = 1; ; attempt++) {
       const retry = async (reason: string, retryAfter?: number) => {
         const backoff = Math.min(maxDelay, baseDelay * 2 ** (attempt - 1) * (0.5 + Math.random()));
@@ -104,7 +109,7 @@ export function createClient(options: ClientOptions): SlipgateClient {
       return toResult(res, attempt);
     }
   }
-  return { verify, verifyImage } as SlipgateClient;
+  return { verify, verifyImage, ...paymentRequestCalls({ base, apiKey: options.apiKey, timeoutMs }) } as SlipgateClient;
 }
 
 /** Without Buffer: this module also runs in browsers. */
@@ -116,7 +121,8 @@ function toBase64(image: SlipImageInput): string {
   return btoa(binary);
 }
 
-async function toResult(res: Response, attempts: number): Promise<VerifyResult<unknown>> {
+/** The JSON envelope of any answer (`status` success or error), or a SlipgateError. */
+export async function envelope(res: Response, attempts: number): Promise<Record<string, unknown>> {
   let body: Record<string, unknown>;
   try {
     body = (await res.json()) as Record<string, unknown>;
@@ -126,20 +132,35 @@ async function toResult(res: Response, attempts: number): Promise<VerifyResult<u
   if (body === null || typeof body !== 'object' || (body.status !== 'success' && body.status !== 'error')) {
     throw new SlipgateError('bad_response', `slipgate answered HTTP ${res.status} with an unexpected body`, attempts);
   }
+  return body;
+}
+
+async function toResult(res: Response, attempts: number): Promise<VerifyResult<unknown>> {
+  const body = await envelope(res, attempts);
+  if (body.status === 'error') return errorResult(res, body);
   const message = typeof body.message === 'string' ? body.message : '';
-  // Only present when the server sent it, so results compare equal to plain objects.
-  const credits = creditsHeader(res.headers.get('x-credits-remaining'));
-  const creditsRemaining = credits === undefined ? {} : { creditsRemaining: credits };
-  if (body.status === 'success') {
-    const success = { status: 'success', httpStatus: 200, data: body.data, message, qrcode: body.qrcode, ...creditsRemaining };
-    return (body.checks === undefined ? success : { ...success, checks: body.checks }) as VerifyResult<unknown>;
-  }
+  const creditsRemaining = creditsOf(res);
+  const success = { status: 'success', httpStatus: 200, data: body.data, message, qrcode: body.qrcode, ...creditsRemaining };
+  const extras = { ...(body.checks === undefined ? {} : { checks: body.checks }), ...(body.paymentRequest === undefined ? {} : { paymentRequest: body.paymentRequest }) };
+  return { ...success, ...extras } as VerifyResult<unknown>;
+}
+
+/** An error answer as the SDK returns it, on every route. */
+export function errorResult(res: Response, body: Record<string, unknown>): VerifyError {
+  const message = typeof body.message === 'string' ? body.message : '';
+  const creditsRemaining = creditsOf(res);
   if (typeof body.code === 'number' && CODES.has(body.code)) {
     return { status: 'error', kind: 'account', httpStatus: res.status, code: body.code as ErrorCode, message, ...creditsRemaining };
   }
   const kind =
     res.status === 200 ? 'verification' : res.status === 429 ? 'rate_limited' : res.status === 503 ? 'unavailable' : res.status < 500 ? 'invalid_request' : 'server_error';
   return { status: 'error', kind, httpStatus: res.status, message, ...creditsRemaining };
+}
+
+/** Only present when the server sent it, so results compare equal to plain objects. */
+function creditsOf(res: Response): { creditsRemaining?: number } {
+  const credits = creditsHeader(res.headers.get('x-credits-remaining'));
+  return credits === undefined ? {} : { creditsRemaining: credits };
 }
 
 function creditsHeader(value: string | null): number | undefined {

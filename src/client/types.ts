@@ -3,6 +3,13 @@
 import type { CheckResults, ReceiverResult } from '../domain/checks.js';
 import type { VerifiedSlip } from '../domain/types.js';
 import type { Checks } from './checks.generated.js';
+import type { paymentFacts } from '../domain/payments/events.js';
+import type { PaymentVerdict } from '../domain/payments/paying.js';
+
+export type { PaymentVerdict } from '../domain/payments/paying.js';
+export type { PaymentRefusal, PaymentStatus } from '../domain/payments/types.js';
+/** A payment request as every route answers it (docs/payments.md); amounts in baht, times in Bangkok time. */
+export type PaymentRequestData = ReturnType<typeof paymentFacts>;
 
 export type {
   AmountResult,
@@ -46,6 +53,8 @@ interface SuccessBody {
   qrcode: string;
   /** The account's balance after this charge (x-credits-remaining). */
   creditsRemaining?: number;
+  /** Only when verified with `paymentRequest`: whether this slip paid it, or why not. */
+  paymentRequest?: PaymentVerdict;
 }
 
 /** What the account's receiver policy (`report`, `require`) adds to every success, requested or not. */
@@ -85,3 +94,6 @@ export interface OtherError {
 
 export type VerifyError = AccountError | OtherError;
 export type VerifyResult<R = undefined> = VerifySuccess<R> | VerifyError;
+
+/** A payment request route's answer: `created` on the create that made it (201), false when the reference was used before (200). */
+export type PaymentRequestResult = { status: 'success'; httpStatus: number; created: boolean; data: PaymentRequestData } | VerifyError;

@@ -49,6 +49,7 @@ const CHANGE_MESSAGES: Record<string, string> = {
   setReceiverActive: 'receiver activated or deactivated',
   removeReceiver: 'receiver removed',
   setReceiverPolicy: 'receiver policy changed',
+  setUniquePaymentAmounts: 'unique payment amounts turned on or off',
 };
 
 export class AdminActions {
@@ -142,6 +143,14 @@ export class AdminActions {
     this.deps.receiverCache?.forgetAccount(accountId);
     await this.change(actor, 'setReceiverPolicy', accountId, reason, { from, to: account.receiverPolicy });
     return account;
+  }
+
+  /** Whether the account's new payment requests get unique amounts (docs/payments.md). */
+  async setUniquePaymentAmounts(actor: string, accountId: string, on: boolean, reason?: string | null): Promise<boolean> {
+    const from = await this.deps.store.uniquePaymentAmounts(accountId);
+    if (!(await this.deps.store.setUniquePaymentAmounts(accountId, on))) throw new StoreError('not_found', 'account not found');
+    await this.change(actor, 'setUniquePaymentAmounts', accountId, reason, { from, to: on });
+    return on;
   }
 
   private async receiverChange(actor: string, action: string, r: Receiver, reason: string | null | undefined) {

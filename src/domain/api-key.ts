@@ -24,6 +24,6 @@ export function hashSecret(secret: string): string {
 }
 
 /** Time-ordered (see time-ordered-uuid.ts), so each table's id index grows at its end. */
-export function newId(kind: 'acc' | 'key' | 'req' | 'led' | 'adm' | 'evt' | 'ins' | 'rcv' | 'whe' | 'whd'): string {
+export function newId(kind: 'acc' | 'key' | 'req' | 'led' | 'adm' | 'evt' | 'ins' | 'rcv' | 'whe' | 'whd' | 'pr'): string {
   return `${kind}_${timeOrderedUuid().replaceAll('-', '')}`;
 }

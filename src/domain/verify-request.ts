@@ -4,10 +4,11 @@ import type { CheckRequest } from './checks.js';
 import { parseCheckRequest } from './check-request.js';
 import { imageField } from './verify-image-body.js';
 import type { BodyProblem } from './verify-types.js';
+import { isPaymentRequestId } from './payments/input.js';
 
 /** Exactly one of `qrcode` (the QR text) and `image` (the decoded picture file) is set. */
 export type BodyCheck =
-  | ({ ok: true; body: Record<string, unknown>; checks?: CheckRequest } & ({ qrcode: string; image?: undefined } | { qrcode?: undefined; image: Buffer }))
+  | ({ ok: true; body: Record<string, unknown>; checks?: CheckRequest; paymentRequest?: string } & ({ qrcode: string; image?: undefined } | { qrcode?: undefined; image: Buffer }))
   | ({ ok: false } & BodyProblem);
 
 const JSON_TYPE = /^application\/(?:[\w.+-]+\+)?json\s*(?:;|$)/i;
@@ -47,9 +48,15 @@ export function checkVerifyBody(contentType: string | undefined, raw: Buffer, ma
     if (qrcode.trim() === '') return { ok: false, problem: 'invalid', message: 'qrcode must not be empty' };
     source = { qrcode };
   }
+  // Opt-in: the payment request this slip should pay (docs/payments.md); its existence is checked before the hold.
+  let paying: { paymentRequest?: string } = {};
+  if (Object.hasOwn(record, 'paymentRequest')) {
+    if (!isPaymentRequestId(record.paymentRequest)) return { ok: false, problem: 'invalid', message: 'paymentRequest must be a payment request id (pr_ and 32 hex digits)' };
+    paying = { paymentRequest: record.paymentRequest };
+  }
   // Opt-in merchant checks; absent means the contract's plain response.
-  if (!Object.hasOwn(record, 'checks')) return { ok: true, ...source, body: record };
+  if (!Object.hasOwn(record, 'checks')) return { ok: true, ...source, body: record, ...paying };
   const checks = parseCheckRequest(record.checks);
   if (!checks.ok) return { ok: false, problem: 'invalid', message: checks.message };
-  return { ok: true, ...source, body: record, checks: checks.checks };
+  return { ok: true, ...source, body: record, checks: checks.checks, ...paying };
 }

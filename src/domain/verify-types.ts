@@ -4,6 +4,7 @@
 import type { CheckRequest, CheckResults } from './checks.js';
 import type { AccountErrorKind } from './errors.js';
 import type { ErrorKind, VerifiedSlip } from './types.js';
+import type { PaymentVerdict } from './payments/paying.js';
 
 /** Why a request body was refused before anything about the slip was looked at. */
 export interface BodyProblem {
@@ -64,7 +65,7 @@ interface Credits {
 }
 
 export type VerifyOutcome =
-  | { kind: 'verified'; slip: VerifiedSlip; qrcode: string; checks?: CheckResults; creditsRemaining: number }
+  | { kind: 'verified'; slip: VerifiedSlip; qrcode: string; checks?: CheckResults; creditsRemaining: number; paymentRequest?: PaymentVerdict }
   /** The network said no (or could not say): released, recorded, free. */
   | ({ kind: 'failed'; reason: ErrorKind; message: string } & Credits)
   | ({ kind: 'account_error'; error: AccountErrorKind } & Credits)

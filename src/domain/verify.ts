@@ -21,6 +21,9 @@ import type { FailedAuthBrake } from './failed-auth-brake.js';
 import { AuthRefusals } from './auth-refusals.js';
 import { outboxRecords, verificationSucceeded } from './webhooks/events.js';
 import type { WebhookEventType } from './webhooks/types.js';
+import { payableRequest, payWithSlip, type PaymentVerdict } from './payments/paying.js';
+import { paymentEvent } from './payments/events.js';
+import type { PaymentRequest } from './payments/types.js';
 import { bodyCheck, failure, successRecord, imageRefusal, requestErrorRecord, type FailureFacts, type KeyedWho, type Who } from './verify-records.js';
 
 export type { VerifyInput, VerifyOutcome } from './verify-types.js';
@@ -164,7 +167,14 @@ export class VerificationService {
       if (!account.ok) return account.refused;
       return { kind: 'bad_request', problem: body.problem, message: body.message, creditsRemaining: account.credits };
     }
-    return this.verifySlip(body.image ? { ...who, source: 'image' } : who, body, body.checks, input.trace);
+    // A request the key cannot pay is a body error too: refused before any credit is held.
+    const paying = body.paymentRequest === undefined ? undefined : await payableRequest(this.deps.store, key.accountId, body.paymentRequest);
+    if (paying === null) {
+      const account = await this.liveAccount(who, {}, { mustPay: false });
+      if (!account.ok) return account.refused;
+      return { kind: 'bad_request', problem: 'invalid', message: `paymentRequest ${body.paymentRequest} not found`, creditsRemaining: account.credits };
+    }
+    return this.verifySlip(body.image ? { ...who, source: 'image' } : who, body, body.checks, input.trace, paying);
   }
 
   /**
@@ -178,7 +188,13 @@ export class VerificationService {
   }
 
   /** After the key: the picture or QR text read, then the hold and the network. */
-  private async verifySlip(who: KeyedWho, slip: { qrcode: string; image?: undefined } | { qrcode?: undefined; image: Buffer }, checks?: CheckRequest, trace?: VerifyTrace): Promise<VerifyOutcome> {
+  private async verifySlip(
+    who: KeyedWho,
+    slip: { qrcode: string; image?: undefined } | { qrcode?: undefined; image: Buffer },
+    checks?: CheckRequest,
+    trace?: VerifyTrace,
+    paying?: PaymentRequest,
+  ): Promise<VerifyOutcome> {
     const { store } = this.deps;
     let qrcode: string;
     if (slip.image === undefined) qrcode = slip.qrcode;
@@ -214,7 +230,7 @@ export class VerificationService {
     }
     this.perAccount.set(who.accountId, inFlight + 1);
     try {
-      return await this.holdAndVerify(who, qrcode, parsed.slip, started, checks, trace);
+      return await this.holdAndVerify(who, qrcode, parsed.slip, started, checks, trace, paying);
     } finally {
       const left = (this.perAccount.get(who.accountId) ?? 1) - 1;
       if (left > 0) this.perAccount.set(who.accountId, left);
@@ -229,6 +245,7 @@ export class VerificationService {
     started: number,
     checks?: CheckRequest,
     trace?: VerifyTrace,
+    paying?: PaymentRequest,
   ): Promise<VerifyOutcome> {
     const { store } = this.deps;
     // Read before the hold (from memory, mostly): a store failure here is a plain 503 with nothing held,
@@ -237,6 +254,7 @@ export class VerificationService {
       this.receivers.forAccount(who.accountId),
       this.deps.webhooks ? this.deps.webhooks.endpointsFor(who.accountId, 'verification.succeeded') : [],
     ]);
+    const paidListeners = paying && this.deps.webhooks ? await this.deps.webhooks.endpointsFor(who.accountId, 'payment_request.paid') : [];
     const held = await store.holdCredit({ id: who.id, accountId: who.accountId, keyId: who.keyId, createdAt: this.now(), instanceId: this.deps.instanceId?.() ?? null });
     // Credits never go below zero, so a refused hold saw a balance of exactly 0.
     if (held.status === 'insufficient') return this.accountError('insufficient_fund', who, { qrcode, slip }, 0);
@@ -269,12 +287,23 @@ export class VerificationService {
     } catch (err) {
       throw new SettleFailedError(err);
     }
-    if (deliveries.length > 0) this.deps.webhooks?.written?.();
+    const payment = paying ? await this.pay(paying, data, who, paidListeners) : undefined;
+    if (deliveries.length > 0 || payment?.status === 'paid') this.deps.webhooks?.written?.();
     // lastUsedAt is an API key's; a LINE channel has none.
     if (who.source !== 'line') this.touch(who.keyId);
     // Settling only turns the hold into usage: the hold's balance is the one after the charge.
-    const verified = { kind: 'verified', slip: data, qrcode, creditsRemaining: held.credits } as const;
+    const verified = { kind: 'verified', slip: data, qrcode, creditsRemaining: held.credits, ...(payment ? { paymentRequest: payment } : {}) } as const;
     return !checks && !receiver ? verified : { ...verified, checks: { ...(checks ? await this.runChecks(checks, data, who) : {}), ...(receiver ? { receiver } : {}) } };
+  }
+
+  /** After the charge: a store failure here leaves the payment undecided, so the outcome is unknown (500), like a failed settle. */
+  private async pay(request: PaymentRequest, slip: VerifiedSlip, who: KeyedWho, listeners: readonly string[]): Promise<PaymentVerdict> {
+    const at = this.now();
+    try {
+      return await payWithSlip(this.deps.store, { request, slip, verificationId: who.id, at, deliveries: paymentEvent('payment_request.paid', listeners, () => at) });
+    } catch (err) {
+      throw new SettleFailedError(err);
+    }
   }
 
   /** After settling, so the duplicate lookup can leave this verification out. */

@@ -11,6 +11,7 @@ import './usage.js';
 import './upstreams.js';
 import './admin.js';
 import './webhooks.js';
+import './payments.js';
 import './line.js';
 
 let built: GraphQLSchema | undefined;

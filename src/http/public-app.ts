@@ -1,5 +1,6 @@
-// The public listener: POST /api/v1/verify (docs/contract.md#route), and
-// POST /line/webhook/<channel id> when LINE channels are served (docs/line.md).
+// The public listener: POST /api/v1/verify (docs/contract.md#route), the
+// payment request routes (docs/payments.md), and POST /line/webhook/<channel id>
+// when LINE channels are served (docs/line.md).
 import express, { type Request, type RequestHandler, type Response } from 'express';
 import { ipKeyGenerator } from 'express-rate-limit';
 import type { Logger } from 'pino';
@@ -7,6 +8,7 @@ import type { VerificationService } from '../domain/verify.js';
 import type { BodyRead, VerifyTrace } from '../domain/verify-types.js';
 import { bodyReadProblem, errorHandler, methodNotAllowed, notFound } from './json-errors.js';
 import { verifyAnswer } from './verify-answer.js';
+import { PAYMENT_REQUESTS_PATH, paymentRoutes, type PaymentRouteDeps } from './payment-routes.js';
 import { accessLog } from './access-log.js';
 import { perIpLimit, perKeyLimit, type RateLimitSettings } from './rate-limit.js';
 import { requestId } from './request-id.js';
@@ -26,6 +28,8 @@ export interface PublicAppDeps {
   /** Abuse limits (0 = off) and the proxies whose X-Forwarded-For names the client. */
   limits?: RateLimitSettings & { TRUST_PROXY_HOPS: number };
   metrics?: Metrics;
+  /** The payment request routes; absent: not served. */
+  payments?: PaymentRouteDeps;
   /** The LINE bridge: POST /line/webhook/<channel id> (docs/line.md). */
   line?: LineBridge;
 }
@@ -91,6 +95,7 @@ export function createPublicApp(deps: PublicAppDeps): express.Express {
     res.set(answer.headers).status(answer.status).json(answer.body);
   });
   app.all(VERIFY_PATH, methodNotAllowed('POST'));
+  if (deps.payments) app.use(PAYMENT_REQUESTS_PATH, paymentRoutes(deps.payments, byKey));
   app.use(notFound);
   app.use(errorHandler(deps.logger));
   return app;

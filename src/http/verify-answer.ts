@@ -4,13 +4,14 @@
 import { ACCOUNT_ERRORS, type AccountErrorKind } from '../domain/errors.js';
 import type { CheckResults } from '../domain/checks.js';
 import type { VerifiedSlip } from '../domain/types.js';
+import type { PaymentVerdict } from '../domain/payments/paying.js';
 import type { BodyProblem, VerifyOutcome } from '../domain/verify-types.js';
 
 /** The account's balance after the request, on answers about a live account. */
 const CREDITS_HEADER = 'x-credits-remaining';
 
 type VerifyBody =
-  | { status: 'success'; data: VerifiedSlip; message: string; qrcode: string; checks?: CheckResults }
+  | { status: 'success'; data: VerifiedSlip; message: string; qrcode: string; checks?: CheckResults; paymentRequest?: PaymentVerdict }
   | { status: 'error'; code?: number; message: string };
 
 export interface VerifyAnswer {
@@ -19,7 +20,7 @@ export interface VerifyAnswer {
   body: VerifyBody;
 }
 
-const ACCOUNT_STATUS: Record<AccountErrorKind, number> = {
+export const ACCOUNT_STATUS: Record<AccountErrorKind, number> = {
   missing_api_key: 401,
   invalid_api_key: 401,
   user_not_found: 400,
@@ -42,8 +43,9 @@ export function verifyAnswer(outcome: VerifyOutcome): VerifyAnswer {
   switch (outcome.kind) {
     case 'verified': {
       const success = { status: 'success', data: outcome.slip, message: 'slip verified', qrcode: outcome.qrcode } as const;
-      // Without `checks` the body is exactly the contract's; with them, one extra field.
-      return { status: 200, headers, body: outcome.checks ? { ...success, checks: outcome.checks } : success };
+      // Without `checks` or `paymentRequest` the body is exactly the contract's; with them, one extra field each.
+      const extras = { ...(outcome.checks ? { checks: outcome.checks } : {}), ...(outcome.paymentRequest ? { paymentRequest: outcome.paymentRequest } : {}) };
+      return { status: 200, headers, body: { ...success, ...extras } };
     }
     // The network's answers, yes or no, are HTTP 200: the request itself was fine.
     case 'failed':

@@ -5,18 +5,10 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { MAX_QR_LENGTH, parseSlipQr, type SlipParseResult } from '../../src/domain/slip-qr.js';
 import { sandboxQr, slipQr } from '../../src/upstream/sandbox/sandbox-qr.js';
+import { crc16 } from '../helpers/emvco.js';
 
 const RUNS = { numRuns: 200 };
 
-/** CRC-16/CCITT-FALSE (poly 0x1021, init 0xFFFF), the checksum of EMVCo/Thai QR payloads. */
-function crc16(text: string): string {
-  let crc = 0xffff;
-  for (const byte of Buffer.from(text, 'latin1')) {
-    crc ^= byte << 8;
-    for (let i = 0; i < 8; i++) crc = crc & 0x8000 ? ((crc << 1) ^ 0x1021) & 0xffff : (crc << 1) & 0xffff;
-  }
-  return crc.toString(16).toUpperCase().padStart(4, '0');
-}
 
 /** True when the payload ends in tag 91 whose value is the CRC of everything before it (dropped leading zeros allowed). */
 function crcIsValid(input: string): boolean {

@@ -19,6 +19,7 @@ const doc = JSON.parse(readFileSync(DOC_URL, 'utf8')) as {
   components: { securitySchemes: Record<string, unknown> };
 };
 const VERIFY = '/api/v1/verify';
+const PAYMENT_PATHS = ['', '/{id}', '/{id}/cancel', '/{id}/qr.png', '/{id}/qr.svg'].map((p) => `/api/v1/payment-requests${p}`);
 const ID = 'https://slipgate.local/openapi.json';
 
 const addFormats = (addFormatsModule as unknown as { default?: typeof addFormatsModule }).default ?? addFormatsModule;
@@ -71,9 +72,9 @@ describe('openapi.json', () => {
   const cache = new Map<string, ValidateFunction>();
   const ajvComponent = (name: string) => cache.get(name) ?? (cache.set(name, component(name)), cache.get(name)!);
 
-  it('is OpenAPI 3.1 with the one public route and the x-api-key scheme', () => {
+  it('is OpenAPI 3.1 with the verify route, the payment request routes and the x-api-key scheme', () => {
     expect(doc.openapi).toBe('3.1.0');
-    expect(Object.keys(doc.paths)).toEqual([VERIFY]);
+    expect(Object.keys(doc.paths)).toEqual([VERIFY, ...PAYMENT_PATHS]);
     expect(doc.components.securitySchemes).toEqual({ ApiKey: expect.objectContaining({ type: 'apiKey', in: 'header', name: 'x-api-key' }) });
     expect(Object.keys(doc.paths[VERIFY]!.post.responses).sort()).toEqual(['200', '400', '401', '403', '413', '415', '429', '500', '503']);
   });

@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ApiKey, LedgerEntry, Receiver, RequestErrorRecord, VerifyTransactionRecord } from '../../src/domain/types.js';
 import { StoreError, type Store } from '../../src/domain/ports/store.js';
 import { skippedNote, skippingCase, type CaseFn } from '../helpers/skipped-guarantees.js';
+import { paymentContract } from './contract-payments.js';
 import { lineContract, type LineProbe } from './contract-line.js';
 import { webhookContract, type WebhookProbe } from './contract-webhooks.js';
 
@@ -646,6 +647,7 @@ export function storeContract(name: string, open: () => Promise<EngineUnderTest>
     });
 
     webhookContract({ store: () => store, probe: () => probe, account, hold, vt, concurrency });
+    paymentContract({ store: () => store, account, concurrency });
     lineContract({ store: () => store, probe: () => probe, account, hold, vt, failure });
 
     it('answers a ping', async () => {

@@ -1,6 +1,7 @@
 // One account: balance, a 30-day usage chart, latest verifications and
 // failures, API keys, the credit ledger, the receiving accounts, webhooks
-// (account-webhooks.ts) and LINE channels (account-line.ts).
+// (account-webhooks.ts), LINE channels (account-line.ts) and payment requests
+// (account-payments.ts).
 import { gql } from '../api.js';
 import { usageChart, type UsageDay } from '../chart.js';
 import type { AdminRole } from '../api.js';
@@ -13,6 +14,7 @@ import { badge, dataTable, empty, loading, time } from '../ui.js';
 import { bankLabel, errorKindLabel } from '../vocabulary.js';
 import { receiversSection } from './account-receivers.js';
 import { WEBHOOK_FIELDS, webhooksSection, type AccountWebhooks } from './account-webhooks.js';
+import { PAYMENT_FIELDS, paymentsSection, type AccountPayments } from './account-payments.js';
 import { LINE_FIELDS, lineSection, type AccountLine } from './account-line.js';
 
 interface Verification {
@@ -43,7 +45,7 @@ interface Actor {
   role: AdminRole | null;
 }
 
-interface AccountDetail extends AccountWebhooks, AccountLine {
+interface AccountDetail extends AccountWebhooks, AccountLine, AccountPayments {
   id: string;
   name: string;
   credits: number;
@@ -65,7 +67,7 @@ const QUERY = `query Account($id: ID!, $from: DateTime!) {
       __typename
       ... on VerifyTransaction { id transactionId amount sendingBank upstream latencyMs createdAt }
       ... on RequestError { id kind message errorUpstream: upstream errorLatencyMs: latencyMs createdAt }
-    }${WEBHOOK_FIELDS}${LINE_FIELDS}
+    }${WEBHOOK_FIELDS}${LINE_FIELDS}${PAYMENT_FIELDS}
   }
   usage(accountId: $id, from: $from) { day successes failures creditsSpent }
 }`;
@@ -102,6 +104,7 @@ export async function accountPage(ctx: PageContext): Promise<void> {
       h('section', { 'aria-labelledby': 'ledger-h' }, h('h2', { id: 'ledger-h' }, m.ledger), ledger(a.ledger)),
     ),
     receiversSection(ctx, a.id),
+    paymentsSection(a),
     webhooksSection(a, ctx.me, (message) => ctx.announce(message)),
     lineSection(a),
   );

@@ -24,6 +24,7 @@ export interface AccountDoc {
   deletedAt: Date | null;
   /** Absent on accounts written before receivers existed: 'off'. */
   receiverPolicy?: string;
+  uniquePaymentAmounts?: boolean;
 }
 
 export interface ReceiverDoc {

@@ -13,6 +13,7 @@ import {
   type Store,
 } from '../../domain/ports/store.js';
 import * as accountOps from './accounts.js';
+import * as payments from './payments.js';
 import * as line from './line.js';
 import * as receivers from './receivers.js';
 import { connectOptions, mapped, type MongoStoreOptions } from './connection.js';
@@ -115,6 +116,17 @@ export class MongoStore implements Store {
   getWebhookDelivery: Store['getWebhookDelivery'] = (...args) => webhooks.getWebhookDelivery(this.m, ...args);
   listWebhookDeliveries: Store['listWebhookDeliveries'] = (...args) => webhooks.listWebhookDeliveries(this.m, ...args);
   redeliverWebhook: Store['redeliverWebhook'] = (...args) => webhooks.redeliverWebhook(this.m, ...args);
+
+  uniquePaymentAmounts: Store['uniquePaymentAmounts'] = (...args) => payments.uniquePaymentAmounts(this.m, ...args);
+  setUniquePaymentAmounts: Store['setUniquePaymentAmounts'] = (...args) => payments.setUniquePaymentAmounts(this.m, ...args);
+  createPaymentRequest: Store['createPaymentRequest'] = (...args) => payments.createPaymentRequest(this.m, ...args);
+  getPaymentRequest: Store['getPaymentRequest'] = (...args) => payments.getPaymentRequest(this.m, ...args);
+  findPaymentRequest: Store['findPaymentRequest'] = (...args) => payments.findPaymentRequest(this.m, ...args);
+  listPaymentRequests: Store['listPaymentRequests'] = (...args) => payments.listPaymentRequests(this.m, ...args);
+  cancelPaymentRequest: Store['cancelPaymentRequest'] = (...args) => payments.cancelPaymentRequest(this.m, ...args);
+  payPaymentRequest: Store['payPaymentRequest'] = (...args) => payments.payPaymentRequest(this.m, ...args);
+  duePaymentRequests: Store['duePaymentRequests'] = (...args) => payments.duePaymentRequests(this.m, ...args);
+  expirePaymentRequests: Store['expirePaymentRequests'] = (...args) => payments.expirePaymentRequests(this.m, ...args);
 
   async migrate(): Promise<void> {
     await mapped(async () => {

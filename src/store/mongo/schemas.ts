@@ -20,6 +20,7 @@ import type {
   WebhookDeliveryDoc,
   WebhookEndpointDoc,
 } from './docs.js';
+import { definePaymentModels, type PaymentModels } from './payment-schemas.js';
 
 // minimize: false keeps empty objects in `response`/`details` (stored as given).
 const OPTIONS = { versionKey: false, minimize: false, autoIndex: false, autoCreate: false, strict: true } as const;
@@ -46,6 +47,7 @@ const accountSchema = new Schema<AccountDoc>(
     createdAt: date,
     deletedAt: optDate,
     receiverPolicy: { type: String, default: 'off' },
+    uniquePaymentAmounts: { type: Boolean, default: false },
   },
   OPTIONS,
 );
@@ -254,7 +256,7 @@ export const RETIRED_INDEXES: Partial<Record<keyof Models, string[]>> = {
   requestErrors: ['transactionId_1', 'requestId_1'],
 };
 
-export interface Models {
+export interface Models extends PaymentModels {
   accounts: Model<AccountDoc>;
   apiKeys: Model<ApiKeyDoc>;
   verifyTransactions: Model<VerifyTransactionDoc>;
@@ -286,6 +288,7 @@ export function defineModels(conn: Connection): Models {
     receivers: conn.model<ReceiverDoc>('Receiver', receiverSchema, 'receivers'),
     webhookEndpoints: conn.model<WebhookEndpointDoc>('WebhookEndpoint', webhookEndpointSchema, 'webhook_endpoints'),
     webhookDeliveries: conn.model<WebhookDeliveryDoc>('WebhookDelivery', webhookDeliverySchema, 'webhook_deliveries'),
+    ...definePaymentModels(conn),
     lineChannels: conn.model<LineChannelDoc>('LineChannel', lineChannelSchema, 'line_channels'),
     lineEvents: conn.model<LineEventDoc>('LineEvent', lineEventSchema, 'line_events'),
   };

@@ -10,6 +10,7 @@ import { toPage } from '../cursor.js';
 import { isDuplicateKey, mapped } from './connection.js';
 import type { VerifyTransactionDoc, WebhookDeliveryDoc, WebhookEndpointDoc } from './docs.js';
 import { afterCursor, all, NEWEST_FIRST, type Filter } from './filters.js';
+import { promotePaymentOutboxes } from './payments.js';
 import { rawAccounts, type Models } from './schemas.js';
 
 /** Outboxes moved per claim: enough to keep up, small enough to stay short. */
@@ -116,6 +117,7 @@ async function promoteOutboxes(m: Models, now: Date): Promise<void> {
     }
     await m.verifyTransactions.updateOne({ _id: vt._id }, { $unset: { outbox: 1, outboxAt: 1 } });
   }
+  await promotePaymentOutboxes(m, now, PROMOTE_BATCH);
 }
 
 /**

@@ -240,4 +240,37 @@ export const PG_MIGRATIONS: readonly string[] = [
   ALTER TABLE verify_transactions ADD COLUMN line_user_id text;
   ALTER TABLE request_errors ADD COLUMN line_user_id text;
   `,
+  // Payment requests (domain/payments): the unique indexes are the rules
+  // every instance meets in one place: one request per (account, reference),
+  // a slip (transaction id at its sending bank) pays one request, and under
+  // the account's unique-amount setting one pending request per (receiver,
+  // amount). The due index holds only pending requests, for expiry.
+  `
+  ALTER TABLE accounts ADD COLUMN unique_payment_amounts boolean NOT NULL DEFAULT false;
+  CREATE TABLE payment_requests (
+    id text PRIMARY KEY,
+    account_id text NOT NULL REFERENCES accounts (id),
+    receiver_id text NOT NULL,
+    reference text NOT NULL,
+    amount bigint NOT NULL,
+    requested_amount bigint NOT NULL,
+    unique_amount boolean NOT NULL,
+    promptpay text NOT NULL,
+    status text NOT NULL,
+    created_at timestamptz NOT NULL,
+    expires_at timestamptz NOT NULL,
+    paid_at timestamptz,
+    paid_verification_id text,
+    paid_transaction_id text,
+    paid_sending_bank text,
+    paid_amount bigint,
+    paid_transferred_at timestamptz,
+    closed_at timestamptz
+  );
+  CREATE UNIQUE INDEX payment_requests_reference ON payment_requests (account_id, reference);
+  CREATE UNIQUE INDEX payment_requests_paying_slip ON payment_requests (paid_transaction_id, paid_sending_bank) WHERE paid_transaction_id IS NOT NULL;
+  CREATE UNIQUE INDEX payment_requests_pending_amount ON payment_requests (receiver_id, amount) WHERE status = 'pending' AND unique_amount;
+  CREATE INDEX payment_requests_due ON payment_requests (expires_at) WHERE status = 'pending';
+  CREATE INDEX payment_requests_account_time ON payment_requests (account_id, created_at, id);
+  `,
 ];

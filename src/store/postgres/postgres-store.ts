@@ -10,6 +10,7 @@ import * as audit from './audit.js';
 import { PgDb } from './db.js';
 import * as holds from './holds.js';
 import * as ledger from './ledger.js';
+import * as payments from './payments.js';
 import * as line from './line.js';
 import * as receivers from './receivers.js';
 import * as retention from './retention.js';
@@ -97,6 +98,17 @@ export class PostgresStore implements Store {
   getWebhookDelivery: Store['getWebhookDelivery'] = (...args) => webhooks.getWebhookDelivery(this.db, ...args);
   listWebhookDeliveries: Store['listWebhookDeliveries'] = (...args) => webhooks.listWebhookDeliveries(this.db, ...args);
   redeliverWebhook: Store['redeliverWebhook'] = (...args) => webhooks.redeliverWebhook(this.db, ...args);
+
+  uniquePaymentAmounts: Store['uniquePaymentAmounts'] = (...args) => payments.uniquePaymentAmounts(this.db, ...args);
+  setUniquePaymentAmounts: Store['setUniquePaymentAmounts'] = (...args) => payments.setUniquePaymentAmounts(this.db, ...args);
+  createPaymentRequest: Store['createPaymentRequest'] = (...args) => payments.createPaymentRequest(this.db, ...args);
+  getPaymentRequest: Store['getPaymentRequest'] = (...args) => payments.getPaymentRequest(this.db, ...args);
+  findPaymentRequest: Store['findPaymentRequest'] = (...args) => payments.findPaymentRequest(this.db, ...args);
+  listPaymentRequests: Store['listPaymentRequests'] = (...args) => payments.listPaymentRequests(this.db, ...args);
+  cancelPaymentRequest: Store['cancelPaymentRequest'] = (...args) => payments.cancelPaymentRequest(this.db, ...args);
+  payPaymentRequest: Store['payPaymentRequest'] = (...args) => payments.payPaymentRequest(this.db, ...args);
+  duePaymentRequests: Store['duePaymentRequests'] = (...args) => payments.duePaymentRequests(this.db, ...args);
+  expirePaymentRequests: Store['expirePaymentRequests'] = (...args) => payments.expirePaymentRequests(this.db, ...args);
 
   migrate(): Promise<void> {
     return this.db.migrate();

@@ -241,4 +241,37 @@ export const SQLITE_MIGRATIONS: readonly string[] = [
   ALTER TABLE verify_transactions ADD COLUMN line_user_id TEXT;
   ALTER TABLE request_errors ADD COLUMN line_user_id TEXT;
   `,
+  // Payment requests (domain/payments): the unique indexes are the rules
+  // every instance meets in one place: one request per (account, reference),
+  // a slip (transaction id at its sending bank) pays one request, and under
+  // the account's unique-amount setting one pending request per (receiver,
+  // amount). The due index holds only pending requests, for expiry.
+  `
+  ALTER TABLE accounts ADD COLUMN unique_payment_amounts INTEGER NOT NULL DEFAULT 0;
+  CREATE TABLE payment_requests (
+    id TEXT PRIMARY KEY,
+    account_id TEXT NOT NULL REFERENCES accounts (id),
+    receiver_id TEXT NOT NULL,
+    reference TEXT NOT NULL,
+    amount INTEGER NOT NULL,
+    requested_amount INTEGER NOT NULL,
+    unique_amount INTEGER NOT NULL,
+    promptpay TEXT NOT NULL,
+    status TEXT NOT NULL,
+    created_at INTEGER NOT NULL,
+    expires_at INTEGER NOT NULL,
+    paid_at INTEGER,
+    paid_verification_id TEXT,
+    paid_transaction_id TEXT,
+    paid_sending_bank TEXT,
+    paid_amount INTEGER,
+    paid_transferred_at INTEGER,
+    closed_at INTEGER
+  );
+  CREATE UNIQUE INDEX payment_requests_reference ON payment_requests (account_id, reference);
+  CREATE UNIQUE INDEX payment_requests_paying_slip ON payment_requests (paid_transaction_id, paid_sending_bank) WHERE paid_transaction_id IS NOT NULL;
+  CREATE UNIQUE INDEX payment_requests_pending_amount ON payment_requests (receiver_id, amount) WHERE status = 'pending' AND unique_amount = 1;
+  CREATE INDEX payment_requests_due ON payment_requests (expires_at) WHERE status = 'pending';
+  CREATE INDEX payment_requests_account_time ON payment_requests (account_id, created_at, id);
+  `,
 ];

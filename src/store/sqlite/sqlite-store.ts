@@ -10,6 +10,7 @@ import * as audit from './audit.js';
 import { migrate, openLite, type Lite } from './connection.js';
 import * as holds from './holds.js';
 import * as ledger from './ledger.js';
+import * as payments from './payments.js';
 import * as line from './line.js';
 import * as receivers from './receivers.js';
 import * as retention from './retention.js';
@@ -103,6 +104,17 @@ export class SqliteStore implements Store {
   getWebhookDelivery: Store['getWebhookDelivery'] = (...args) => webhooks.getWebhookDelivery(this.lite, ...args);
   listWebhookDeliveries: Store['listWebhookDeliveries'] = (...args) => webhooks.listWebhookDeliveries(this.lite, ...args);
   redeliverWebhook: Store['redeliverWebhook'] = (...args) => webhooks.redeliverWebhook(this.lite, ...args);
+
+  uniquePaymentAmounts: Store['uniquePaymentAmounts'] = (...args) => payments.uniquePaymentAmounts(this.lite, ...args);
+  setUniquePaymentAmounts: Store['setUniquePaymentAmounts'] = (...args) => payments.setUniquePaymentAmounts(this.lite, ...args);
+  createPaymentRequest: Store['createPaymentRequest'] = (...args) => payments.createPaymentRequest(this.lite, ...args);
+  getPaymentRequest: Store['getPaymentRequest'] = (...args) => payments.getPaymentRequest(this.lite, ...args);
+  findPaymentRequest: Store['findPaymentRequest'] = (...args) => payments.findPaymentRequest(this.lite, ...args);
+  listPaymentRequests: Store['listPaymentRequests'] = (...args) => payments.listPaymentRequests(this.lite, ...args);
+  cancelPaymentRequest: Store['cancelPaymentRequest'] = (...args) => payments.cancelPaymentRequest(this.lite, ...args);
+  payPaymentRequest: Store['payPaymentRequest'] = (...args) => payments.payPaymentRequest(this.lite, ...args);
+  duePaymentRequests: Store['duePaymentRequests'] = (...args) => payments.duePaymentRequests(this.lite, ...args);
+  expirePaymentRequests: Store['expirePaymentRequests'] = (...args) => payments.expirePaymentRequests(this.lite, ...args);
 
   async migrate(): Promise<void> {
     this.lite.failure.check();

@@ -5,7 +5,7 @@ import type { Response } from 'got';
 import type { SlipQuery } from '../../domain/ports/upstream.js';
 import type { ClientTls } from '../shared/bank-http.js';
 import { isRecord, parseJson } from '../shared/bank-http.js';
-import { bangkokIsoTime } from '../shared/bangkok-time.js';
+import { bangkokIsoTime } from '../../domain/bangkok-time.js';
 import { OAuthBankUpstream, type OAuthBankOptions } from '../shared/oauth-bank-upstream.js';
 import { bankError, plainWords, slipNotFound, type AdapterResult } from '../shared/outcomes.js';
 import { lifetimeFromSeconds, type TokenOutcome } from '../shared/token-cache.js';

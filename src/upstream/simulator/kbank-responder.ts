@@ -4,7 +4,7 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
 import { isRecord, parseJson } from '../shared/bank-http.js';
-import { bangkokIsoTime } from '../shared/bangkok-time.js';
+import { bangkokIsoTime } from '../../domain/bangkok-time.js';
 import {
   KBANK_NOT_FOUND_MESSAGE,
   KBANK_SUCCESS,

@@ -1,0 +1,65 @@
+// The payment request routes (docs/payments.md) for the SDK. Every call can
+// be sent again safely: a create with the same reference answers the first
+// request, reads change nothing, and cancelling twice is harmless. So
+// connection failures are left to the caller to retry as they see fit.
+import { envelope, errorResult, SlipgateError } from './client.js';
+import type { PaymentRequestResult } from './types.js';
+
+export interface NewPaymentRequest {
+  /** Baht: 250, 250.5 or "250.00". */
+  amount: number | string;
+  /** Your order id: the same one again answers the first request. */
+  reference: string;
+  /** 1–1440, default 30. */
+  expiresInMinutes?: number;
+  /** A registered PromptPay receiver (`rcv_…`); optional when the account has exactly one. */
+  receiver?: string;
+}
+
+export interface PaymentRequestCalls {
+  createPaymentRequest(input: NewPaymentRequest, options?: { signal?: AbortSignal }): Promise<PaymentRequestResult>;
+  getPaymentRequest(id: string, options?: { signal?: AbortSignal }): Promise<PaymentRequestResult>;
+  findPaymentRequest(reference: string, options?: { signal?: AbortSignal }): Promise<PaymentRequestResult>;
+  cancelPaymentRequest(id: string, options?: { signal?: AbortSignal }): Promise<PaymentRequestResult>;
+  /** The QR picture to show the customer: PNG bytes, or SVG text. */
+  paymentRequestQr(id: string, format: 'png', options?: { signal?: AbortSignal }): Promise<Uint8Array>;
+  paymentRequestQr(id: string, format: 'svg', options?: { signal?: AbortSignal }): Promise<string>;
+}
+
+const PATH = '/api/v1/payment-requests';
+
+export function paymentRequestCalls(c: { base: string; apiKey: string; timeoutMs: number }): PaymentRequestCalls {
+  async function send(method: 'GET' | 'POST', path: string, body: unknown, signal: AbortSignal | undefined): Promise<Response> {
+    const timeout = AbortSignal.timeout(c.timeoutMs);
+    try {
+      return await fetch(c.base + PATH + path, {
+        method,
+        headers: { accept: 'application/json', 'x-api-key': c.apiKey, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+        ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+        signal: signal ? AbortSignal.any([signal, timeout]) : timeout,
+      });
+    } catch (err) {
+      if (signal?.aborted) throw new SlipgateError('aborted', 'request aborted by the caller', 1, { cause: err });
+      if (timeout.aborted) throw new SlipgateError('timeout', `no answer from slipgate within ${c.timeoutMs} ms`, 1, { cause: err });
+      throw new SlipgateError('network', 'could not reach slipgate', 1, { cause: err });
+    }
+  }
+  async function call(method: 'GET' | 'POST', path: string, body: unknown, signal: AbortSignal | undefined): Promise<PaymentRequestResult> {
+    const res = await send(method, path, body, signal);
+    const answer = await envelope(res, 1);
+    if (answer.status === 'error') return errorResult(res, answer);
+    return { status: 'success', httpStatus: res.status, created: res.status === 201, data: answer.data as never };
+  }
+  const id = (value: string) => `/${encodeURIComponent(value)}`;
+  return {
+    createPaymentRequest: (input, o) => call('POST', '', input, o?.signal),
+    getPaymentRequest: (value, o) => call('GET', id(value), undefined, o?.signal),
+    findPaymentRequest: (reference, o) => call('GET', `?reference=${encodeURIComponent(reference)}`, undefined, o?.signal),
+    cancelPaymentRequest: (value, o) => call('POST', `${id(value)}/cancel`, undefined, o?.signal),
+    paymentRequestQr: (async (value: string, format: 'png' | 'svg', o?: { signal?: AbortSignal }) => {
+      const res = await send('GET', `${id(value)}/qr.${format}`, undefined, o?.signal);
+      if (!res.ok) throw new SlipgateError('bad_response', `slipgate answered HTTP ${res.status} for the QR of ${value}`, 1);
+      return format === 'png' ? new Uint8Array(await res.arrayBuffer()) : res.text();
+    }) as PaymentRequestCalls['paymentRequestQr'],
+  };
+}

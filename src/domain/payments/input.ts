@@ -1,0 +1,65 @@
+// The body of POST /api/v1/payment-requests, checked where it enters. The
+// zod schema is also what openapi.json says about it (scripts/contract.ts).
+import { z } from 'zod';
+import { MAX_AMOUNT_SATANG, satangOf } from './money.js';
+
+const MAX_REFERENCE_LENGTH = 128;
+const MAX_EXPIRY_MINUTES = 1440;
+const DEFAULT_EXPIRY_MINUTES = 30;
+
+const AMOUNT = `amount must be a positive number of baht with at most 2 decimals, at most ${MAX_AMOUNT_SATANG / 100} (a PromptPay QR's maximum)`;
+const REFERENCE = `reference must be 1 to ${MAX_REFERENCE_LENGTH} characters without control characters`;
+const EXPIRY = `expiresInMinutes must be a whole number from 1 to ${MAX_EXPIRY_MINUTES}`;
+
+export const paymentRequestBody = z
+  .object({
+    amount: z
+      .union([z.number(), z.string()], { error: AMOUNT })
+      .refine((v) => satangOf(v) !== null, AMOUNT)
+      .meta({ description: 'What to ask for, in baht: 250, 250.5 or "250.00" (at most 2 decimals).' }),
+    reference: z
+      .string({ error: REFERENCE })
+      .min(1, REFERENCE)
+      .max(MAX_REFERENCE_LENGTH, REFERENCE)
+      .refine((v) => !/\p{Cc}/u.test(v) && v.trim() !== '', REFERENCE)
+      .meta({ description: "The merchant's order id. The same reference again answers the first request (HTTP 200), never a second one." }),
+    expiresInMinutes: z
+      .number({ error: EXPIRY })
+      .int(EXPIRY)
+      .min(1, EXPIRY)
+      .max(MAX_EXPIRY_MINUTES, EXPIRY)
+      .optional()
+      .meta({ description: `Minutes until the request expires (default ${DEFAULT_EXPIRY_MINUTES}).` }),
+    receiver: z
+      .string({ error: 'receiver must be a registered receiver id (rcv_…)' })
+      .max(64, 'receiver must be a registered receiver id (rcv_…)')
+      .optional()
+      .meta({ description: 'A registered, active PromptPay receiver of the account; optional when it has exactly one.' }),
+  })
+  .strict();
+
+export interface PaymentRequestInput {
+  amount: number;
+  reference: string;
+  expiresInMinutes: number;
+  receiver?: string;
+}
+
+/** The body as the domain uses it (amount in satang), or the message of its first problem. */
+export function parsePaymentRequestBody(body: unknown): { ok: true; input: PaymentRequestInput } | { ok: false; message: string } {
+  if (body === null || typeof body !== 'object' || Array.isArray(body)) return { ok: false, message: 'request body must be a JSON object' };
+  const parsed = paymentRequestBody.safeParse(body);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0]!;
+    const message = issue.code === 'unrecognized_keys' ? `unknown field ${issue.keys.map((k) => JSON.stringify(k)).join(', ')}` : issue.message;
+    return { ok: false, message };
+  }
+  const { amount, reference, expiresInMinutes, receiver } = parsed.data;
+  return {
+    ok: true,
+    input: { amount: satangOf(amount)!, reference, expiresInMinutes: expiresInMinutes ?? DEFAULT_EXPIRY_MINUTES, ...(receiver === undefined ? {} : { receiver }) },
+  };
+}
+
+/** Payment request ids as slipgate makes them: anything else is refused before a lookup. */
+export const isPaymentRequestId = (value: unknown): value is string => typeof value === 'string' && /^pr_[0-9a-f]{32}$/.test(value);

@@ -1,0 +1,96 @@
+// Payment requests of a merchant account (docs/payments.md): made for one
+// registered PromptPay receiver and one amount, read, cancelled. Creating
+// costs no credit. Every call names the account whose key asked: another
+// account's request is "not found", never shown.
+import { randomInt } from 'node:crypto';
+import { newId } from '../api-key.js';
+import type { Store } from '../ports/store.js';
+import type { Receiver } from '../types.js';
+import { isPaymentRequestId, type PaymentRequestInput } from './input.js';
+import { MAX_AMOUNT_SATANG } from './money.js';
+import { promptPayPayload } from './promptpay.js';
+import type { PaymentRequest } from './types.js';
+
+/** Unique amounts add 1 to 99 satang: at most this many pending requests of one receiver share a requested amount. */
+const EXTRA_SATANG = 99;
+
+/** Why a request could not be made, in words for the merchant. */
+export class PaymentRequestRefused extends Error {
+  override name = 'PaymentRequestRefused';
+}
+
+export type Created = { created: true; request: PaymentRequest } | { created: false; request: PaymentRequest };
+
+export class PaymentRequestService {
+  constructor(
+    private readonly store: Store,
+    private readonly now: () => Date = () => new Date(),
+  ) {}
+
+  /** A reference used before answers its first request (`created: false`), whatever else this call asked. */
+  async create(accountId: string, input: PaymentRequestInput): Promise<Created> {
+    const earlier = await this.store.findPaymentRequest(accountId, input.reference);
+    if (earlier) return { created: false, request: earlier };
+    const receiver = await this.receiverFor(accountId, input.receiver);
+    const unique = await this.store.uniquePaymentAmounts(accountId);
+    const createdAt = this.now();
+    const base = {
+      id: newId('pr'),
+      accountId,
+      receiverId: receiver.id,
+      reference: input.reference,
+      requestedAmount: input.amount,
+      uniqueAmount: unique,
+      status: 'pending' as const,
+      createdAt,
+      expiresAt: new Date(createdAt.getTime() + input.expiresInMinutes * 60_000),
+      paidAt: null,
+      paidBy: null,
+      closedAt: null,
+    };
+    // Without the setting one try; with it, the extra satang from a random start, so concurrent creates rarely collide.
+    const start = randomInt(EXTRA_SATANG);
+    const extras = unique ? Array.from({ length: EXTRA_SATANG }, (_, i) => 1 + ((start + i) % EXTRA_SATANG)) : [0];
+    for (const extra of extras) {
+      const amount = input.amount + extra;
+      if (amount > MAX_AMOUNT_SATANG) break;
+      const request: PaymentRequest = { ...base, amount, promptpay: promptPayPayload(receiver, amount) };
+      const result = await this.store.createPaymentRequest(request);
+      if (result.status === 'created') return { created: true, request };
+      if (result.status === 'reference_taken') return { created: false, request: result.existing };
+    }
+    throw new PaymentRequestRefused('every unique amount near this one is pending for this receiver: wait for one to be paid or expire, or ask another amount');
+  }
+
+  /** Null for a malformed or unknown id and for another account's request. */
+  async get(accountId: string, id: string): Promise<PaymentRequest | null> {
+    if (!isPaymentRequestId(id)) return null;
+    const request = await this.store.getPaymentRequest(id);
+    return request?.accountId === accountId ? request : null;
+  }
+
+  byReference(accountId: string, reference: string): Promise<PaymentRequest | null> {
+    return this.store.findPaymentRequest(accountId, reference);
+  }
+
+  /** The request after the cancel: cancelled, or as it was when it was no longer pending; null as get(). */
+  async cancel(accountId: string, id: string): Promise<PaymentRequest | null> {
+    if (!(await this.get(accountId, id))) return null;
+    return this.store.cancelPaymentRequest(id, this.now());
+  }
+
+  private async receiverFor(accountId: string, id: string | undefined): Promise<Receiver> {
+    const active = (await this.store.listReceivers(accountId)).filter((r) => r.active && r.kind === 'promptpay');
+    if (id === undefined) {
+      if (active.length === 1) return active[0]!;
+      throw new PaymentRequestRefused(
+        active.length === 0
+          ? 'the account has no active PromptPay receiver: register one first (slipgate receivers add)'
+          : 'the account has several active PromptPay receivers: name one in receiver',
+      );
+    }
+    const chosen = active.find((r) => r.id === id);
+    if (!chosen) throw new PaymentRequestRefused(`receiver ${JSON.stringify(id)} is not an active PromptPay receiver of this account`);
+    return chosen;
+  }
+}

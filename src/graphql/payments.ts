@@ -1,0 +1,96 @@
+// Payment requests of an account (docs/payments.md) with the slip that paid
+// each, and the account's unique-amount setting. Viewers read; support staff
+// change the setting. Amounts in baht, as the public routes answer them.
+import { bahtOf } from '../domain/payments/money.js';
+import { PAYMENT_STATUSES, type PayingSlip, type PaymentRequest, type PaymentStatus } from '../domain/payments/types.js';
+import { builder } from './builder.js';
+import { notFoundError } from './errors.js';
+import { connection, pageArgs, pagedCost, pageSize, STORE_READ_COST, withCursor } from './pagination.js';
+import { AccountRef } from './refs.js';
+
+const PaymentStatusEnum = builder.enumType('PaymentRequestStatus', {
+  values: Object.fromEntries(PAYMENT_STATUSES.map((s) => [s.toUpperCase(), { value: s }])) as Record<string, { value: PaymentStatus }>,
+});
+
+const PayingSlipRef = builder.objectRef<PayingSlip>('PayingSlip').implement({
+  description: 'The verified slip that paid a payment request.',
+  fields: (t) => ({
+    verificationId: t.exposeString('verificationId', { description: 'The verification (its request id) that paid it: find it in the audit log.' }),
+    transactionId: t.exposeString('transactionId'),
+    sendingBank: t.exposeString('sendingBank'),
+    amount: t.float({ description: 'Baht.', resolve: (s) => bahtOf(s.amount) }),
+    transferredAt: t.expose('transferredAt', { type: 'DateTime' }),
+  }),
+});
+
+const PaymentRequestRef = builder.objectRef<PaymentRequest>('PaymentRequest').implement({
+  description: "A merchant's order to be paid by one PromptPay transfer: its QR, its status and the slip that paid it.",
+  fields: (t) => ({
+    id: t.exposeID('id'),
+    accountId: t.exposeID('accountId'),
+    reference: t.exposeString('reference', { description: "The merchant's order id." }),
+    amount: t.float({ description: 'What the customer must pay, in baht.', resolve: (p) => bahtOf(p.amount) }),
+    requestedAmount: t.float({ description: 'What the merchant asked, in baht (differs under unique amounts).', resolve: (p) => bahtOf(p.requestedAmount) }),
+    status: t.expose('status', { type: PaymentStatusEnum }),
+    receiverId: t.exposeID('receiverId'),
+    promptpay: t.exposeString('promptpay', { description: 'The EMVCo payload of the dynamic PromptPay QR.' }),
+    createdAt: t.expose('createdAt', { type: 'DateTime' }),
+    expiresAt: t.expose('expiresAt', { type: 'DateTime' }),
+    paidAt: t.expose('paidAt', { type: 'DateTime', nullable: true }),
+    paidBy: t.field({ type: PayingSlipRef, nullable: true, resolve: (p) => p.paidBy }),
+    closedAt: t.expose('closedAt', { type: 'DateTime', nullable: true, description: 'When it was cancelled or marked expired.' }),
+  }),
+});
+
+const PaymentRequestConnection = connection('PaymentRequestConnection', PaymentRequestRef);
+
+builder.objectFields(AccountRef, (t) => ({
+  uniquePaymentAmounts: t.boolean({
+    description: 'Whether each pending payment request of a receiver gets its own amount (0.01–0.99 baht added).',
+    complexity: STORE_READ_COST,
+    resolve: (account, _args, ctx) => ctx.store.uniquePaymentAmounts(account.id),
+  }),
+  paymentRequests: t.field({
+    type: PaymentRequestConnection,
+    description: 'Payment requests, newest first; by status and creation time (from inclusive, to exclusive).',
+    args: { ...pageArgs, status: t.arg({ type: PaymentStatusEnum, required: false }), from: t.arg({ type: 'DateTime', required: false }), to: t.arg({ type: 'DateTime', required: false }) },
+    complexity: pagedCost(),
+    resolve: (account, args, ctx) =>
+      withCursor(() =>
+        ctx.store.listPaymentRequests({
+          accountId: account.id,
+          limit: pageSize(args.first),
+          after: args.after,
+          ...(args.status ? { status: args.status } : {}),
+          ...(args.from ? { from: args.from } : {}),
+          ...(args.to ? { to: args.to } : {}),
+        }),
+      ),
+  }),
+}));
+
+builder.queryFields((t) => ({
+  paymentRequest: t.field({
+    type: PaymentRequestRef,
+    description: 'One payment request by id. Unknown id: error NOT_FOUND.',
+    args: { id: t.arg.id({ required: true }) },
+    resolve: async (_root, args, ctx) => {
+      const p = await ctx.store.getPaymentRequest(String(args.id));
+      if (!p) throw notFoundError('payment request not found');
+      return p;
+    },
+  }),
+}));
+
+builder.mutationFields((t) => ({
+  setUniquePaymentAmounts: t.field({
+    type: AccountRef,
+    authScopes: { support: true },
+    description: "Turns unique amounts of the account's new payment requests on or off. Role: SUPPORT or ADMIN.",
+    args: { accountId: t.arg.id({ required: true }), on: t.arg.boolean({ required: true }), reason: t.arg.string({ required: false, description: 'Why (kept in the admin events).' }) },
+    resolve: async (_root, args, ctx) => {
+      await ctx.actions.setUniquePaymentAmounts(ctx.actor, String(args.accountId), args.on, args.reason);
+      return (await ctx.store.getAccount(String(args.accountId)))!;
+    },
+  }),
+}));

@@ -1,0 +1,105 @@
+// The payment request routes of the public listener (docs/payments.md):
+// create, read by id or reference, cancel, and the QR as a picture. Same
+// x-api-key, error envelope and codes as POST /api/v1/verify.
+import express, { type Request, type RequestHandler, type Response, type Router } from 'express';
+import QRCode from 'qrcode';
+import { ACCOUNT_ERRORS } from '../domain/errors.js';
+import type { KeyResolver } from '../domain/key-lookup.js';
+import type { Store } from '../domain/ports/store.js';
+import { paymentFacts } from '../domain/payments/events.js';
+import { parsePaymentRequestBody } from '../domain/payments/input.js';
+import { authenticateKey } from '../domain/payments/key-auth.js';
+import { PaymentRequestRefused, type PaymentRequestService } from '../domain/payments/service.js';
+import type { PaymentRequest } from '../domain/payments/types.js';
+import { methodNotAllowed, sendError } from './json-errors.js';
+import { ACCOUNT_STATUS } from './verify-answer.js';
+
+export const PAYMENT_REQUESTS_PATH = '/api/v1/payment-requests';
+/** A create body is a few short fields. */
+const MAX_BODY_BYTES = 4096;
+const JSON_TYPE = /^application\/(?:[\w.+-]+\+)?json\s*(?:;|$)/i;
+
+export interface PaymentRouteDeps {
+  service: PaymentRequestService;
+  keys: KeyResolver;
+  store: Store;
+}
+
+export function paymentRoutes(deps: PaymentRouteDeps, byKey: RequestHandler): Router {
+  const router = express.Router({ caseSensitive: true, strict: true });
+  const body = express.raw({ type: () => true, limit: MAX_BODY_BYTES });
+  const found = (res: Response, request: PaymentRequest | null) =>
+    request ? res.status(200).json(success(request)) : sendError(res, 404, 'payment request not found');
+
+  router.post('/', byKey, authenticated(deps), body, async (req, res) => {
+    const parsed = parseJson(req);
+    if (!parsed.ok) return sendError(res, parsed.status, parsed.message);
+    const input = parsePaymentRequestBody(parsed.value);
+    if (!input.ok) return sendError(res, 400, input.message);
+    try {
+      const made = await deps.service.create(accountOf(res), input.input);
+      res.status(made.created ? 201 : 200).json(success(made.request));
+    } catch (err) {
+      if (err instanceof PaymentRequestRefused) return sendError(res, 400, err.message);
+      throw err;
+    }
+  });
+  router.get('/', byKey, authenticated(deps), async (req, res) => {
+    const reference = req.query.reference;
+    if (typeof reference !== 'string' || reference === '') return sendError(res, 400, 'give ?reference=<your order id>, or ask by id: /api/v1/payment-requests/{id}');
+    found(res, await deps.service.byReference(accountOf(res), reference));
+  });
+  router.all('/', methodNotAllowed('GET, POST'));
+  router.get('/:id', byKey, authenticated(deps), async (req, res) => found(res, await deps.service.get(accountOf(res), String(req.params.id))));
+  router.all('/:id', methodNotAllowed('GET'));
+  router.post('/:id/cancel', byKey, authenticated(deps), async (req, res) => {
+    const after = await deps.service.cancel(accountOf(res), String(req.params.id));
+    if (!after) return sendError(res, 404, 'payment request not found');
+    // Cancelling twice is harmless; a paid or expired request stays as it is.
+    if (after.status !== 'cancelled') return sendError(res, 409, `payment request is ${after.status}: only a pending one can be cancelled`);
+    res.status(200).json(success(after));
+  });
+  router.all('/:id/cancel', methodNotAllowed('POST'));
+  router.get('/:id/qr.png', byKey, authenticated(deps), async (req, res) => {
+    const request = await deps.service.get(accountOf(res), String(req.params.id));
+    if (!request) return sendError(res, 404, 'payment request not found');
+    res.type('image/png').send(await QRCode.toBuffer(request.promptpay, { type: 'png', errorCorrectionLevel: 'M', margin: 4, scale: 8 }));
+  });
+  router.get('/:id/qr.svg', byKey, authenticated(deps), async (req, res) => {
+    const request = await deps.service.get(accountOf(res), String(req.params.id));
+    if (!request) return sendError(res, 404, 'payment request not found');
+    res.type('image/svg+xml').send(await QRCode.toString(request.promptpay, { type: 'svg', errorCorrectionLevel: 'M', margin: 4 }));
+  });
+  return router;
+}
+
+function success(request: PaymentRequest) {
+  return { status: 'success', data: paymentFacts(request) };
+}
+
+const accountOf = (res: Response): string => res.locals.paymentAccountId as string;
+
+/** The key's account into res.locals, or the verify route's account error. */
+function authenticated(deps: PaymentRouteDeps): RequestHandler {
+  return (req, res, next) => {
+    const header = req.headers['x-api-key'];
+    authenticateKey(deps.keys, deps.store, typeof header === 'string' ? header : undefined, req.ip).then((auth) => {
+      if (!auth.ok) {
+        const { code, message } = ACCOUNT_ERRORS[auth.error];
+        return void res.status(ACCOUNT_STATUS[auth.error]).json({ status: 'error', code, message });
+      }
+      res.locals.paymentAccountId = auth.accountId;
+      next();
+    }, next);
+  };
+}
+
+function parseJson(req: Request): { ok: true; value: unknown } | { ok: false; status: number; message: string } {
+  const type = req.headers['content-type'];
+  if (!type || !JSON_TYPE.test(type)) return { ok: false, status: 415, message: 'Content-Type must be application/json' };
+  try {
+    return { ok: true, value: JSON.parse((Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0)).toString('utf8')) };
+  } catch {
+    return { ok: false, status: 400, message: 'request body is not valid JSON' };
+  }
+}

@@ -1,0 +1,218 @@
+// The payment-request part of the store contract (contract.ts calls it inside
+// its describe, so every engine runs it): one request per reference, one
+// pending request per unique amount, a request paid once and a slip paying
+// once, even when the writes race; the paid and expired events written with
+// the state change.
+import { randomUUID } from 'node:crypto';
+import { describe, expect, it } from 'vitest';
+import type { Store } from '../../src/domain/ports/store.js';
+import type { PayingSlip, PaymentRequest } from '../../src/domain/payments/types.js';
+import type { NewWebhookDelivery } from '../../src/domain/webhooks/types.js';
+import type { CaseFn } from '../helpers/skipped-guarantees.js';
+
+interface Fixtures {
+  store: () => Store;
+  account: (credits?: number) => Promise<string>;
+  concurrency: CaseFn;
+}
+
+const id = (kind: string) => `${kind}_${randomUUID().replaceAll('-', '')}`;
+const sorted = (ids: Iterable<string>) => [...ids].sort();
+const MINUTE = 60_000;
+
+function request(accountId: string, over: Partial<PaymentRequest> = {}): PaymentRequest {
+  const createdAt = new Date();
+  return {
+    id: id('pr'),
+    accountId,
+    receiverId: 'rcv_shop',
+    reference: id('order'),
+    amount: 25_000,
+    requestedAmount: 25_000,
+    uniqueAmount: false,
+    promptpay: '00020101021229370016A000000677010111011300668123456785802TH530376454032506304ABCD',
+    status: 'pending',
+    createdAt,
+    expiresAt: new Date(createdAt.getTime() + 30 * MINUTE),
+    paidAt: null,
+    paidBy: null,
+    closedAt: null,
+    ...over,
+  };
+}
+
+function slip(over: Partial<PayingSlip> = {}): PayingSlip {
+  return { verificationId: id('vt'), transactionId: id('TX').slice(0, 25), sendingBank: '004', amount: 25_000, transferredAt: new Date(), ...over };
+}
+
+/** One event per request for one endpoint, as the domain builds them. */
+function events(endpointId: string, type: 'payment_request.paid' | 'payment_request.expired') {
+  return (p: PaymentRequest): NewWebhookDelivery[] => {
+    const eventId = id('evt');
+    return [{ id: id('whd'), eventId, endpointId, accountId: p.accountId, type, body: JSON.stringify({ id: eventId, type, data: { id: p.id, status: p.status } }), createdAt: new Date() }];
+  };
+}
+const none = () => [];
+
+export function paymentContract(f: Fixtures): void {
+  describe('payment requests', () => {
+    it('creates, reads by id and by reference; the same reference hands back the first request', async () => {
+      const accountId = await f.account();
+      const first = request(accountId);
+      expect(await f.store().createPaymentRequest(first)).toEqual({ status: 'created' });
+      expect(await f.store().getPaymentRequest(first.id)).toEqual(first);
+      expect(await f.store().findPaymentRequest(accountId, first.reference)).toEqual(first);
+      const again = await f.store().createPaymentRequest(request(accountId, { reference: first.reference, amount: 99 }));
+      expect(again).toEqual({ status: 'reference_taken', existing: first });
+      // Another account's reference space is its own.
+      const other = await f.account();
+      expect(await f.store().createPaymentRequest(request(other, { reference: first.reference }))).toEqual({ status: 'created' });
+      expect(await f.store().getPaymentRequest('pr_missing')).toBeNull();
+      expect(await f.store().findPaymentRequest(accountId, 'no-such-order')).toBeNull();
+    });
+
+    it('keeps the unique-amount setting per account (off by default)', async () => {
+      const accountId = await f.account();
+      expect(await f.store().uniquePaymentAmounts(accountId)).toBe(false);
+      expect(await f.store().setUniquePaymentAmounts(accountId, true)).toBe(true);
+      expect(await f.store().uniquePaymentAmounts(accountId)).toBe(true);
+      expect(await f.store().setUniquePaymentAmounts('acc_missing', true)).toBe(false);
+    });
+
+    it('refuses a second pending unique amount of one receiver until the first stops being pending', async () => {
+      const accountId = await f.account();
+      const receiverId = id('rcv');
+      const first = request(accountId, { receiverId, uniqueAmount: true });
+      expect(await f.store().createPaymentRequest(first)).toEqual({ status: 'created' });
+      expect(await f.store().createPaymentRequest(request(accountId, { receiverId, uniqueAmount: true }))).toEqual({ status: 'amount_taken' });
+      // Without the setting amounts may repeat; another receiver has its own amounts.
+      expect(await f.store().createPaymentRequest(request(accountId, { receiverId }))).toEqual({ status: 'created' });
+      expect(await f.store().createPaymentRequest(request(accountId, { receiverId: id('rcv'), uniqueAmount: true }))).toEqual({ status: 'created' });
+      await f.store().cancelPaymentRequest(first.id, new Date());
+      expect(await f.store().createPaymentRequest(request(accountId, { receiverId, uniqueAmount: true }))).toEqual({ status: 'created' });
+    });
+
+    it('pays a pending request once, with its events in the same write', async () => {
+      const accountId = await f.account();
+      const endpointId = id('whe');
+      const pr = request(accountId);
+      await f.store().createPaymentRequest(pr);
+      const paying = slip();
+      const at = new Date();
+      const paid = await f.store().payPaymentRequest(pr.id, paying, at, events(endpointId, 'payment_request.paid'));
+      expect(paid).toEqual({ status: 'paid', request: { ...pr, status: 'paid', paidAt: at, paidBy: paying } });
+      expect(await f.store().getPaymentRequest(pr.id)).toEqual({ ...pr, status: 'paid', paidAt: at, paidBy: paying });
+      const deliveries = (await f.store().listWebhookDeliveries({ accountId, limit: 10 })).items;
+      expect(deliveries.map((d) => [d.type, d.endpointId, JSON.parse(d.body).data])).toEqual([['payment_request.paid', endpointId, { id: pr.id, status: 'paid' }]]);
+      // The same slip again (a retried verification) is told paid; another slip finds it paid.
+      expect((await f.store().payPaymentRequest(pr.id, { ...paying, verificationId: id('vt') }, new Date(), none)).status).toBe('paid');
+      expect(await f.store().payPaymentRequest(pr.id, slip(), new Date(), none)).toMatchObject({ status: 'not_pending', request: { status: 'paid' } });
+      // The slip that paid it cannot pay another request.
+      const next = request(accountId);
+      await f.store().createPaymentRequest(next);
+      expect(await f.store().payPaymentRequest(next.id, paying, new Date(), none)).toEqual({ status: 'slip_used', otherRequestId: pr.id });
+      expect((await f.store().getPaymentRequest(next.id))?.status).toBe('pending');
+      // The same transaction id from another sending bank is another slip.
+      expect((await f.store().payPaymentRequest(next.id, { ...paying, sendingBank: '014' }, new Date(), none)).status).toBe('paid');
+      await expect(f.store().payPaymentRequest('pr_missing', slip(), new Date(), none)).rejects.toMatchObject({ code: 'not_found' });
+    });
+
+    it('cancels only pending requests; a cancelled one is not paid', async () => {
+      const accountId = await f.account();
+      const pr = request(accountId);
+      await f.store().createPaymentRequest(pr);
+      const at = new Date();
+      expect(await f.store().cancelPaymentRequest(pr.id, at)).toEqual({ ...pr, status: 'cancelled', closedAt: at });
+      expect(await f.store().payPaymentRequest(pr.id, slip(), new Date(), none)).toMatchObject({ status: 'not_pending', request: { status: 'cancelled' } });
+      const paid = request(accountId);
+      await f.store().createPaymentRequest(paid);
+      await f.store().payPaymentRequest(paid.id, slip(), new Date(), none);
+      expect((await f.store().cancelPaymentRequest(paid.id, new Date()))?.status).toBe('paid');
+      expect(await f.store().cancelPaymentRequest('pr_missing', new Date())).toBeNull();
+    });
+
+    it('expires the due pending requests with their events, and only those', async () => {
+      const accountId = await f.account();
+      const endpointId = id('whe');
+      const now = new Date();
+      const due = request(accountId, { createdAt: new Date(now.getTime() - 40 * MINUTE), expiresAt: new Date(now.getTime() - 10 * MINUTE) });
+      const notDue = request(accountId);
+      const paidDue = request(accountId, { createdAt: due.createdAt, expiresAt: due.expiresAt });
+      for (const p of [due, notDue, paidDue]) await f.store().createPaymentRequest(p);
+      await f.store().payPaymentRequest(paidDue.id, slip(), now, none);
+      const dueIds = (await f.store().duePaymentRequests(now, 1000)).map((p) => p.id);
+      expect(dueIds).toContain(due.id);
+      expect(dueIds).not.toContain(notDue.id);
+      expect(dueIds).not.toContain(paidDue.id);
+      // Asked for all three: only the pending one that is due is marked.
+      const expired = await f.store().expirePaymentRequests([due.id, notDue.id, paidDue.id], now, events(endpointId, 'payment_request.expired'));
+      expect(expired).toEqual([{ ...due, status: 'expired', closedAt: now }]);
+      expect((await f.store().getPaymentRequest(notDue.id))?.status).toBe('pending');
+      expect((await f.store().getPaymentRequest(paidDue.id))?.status).toBe('paid');
+      const deliveries = (await f.store().listWebhookDeliveries({ accountId, limit: 10 })).items;
+      expect(deliveries.map((d) => [d.type, JSON.parse(d.body).data])).toEqual([['payment_request.expired', { id: due.id, status: 'expired' }]]);
+      expect(await f.store().payPaymentRequest(due.id, slip(), new Date(), none)).toMatchObject({ status: 'not_pending', request: { status: 'expired' } });
+      expect(await f.store().expirePaymentRequests([due.id], now, none)).toEqual([]);
+      expect((await f.store().duePaymentRequests(now, 1000)).map((p) => p.id)).not.toContain(due.id);
+    });
+
+    it('lists newest first, by account and status, page by page', async () => {
+      const accountId = await f.account();
+      const base = Date.now();
+      const made = [0, 1, 2, 3].map((i) => request(accountId, { createdAt: new Date(base + i * 1000), expiresAt: new Date(base + 60 * MINUTE) }));
+      for (const p of made) await f.store().createPaymentRequest(p);
+      await f.store().cancelPaymentRequest(made[1]!.id, new Date());
+      const first = await f.store().listPaymentRequests({ accountId, limit: 2 });
+      const rest = await f.store().listPaymentRequests({ accountId, limit: 2, after: first.next });
+      expect([...first.items, ...rest.items].map((p) => p.id)).toEqual([made[3]!.id, made[2]!.id, made[1]!.id, made[0]!.id]);
+      expect((await f.store().listPaymentRequests({ accountId, status: 'cancelled', limit: 10 })).items.map((p) => p.id)).toEqual([made[1]!.id]);
+    });
+
+    f.concurrency('one reference created at once from many callers makes one request', async () => {
+      const accountId = await f.account();
+      const reference = id('order');
+      const tries = Array.from({ length: 8 }, () => request(accountId, { reference }));
+      const results = await Promise.all(tries.map((p) => f.store().createPaymentRequest(p)));
+      const created = tries.filter((_, i) => results[i]!.status === 'created').map((p) => p.id);
+      expect(created).toHaveLength(1);
+      const stored = await f.store().findPaymentRequest(accountId, reference);
+      expect(stored?.id).toBe(created[0]);
+      for (const r of results) if (r.status === 'reference_taken') expect(r.existing.id).toBe(created[0]);
+    });
+
+    f.concurrency('one unique amount asked for at once by many requests is pending in one', async () => {
+      const accountId = await f.account();
+      const receiverId = id('rcv');
+      const tries = Array.from({ length: 8 }, () => request(accountId, { receiverId, uniqueAmount: true }));
+      const results = await Promise.all(tries.map((p) => f.store().createPaymentRequest(p)));
+      const created = tries.filter((_, i) => results[i]!.status === 'created').map((p) => p.id);
+      expect(created).toHaveLength(1);
+      const pending = (await f.store().listPaymentRequests({ accountId, status: 'pending', limit: 50 })).items.map((p) => p.id);
+      expect(pending).toEqual(created);
+    });
+
+    f.concurrency('slips racing for one request: exactly one pays it, and the one told paid is the one recorded', async () => {
+      const accountId = await f.account();
+      const pr = request(accountId);
+      await f.store().createPaymentRequest(pr);
+      const slips = Array.from({ length: 8 }, () => slip());
+      const results = await Promise.all(slips.map((s) => f.store().payPaymentRequest(pr.id, s, new Date(), none)));
+      const told = slips.filter((_, i) => results[i]!.status === 'paid');
+      expect(told).toHaveLength(1);
+      expect((await f.store().getPaymentRequest(pr.id))?.paidBy).toEqual(told[0]);
+    });
+
+    f.concurrency('one slip racing for many requests pays at most one: requests told paid = requests recorded paid', async () => {
+      const accountId = await f.account();
+      const requests = Array.from({ length: 8 }, () => request(accountId));
+      for (const p of requests) await f.store().createPaymentRequest(p);
+      const paying = slip();
+      const results = await Promise.all(requests.map((p) => f.store().payPaymentRequest(p.id, { ...paying, verificationId: id('vt') }, new Date(), none)));
+      const told = requests.filter((_, i) => results[i]!.status === 'paid').map((p) => p.id);
+      const recorded = (await f.store().listPaymentRequests({ accountId, status: 'paid', limit: 50 })).items.map((p) => p.id);
+      expect(told).toHaveLength(1);
+      expect(sorted(recorded)).toEqual(sorted(told));
+      for (const r of results) if (r.status === 'slip_used') expect(r.otherRequestId).toBe(told[0]);
+    });
+  });
+}
