@@ -10,6 +10,7 @@ import { newId } from './domain/api-key.js';
 import { KeyResolver } from './domain/key-lookup.js';
 import { LineBridge } from './domain/line/bridge.js';
 import { LineChannels } from './domain/line/channels.js';
+import { PendingRequestMatcher } from './domain/line/payment-match.js';
 import { LineUserLimit } from './domain/line/user-limit.js';
 import { lineHttpApi } from './line/line-http-api.js';
 import { ReceiverDirectory } from './domain/receiver-directory.js';
@@ -213,7 +214,7 @@ export async function serverServices(config: Config, { logger, upstream: overrid
     userLimit: new LineUserLimit(config.LINE_EVENTS_PER_USER_PER_MIN),
     logger,
     onEvent: (outcome) => metrics.lineEvent(outcome),
-    // paymentRequests: issue #34's matcher goes here once payment requests land.
+    paymentRequests: new PendingRequestMatcher(store),
   });
   metrics.watch({
     upstreamHealth: () => pool.health(),

@@ -5,6 +5,7 @@ import type { CheckRequest, CheckResults } from './checks.js';
 import type { AccountErrorKind } from './errors.js';
 import type { ErrorKind, VerifiedSlip } from './types.js';
 import type { PaymentVerdict } from './payments/paying.js';
+import type { PaymentRequest } from './payments/types.js';
 
 /** Why a request body was refused before anything about the slip was looked at. */
 export interface BodyProblem {
@@ -44,6 +45,11 @@ export interface ChannelVerifyInput {
   slip: { qrcode: string; image?: undefined } | { qrcode?: undefined; image: Buffer };
   /** The checks the channel asks for (the duplicate check when its checks are on). */
   checks?: CheckRequest;
+  /**
+   * The payment request the confirmed slip is offered to, chosen from the
+   * bank's answer (the chat names no order); none: no request is paid.
+   */
+  paymentRequestFor?: (slip: VerifiedSlip) => Promise<PaymentRequest | undefined>;
 }
 
 /** Who asked and which bank domain answered: what a support call needs from the log. */

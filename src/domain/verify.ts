@@ -184,7 +184,7 @@ export class VerificationService {
    */
   verifyForChannel(input: ChannelVerifyInput): Promise<VerifyOutcome> {
     const who: KeyedWho = { id: this.deps.newId(), requestId: input.requestId, accountId: input.accountId, keyId: input.keyId, source: 'line', lineUserId: input.lineUserId };
-    return this.track(this.verifySlip(who, input.slip, input.checks), input.requestId);
+    return this.track(this.verifySlip(who, input.slip, input.checks, undefined, input.paymentRequestFor), input.requestId);
   }
 
   /** After the key: the picture or QR text read, then the hold and the network. */
@@ -193,7 +193,7 @@ export class VerificationService {
     slip: { qrcode: string; image?: undefined } | { qrcode?: undefined; image: Buffer },
     checks?: CheckRequest,
     trace?: VerifyTrace,
-    paying?: PaymentRequest,
+    paying?: PaymentRequest | ChannelVerifyInput['paymentRequestFor'],
   ): Promise<VerifyOutcome> {
     const { store } = this.deps;
     let qrcode: string;
@@ -245,7 +245,7 @@ export class VerificationService {
     started: number,
     checks?: CheckRequest,
     trace?: VerifyTrace,
-    paying?: PaymentRequest,
+    paying?: PaymentRequest | ChannelVerifyInput['paymentRequestFor'],
   ): Promise<VerifyOutcome> {
     const { store } = this.deps;
     // Read before the hold (from memory, mostly): a store failure here is a plain 503 with nothing held,
@@ -297,9 +297,11 @@ export class VerificationService {
   }
 
   /** After the charge: a store failure here leaves the payment undecided, so the outcome is unknown (500), like a failed settle. */
-  private async pay(request: PaymentRequest, slip: VerifiedSlip, who: KeyedWho, listeners: readonly string[]): Promise<PaymentVerdict> {
+  private async pay(paying: PaymentRequest | NonNullable<ChannelVerifyInput['paymentRequestFor']>, slip: VerifiedSlip, who: KeyedWho, listeners: readonly string[]): Promise<PaymentVerdict | undefined> {
     const at = this.now();
     try {
+      const request = typeof paying === 'function' ? await paying(slip) : paying;
+      if (!request) return undefined;
       return await payWithSlip(this.deps.store, { request, slip, verificationId: who.id, at, deliveries: paymentEvent('payment_request.paid', listeners, () => at) });
     } catch (err) {
       throw new SettleFailedError(err);

@@ -8,24 +8,17 @@ import type { ChangeLog, Logger } from '../ports/logger.js';
 import type { Store } from '../ports/store.js';
 import type { SecretBox } from '../secret-box.js';
 import { parseSlipQr } from '../slip-qr.js';
-import type { VerifiedSlip } from '../types.js';
 import { imageFormat } from '../verify-image-body.js';
+import type { VerifiedSlip } from '../types.js';
 import type { ChannelVerifyInput, VerifyOutcome } from '../verify-types.js';
 import type { LineEvent } from './events.js';
+import type { PaymentMatch, PaymentRequestMatcher } from './payment-match.js';
+import { paymentReply } from './payment-reply.js';
 import { outcomeReply } from './outcome-reply.js';
 import { replyText, type LineReply } from './replies.js';
 import { signatureBytes, signatureMatches } from './signature.js';
 import type { LineChannel } from './types.js';
 import type { LineUserLimit } from './user-limit.js';
-
-/**
- * The seam for issue #34 (payment requests): when a channel matches payment
- * requests, a verified slip is offered to this; the lead wires it when both
- * land. Absent: the option is stored and shown but matches nothing.
- */
-export interface PaymentRequestMatcher {
-  match(accountId: string, slip: VerifiedSlip): Promise<{ kind: 'paid'; order: string } | { kind: 'amount_differs'; expected: number } | { kind: 'none' }>;
-}
 
 export interface LineBridgeDeps {
   store: Store;
@@ -38,6 +31,7 @@ export interface LineBridgeDeps {
   logger: Logger & ChangeLog;
   /** Counts each event by outcome (metrics). */
   onEvent?: (outcome: string) => void;
+  /** Chooses the pending request a slip pays on channels that match payment requests. */
   paymentRequests?: PaymentRequestMatcher;
   now?: () => Date;
 }
@@ -133,6 +127,13 @@ export class LineBridge {
   }
 
   private async verify(channel: LineChannel, event: LineEvent, slip: ChannelVerifyInput['slip']): Promise<LineReply> {
+    const matcher = channel.matchPaymentRequests ? this.deps.paymentRequests : undefined;
+    // Chosen from the bank's answer, inside the verification, so the normal paying rules apply to it.
+    let match: PaymentMatch | null = null;
+    const paymentRequestFor = async (verified: VerifiedSlip) => {
+      match = await matcher!.match(channel.accountId, verified);
+      return match.kind === 'one' ? match.request : undefined;
+    };
     const outcome = await this.deps.verification.verifyForChannel({
       accountId: channel.accountId,
       keyId: `line:${channel.channelId}`,
@@ -140,16 +141,14 @@ export class LineBridge {
       requestId: event.webhookEventId,
       slip,
       ...(channel.checks ? { checks: { duplicate: true } } : {}),
+      ...(matcher ? { paymentRequestFor } : {}),
     });
     const reply = outcomeReply(outcome, channel.checks);
     if (outcome.kind === 'account_error' && outcome.error !== 'receiver_not_registered') {
       this.deps.logger.warn({ channelId: channel.channelId, accountId: channel.accountId, error: outcome.error }, 'LINE slip not checked: the account cannot pay for verifications');
     }
-    if (reply.kind !== 'verified' || !channel.matchPaymentRequests || !this.deps.paymentRequests) return reply;
-    const matched = await this.deps.paymentRequests.match(channel.accountId, reply.slip);
-    if (matched.kind === 'paid') return { ...reply, order: matched.order };
-    if (matched.kind === 'amount_differs') return { kind: 'amount_differs', slip: reply.slip, expected: matched.expected };
-    return reply;
+    if (!matcher || outcome.kind !== 'verified') return reply;
+    return paymentReply(this.deps.store, outcome.slip, reply, match, outcome.paymentRequest);
   }
 
   /** At most hourly per process, in the background; every instance doing it is harmless. */

@@ -16,11 +16,7 @@ export interface LineChannel {
   lang: LineLanguage;
   /** Whether the duplicate check and the account's receiver policy decide the reply (on by default). */
   checks: boolean;
-  /**
-   * Whether a verified slip is matched to the account's pending payment
-   * requests (issue #34). The option is stored and shown; the matching is
-   * wired through LineBridgeDeps.paymentRequests once payment requests land.
-   */
+  /** Whether a verified slip pays the account's pending payment request it matches (line/payment-match.ts). */
   matchPaymentRequests: boolean;
   createdAt: Date;
 }
