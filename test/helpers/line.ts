@@ -23,7 +23,7 @@ export interface LineRig {
 
 export const SECRETS_KEY = randomBytes(32).toString('hex');
 
-export async function startLineRig(opts: TestAppOptions & { credits?: number; lang?: 'th' | 'en'; checks?: boolean } = {}): Promise<LineRig> {
+export async function startLineRig(opts: TestAppOptions & { credits?: number; lang?: 'th' | 'en'; checks?: boolean; matchPaymentRequests?: boolean } = {}): Promise<LineRig> {
   const channelId = String(1_000_000_000 + Math.floor(Math.random() * 8_999_999_999));
   const channelSecret = randomBytes(16).toString('hex');
   const accessToken = randomBytes(32).toString('base64url');
@@ -31,7 +31,7 @@ export async function startLineRig(opts: TestAppOptions & { credits?: number; la
   const app = await startApp({ ...opts, env: { SECRETS_KEY, LINE_API_BASE_URL: sim.url, LINE_DATA_API_BASE_URL: sim.url, ...opts.env } });
   sim.setSlipgate(app.publicUrl);
   const { accountId } = await app.account(opts.credits ?? 5);
-  await app.lineChannels.connect('admin:test', accountId, { channelId, channelSecret, accessToken, lang: opts.lang ?? 'en', checks: opts.checks ?? true });
+  await app.lineChannels.connect('admin:test', accountId, { channelId, channelSecret, accessToken, lang: opts.lang ?? 'en', checks: opts.checks ?? true, matchPaymentRequests: opts.matchPaymentRequests ?? false });
   const answers = async (n: number) => {
     const chat = () => sim.log.filter((e) => e.kind !== 'loading');
     await eventually(async () => chat().length >= n);

@@ -16,6 +16,9 @@ export async function paymentReply(store: Store, slip: VerifiedSlip, reply: Line
     return { kind: 'no_order', slip, several: match?.kind === 'several' };
   }
   const order = match.request.reference;
+  // A slip used before (or paid elsewhere) that this order refused for its own reasons is told as used:
+  // the order it was offered to is only the receiver's open one, not the one the customer meant.
+  if (reply.kind !== 'verified' && verdict.reason !== undefined && verdict.reason !== 'slip_already_used') return reply;
   switch (verdict.reason) {
     case undefined:
       return { kind: 'verified', slip, order };
