@@ -90,6 +90,24 @@ describe('LINE payment request matching', () => {
     expect(await status(solo, due.id)).toBe('pending');
   });
 
+  it('the order a slip matches but cannot pay says why: expired before the transfer, placed after it', { timeout: 60_000 }, async () => {
+    const r = await shopRig({ lang: 'th' });
+    // Still pending (the expiry pass has not run), its window over ten minutes ago.
+    const request = await order(r, 'order-41', 60);
+    const createdAt = new Date(Date.now() - 30 * 60_000);
+    const lapsed = { ...request, id: `${request.id.slice(0, -4)}beef`, reference: 'order-42', amount: 7000, requestedAmount: 7000, createdAt, expiresAt: new Date(createdAt.getTime() + 10 * 60_000) };
+    await r.app.store.createPaymentRequest(lapsed);
+    await sendText(r, slipFor({ amount: 70 }));
+    expect((await r.answers(1))[0]!.text).toMatch(/^⚠️ คำสั่งซื้อ order-42 หมดเวลาชำระก่อนการโอนนี้ ร้านค้าจะติดต่อกลับ\nจำนวนเงิน ฿70\.00/);
+    expect(await status(r, lapsed.id)).toBe('pending');
+
+    await sendText(r, slipFor({ amount: 60, paidAt: new Date(Date.now() - 60 * 60_000) }));
+    expect((await r.answers(2))[1]!.text).toContain('การโอนนี้เกิดขึ้นก่อนสร้างคำสั่งซื้อ order-41');
+    expect(await status(r, request.id)).toBe('pending');
+    // Both charged: the bank confirmed both slips.
+    expect(await r.credits()).toBe(8);
+  });
+
   it('a channel without the option pays no request, even one the slip would pay', { timeout: 60_000 }, async () => {
     const r = await shopRig({ matchPaymentRequests: false });
     const request = await order(r, 'order-31', 75);
