@@ -39,7 +39,7 @@ export function registerLineCommands(program: Command): void {
     .requiredOption('--access-token <token>', 'a long-lived channel access token (Messaging API tab)')
     .option('--lang <lang>', 'language of the replies: th or en', 'th')
     .option('--no-checks', "answer without the duplicate check and the account's reported receiver verdict")
-    .option('--match-payment-requests', 'match verified slips to pending payment requests (issue #34: stored now, matched once payment requests are served)')
+    .option('--match-payment-requests', 'a slip sent in the chat pays the pending payment request of its receiver and amount (docs/line.md#payment-requests)')
     .option('--reason <text>', 'why, for the admin event trail')
     .option('--json', 'print JSON (secrets masked)')
     .action((accountId: string, opts: ConnectFlags) =>

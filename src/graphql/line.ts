@@ -19,7 +19,7 @@ const LineChannelRef = builder.objectRef<LineChannelView>('LineChannel').impleme
     accountId: t.exposeID('accountId'),
     lang: t.expose('lang', { type: LineLanguageEnum }),
     checks: t.exposeBoolean('checks', { description: "Whether the duplicate check and the account's reported receiver verdict decide the answer." }),
-    matchPaymentRequests: t.exposeBoolean('matchPaymentRequests', { description: 'Whether verified slips are matched to pending payment requests (once payment requests are served).' }),
+    matchPaymentRequests: t.exposeBoolean('matchPaymentRequests', { description: 'Whether a slip sent in the chat pays the pending payment request of its receiver and amount (docs/line.md#payment-requests).' }),
     credentials: t.string({
       description: 'The channel secret and access token, always masked: set, and never readable again (no field of this API reads them).',
       resolve: (c) => `${c.secret} / ${c.accessToken}`,
