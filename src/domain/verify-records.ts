@@ -1,5 +1,6 @@
 // The small pieces verify.ts builds its answers and failure records from:
 // who asked, what a failure record says, and the outcomes that need no state.
+import { ACCOUNT_ERRORS } from './errors.js';
 import type { SlipRef } from './slip-qr.js';
 import type { ErrorKind, RequestErrorRecord, VerifiedSlip, VerifyTransactionRecord } from './types.js';
 import type { BodyRead, VerifyOutcome } from './verify-types.js';
@@ -81,4 +82,9 @@ export function imageRefusal(refused: 'bad_request' | 'busy' | 'unavailable', me
 
 export function bodyCheck(read: BodyRead, maxQrcodeBodyBytes: number | undefined): BodyCheck {
   return read.ok ? checkVerifyBody(read.contentType, read.bytes, maxQrcodeBodyBytes) : { ok: false, ...read.problem };
+}
+
+/** What a 1024's record says: the address slipgate judged, and where it read it from. */
+export function ipRefusalRecorded(seen: { clientIp: string | null; clientIpFrom: string | null }): string {
+  return `${ACCOUNT_ERRORS.ip_not_allowed.message}: saw ${seen.clientIp ?? 'no address'}${seen.clientIpFrom ? ` (${seen.clientIpFrom})` : ''}`;
 }

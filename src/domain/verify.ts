@@ -1,87 +1,38 @@
 // The one code path every verification takes: authenticate, check the body,
 // hold a credit, ask the network, then settle (charge) or release (free).
 // docs/contract.md#order-of-checks fixes the order and texts of the errors.
-import type { Logger } from './ports/logger.js';
-import { constraintViolation, type Store } from './ports/store.js';
-import type { Upstream } from './ports/upstream.js';
 import { ACCOUNT_ERRORS, type AccountErrorKind } from './errors.js';
 import { readSlipImage } from './verify-image.js';
 import { AccountSlots } from './account-slots.js';
-import type { ImageDecoder } from './ports/images.js';
 import { parseSlipQr, type SlipRef } from './slip-qr.js';
-import type { RequestErrorRecord, VerifiedSlip } from './types.js';
+import type { RequestErrorRecord } from './types.js';
 import type { ChannelVerifyInput, VerifyInput, VerifyOutcome, VerifyTrace } from './verify-types.js';
-import type { KeyResolver } from './key-lookup.js';
+import type { VerificationDeps } from './verify-deps.js';
 import { ReceiverDirectory } from './receiver-directory.js';
 import { receiverRefusal, receiverVerdict } from './receiver-policy.js';
 import { askNetwork } from './ask-network.js';
-import { evaluateChecks, type CheckRequest, type CheckResults } from './checks.js';
-import { duplicateHistory } from './duplicate-history.js';
-import type { FailedAuthBrake } from './failed-auth-brake.js';
+import type { CheckRequest } from './checks.js';
 import { AuthRefusals } from './auth-refusals.js';
+import { KeyTouches } from './key-touches.js';
 import { outboxRecords, verificationSucceeded } from './webhooks/events.js';
-import type { WebhookEventType } from './webhooks/types.js';
-import { payableRequest, payWithSlip, type PaymentVerdict } from './payments/paying.js';
-import { paymentEvent } from './payments/events.js';
-import type { PaymentRequest } from './payments/types.js';
-import { bodyCheck, failure, successRecord, imageRefusal, requestErrorRecord, type FailureFacts, type KeyedWho, type Who } from './verify-records.js';
+import { payableRequest } from './payments/paying.js';
+import { failureOutcome, SettleFailedError } from './verify-failures.js';
+import { payAfterSettle, type PaymentToPay } from './verify-payment.js';
+import { runChecks } from './verify-checks.js';
+import { bodyCheck, failure, successRecord, imageRefusal, ipRefusalRecorded, requestErrorRecord, type FailureFacts, type KeyedWho, type Who } from './verify-records.js';
 
 export type { VerifyInput, VerifyOutcome } from './verify-types.js';
-
-export interface VerificationDeps {
-  store: Store;
-  upstream: Upstream;
-  /** Whole budget for the network call (10 s, docs/contract.md#limits). */
-  timeoutMs: number;
-  logger: Logger;
-  now?: () => Date;
-  newId: () => string;
-  /** Resolves API keys (and caches them; see key-lookup.ts). */
-  keys: KeyResolver;
-  /** Each account's receiver policy and receivers, cached; without it they are read for every verification. */
-  receivers?: ReceiverDirectory;
-  /** Verifications one account may have at the network at once (busy beyond). */
-  maxInFlightPerAccount?: number;
-  /** The serving process's lease, recorded on each hold (see lease.ts). */
-  instanceId?: () => string | null;
-  /** Reads the slip QR of `image` bodies (the worker pool); without it they are refused. */
-  images?: ImageDecoder;
-  /**
-   * Pictures one account may have waiting for or on a decoder thread (per
-   * process); more get 429 before they queue, so one key's flood cannot fill
-   * the image pool's queue that every merchant shares.
-   */
-  maxPicturesPerAccount?: number;
-  /** Bounds what refused authentications from one address cost (failed-auth-brake.ts); without it each is recorded. */
-  authBrake?: FailedAuthBrake;
-  /** Webhook listeners (a per-account cache); absent: no events are written. */
-  webhooks?: {
-    endpointsFor(accountId: string, type: WebhookEventType): Promise<string[]>;
-    /** Called after a settle wrote deliveries, so the worker need not wait for its next poll. */
-    written?(): void;
-  };
-}
-
-const UNAVAILABLE: VerifyOutcome = { kind: 'unavailable', message: 'service temporarily unavailable' };
-
-/** A store failure while recording a success: whether the charge committed is unknown. */
-class SettleFailedError extends Error {
-  constructor(cause: unknown) {
-    super('recording a verified slip failed', { cause });
-  }
-}
-/** lastUsedAt is for people, so one write a minute per key is plenty. */
-const TOUCH_INTERVAL_MS = 60_000;
+export type { VerificationDeps } from './verify-deps.js';
 
 export class VerificationService {
   private readonly inFlight = new Set<Promise<unknown>>();
-  private readonly lastTouch = new Map<string, number>();
   private readonly now: () => Date;
   private readonly perAccount = new Map<string, number>();
   private readonly maxPerAccount: number;
   private readonly pictureSlots: AccountSlots;
   private readonly receivers: ReceiverDirectory;
   private readonly refusals: AuthRefusals;
+  private readonly touches: KeyTouches;
 
   constructor(private readonly deps: VerificationDeps) {
     this.receivers = deps.receivers ?? new ReceiverDirectory(deps.store, 0);
@@ -89,6 +40,7 @@ export class VerificationService {
     this.maxPerAccount = deps.maxInFlightPerAccount ?? Number.POSITIVE_INFINITY;
     this.pictureSlots = new AccountSlots(deps.maxPicturesPerAccount ?? Number.POSITIVE_INFINITY);
     this.refusals = new AuthRefusals(deps);
+    this.touches = new KeyTouches(deps);
   }
 
   /**
@@ -102,27 +54,10 @@ export class VerificationService {
 
   /** Counted for drain(); a failure inside becomes the outcome that says what the caller may do. */
   private track(work: Promise<VerifyOutcome>, requestId: string): Promise<VerifyOutcome> {
-    const run = work.catch((err: unknown): VerifyOutcome => {
-      this.logFailure(err, requestId);
-      return err instanceof SettleFailedError ? { kind: 'outcome_unknown' } : UNAVAILABLE;
-    });
+    const run = work.catch((err: unknown): VerifyOutcome => failureOutcome(err, requestId, this.deps.logger));
     this.inFlight.add(run);
     void run.finally(() => this.inFlight.delete(run));
     return run;
-  }
-
-  private logFailure(err: unknown, requestId: string): void {
-    // No write on this path can clash with another by design (ids are new, holds and accounts are
-    // checked under the row or document lock): a database rule that refuses one shows a broken guard.
-    const broken = constraintViolation(err);
-    if (broken) {
-      this.deps.logger.error(
-        { err, requestId, constraint: broken.constraint, bug: true },
-        `bug: a write of a verification broke the database rule ${broken.constraint}; the database refused it (nothing was written) and the request failed`,
-      );
-    } else {
-      this.deps.logger.error({ err, requestId }, 'verification failed inside slipgate');
-    }
   }
 
   /** Resolves when every verification started so far has settled. */
@@ -151,8 +86,7 @@ export class VerificationService {
       // proxy whose address slipgate saw (TRUST_PROXY_HOPS unset) is told apart from a wrong range.
       const seen = { clientIp: input.clientIp ?? null, clientIpFrom: input.clientIpFrom ?? null };
       if (input.trace) Object.assign(input.trace, { accountId: found.key.accountId, keyId: found.key.id, ...seen });
-      const message = `${ACCOUNT_ERRORS.ip_not_allowed.message}: saw ${seen.clientIp ?? 'no address'}${seen.clientIpFrom ? ` (${seen.clientIpFrom})` : ''}`;
-      return this.authRefusal('ip_not_allowed', { ...anonymous, accountId: found.key.accountId, keyId: found.key.id }, address, message);
+      return this.authRefusal('ip_not_allowed', { ...anonymous, accountId: found.key.accountId, keyId: found.key.id }, address, ipRefusalRecorded(seen));
     }
     const { key } = found;
     const who: KeyedWho = { ...anonymous, accountId: key.accountId, keyId: key.id };
@@ -193,7 +127,7 @@ export class VerificationService {
     slip: { qrcode: string; image?: undefined } | { qrcode?: undefined; image: Buffer },
     checks?: CheckRequest,
     trace?: VerifyTrace,
-    paying?: PaymentRequest | ChannelVerifyInput['paymentRequestFor'],
+    paying?: PaymentToPay,
   ): Promise<VerifyOutcome> {
     const { store } = this.deps;
     let qrcode: string;
@@ -245,7 +179,7 @@ export class VerificationService {
     started: number,
     checks?: CheckRequest,
     trace?: VerifyTrace,
-    paying?: PaymentRequest | ChannelVerifyInput['paymentRequestFor'],
+    paying?: PaymentToPay,
   ): Promise<VerifyOutcome> {
     const { store } = this.deps;
     // Read before the hold (from memory, mostly): a store failure here is a plain 503 with nothing held,
@@ -287,39 +221,13 @@ export class VerificationService {
     } catch (err) {
       throw new SettleFailedError(err);
     }
-    const payment = paying ? await this.pay(paying, data, who, paidListeners) : undefined;
+    const payment = paying ? await payAfterSettle(store, { request: paying, slip: data, verificationId: who.id, listeners: paidListeners }, this.now()) : undefined;
     if (deliveries.length > 0 || payment?.status === 'paid') this.deps.webhooks?.written?.();
     // lastUsedAt is an API key's; a LINE channel has none.
-    if (who.source !== 'line') this.touch(who.keyId);
+    if (who.source !== 'line') this.touches.touch(who.keyId);
     // Settling only turns the hold into usage: the hold's balance is the one after the charge.
     const verified = { kind: 'verified', slip: data, qrcode, creditsRemaining: held.credits, ...(payment ? { paymentRequest: payment } : {}) } as const;
-    return !checks && !receiver ? verified : { ...verified, checks: { ...(checks ? await this.runChecks(checks, data, who) : {}), ...(receiver ? { receiver } : {}) } };
-  }
-
-  /** After the charge: a store failure here leaves the payment undecided, so the outcome is unknown (500), like a failed settle. */
-  private async pay(paying: PaymentRequest | NonNullable<ChannelVerifyInput['paymentRequestFor']>, slip: VerifiedSlip, who: KeyedWho, listeners: readonly string[]): Promise<PaymentVerdict | undefined> {
-    const at = this.now();
-    try {
-      const request = typeof paying === 'function' ? await paying(slip) : paying;
-      if (!request) return undefined;
-      return await payWithSlip(this.deps.store, { request, slip, verificationId: who.id, at, deliveries: paymentEvent('payment_request.paid', listeners, () => at) });
-    } catch (err) {
-      throw new SettleFailedError(err);
-    }
-  }
-
-  /** After settling, so the duplicate lookup can leave this verification out. */
-  private async runChecks(checks: CheckRequest, data: VerifiedSlip, who: KeyedWho): Promise<CheckResults> {
-    const history = checks.duplicate
-      ? await duplicateHistory(this.deps.store, { accountId: who.accountId, transactionId: data.transactionId, sendingBank: data.senderBankCode, excludeId: who.id }).catch(
-          (err: unknown) => {
-            // Already charged: answer the verification, report the check as unknown.
-            this.deps.logger.error({ err, requestId: who.requestId }, 'duplicate check lookup failed');
-            return { error: 'could not look up earlier verifications; the slip was verified and charged' };
-          },
-        )
-      : undefined;
-    return evaluateChecks(checks, data, { now: this.now(), history });
+    return !checks && !receiver ? verified : { ...verified, checks: { ...(checks ? await runChecks(this.deps, checks, data, who, this.now) : {}), ...(receiver ? { receiver } : {}) } };
   }
 
   /**
@@ -359,14 +267,5 @@ export class VerificationService {
 
   private errorRecord(who: Who, facts: FailureFacts): RequestErrorRecord {
     return requestErrorRecord(who, facts, this.now());
-  }
-
-  private touch(keyId: string): void {
-    const now = Date.now();
-    if (now - (this.lastTouch.get(keyId) ?? 0) < TOUCH_INTERVAL_MS) return;
-    this.lastTouch.set(keyId, now);
-    this.deps.store.touchApiKey(keyId, new Date(now)).catch((err: unknown) => {
-      this.deps.logger.warn({ err, keyId }, 'could not record key use');
-    });
   }
 }

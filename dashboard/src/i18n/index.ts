@@ -1,8 +1,12 @@
 // The page's language: Thai or English. A choice made with the header switch
 // is remembered in localStorage (it is not a secret, unlike the token);
 // without one, the browser's preferred languages decide.
-import { en, type Messages } from './en.js';
+import { en, type CommonMessages } from './en.js';
+import { enAccount, type AccountMessages } from './en-account.js';
+import { enAudit, type AuditMessages } from './en-audit.js';
 import { th } from './th.js';
+import { thAccount } from './th-account.js';
+import { thAudit } from './th-audit.js';
 
 export type Locale = 'en' | 'th';
 export const LOCALES: { locale: Locale; label: string }[] = [
@@ -11,7 +15,11 @@ export const LOCALES: { locale: Locale; label: string }[] = [
 ];
 
 const STORAGE_KEY = 'slipgate.locale';
-const CATALOGS: Record<Locale, Messages> = { en, th };
+type Messages = CommonMessages & AccountMessages & AuditMessages;
+const CATALOGS: Record<Locale, Messages> = {
+  en: { ...en, ...enAccount, ...enAudit },
+  th: { ...th, ...thAccount, ...thAudit },
+};
 
 function stored(): Locale | null {
   try {

@@ -1,4 +1,5 @@
-// Mongoose schemas and their indexes. Indexes are declared here and built by
+// Mongoose schemas and their indexes (webhooks, payment requests and LINE in
+// their own *-schemas.ts files). Indexes are declared with them and built by
 // MongoStore.migrate() (autoIndex is off: building them is a startup step
 // that must finish, or fail, before the gateway listens). No TTL or
 // partialFilterExpression indexes: FerretDB, the test server, lacks them.
@@ -12,25 +13,14 @@ import type {
   HoldOutcomeDoc,
   InstanceLeaseDoc,
   LedgerDoc,
-  LineChannelDoc,
-  LineEventDoc,
   ReceiverDoc,
   RequestErrorDoc,
   VerifyTransactionDoc,
-  WebhookDeliveryDoc,
-  WebhookEndpointDoc,
 } from './docs.js';
 import { definePaymentModels, type PaymentModels } from './payment-schemas.js';
-
-// minimize: false keeps empty objects in `response`/`details` (stored as given).
-const OPTIONS = { versionKey: false, minimize: false, autoIndex: false, autoCreate: false, strict: true } as const;
-const Int32 = Schema.Types.Int32;
-const str = { type: String, required: true } as const;
-const optStr = { type: String, default: null } as const;
-const date = { type: Date, required: true } as const;
-const optDate = { type: Date, default: null } as const;
-/** Newest first with the id as tie-breaker: the keyset order of every page. */
-const NEWEST = { createdAt: -1, _id: -1 } as const;
+import { defineWebhookModels, type WebhookModels } from './webhook-schemas.js';
+import { defineLineModels, type LineModels } from './line-schemas.js';
+import { Int32, NEWEST, OPTIONS, date, optDate, optStr, str } from './schema-fields.js';
 
 const holdSchema = new Schema<HoldEntry>({ _id: str, keyId: str, createdAt: date, instanceId: optStr }, { ...OPTIONS });
 
@@ -198,65 +188,13 @@ const receiverSchema = new Schema<ReceiverDoc>(
 // The verify path's cache reads one account's receivers, oldest first.
 receiverSchema.index({ accountId: 1, createdAt: 1, _id: 1 });
 
-const webhookEndpointSchema = new Schema<WebhookEndpointDoc>(
-  { _id: str, accountId: str, url: str, events: { type: [String], required: true }, secret: str, createdAt: date, removedAt: optDate },
-  OPTIONS,
-);
-webhookEndpointSchema.index({ accountId: 1, createdAt: 1, _id: 1 });
-
-const webhookAttemptSchema = new Schema(
-  { at: date, statusCode: { type: Number, default: null }, error: optStr, durationMs: { type: Number, required: true } },
-  { ...OPTIONS, _id: false },
-);
-const webhookDeliverySchema = new Schema<WebhookDeliveryDoc>(
-  {
-    _id: str,
-    eventId: str,
-    endpointId: str,
-    accountId: str,
-    type: str,
-    body: str,
-    state: { type: String, enum: ['pending', 'delivered', 'failed'], required: true },
-    nextAttemptAt: date,
-    attempts: { type: [webhookAttemptSchema], default: [] },
-    claim: optStr,
-    leaseUntil: optDate,
-    deliveredAt: optDate,
-    createdAt: date,
-  },
-  OPTIONS,
-);
-// The worker's claim: pending and due, oldest due first.
-webhookDeliverySchema.index({ state: 1, nextAttemptAt: 1 });
-webhookDeliverySchema.index({ accountId: 1, ...NEWEST });
-webhookDeliverySchema.index({ endpointId: 1, ...NEWEST });
-
-// LINE channels by LINE's channel id, and the webhook events already taken.
-const lineChannelSchema = new Schema<LineChannelDoc>(
-  {
-    _id: str,
-    accountId: str,
-    secret: str,
-    accessToken: str,
-    lang: str,
-    checks: { type: Boolean, required: true },
-    matchPaymentRequests: { type: Boolean, required: true },
-    createdAt: date,
-  },
-  OPTIONS,
-);
-lineChannelSchema.index({ accountId: 1, createdAt: 1 });
-const lineEventSchema = new Schema<LineEventDoc>({ _id: str, createdAt: date }, OPTIONS);
-// Old claims are pruned by time (LineBridge).
-lineEventSchema.index({ createdAt: 1 });
-
 /** Indexes an earlier version built that a wider one above now covers; migrate() drops them. */
 export const RETIRED_INDEXES: Partial<Record<keyof Models, string[]>> = {
   verifyTransactions: ['transactionId_1', 'redactedAt_1_createdAt_1'],
   requestErrors: ['transactionId_1', 'requestId_1'],
 };
 
-export interface Models extends PaymentModels {
+export interface Models extends WebhookModels, PaymentModels, LineModels {
   accounts: Model<AccountDoc>;
   apiKeys: Model<ApiKeyDoc>;
   verifyTransactions: Model<VerifyTransactionDoc>;
@@ -267,10 +205,6 @@ export interface Models extends PaymentModels {
   adminTokens: Model<AdminTokenDoc>;
   adminEvents: Model<AdminEventDoc>;
   receivers: Model<ReceiverDoc>;
-  webhookEndpoints: Model<WebhookEndpointDoc>;
-  webhookDeliveries: Model<WebhookDeliveryDoc>;
-  lineChannels: Model<LineChannelDoc>;
-  lineEvents: Model<LineEventDoc>;
 }
 
 /** Registers the models on one connection (one store = one connection). */
@@ -286,11 +220,9 @@ export function defineModels(conn: Connection): Models {
     adminTokens: conn.model<AdminTokenDoc>('AdminToken', adminTokenSchema, 'admin_tokens'),
     adminEvents: conn.model<AdminEventDoc>('AdminEvent', adminEventSchema, 'admin_events'),
     receivers: conn.model<ReceiverDoc>('Receiver', receiverSchema, 'receivers'),
-    webhookEndpoints: conn.model<WebhookEndpointDoc>('WebhookEndpoint', webhookEndpointSchema, 'webhook_endpoints'),
-    webhookDeliveries: conn.model<WebhookDeliveryDoc>('WebhookDelivery', webhookDeliverySchema, 'webhook_deliveries'),
+    ...defineWebhookModels(conn),
     ...definePaymentModels(conn),
-    lineChannels: conn.model<LineChannelDoc>('LineChannel', lineChannelSchema, 'line_channels'),
-    lineEvents: conn.model<LineEventDoc>('LineEvent', lineEventSchema, 'line_events'),
+    ...defineLineModels(conn),
   };
 }
 

@@ -1,0 +1,30 @@
+// Storage port: accounts and their API keys.
+import type { Account, ApiKey } from '../types.js';
+import type { Page } from './store-page.js';
+
+export interface AccountQuery {
+  search?: string;
+  /** Reconciliation needs deleted accounts too; lists for people do not. */
+  includeDeleted?: boolean;
+  limit: number;
+  after?: string | null;
+}
+
+export interface AccountStore {
+  createAccount(input: { id: string; name: string; createdAt: Date }): Promise<Account>;
+  /** Returns deleted accounts too (deletedAt set). */
+  getAccount(id: string): Promise<Account | null>;
+  getAccounts(ids: readonly string[]): Promise<Account[]>;
+  listAccounts(query: AccountQuery): Promise<Page<Account>>;
+  /** Soft delete: keys stop working (1022), audit history stays. */
+  deleteAccount(id: string, at: Date): Promise<boolean>;
+
+  createApiKey(key: ApiKey): Promise<void>;
+  findApiKeyByHash(hash: string): Promise<ApiKey | null>;
+  getApiKey(id: string): Promise<ApiKey | null>;
+  listApiKeys(accountId: string): Promise<ApiKey[]>;
+  revokeApiKey(id: string, at: Date): Promise<boolean>;
+  /** Replaces the key's allowed CIDR ranges (empty = any address); false for an unknown key. */
+  setApiKeyAllowedIps(id: string, allowedIps: readonly string[]): Promise<boolean>;
+  touchApiKey(id: string, at: Date): Promise<void>;
+}

@@ -1,0 +1,21 @@
+// Storage port: LINE channels and the event claims that stop redeliveries (domain/line).
+import type { LineChannel, LineEventClaim } from '../line/types.js';
+
+// LINE channels (domain/line). One channel id is connected to one account at a time.
+export interface LineStore {
+  /** Throws StoreError 'conflict' when the channel id is connected already or the account is unknown. */
+  createLineChannel(channel: LineChannel): Promise<void>;
+  getLineChannel(channelId: string): Promise<LineChannel | null>;
+  /** Every connected channel, or one account's; oldest first. */
+  listLineChannels(accountId?: string): Promise<LineChannel[]>;
+  /** False for a channel not connected. */
+  deleteLineChannel(channelId: string): Promise<boolean>;
+  /**
+   * Records that a webhook event was taken for processing. True the first
+   * time; false for a redelivery of an event already taken (any process,
+   * any restart), which must not be processed again.
+   */
+  claimLineEvent(claim: LineEventClaim): Promise<boolean>;
+  /** Forgets event claims taken before `before` (LINE stops redelivering long before); resolves to how many. */
+  pruneLineEvents(before: Date): Promise<number>;
+}

@@ -1,0 +1,40 @@
+// Storage port: payment requests (domain/payments).
+import type { CreatePaymentResult, PayResult, PayingSlip, PaymentQuery, PaymentRequest } from '../payments/types.js';
+import type { NewWebhookDelivery } from '../webhooks/types.js';
+import type { Page } from './store-page.js';
+
+// Payment requests (domain/payments). Each write below is atomic: a
+// reference makes one request per account, a unique amount is held by one
+// pending request of its receiver, a request is paid once and a slip pays
+// once, whatever runs at the same time on other instances.
+export interface PaymentRequestStore {
+  /** Whether the account's new payment requests get unique amounts (false for an unknown account). */
+  uniquePaymentAmounts(accountId: string): Promise<boolean>;
+  /** False for an unknown or deleted account. */
+  setUniquePaymentAmounts(accountId: string, on: boolean): Promise<boolean>;
+  /** The account's request with the same reference, if any, wins: it is handed back and nothing is written. */
+  createPaymentRequest(request: PaymentRequest): Promise<CreatePaymentResult>;
+  getPaymentRequest(id: string): Promise<PaymentRequest | null>;
+  findPaymentRequest(accountId: string, reference: string): Promise<PaymentRequest | null>;
+  /** Newest first. */
+  listPaymentRequests(query: PaymentQuery): Promise<Page<PaymentRequest>>;
+  /** Pending → cancelled; the request as it is after (unchanged when not pending), null for an unknown id. */
+  cancelPaymentRequest(id: string, at: Date): Promise<PaymentRequest | null>;
+  /**
+   * Pending → paid by `slip`, with the `payment_request.paid` deliveries in
+   * the same write, iff the request is still pending and the slip (its
+   * transaction id at its sending bank) has paid no request. A slip that
+   * already paid this very request is `paid` again (a retried verification).
+   * Throws StoreError 'not_found' for an unknown id.
+   */
+  payPaymentRequest(id: string, slip: PayingSlip, at: Date, deliveries: (request: PaymentRequest) => readonly NewWebhookDelivery[]): Promise<PayResult>;
+  /** Up to `limit` pending requests that expired at or before `now`, soonest expired first. */
+  duePaymentRequests(now: Date, limit: number): Promise<PaymentRequest[]>;
+  /**
+   * Marks each of `ids` still pending and expired at or before `now` as
+   * expired, with its `payment_request.expired` deliveries in the same
+   * write. Returns those it marked (a request paid or cancelled meanwhile is
+   * left as it is).
+   */
+  expirePaymentRequests(ids: readonly string[], now: Date, deliveries: (request: PaymentRequest) => readonly NewWebhookDelivery[]): Promise<PaymentRequest[]>;
+}

@@ -1,0 +1,43 @@
+// What a VerificationService is built from; compose.ts wires the real ones.
+import type { Logger } from './ports/logger.js';
+import type { Store } from './ports/store.js';
+import type { Upstream } from './ports/upstream.js';
+import type { ImageDecoder } from './ports/images.js';
+import type { KeyResolver } from './key-lookup.js';
+import type { ReceiverDirectory } from './receiver-directory.js';
+import type { FailedAuthBrake } from './failed-auth-brake.js';
+import type { WebhookEventType } from './webhooks/types.js';
+
+export interface VerificationDeps {
+  store: Store;
+  upstream: Upstream;
+  /** Whole budget for the network call (10 s, docs/contract.md#limits). */
+  timeoutMs: number;
+  logger: Logger;
+  now?: () => Date;
+  newId: () => string;
+  /** Resolves API keys (and caches them; see key-lookup.ts). */
+  keys: KeyResolver;
+  /** Each account's receiver policy and receivers, cached; without it they are read for every verification. */
+  receivers?: ReceiverDirectory;
+  /** Verifications one account may have at the network at once (busy beyond). */
+  maxInFlightPerAccount?: number;
+  /** The serving process's lease, recorded on each hold (see lease.ts). */
+  instanceId?: () => string | null;
+  /** Reads the slip QR of `image` bodies (the worker pool); without it they are refused. */
+  images?: ImageDecoder;
+  /**
+   * Pictures one account may have waiting for or on a decoder thread (per
+   * process); more get 429 before they queue, so one key's flood cannot fill
+   * the image pool's queue that every merchant shares.
+   */
+  maxPicturesPerAccount?: number;
+  /** Bounds what refused authentications from one address cost (failed-auth-brake.ts); without it each is recorded. */
+  authBrake?: FailedAuthBrake;
+  /** Webhook listeners (a per-account cache); absent: no events are written. */
+  webhooks?: {
+    endpointsFor(accountId: string, type: WebhookEventType): Promise<string[]>;
+    /** Called after a settle wrote deliveries, so the worker need not wait for its next poll. */
+    written?(): void;
+  };
+}
