@@ -1,5 +1,5 @@
 // Who is asking and what resolvers may use. The bearer token is checked by
-// express before GraphQL runs (src/http/admin-auth.ts), so a request without
+// express before GraphQL runs (src/admin-auth.ts), so a request without
 // a live token never reaches the schema (401), and every context has an
 // acting admin.
 import type { Logger } from 'pino';

@@ -12,9 +12,8 @@
 import express, { type Express } from 'express';
 import type { Plugin } from 'graphql-yoga';
 import type { AdminTokenService } from '../domain/admin-tokens.js';
-import { sendError } from '../http/json-errors.js';
-import { formToken, requireAdminFormToken, signedInAdmin } from '../http/admin-auth.js';
-import { inlinePagePolicy } from '../http/inline-page-policy.js';
+import { formToken, requireAdminFormToken, requireAdminRole } from '../admin-auth.js';
+import { inlinePagePolicy } from './inline-page-policy.js';
 
 const MAX_FORM_BYTES = 1024;
 
@@ -25,8 +24,8 @@ export function mountGraphiqlSession(app: Express, tokens: AdminTokenService, en
     next();
   };
   const form = express.urlencoded({ extended: false, limit: MAX_FORM_BYTES, parameterLimit: 2 });
-  app.post('/graphiql', noStore, form, requireAdminFormToken(tokens), async (req, res) => {
-    if (signedInAdmin(res).role !== 'admin') return sendError(res, 403, 'GraphiQL is for the admin role; the dashboard shows the rest');
+  const adminOnly = requireAdminRole('GraphiQL is for the admin role; the dashboard shows the rest');
+  app.post('/graphiql', noStore, form, requireAdminFormToken(tokens), adminOnly, async (req, res) => {
     const { renderGraphiQL } = await import('@graphql-yoga/render-graphiql');
     const html = renderGraphiQL({ endpoint, title: 'slipgate GraphiQL', additionalHeaders: { Authorization: `Bearer ${formToken(req)}` }, shouldPersistHeaders: false });
     for (const [name, value] of Object.entries(pageHeaders(html))) res.setHeader(name, value);

@@ -10,7 +10,7 @@ import type { AdminTokenService } from '../domain/admin-tokens.js';
 import type { Store } from '../domain/ports/store.js';
 import type { DomainHealth } from '../upstream/pool.js';
 import { armorPlugins, introspectionForAdminsOnly } from './armor.js';
-import { requireAdminToken, signedInAdmin } from '../http/admin-auth.js';
+import { requireAdminToken, signedInAdmin } from '../admin-auth.js';
 import { buildContext, type GraphqlContext, type ServerContext } from './context.js';
 import { createMaskError } from './errors.js';
 import { graphiqlPagePolicy, mountGraphiqlSession } from './graphiql-session.js';

@@ -11,7 +11,7 @@ import { roleAllows, type AdminTokenService } from '../domain/admin-tokens.js';
 import { InputError } from '../domain/errors.js';
 import type { Store } from '../domain/ports/store.js';
 import { ERROR_KINDS, type AdminRole, type ErrorKind } from '../domain/types.js';
-import { requireAdminToken, signedInAdmin } from './admin-auth.js';
+import { requireAdminToken, signedInAdmin } from '../admin-auth.js';
 import { sendError } from './json-errors.js';
 
 /** The audit page reads verifications and failures with the viewer role; the download is the same data. */

@@ -4,9 +4,9 @@
 // posted in a form's body (GraphiQL from a dashboard session). Checked before
 // anything else runs.
 import type { Request, RequestHandler, Response } from 'express';
-import type { AdminTokenService } from '../domain/admin-tokens.js';
-import type { AdminToken } from '../domain/types.js';
-import { sendError } from './json-errors.js';
+import type { AdminTokenService } from './domain/admin-tokens.js';
+import type { AdminToken } from './domain/types.js';
+import { sendError } from './http/json-errors.js';
 
 const BEARER = /^Bearer[ \t]+(\S+)[ \t]*$/i;
 
@@ -47,4 +47,9 @@ export function formToken(req: Request): string {
 /** The token a `requireAdmin…` check let through, for the handlers after it. */
 export function signedInAdmin(res: Response): AdminToken {
   return res.locals.admin as AdminToken;
+}
+
+/** After a token check: 403 JSON unless the signed-in token has the admin role. */
+export function requireAdminRole(message: string): RequestHandler {
+  return (_req, res, next) => (signedInAdmin(res).role === 'admin' ? next() : sendError(res, 403, message));
 }
