@@ -3,6 +3,7 @@
 // DATABASE from), by default the local trust-auth superuser.
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
+import { PostgresStore } from '../../src/store/postgres/postgres-store.js';
 
 export const PG_ADMIN_URL = process.env.SLIPGATE_TEST_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 
@@ -33,4 +34,15 @@ export async function createTestDatabase(): Promise<TestDatabase> {
     url: url.toString(),
     drop: () => admin(async (c) => void (await c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`))),
   };
+}
+
+/** A throwaway database with slipgate's schema, and a raw driver connection to it (plan and probe tests). */
+export async function migratedTestDatabase(): Promise<{ database: TestDatabase; client: pg.Client }> {
+  const database = await createTestDatabase();
+  const store = new PostgresStore(database.url);
+  await store.migrate();
+  await store.close();
+  const client = new pg.Client({ connectionString: database.url });
+  await client.connect();
+  return { database, client };
 }

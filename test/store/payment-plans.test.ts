@@ -5,11 +5,11 @@ import Database from 'better-sqlite3';
 import { join } from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { PostgresStore } from '../../src/store/postgres/postgres-store.js';
 import * as sql from '../../src/store/sql/payments.js';
 import { SqliteStore } from '../../src/store/sqlite/sqlite-store.js';
-import { createTestDatabase, type TestDatabase } from '../helpers/postgres.js';
+import { migratedTestDatabase, type TestDatabase } from '../helpers/postgres.js';
 import { tempDir } from '../helpers/temp.js';
+import { pgPlanNodes, type PgPlanNode } from './query-plans.js';
 
 const ROWS = 20_000;
 const NOW = Date.UTC(2026, 10, 1);
@@ -71,24 +71,12 @@ describe('sqlite: payment request plans', () => {
   });
 });
 
-interface PlanNode {
-  'Node Type': string;
-  'Relation Name'?: string;
-  'Index Name'?: string;
-  Plans?: PlanNode[];
-}
-const nodes = (n: PlanNode): PlanNode[] => [n, ...(n.Plans ?? []).flatMap(nodes)];
 
 describe('postgres: payment request plans', () => {
   let database: TestDatabase;
   let client: pg.Client;
   beforeAll(async () => {
-    database = await createTestDatabase();
-    const store = new PostgresStore(database.url);
-    await store.migrate();
-    await store.close();
-    client = new pg.Client({ connectionString: database.url });
-    await client.connect();
+    ({ database, client } = await migratedTestDatabase());
     // The accounts the rows name are not what is measured here (superuser: foreign keys off for this session).
     await client.query('SET session_replication_role = replica');
     const rows = seed();
@@ -112,8 +100,8 @@ describe('postgres: payment request plans', () => {
   it.each(LOOKUPS.map((l) => [l.name, l] as const))('%s', async (_name, l) => {
     let n = 0;
     const text = l.sql.replace(/\?/g, () => literal(l.params[n++]));
-    const { rows } = await client.query<{ 'QUERY PLAN': [{ Plan: PlanNode }] }>(`EXPLAIN (FORMAT JSON) ${text}`);
-    const all = nodes(rows[0]!['QUERY PLAN'][0].Plan);
+    const { rows } = await client.query<{ 'QUERY PLAN': [{ Plan: PgPlanNode }] }>(`EXPLAIN (FORMAT JSON) ${text}`);
+    const all = pgPlanNodes(rows[0]!['QUERY PLAN'][0].Plan);
     const summary = JSON.stringify(all.map((x) => [x['Node Type'], x['Index Name'] ?? x['Relation Name'] ?? '']));
     expect(all.some((x) => x['Index Name'] === l.index), summary).toBe(true);
     expect(all.filter((x) => x['Node Type'] === 'Seq Scan' || x['Node Type'] === 'Sort'), summary).toEqual([]);

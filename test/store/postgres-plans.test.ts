@@ -6,29 +6,17 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PG_BANGKOK_DAY } from '../../src/store/postgres/audit.js';
 import { time } from '../../src/store/postgres/db.js';
-import { PostgresStore } from '../../src/store/postgres/postgres-store.js';
 import { numbered } from '../../src/store/postgres/sql.js';
 import { auditPageQuery, usageQueries } from '../../src/store/sql/audit-filter.js';
-import { createTestDatabase, type TestDatabase } from '../helpers/postgres.js';
-import { PLANNED_LOOKUPS, PLANNED_USAGE, seedRows, type IndexRole, type SeedRow } from './query-plans.js';
+import { migratedTestDatabase, type TestDatabase } from '../helpers/postgres.js';
+import { PLANNED_LOOKUPS, PLANNED_USAGE, seedRows, type IndexRole, type SeedRow, pgPlanNodes, type PgPlanNode } from './query-plans.js';
 
-interface PlanNode {
-  'Node Type': string;
-  'Relation Name'?: string;
-  'Index Name'?: string;
-  Plans?: PlanNode[];
-}
 
 let database: TestDatabase;
 let client: pg.Client;
 
 beforeAll(async () => {
-  database = await createTestDatabase();
-  const store = new PostgresStore(database.url);
-  await store.migrate();
-  await store.close();
-  client = new pg.Client({ connectionString: database.url });
-  await client.connect();
+  ({ database, client } = await migratedTestDatabase());
   const { verifications, failures } = seedRows();
   const columns = (rows: SeedRow[]) => [rows.map((r) => r.id), rows.map((r) => r.accountId), rows.map((r) => r.requestId), rows.map((r) => r.transactionId), rows.map((r) => r.sendingBank), rows.map((r) => new Date(r.createdAt))];
   await client.query(
@@ -60,29 +48,28 @@ function literal(v: unknown): string {
 let prepared = 0;
 
 /** The plan as PostgreSQL chooses it for these values, or as the generic plan a named statement ends up with. */
-async function plan(sql: string, params: unknown[], generic: boolean): Promise<PlanNode> {
+async function plan(sql: string, params: unknown[], generic: boolean): Promise<PgPlanNode> {
   const text = numbered(sql);
-  if (!generic) return ((await client.query(`EXPLAIN (FORMAT JSON) ${text}`, params)).rows[0] as { 'QUERY PLAN': [{ Plan: PlanNode }] })['QUERY PLAN'][0].Plan;
+  if (!generic) return ((await client.query(`EXPLAIN (FORMAT JSON) ${text}`, params)).rows[0] as { 'QUERY PLAN': [{ Plan: PgPlanNode }] })['QUERY PLAN'][0].Plan;
   const name = `plan_${++prepared}`;
   await client.query(`PREPARE ${name} AS ${text}`);
   await client.query('SET plan_cache_mode = force_generic_plan');
   try {
     const r = await client.query(`EXPLAIN (FORMAT JSON) EXECUTE ${name}(${params.map(literal).join(', ')})`);
-    return (r.rows[0] as { 'QUERY PLAN': [{ Plan: PlanNode }] })['QUERY PLAN'][0].Plan;
+    return (r.rows[0] as { 'QUERY PLAN': [{ Plan: PgPlanNode }] })['QUERY PLAN'][0].Plan;
   } finally {
     await client.query('RESET plan_cache_mode');
     await client.query(`DEALLOCATE ${name}`);
   }
 }
 
-const nodes = (n: PlanNode): PlanNode[] => [n, ...(n.Plans ?? []).flatMap(nodes)];
-const describePlan = (n: PlanNode) => nodes(n).map((x) => `${x['Node Type']}${x['Relation Name'] ? ` on ${x['Relation Name']}` : ''}${x['Index Name'] ? ` using ${x['Index Name']}` : ''}`).join(' > ');
+const describePlan = (n: PgPlanNode) => pgPlanNodes(n).map((x) => `${x['Node Type']}${x['Relation Name'] ? ` on ${x['Relation Name']}` : ''}${x['Index Name'] ? ` using ${x['Index Name']}` : ''}`).join(' > ');
 
 /** PostgreSQL serves the duplicate check from the slip's own index (see its migrations). */
 const indexName = (table: string, role: IndexRole) => (role === 'duplicate' ? `${table}_transaction_time` : `${table}_${role}`);
 
-function expectServedBy(root: PlanNode, table: string, index: IndexRole, opts: { sorts: boolean }): void {
-  const all = nodes(root);
+function expectServedBy(root: PgPlanNode, table: string, index: IndexRole, opts: { sorts: boolean }): void {
+  const all = pgPlanNodes(root);
   const text = describePlan(root);
   expect(all.map((n) => n['Index Name']), text).toContain(indexName(table, index));
   expect(all.filter((n) => n['Node Type'] === 'Seq Scan' && n['Relation Name'] === table), text).toEqual([]);

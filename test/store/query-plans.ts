@@ -85,3 +85,19 @@ export function seedRows(): { verifications: SeedRow[]; failures: SeedRow[] } {
     failures: Array.from({ length: SEEDED.failures }, (_, i) => row(i * 2, 're')),
   };
 }
+
+/** A node of PostgreSQL's EXPLAIN (FORMAT JSON) plan, with the fields the plan tests read. */
+export interface PgPlanNode {
+  'Node Type': string;
+  'Relation Name'?: string;
+  'Index Name'?: string;
+  'Index Cond'?: string;
+  'Actual Rows'?: number;
+  'Actual Loops'?: number;
+  'Rows Removed by Filter'?: number;
+  'Rows Removed by Index Recheck'?: number;
+  Plans?: PgPlanNode[];
+}
+
+/** Every node of a plan, the root first. */
+export const pgPlanNodes = (n: PgPlanNode): PgPlanNode[] => [n, ...(n.Plans ?? []).flatMap(pgPlanNodes)];

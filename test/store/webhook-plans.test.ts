@@ -7,13 +7,13 @@ import { join } from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CLAIM as PG_CLAIM } from '../../src/store/postgres/webhooks.js';
-import { PostgresStore } from '../../src/store/postgres/postgres-store.js';
 import { numbered } from '../../src/store/postgres/sql.js';
 import { deliveryPageQuery } from '../../src/store/sql/webhooks.js';
 import { CLAIM as SQLITE_CLAIM } from '../../src/store/sqlite/webhooks.js';
 import { SqliteStore } from '../../src/store/sqlite/sqlite-store.js';
-import { createTestDatabase, type TestDatabase } from '../helpers/postgres.js';
+import { migratedTestDatabase, type TestDatabase } from '../helpers/postgres.js';
 import { tempDir } from '../helpers/temp.js';
+import { pgPlanNodes, type PgPlanNode } from './query-plans.js';
 
 const DELIVERED = 20_000;
 const START = Date.UTC(2026, 0, 1);
@@ -64,24 +64,12 @@ describe('webhook query plans: sqlite', () => {
   });
 });
 
-interface PlanNode {
-  'Node Type': string;
-  'Relation Name'?: string;
-  'Index Name'?: string;
-  Plans?: PlanNode[];
-}
-const nodes = (n: PlanNode): PlanNode[] => [n, ...(n.Plans ?? []).flatMap(nodes)];
 
 describe('webhook query plans: postgres', () => {
   let database: TestDatabase;
   let client: pg.Client;
   beforeAll(async () => {
-    database = await createTestDatabase();
-    const store = new PostgresStore(database.url);
-    await store.migrate();
-    await store.close();
-    client = new pg.Client({ connectionString: database.url });
-    await client.connect();
+    ({ database, client } = await migratedTestDatabase());
     await client.query(
       `INSERT INTO webhook_deliveries (id, event_id, endpoint_id, account_id, type, body, state, next_attempt_at, created_at)
        SELECT id, 'evt_' || id, endpoint_id, account_id, 'verification.succeeded', '{}', state, at, at
@@ -95,10 +83,10 @@ describe('webhook query plans: postgres', () => {
     await database?.drop();
   });
   const plan = async (sql: string, params: unknown[]) => {
-    const { rows: [row] } = await client.query<{ 'QUERY PLAN': [{ Plan: PlanNode }] }>(`EXPLAIN (FORMAT JSON) ${sql}`, params);
-    return nodes(row!['QUERY PLAN'][0].Plan);
+    const { rows: [row] } = await client.query<{ 'QUERY PLAN': [{ Plan: PgPlanNode }] }>(`EXPLAIN (FORMAT JSON) ${sql}`, params);
+    return pgPlanNodes(row!['QUERY PLAN'][0].Plan);
   };
-  const describePlan = (ns: PlanNode[]) => ns.map((n) => `${n['Node Type']} ${n['Relation Name'] ?? ''} ${n['Index Name'] ?? ''}`).join(' | ');
+  const describePlan = (ns: PgPlanNode[]) => ns.map((n) => `${n['Node Type']} ${n['Relation Name'] ?? ''} ${n['Index Name'] ?? ''}`).join(' | ');
 
   it('the claim reads the pending deliveries through their partial index', async () => {
     const now = new Date(START + 1e12);
