@@ -4,6 +4,7 @@
 import { randomBytes } from 'node:crypto';
 import mongoose from 'mongoose';
 import { inject } from 'vitest';
+import { MongoStore } from '../../src/store/mongo/mongo-store.js';
 import { mongoConcurrencyLimitation } from './skipped-guarantees.js';
 
 declare module 'vitest' {
@@ -54,6 +55,24 @@ export function createMongoDatabase(): TestMongoDatabase {
       } finally {
         await client.close();
       }
+    },
+  };
+}
+
+/** A migrated MongoStore on a throwaway database, and the raw driver on the same database (crash-window tests write through it). */
+export async function openMongoStoreWithDriver(): Promise<{ store: MongoStore; raw: mongoose.mongo.Db; close(): Promise<void> }> {
+  const db = createMongoDatabase();
+  const store = new MongoStore(db.url);
+  await store.migrate();
+  const client = new mongoose.mongo.MongoClient(db.url, { serverSelectionTimeoutMS: 5_000 });
+  await client.connect();
+  return {
+    store,
+    raw: client.db(db.name),
+    async close() {
+      await client.close();
+      await store.close();
+      await db.drop();
     },
   };
 }

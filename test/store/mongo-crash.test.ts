@@ -10,31 +10,22 @@ import { reconcileAccount } from '../../src/domain/reconcile.js';
 import type { LedgerEntry, VerifyTransactionRecord } from '../../src/domain/types.js';
 import { MongoStore } from '../../src/store/mongo/mongo-store.js';
 import { StoreError } from '../../src/domain/ports/store.js';
-import { createMongoDatabase, type TestMongoDatabase } from '../helpers/mongo.js';
+import { openMongoStoreWithDriver } from '../helpers/mongo.js';
 
 const id = (kind: string) => `${kind}_${randomUUID().replaceAll('-', '')}`;
 const LONG_AGO = new Date('2020-01-01T00:00:00Z');
 const cutoff = () => new Date(Date.now() - 60_000);
 
 describe('mongo store: crash windows', () => {
-  let db: TestMongoDatabase;
+  let mongo: Awaited<ReturnType<typeof openMongoStoreWithDriver>> | undefined;
   let store: MongoStore;
-  let client: mongoose.mongo.MongoClient;
   let raw: mongoose.mongo.Db;
 
   beforeAll(async () => {
-    db = createMongoDatabase();
-    store = new MongoStore(db.url);
-    await store.migrate();
-    client = new mongoose.mongo.MongoClient(db.url, { serverSelectionTimeoutMS: 5_000 });
-    await client.connect();
-    raw = client.db(db.name);
+    mongo = await openMongoStoreWithDriver();
+    ({ store, raw } = mongo);
   });
-  afterAll(async () => {
-    await client?.close();
-    await store?.close();
-    await db?.drop();
-  });
+  afterAll(() => mongo?.close());
 
   async function account(credits: number): Promise<string> {
     const acc = await store.createAccount({ id: id('acc'), name: 'Crash', createdAt: new Date() });

@@ -6,30 +6,21 @@ import { randomUUID } from 'node:crypto';
 import mongoose from 'mongoose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MongoStore } from '../../src/store/mongo/mongo-store.js';
-import { createMongoDatabase, type TestMongoDatabase } from '../helpers/mongo.js';
+import { openMongoStoreWithDriver } from '../helpers/mongo.js';
 
 const id = (kind: string) => `${kind}_${randomUUID().replaceAll('-', '')}`;
 const LONG_AGO = new Date('2020-01-01T00:00:00Z');
 
 describe('mongo store: the webhook outbox', () => {
-  let db: TestMongoDatabase;
+  let mongo: Awaited<ReturnType<typeof openMongoStoreWithDriver>> | undefined;
   let store: MongoStore;
-  let client: mongoose.mongo.MongoClient;
   let raw: mongoose.mongo.Db;
 
   beforeAll(async () => {
-    db = createMongoDatabase();
-    store = new MongoStore(db.url);
-    await store.migrate();
-    client = new mongoose.mongo.MongoClient(db.url, { serverSelectionTimeoutMS: 5_000 });
-    await client.connect();
-    raw = client.db(db.name);
+    mongo = await openMongoStoreWithDriver();
+    ({ store, raw } = mongo);
   });
-  afterAll(async () => {
-    await client?.close();
-    await store?.close();
-    await db?.drop();
-  });
+  afterAll(() => mongo?.close());
 
   /** An account with one credit held at `at`, and the verification record with its outbox as the settle's first write leaves it. */
   async function settleDiedAfterRecord(at: Date) {
