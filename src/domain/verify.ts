@@ -17,7 +17,8 @@ import { KeyTouches } from './key-touches.js';
 import { outboxRecords, verificationSucceeded } from './webhooks/events.js';
 import { payableRequest } from './payments/paying.js';
 import { failureOutcome, SettleFailedError } from './verify-failures.js';
-import { payAfterSettle, type PaymentToPay } from './verify-payment.js';
+import { planPayment, type PaymentToPay } from './verify-payment.js';
+import { paymentVerdict, type PaymentVerdict } from './payments/paying.js';
 import { runChecks } from './verify-checks.js';
 import { bodyCheck, failure, successRecord, imageRefusal, ipRefusalRecorded, requestErrorRecord, type FailureFacts, type KeyedWho, type Who } from './verify-records.js';
 
@@ -216,13 +217,19 @@ export class VerificationService {
     const record = successRecord(who, { qrcode, data, upstream: result.upstream, latencyMs }, this.now());
     // The event is written by the settle itself (the outbox): charged and announced, or neither.
     const deliveries = listeners.length > 0 ? outboxRecords(verificationSucceeded(record), who.accountId, listeners) : [];
+    const plan = paying ? await planPayment(store, { request: paying, slip: data, verificationId: who.id, listeners: paidListeners }, this.now()) : undefined;
+    let payment: PaymentVerdict | undefined = plan?.refused;
     try {
-      await (deliveries.length > 0 ? store.settleHold(record, deliveries) : store.settleHold(record));
+      // The payment, when there is one to write, is decided in the settle's own write: charged and paid, or neither.
+      if (plan?.payment) {
+        const found = await store.settleHold(record, deliveries, plan.payment);
+        if (!found) throw new Error('the store settled a payment without saying what it found');
+        payment = paymentVerdict(plan.payment, found);
+      } else await (deliveries.length > 0 ? store.settleHold(record, deliveries) : store.settleHold(record));
     } catch (err) {
       throw new SettleFailedError(err);
     }
-    const payment = paying ? await payAfterSettle(store, { request: paying, slip: data, verificationId: who.id, listeners: paidListeners }, this.now()) : undefined;
-    if (deliveries.length > 0 || payment?.status === 'paid') this.deps.webhooks?.written?.();
+    if (deliveries.length > 0 || (payment?.status === 'paid' && plan?.payment?.deliveries.length)) this.deps.webhooks?.written?.();
     // lastUsedAt is an API key's; a LINE channel has none.
     if (who.source !== 'line') this.touches.touch(who.keyId);
     // Settling only turns the hold into usage: the hold's balance is the one after the charge.

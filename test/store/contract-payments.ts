@@ -1,14 +1,15 @@
 // The payment-request part of the store contract (contract.ts calls it inside
 // its describe, so every engine runs it): one request per reference, one
 // pending request per unique amount, a request paid once and a slip paying
-// once, even when the writes race; the paid and expired events written with
-// the state change.
+// once, even when the writes race (paying is part of the settle that charges
+// the slip); the paid and expired events written with the state change.
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import type { Store } from '../../src/domain/ports/store.js';
 import type { PayingSlip, PaymentRequest } from '../../src/domain/payments/types.js';
 import type { NewWebhookDelivery } from '../../src/domain/webhooks/types.js';
 import type { CaseFn } from '../helpers/skipped-guarantees.js';
+import { payBySettle } from '../helpers/pay-by-settle.js';
 
 interface Fixtures {
   store: () => Store;
@@ -52,12 +53,12 @@ function events(endpointId: string, type: 'payment_request.paid' | 'payment_requ
     return [{ id: id('whd'), eventId, endpointId, accountId: p.accountId, type, body: JSON.stringify({ id: eventId, type, data: { id: p.id, status: p.status } }), createdAt: new Date() }];
   };
 }
-const none = () => [];
+const paidEvents = (endpointId: string, pr: PaymentRequest) => events(endpointId, 'payment_request.paid')({ ...pr, status: 'paid' });
 
 export function paymentContract(f: Fixtures): void {
   describe('payment requests', () => {
     it('creates, reads by id and by reference; the same reference hands back the first request', async () => {
-      const accountId = await f.account();
+      const accountId = await f.account(100);
       const first = request(accountId);
       expect(await f.store().createPaymentRequest(first)).toEqual({ status: 'created' });
       expect(await f.store().getPaymentRequest(first.id)).toEqual(first);
@@ -72,7 +73,7 @@ export function paymentContract(f: Fixtures): void {
     });
 
     it('keeps the unique-amount setting per account (off by default)', async () => {
-      const accountId = await f.account();
+      const accountId = await f.account(100);
       expect(await f.store().uniquePaymentAmounts(accountId)).toBe(false);
       expect(await f.store().setUniquePaymentAmounts(accountId, true)).toBe(true);
       expect(await f.store().uniquePaymentAmounts(accountId)).toBe(true);
@@ -80,7 +81,7 @@ export function paymentContract(f: Fixtures): void {
     });
 
     it('refuses a second pending unique amount of one receiver until the first stops being pending', async () => {
-      const accountId = await f.account();
+      const accountId = await f.account(100);
       const receiverId = id('rcv');
       const first = request(accountId, { receiverId, uniqueAmount: true });
       expect(await f.store().createPaymentRequest(first)).toEqual({ status: 'created' });
@@ -93,53 +94,53 @@ export function paymentContract(f: Fixtures): void {
     });
 
     it('pays a pending request once, with its events in the same write', async () => {
-      const accountId = await f.account();
+      const accountId = await f.account(100);
       const endpointId = id('whe');
       const pr = request(accountId);
       await f.store().createPaymentRequest(pr);
       const paying = slip();
       const at = new Date();
-      const paid = await f.store().payPaymentRequest(pr.id, paying, at, events(endpointId, 'payment_request.paid'));
+      const paid = await payBySettle(f.store(), pr, paying, at, paidEvents(endpointId, pr));
       expect(paid).toEqual({ status: 'paid', request: { ...pr, status: 'paid', paidAt: at, paidBy: paying } });
       expect(await f.store().getPaymentRequest(pr.id)).toEqual({ ...pr, status: 'paid', paidAt: at, paidBy: paying });
       const deliveries = (await f.store().listWebhookDeliveries({ accountId, limit: 10 })).items;
       expect(deliveries.map((d) => [d.type, d.endpointId, JSON.parse(d.body).data])).toEqual([['payment_request.paid', endpointId, { id: pr.id, status: 'paid' }]]);
       // The same slip again (a retried verification) is told paid; another slip finds it paid.
-      expect((await f.store().payPaymentRequest(pr.id, { ...paying, verificationId: id('vt') }, new Date(), none)).status).toBe('paid');
-      expect(await f.store().payPaymentRequest(pr.id, slip(), new Date(), none)).toMatchObject({ status: 'not_pending', request: { status: 'paid' } });
+      expect((await payBySettle(f.store(), pr, { ...paying, verificationId: id('vt') }, new Date()))?.status).toBe('paid');
+      expect(await payBySettle(f.store(), pr, slip())).toMatchObject({ status: 'not_pending', request: { status: 'paid' } });
       // The slip that paid it cannot pay another request.
       const next = request(accountId);
       await f.store().createPaymentRequest(next);
-      expect(await f.store().payPaymentRequest(next.id, paying, new Date(), none)).toEqual({ status: 'slip_used', otherRequestId: pr.id });
+      expect(await payBySettle(f.store(), next, { ...paying, verificationId: id('vt') })).toEqual({ status: 'slip_used', otherRequestId: pr.id });
       expect((await f.store().getPaymentRequest(next.id))?.status).toBe('pending');
       // The same transaction id from another sending bank is another slip.
-      expect((await f.store().payPaymentRequest(next.id, { ...paying, sendingBank: '014' }, new Date(), none)).status).toBe('paid');
-      await expect(f.store().payPaymentRequest('pr_missing', slip(), new Date(), none)).rejects.toMatchObject({ code: 'not_found' });
+      expect((await payBySettle(f.store(), next, { ...paying, verificationId: id('vt'), sendingBank: '014' }))?.status).toBe('paid');
+      await expect(payBySettle(f.store(), request(accountId, { id: 'pr_missing' }), slip())).rejects.toMatchObject({ code: 'not_found' });
     });
 
     it('cancels only pending requests; a cancelled one is not paid', async () => {
-      const accountId = await f.account();
+      const accountId = await f.account(100);
       const pr = request(accountId);
       await f.store().createPaymentRequest(pr);
       const at = new Date();
       expect(await f.store().cancelPaymentRequest(pr.id, at)).toEqual({ ...pr, status: 'cancelled', closedAt: at });
-      expect(await f.store().payPaymentRequest(pr.id, slip(), new Date(), none)).toMatchObject({ status: 'not_pending', request: { status: 'cancelled' } });
+      expect(await payBySettle(f.store(), pr, slip())).toMatchObject({ status: 'not_pending', request: { status: 'cancelled' } });
       const paid = request(accountId);
       await f.store().createPaymentRequest(paid);
-      await f.store().payPaymentRequest(paid.id, slip(), new Date(), none);
+      await payBySettle(f.store(), paid, slip(), new Date());
       expect((await f.store().cancelPaymentRequest(paid.id, new Date()))?.status).toBe('paid');
       expect(await f.store().cancelPaymentRequest('pr_missing', new Date())).toBeNull();
     });
 
     it('expires the due pending requests with their events, and only those', async () => {
-      const accountId = await f.account();
+      const accountId = await f.account(100);
       const endpointId = id('whe');
       const now = new Date();
       const due = request(accountId, { createdAt: new Date(now.getTime() - 40 * MINUTE), expiresAt: new Date(now.getTime() - 10 * MINUTE) });
       const notDue = request(accountId);
       const paidDue = request(accountId, { createdAt: due.createdAt, expiresAt: due.expiresAt });
       for (const p of [due, notDue, paidDue]) await f.store().createPaymentRequest(p);
-      await f.store().payPaymentRequest(paidDue.id, slip(), now, none);
+      await payBySettle(f.store(), paidDue, slip(), now);
       const dueIds = (await f.store().duePaymentRequests(now, 1000)).map((p) => p.id);
       expect(dueIds).toContain(due.id);
       expect(dueIds).not.toContain(notDue.id);
@@ -151,13 +152,13 @@ export function paymentContract(f: Fixtures): void {
       expect((await f.store().getPaymentRequest(paidDue.id))?.status).toBe('paid');
       const deliveries = (await f.store().listWebhookDeliveries({ accountId, limit: 10 })).items;
       expect(deliveries.map((d) => [d.type, JSON.parse(d.body).data])).toEqual([['payment_request.expired', { id: due.id, status: 'expired' }]]);
-      expect(await f.store().payPaymentRequest(due.id, slip(), new Date(), none)).toMatchObject({ status: 'not_pending', request: { status: 'expired' } });
-      expect(await f.store().expirePaymentRequests([due.id], now, none)).toEqual([]);
+      expect(await payBySettle(f.store(), due, slip(), new Date())).toMatchObject({ status: 'not_pending', request: { status: 'expired' } });
+      expect(await f.store().expirePaymentRequests([due.id], now, () => [])).toEqual([]);
       expect((await f.store().duePaymentRequests(now, 1000)).map((p) => p.id)).not.toContain(due.id);
     });
 
     it('lists newest first, by account and status, page by page', async () => {
-      const accountId = await f.account();
+      const accountId = await f.account(100);
       const base = Date.now();
       const made = [0, 1, 2, 3].map((i) => request(accountId, { createdAt: new Date(base + i * 1000), expiresAt: new Date(base + 60 * MINUTE) }));
       for (const p of made) await f.store().createPaymentRequest(p);
@@ -169,50 +170,50 @@ export function paymentContract(f: Fixtures): void {
     });
 
     f.concurrency('one reference created at once from many callers makes one request', async () => {
-      const accountId = await f.account();
+      const accountId = await f.account(100);
       const reference = id('order');
       const tries = Array.from({ length: 8 }, () => request(accountId, { reference }));
       const results = await Promise.all(tries.map((p) => f.store().createPaymentRequest(p)));
-      const created = tries.filter((_, i) => results[i]!.status === 'created').map((p) => p.id);
+      const created = tries.filter((_, i) => results[i]?.status === 'created').map((p) => p.id);
       expect(created).toHaveLength(1);
       const stored = await f.store().findPaymentRequest(accountId, reference);
       expect(stored?.id).toBe(created[0]);
-      for (const r of results) if (r.status === 'reference_taken') expect(r.existing.id).toBe(created[0]);
+      for (const r of results) if (r?.status === 'reference_taken') expect(r.existing.id).toBe(created[0]);
     });
 
     f.concurrency('one unique amount asked for at once by many requests is pending in one', async () => {
-      const accountId = await f.account();
+      const accountId = await f.account(100);
       const receiverId = id('rcv');
       const tries = Array.from({ length: 8 }, () => request(accountId, { receiverId, uniqueAmount: true }));
       const results = await Promise.all(tries.map((p) => f.store().createPaymentRequest(p)));
-      const created = tries.filter((_, i) => results[i]!.status === 'created').map((p) => p.id);
+      const created = tries.filter((_, i) => results[i]?.status === 'created').map((p) => p.id);
       expect(created).toHaveLength(1);
       const pending = (await f.store().listPaymentRequests({ accountId, status: 'pending', limit: 50 })).items.map((p) => p.id);
       expect(pending).toEqual(created);
     });
 
     f.concurrency('slips racing for one request: exactly one pays it, and the one told paid is the one recorded', async () => {
-      const accountId = await f.account();
+      const accountId = await f.account(100);
       const pr = request(accountId);
       await f.store().createPaymentRequest(pr);
       const slips = Array.from({ length: 8 }, () => slip());
-      const results = await Promise.all(slips.map((s) => f.store().payPaymentRequest(pr.id, s, new Date(), none)));
-      const told = slips.filter((_, i) => results[i]!.status === 'paid');
+      const results = await Promise.all(slips.map((s) => payBySettle(f.store(), pr, s, new Date())));
+      const told = slips.filter((_, i) => results[i]?.status === 'paid');
       expect(told).toHaveLength(1);
       expect((await f.store().getPaymentRequest(pr.id))?.paidBy).toEqual(told[0]);
     });
 
     f.concurrency('one slip racing for many requests pays at most one: requests told paid = requests recorded paid', async () => {
-      const accountId = await f.account();
+      const accountId = await f.account(100);
       const requests = Array.from({ length: 8 }, () => request(accountId));
       for (const p of requests) await f.store().createPaymentRequest(p);
       const paying = slip();
-      const results = await Promise.all(requests.map((p) => f.store().payPaymentRequest(p.id, { ...paying, verificationId: id('vt') }, new Date(), none)));
-      const told = requests.filter((_, i) => results[i]!.status === 'paid').map((p) => p.id);
+      const results = await Promise.all(requests.map((p) => payBySettle(f.store(), p, { ...paying, verificationId: id('vt') }, new Date())));
+      const told = requests.filter((_, i) => results[i]?.status === 'paid').map((p) => p.id);
       const recorded = (await f.store().listPaymentRequests({ accountId, status: 'paid', limit: 50 })).items.map((p) => p.id);
       expect(told).toHaveLength(1);
       expect(sorted(recorded)).toEqual(sorted(told));
-      for (const r of results) if (r.status === 'slip_used') expect(r.otherRequestId).toBe(told[0]);
+      for (const r of results) if (r?.status === 'slip_used') expect(r.otherRequestId).toBe(told[0]);
     });
   });
 }

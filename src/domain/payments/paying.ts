@@ -2,12 +2,13 @@
 // `paymentRequest`): after the bank confirmed it and the verification was
 // charged, the slip pays the request iff it went to the request's receiver,
 // for its amount to the satang, inside its window, and paid no other
-// request. The last two are decided by the store in one atomic write.
-import type { Store } from '../ports/store.js';
+// request. The last two are decided by the store in the settle's own atomic
+// write: the charge and the payment are on disk together or not at all.
+import type { SettlePayment, Store } from '../ports/store.js';
 import { matchReceivers } from '../receiver-policy.js';
 import type { VerifiedSlip } from '../types.js';
 import { slipSatang } from './money.js';
-import type { PayingSlip, PaymentRefusal, PaymentRequest, PaymentStatus } from './types.js';
+import type { PayResult, PayingSlip, PaymentRefusal, PaymentRequest, PaymentStatus } from './types.js';
 import type { NewWebhookDelivery } from '../webhooks/types.js';
 
 /**
@@ -31,16 +32,22 @@ export interface PaymentVerdict {
 export interface PayAttempt {
   request: PaymentRequest;
   slip: VerifiedSlip;
-  /** The charged verification's id. */
+  /** The verification's id (its hold's, and its record's once charged). */
   verificationId: string;
   at: Date;
   /** The `payment_request.paid` deliveries, built for the request as paid. */
   deliveries: (request: PaymentRequest) => readonly NewWebhookDelivery[];
 }
 
-export async function payWithSlip(store: Store, attempt: PayAttempt): Promise<PaymentVerdict> {
+/**
+ * Before the settle: the rules the slip alone decides (the request's
+ * receiver, its amount, its window, its state as last read). A slip that
+ * passes goes into the settle's write (`payment`), which decides the rest
+ * atomically with the charge: still pending, and the slip unused.
+ */
+export async function preparePayment(store: Store, attempt: PayAttempt): Promise<{ refused: PaymentVerdict } | { payment: SettlePayment }> {
   const { request, slip } = attempt;
-  const refused = (reason: PaymentRefusal, status: PaymentStatus = request.status): PaymentVerdict => ({ id: request.id, status, reason });
+  const refused = (reason: PaymentRefusal) => ({ refused: { id: request.id, status: request.status, reason } });
   const paying: PayingSlip = {
     verificationId: attempt.verificationId,
     transactionId: slip.transactionId,
@@ -56,10 +63,17 @@ export async function payWithSlip(store: Store, attempt: PayAttempt): Promise<Pa
   if (paying.amount !== request.amount) return refused('amount_mismatch');
   if (paying.transferredAt.getTime() < request.createdAt.getTime() - CLOCK_TOLERANCE_MS) return refused('transferred_before_request');
   if (paying.transferredAt.getTime() > request.expiresAt.getTime()) return refused('expired');
-  const result = await store.payPaymentRequest(request.id, paying, attempt.at, attempt.deliveries);
+  // Built for the request as this slip pays it: every field but the payment's is fixed while it is pending.
+  const asPaid: PaymentRequest = { ...request, status: 'paid', paidAt: attempt.at, paidBy: paying };
+  return { payment: { request, slip: paying, at: attempt.at, deliveries: attempt.deliveries(asPaid) } };
+}
+
+/** What the settle's payment write found, as the verify answer says it. */
+export function paymentVerdict(payment: SettlePayment, result: PayResult): PaymentVerdict {
+  const { request } = payment;
   if (result.status === 'paid') return { id: request.id, status: 'paid' };
-  if (result.status === 'slip_used') return { ...refused('slip_already_used'), otherRequestId: result.otherRequestId };
-  return refused(stateRefusal(result.request, paying) ?? 'already_paid', result.request.status);
+  if (result.status === 'slip_used') return { id: request.id, status: request.status, reason: 'slip_already_used', otherRequestId: result.otherRequestId };
+  return { id: request.id, status: result.request.status, reason: stateRefusal(result.request, payment.slip) ?? 'already_paid' };
 }
 
 /** A request that is no longer pending, as this slip finds it; null when pending or paid by this very slip. */

@@ -1,12 +1,13 @@
 // Storage port: payment requests (domain/payments).
-import type { CreatePaymentResult, PayResult, PayingSlip, PaymentQuery, PaymentRequest } from '../payments/types.js';
+import type { CreatePaymentResult, PaymentQuery, PaymentRequest } from '../payments/types.js';
 import type { NewWebhookDelivery } from '../webhooks/types.js';
 import type { Page } from './store-page.js';
 
 // Payment requests (domain/payments). Each write below is atomic: a
 // reference makes one request per account, a unique amount is held by one
-// pending request of its receiver, a request is paid once and a slip pays
-// once, whatever runs at the same time on other instances.
+// pending request of its receiver, whatever runs at the same time on other
+// instances. Paying one is part of the settle that charges the slip
+// (VerifyPathStore.settleHold): a request is paid once and a slip pays once.
 export interface PaymentRequestStore {
   /** Whether the account's new payment requests get unique amounts (false for an unknown account). */
   uniquePaymentAmounts(accountId: string): Promise<boolean>;
@@ -20,14 +21,6 @@ export interface PaymentRequestStore {
   listPaymentRequests(query: PaymentQuery): Promise<Page<PaymentRequest>>;
   /** Pending → cancelled; the request as it is after (unchanged when not pending), null for an unknown id. */
   cancelPaymentRequest(id: string, at: Date): Promise<PaymentRequest | null>;
-  /**
-   * Pending → paid by `slip`, with the `payment_request.paid` deliveries in
-   * the same write, iff the request is still pending and the slip (its
-   * transaction id at its sending bank) has paid no request. A slip that
-   * already paid this very request is `paid` again (a retried verification).
-   * Throws StoreError 'not_found' for an unknown id.
-   */
-  payPaymentRequest(id: string, slip: PayingSlip, at: Date, deliveries: (request: PaymentRequest) => readonly NewWebhookDelivery[]): Promise<PayResult>;
   /** Up to `limit` pending requests that expired at or before `now`, soonest expired first. */
   duePaymentRequests(now: Date, limit: number): Promise<PaymentRequest[]>;
   /**

@@ -2,6 +2,7 @@
 // crash recovery of holds and the leases that tell live processes apart.
 import type { CreditHold, RequestErrorRecord, VerifyTransactionRecord } from '../types.js';
 import type { NewWebhookDelivery } from '../webhooks/types.js';
+import type { PayResult, PayingSlip, PaymentRequest } from '../payments/types.js';
 
 /** A hold reports the balance its own write left: no second read on the hot path. */
 export type HoldResult = { status: 'held'; credits: number } | { status: 'insufficient' } | { status: 'no_account' };
@@ -13,14 +14,32 @@ export interface RecoveryResult {
   released: number;
 }
 
+/**
+ * The payment request a settle pays (domain/payments/paying.ts): decided in
+ * the settle's own atomic write, so a charge and its payment decision are on
+ * disk together or not at all, whatever crashes between them.
+ */
+export interface SettlePayment {
+  /** The request as read before the settle (the domain's checks ran on it). */
+  request: PaymentRequest;
+  slip: PayingSlip;
+  at: Date;
+  /** The `payment_request.paid` deliveries, built for the request as this slip pays it; written iff it does. */
+  deliveries: readonly NewWebhookDelivery[];
+}
+
 export interface VerifyPathStore {
   /** Atomically moves one credit from `credits` to a hold, iff credits > 0. */
   holdCredit(hold: CreditHold): Promise<HoldResult>;
   /**
    * Consumes the hold: usage +1, the success record and its webhook
-   * deliveries (the outbox), all or nothing.
+   * deliveries (the outbox), all or nothing. With `payment`, the same write
+   * also pays the request iff it is still pending and the slip (its
+   * transaction id at its sending bank) has paid no request; a slip that
+   * already paid this very request is `paid` again. Resolves to what the
+   * payment found (undefined without one).
    */
-  settleHold(record: VerifyTransactionRecord, deliveries?: readonly NewWebhookDelivery[]): Promise<void>;
+  settleHold(record: VerifyTransactionRecord, deliveries?: readonly NewWebhookDelivery[], payment?: SettlePayment): Promise<PayResult | undefined>;
   /**
    * Returns the held credit and writes the failure record, all or nothing.
    * Resolves to the account's credits after the release.

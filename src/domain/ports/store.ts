@@ -15,7 +15,7 @@ import type { LineStore } from './store-line.js';
 
 export type { Page } from './store-page.js';
 export type { AccountQuery } from './store-accounts.js';
-export type { HoldResult, RecoveryResult } from './store-verify-path.js';
+export type { HoldResult, RecoveryResult, SettlePayment } from './store-verify-path.js';
 export type { AuditQuery, AuditTotals, LedgerResult, UsageRow } from './store-records.js';
 export type { PassBatch, PassBatchResult, PassCursor, PersonalDataCounts, PersonalDataScope, PurgeReport, Redact } from './store-retention.js';
 export { ConstraintViolationError, StoreError, StoreFailedError, constraintViolation, type StoreErrorCode } from './store-errors.js';

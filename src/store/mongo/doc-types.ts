@@ -77,6 +77,22 @@ export interface VerifyTransactionDoc {
    */
   outbox?: WebhookDeliveryDoc[];
   outboxAt?: Date;
+  /** The payment request this verification's settle pays, until it is paid (holds.ts). */
+  paying?: PayingDoc;
+}
+
+/**
+ * A payment as its settle keeps it in the verification's document until it
+ * is written: recovery finishes a settle that died between its charge and
+ * its payment from this alone (the outbox: the `payment_request.paid`
+ * deliveries, written with the payment).
+ */
+export interface PayingDoc {
+  requestId: string;
+  slip: { verificationId: string; transactionId: string; sendingBank: string; amount: number; transferredAt: Date };
+  at: Date;
+  outbox?: WebhookDeliveryDoc[];
+  outboxAt?: Date;
 }
 
 export interface RequestErrorDoc {

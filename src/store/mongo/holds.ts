@@ -6,11 +6,15 @@
 // account), so each close is a sequence of single-document writes ordered
 // so that a crash at any point leaves something recovery can finish:
 //
-//   1. the audit record (VerifyTransaction, or RequestError for a refund);
+//   1. the audit record (VerifyTransaction, or RequestError for a refund),
+//      with the payment request the settle pays, if any;
 //   2. the outcome: inserting hold_outcomes {_id: holdId, outcome} is the
 //      one decision between "charged" and "refunded". Its unique _id makes
 //      it first-writer-wins, so a settle and a recovery (or a release)
 //      racing on one hold always agree on which way it went;
+//   2b. a charged settle that pays a payment request pays it (payments.ts,
+//      idempotent), before step 3: until the hold is gone, recovery sees it
+//      and pays it too;
 //   3. the account: $pull the hold with usage +1 (charged) or credits +1
 //      (refunded), conditional on the hold still being there, so however
 //      many processes finish the same hold, the account changes once.
@@ -20,10 +24,13 @@
 // it (it must go). Outcomes are purged after a day by recovery; by then no
 // request that could still race on the hold is alive.
 import type { CreditHold, RequestErrorRecord, VerifyTransactionRecord } from '../../domain/types.js';
-import { StoreError, type HoldResult, type RecoveryResult } from '../../domain/ports/store.js';
+import { StoreError, type HoldResult, type RecoveryResult, type SettlePayment } from '../../domain/ports/store.js';
+import type { PayResult } from '../../domain/payments/types.js';
 import { interruptedFailure } from '../../domain/money-rules.js';
 import { isDuplicateKey } from './connection.js';
-import { requestErrorDoc, verifyTransactionDoc, type HoldEntry, type HoldOutcomeDoc } from './docs.js';
+import { requestErrorDoc, verifyTransactionDoc, type HoldEntry, type HoldOutcomeDoc, type VerifyTransactionDoc } from './docs.js';
+import { payingDoc, payRequest } from './payments.js';
+import type { PayingDoc } from './doc-types.js';
 import { rawAccounts, type Models } from './schemas.js';
 import { outboxFields } from './webhooks.js';
 import type { NewWebhookDelivery } from '../../domain/webhooks/types.js';
@@ -55,12 +62,13 @@ export class HoldBook {
     return { status: !a || a.deletedAt ? 'no_account' : 'insufficient' };
   }
 
-  async settle(r: VerifyTransactionRecord, deliveries: readonly NewWebhookDelivery[] = []): Promise<void> {
+  async settle(r: VerifyTransactionRecord, deliveries: readonly NewWebhookDelivery[] = [], payment?: SettlePayment): Promise<PayResult | undefined> {
     const entry = await this.findHold(r.accountId, r.id);
     if (!entry) throw new StoreError('conflict', `hold ${r.id} no longer exists`);
+    const paying = payment && payingDoc(payment);
     try {
-      // The webhook outbox rides in the same document (webhooks.ts).
-      await this.m.verifyTransactions.create({ ...verifyTransactionDoc(r), ...outboxFields(deliveries) });
+      // The webhook outbox and the payment to make ride in the same document (webhooks.ts, payments.ts).
+      await this.m.verifyTransactions.create({ ...verifyTransactionDoc(r), ...outboxFields(deliveries), ...(paying ? { paying } : {}) });
     } catch (err) {
       // A previous attempt of this settle wrote it and died: finish that one.
       if (!isDuplicateKey(err)) throw err;
@@ -70,9 +78,19 @@ export class HoldBook {
       await this.m.verifyTransactions.deleteOne({ _id: r.id });
       throw new StoreError('conflict', `hold ${r.id} was released`);
     }
+    // Paid before the hold closes: until then recovery sees the hold and finishes the payment too.
+    const paid = paying && (await this.pay(r.id, paying));
     // matchedCount 0 means a recoverer saw our record and charged the hold
     // for us (only a "charged" outcome lets anyone pull with usage +1).
     await this.close(r.accountId, entry, 'charged');
+    return paid;
+  }
+
+  /** The payment of a charged verification (idempotent: a slip that paid the request pays it again), then its note is dropped. */
+  private async pay(verificationId: string, paying: PayingDoc): Promise<PayResult> {
+    const result = await payRequest(this.m, paying);
+    await this.m.verifyTransactions.updateOne({ _id: verificationId }, { $unset: { paying: 1 } });
+    return result;
   }
 
   /** Resolves to the balance after the release (read back: the refund spans several writes here). */
@@ -103,8 +121,10 @@ export class HoldBook {
     for (const acc of stale) {
       for (const entry of acc.holds ?? []) {
         if (!(entry.createdAt < olderThan) && !(entry.instanceId && deadLease.has(entry.instanceId))) continue;
-        const recorded = (await this.m.verifyTransactions.exists({ _id: entry._id })) !== null;
+        const recorded = await this.m.verifyTransactions.findById(entry._id, { paying: 1 }).lean<Pick<VerifyTransactionDoc, 'paying'>>();
         const outcome = await this.decide(entry._id, acc._id, recorded ? 'charged' : 'refunded');
+        // A settle that died between its charge and its payment: the payment is made here, once.
+        if (outcome === 'charged' && recorded?.paying) await this.finishPayment(entry._id, recorded.paying);
         if (outcome === 'refunded') {
           await this.insertRequestError(interruptedFailure({ id: entry._id, accountId: acc._id, keyId: entry.keyId }, now));
         }
@@ -118,6 +138,16 @@ export class HoldBook {
     }
     await this.m.holdOutcomes.deleteMany({ at: { $lt: new Date(now.getTime() - OUTCOME_RETENTION_MS) } });
     return result;
+  }
+
+  /** Recovery's payment: a request that does not exist (a bug, never a race: requests are not deleted) is nothing to pay, not a pass stuck for ever. */
+  private async finishPayment(verificationId: string, paying: PayingDoc): Promise<void> {
+    try {
+      await this.pay(verificationId, paying);
+    } catch (err) {
+      if (!(err instanceof StoreError && err.code === 'not_found')) throw err;
+      await this.m.verifyTransactions.updateOne({ _id: verificationId }, { $unset: { paying: 1 } });
+    }
   }
 
   /** Failure records are written once: a retry keeps the first. */

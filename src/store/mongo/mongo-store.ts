@@ -10,6 +10,7 @@ import {
   type HoldResult,
   type LedgerResult,
   type RecoveryResult,
+  type SettlePayment,
   type Store,
 } from '../../domain/ports/store.js';
 import * as accountOps from './accounts.js';
@@ -27,6 +28,7 @@ import * as retention from './retention.js';
 import { defineModels, RETIRED_INDEXES, type Models } from './schemas.js';
 import * as webhooks from './webhooks.js';
 import type { NewWebhookDelivery } from '../../domain/webhooks/types.js';
+import type { PayResult } from '../../domain/payments/types.js';
 
 /** MongoDB's "collection already exists" (createCollection is not idempotent). */
 const NAMESPACE_EXISTS = 48;
@@ -124,7 +126,6 @@ export class MongoStore implements Store {
   findPaymentRequest: Store['findPaymentRequest'] = (...args) => payments.findPaymentRequest(this.m, ...args);
   listPaymentRequests: Store['listPaymentRequests'] = (...args) => payments.listPaymentRequests(this.m, ...args);
   cancelPaymentRequest: Store['cancelPaymentRequest'] = (...args) => payments.cancelPaymentRequest(this.m, ...args);
-  payPaymentRequest: Store['payPaymentRequest'] = (...args) => payments.payPaymentRequest(this.m, ...args);
   duePaymentRequests: Store['duePaymentRequests'] = (...args) => payments.duePaymentRequests(this.m, ...args);
   expirePaymentRequests: Store['expirePaymentRequests'] = (...args) => payments.expirePaymentRequests(this.m, ...args);
 
@@ -171,8 +172,8 @@ export class MongoStore implements Store {
     return mapped(() => this.holds.hold(hold));
   }
 
-  async settleHold(record: VerifyTransactionRecord, deliveries: readonly NewWebhookDelivery[] = []): Promise<void> {
-    await mapped(() => this.holds.settle(record, deliveries));
+  async settleHold(record: VerifyTransactionRecord, deliveries: readonly NewWebhookDelivery[] = [], payment?: SettlePayment): Promise<PayResult | undefined> {
+    return mapped(() => this.holds.settle(record, deliveries, payment));
   }
 
   async releaseHold(record: RequestErrorRecord & { accountId: string }): Promise<number> {

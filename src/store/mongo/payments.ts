@@ -10,14 +10,16 @@
 // A claim left by a crash between two writes names a request that does not
 // hold it (not paid by that slip, not pending); the next claimant sees that
 // and takes it over. The webhook outbox rides in the request's own update
-// (webhooks.ts moves it to deliveries).
-import { StoreError, type Page } from '../../domain/ports/store.js';
+// (webhooks.ts moves it to deliveries). Paying is a step of the settle that
+// charges the slip (holds.ts), which recovery finishes after a crash.
+import { StoreError, type Page, type SettlePayment } from '../../domain/ports/store.js';
 import type { CreatePaymentResult, PayResult, PayingSlip, PaymentQuery, PaymentRequest, PaymentStatus } from '../../domain/payments/types.js';
 import type { NewWebhookDelivery } from '../../domain/webhooks/types.js';
 import { toPage } from '../cursor.js';
 import { isDuplicateKey, mapped } from './connection.js';
 import { afterCursor, all, NEWEST_FIRST, type Filter } from './filters.js';
 import type { PaymentRequestDoc } from './payment-schemas.js';
+import type { PayingDoc } from './doc-types.js';
 import { rawAccounts, type Models } from './schemas.js';
 import { outboxFields } from './webhooks.js';
 
@@ -131,36 +133,29 @@ export async function cancelPaymentRequest(m: Models, id: string, at: Date): Pro
   });
 }
 
-export async function payPaymentRequest(
-  m: Models,
-  id: string,
-  slip: PayingSlip,
-  at: Date,
-  deliveries: (request: PaymentRequest) => readonly NewWebhookDelivery[],
-): Promise<PayResult> {
-  return mapped(async () => {
-    const request = await getPaymentRequest(m, id);
-    if (!request) throw new StoreError('not_found', 'payment request not found');
-    if (paidBySame(request, slip)) return { status: 'paid', request };
-    if (request.status !== 'pending') return { status: 'not_pending', request };
-    const other = await claimSlip(m, id, slip, at);
-    if (other) return { status: 'slip_used', otherRequestId: other };
-    const paid: PaymentRequest = { ...request, status: 'paid', paidAt: at, paidBy: slip };
-    const won = await m.paymentRequests.collection.updateOne(
-      { _id: id as never, status: 'pending' },
-      { $set: { status: 'paid', paidAt: at, paidBy: slip, ...outboxFields(deliveries(paid)) } },
-    );
-    if (won.modifiedCount === 1) {
-      await releaseAmount(m, paid);
-      return { status: 'paid', request: paid };
-    }
-    const now = (await getPaymentRequest(m, id))!;
-    // The same slip, sent twice at once, paid it in the other call: the claim stays.
-    if (paidBySame(now, slip)) return { status: 'paid', request: now };
-    // Another slip paid it first (or it was cancelled or expired): the slip is free again.
-    await m.paymentSlips.deleteOne({ _id: slipKey(slip), requestId: id });
-    return { status: 'not_pending', request: now };
-  });
+/** The payment a settle makes, as it keeps it in its verification's document (holds.ts). */
+export const payingDoc = (p: SettlePayment): PayingDoc => ({ requestId: p.request.id, slip: p.slip, at: p.at, ...outboxFields(p.deliveries) });
+
+/** Pays the request iff it is still pending and the slip paid no other; again for a slip that already paid it (a retried or recovered settle). */
+export async function payRequest(m: Models, { requestId: id, slip, at, outbox, outboxAt }: PayingDoc): Promise<PayResult> {
+  const request = await getPaymentRequest(m, id);
+  if (!request) throw new StoreError('not_found', 'payment request not found');
+  if (paidBySame(request, slip)) return { status: 'paid', request };
+  if (request.status !== 'pending') return { status: 'not_pending', request };
+  const other = await claimSlip(m, id, slip, at);
+  if (other) return { status: 'slip_used', otherRequestId: other };
+  const paid: PaymentRequest = { ...request, status: 'paid', paidAt: at, paidBy: slip };
+  const won = await m.paymentRequests.collection.updateOne({ _id: id as never, status: 'pending' }, { $set: { status: 'paid', paidAt: at, paidBy: slip, ...(outbox ? { outbox, outboxAt } : {}) } });
+  if (won.modifiedCount === 1) {
+    await releaseAmount(m, paid);
+    return { status: 'paid', request: paid };
+  }
+  const now = (await getPaymentRequest(m, id))!;
+  // The same slip, sent twice at once, paid it in the other call: the claim stays.
+  if (paidBySame(now, slip)) return { status: 'paid', request: now };
+  // Another slip paid it first (or it was cancelled or expired): the slip is free again.
+  await m.paymentSlips.deleteOne({ _id: slipKey(slip), requestId: id });
+  return { status: 'not_pending', request: now };
 }
 
 /** Null when the slip is now claimed for `id`; otherwise the request it paid (or is paying). */

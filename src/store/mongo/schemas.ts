@@ -80,6 +80,8 @@ const verifyTransactionSchema = new Schema<VerifyTransactionDoc>(
     // The webhook outbox (webhooks.ts): absent once moved, or when no endpoint listens.
     outbox: { type: [Schema.Types.Mixed], default: undefined },
     outboxAt: { type: Date, required: false },
+    // The payment request its settle pays, until paid (holds.ts).
+    paying: { type: Schema.Types.Mixed, required: false },
   },
   OPTIONS,
 );

@@ -10,7 +10,9 @@
 // leaves a hold that recovery refunds, and the settle or any durable commit
 // that follows flushes the WAL up to and past them.
 import type { CreditHold, RequestErrorRecord, VerifyTransactionRecord } from '../../domain/types.js';
-import type { HoldResult, RecoveryResult } from '../../domain/ports/store.js';
+import type { HoldResult, RecoveryResult, SettlePayment } from '../../domain/ports/store.js';
+import type { PayResult } from '../../domain/payments/types.js';
+import { settleAndPay } from './payments.js';
 import type { PgDb } from './db.js';
 import type { NewWebhookDelivery } from '../../domain/webhooks/types.js';
 import * as recovery from './recovery.js';
@@ -40,8 +42,10 @@ export async function holdCredit(db: PgDb, hold: CreditHold): Promise<HoldResult
   return db.holds.run(hold);
 }
 
-export async function settleHold(db: PgDb, r: VerifyTransactionRecord, deliveries: readonly NewWebhookDelivery[] = []): Promise<void> {
+export async function settleHold(db: PgDb, r: VerifyTransactionRecord, deliveries: readonly NewWebhookDelivery[] = [], payment?: SettlePayment): Promise<PayResult | undefined> {
+  if (payment) return settleAndPay(db, { record: r, deliveries }, payment);
   await db.settles.run({ record: r, deliveries });
+  return undefined;
 }
 
 export async function releaseHold(db: PgDb, r: RequestErrorRecord & { accountId: string }): Promise<number> {

@@ -2,21 +2,22 @@
 // unique indexes decide races between instances: a second insert of a
 // reference, or a second request paid by one slip, waits for the first
 // transaction and then fails on the index; both are read back and answered
-// as what they are.
-import { constraintViolation, StoreError, type Page } from '../../domain/ports/store.js';
-import type { CreatePaymentResult, PayResult, PayingSlip, PaymentQuery, PaymentRequest } from '../../domain/payments/types.js';
+// as what they are. Paying is part of the settle that charges the slip.
+import { constraintViolation, StoreError, type Page, type SettlePayment } from '../../domain/ports/store.js';
+import type { CreatePaymentResult, PayResult, PaymentQuery, PaymentRequest } from '../../domain/payments/types.js';
 import type { NewWebhookDelivery } from '../../domain/webhooks/types.js';
 import { toPage } from '../cursor.js';
 import * as sql from '../sql/payments.js';
 import { DELIVERY_COLUMNS, deliveryValues } from '../sql/webhooks.js';
 import { time, type PgDb, type Run } from './db.js';
-import { numbered } from './sql.js';
+import { isDeadlock, numbered } from './sql.js';
+import { holdGone, settleMany, type Settle } from './settle-batch.js';
 
 type Row = sql.PaymentRow<Date, string, boolean>;
 const map = sql.paymentMapper<Date, string, boolean>((d) => d);
 const asIs = (at: Date) => at;
 const INSERT_DELIVERY = `INSERT INTO webhook_deliveries (${DELIVERY_COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`;
-/** A slip racing itself for two requests loses on the index at most this many times before it reads the winner. */
+/** A slip racing itself for two requests loses on the index (or a deadlock) at most this many times before it reads the winner. */
 const PAY_ATTEMPTS = 3;
 
 export async function uniquePaymentAmounts(db: PgDb, accountId: string): Promise<boolean> {
@@ -64,24 +65,29 @@ export async function cancelPaymentRequest(db: PgDb, id: string, at: Date): Prom
   return getOn(db.run, id);
 }
 
-export async function payPaymentRequest(
-  db: PgDb,
-  id: string,
-  slip: PayingSlip,
-  at: Date,
-  deliveries: (request: PaymentRequest) => readonly NewWebhookDelivery[],
-): Promise<PayResult> {
+/**
+ * A settle that pays a payment request: the charge (the settle statement,
+ * for this hold alone) and the payment in one transaction, so both commit or
+ * neither does. It leaves the settle batch for its own commit, as the
+ * payment's reads must see the rows its locks hold.
+ */
+export async function settleAndPay(db: PgDb, settle: Settle, payment: SettlePayment): Promise<PayResult> {
   for (let attempt = 1; ; attempt++) {
     try {
-      return await db.tx((run) => payOn(run, id, slip, at, deliveries));
+      return await db.tx(async (run) => {
+        if (!(await settleMany(run, [settle])).has(settle.record.id)) throw holdGone(settle.record.id);
+        return payOn(run, payment);
+      });
     } catch (err) {
-      // The same slip paid another request in a transaction that committed while ours ran: read it again.
-      if (constraintViolation(err)?.constraint !== 'payment_requests_paying_slip' || attempt >= PAY_ATTEMPTS) throw err;
+      // The same slip paid another request in a transaction that committed while ours ran (read it again),
+      // or a deadlock with a batch: the whole transaction rolled back, the hold is still there.
+      const again = constraintViolation(err)?.constraint === 'payment_requests_paying_slip' || isDeadlock(err);
+      if (!again || attempt >= PAY_ATTEMPTS) throw err;
     }
   }
 }
 
-async function payOn(run: Run, id: string, slip: PayingSlip, at: Date, deliveries: (request: PaymentRequest) => readonly NewWebhookDelivery[]): Promise<PayResult> {
+async function payOn(run: Run, { request: { id }, slip, at, deliveries }: SettlePayment): Promise<PayResult> {
   // The row lock makes two slips for one request take turns: the second sees it paid.
   const { rows } = await run<Row>(`${numbered(sql.GET_PAYMENT)} FOR UPDATE`, [id]);
   if (!rows[0]) throw new StoreError('not_found', 'payment request not found');
@@ -91,9 +97,8 @@ async function payOn(run: Run, id: string, slip: PayingSlip, at: Date, deliverie
   const other = await run<{ id: string }>(numbered(sql.PAID_BY_SLIP), [slip.transactionId, slip.sendingBank]);
   if (other.rows[0]) return { status: 'slip_used', otherRequestId: other.rows[0].id };
   await run(numbered(sql.PAY), sql.payValues(id, slip, at, asIs));
-  const paid = (await getOn(run, id))!;
-  for (const d of deliveries(paid)) await run(INSERT_DELIVERY, deliveryValues(d, asIs));
-  return { status: 'paid', request: paid };
+  for (const d of deliveries) await run(INSERT_DELIVERY, deliveryValues(d, asIs));
+  return { status: 'paid', request: (await getOn(run, id))! };
 }
 
 export async function duePaymentRequests(db: PgDb, now: Date, limit: number): Promise<PaymentRequest[]> {

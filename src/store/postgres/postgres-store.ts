@@ -106,7 +106,6 @@ export class PostgresStore implements Store {
   findPaymentRequest: Store['findPaymentRequest'] = (...args) => payments.findPaymentRequest(this.db, ...args);
   listPaymentRequests: Store['listPaymentRequests'] = (...args) => payments.listPaymentRequests(this.db, ...args);
   cancelPaymentRequest: Store['cancelPaymentRequest'] = (...args) => payments.cancelPaymentRequest(this.db, ...args);
-  payPaymentRequest: Store['payPaymentRequest'] = (...args) => payments.payPaymentRequest(this.db, ...args);
   duePaymentRequests: Store['duePaymentRequests'] = (...args) => payments.duePaymentRequests(this.db, ...args);
   expirePaymentRequests: Store['expirePaymentRequests'] = (...args) => payments.expirePaymentRequests(this.db, ...args);
 

@@ -56,8 +56,6 @@ const SETTLE_MANY_WITH_OUTBOX = {
    SELECT id FROM recorded`,
 };
 
-const gone = (id: string) => new StoreError('conflict', `hold ${id} no longer exists`);
-
 /** A settle and the webhook deliveries (the outbox) it writes with it. */
 export interface Settle {
   record: VerifyTransactionRecord;
@@ -65,12 +63,23 @@ export interface Settle {
 }
 
 /** The deliveries of a batch, one array per column, each row naming the hold whose settle writes it. */
-function deliveryColumns(settles: Settle[]): unknown[][] {
+function deliveryColumns(settles: readonly Settle[]): unknown[][] {
   return columns(
     settles.flatMap((s) => s.deliveries.map((d) => [...deliveryValues(d, (at) => at), s.record.id])),
     row.noNul,
   );
 }
+
+/** Runs the settle statement for `settles`; the ids of the holds it claimed (a hold already gone is not). */
+export async function settleMany(run: Run, settles: readonly Settle[]): Promise<Set<string>> {
+  const vts = columns(settles.map((s) => row.vtParams(s.record)), row.noNul);
+  const withOutbox = settles.some((s) => s.deliveries.length > 0);
+  const { rows } = await run<{ id: string }>(withOutbox ? SETTLE_MANY_WITH_OUTBOX : SETTLE_MANY, withOutbox ? [...vts, ...deliveryColumns(settles)] : vts);
+  return new Set(rows.map((r) => r.id));
+}
+
+/** A settle whose hold is gone (recovery ended it): its caller hears of it, nobody else. */
+export const holdGone = (id: string) => new StoreError('conflict', `hold ${id} no longer exists`);
 
 /** Settles of concurrent requests, one statement and one WAL flush per batch. */
 export function settleBatch(run: Run): StatementBatch<Settle, void> {
@@ -78,12 +87,8 @@ export function settleBatch(run: Run): StatementBatch<Settle, void> {
     maxBatch: MAX_BATCH,
     retryable: isDeadlock,
     async many(settles) {
-      const records = settles.map((s) => s.record);
-      const vts = columns(records.map(row.vtParams), row.noNul);
-      const withOutbox = settles.some((s) => s.deliveries.length > 0);
-      const { rows } = await run<{ id: string }>(withOutbox ? SETTLE_MANY_WITH_OUTBOX : SETTLE_MANY, withOutbox ? [...vts, ...deliveryColumns(settles)] : vts);
-      const settled = new Set(rows.map((r) => r.id));
-      return records.map((r) => (settled.has(r.id) ? { ok: true, value: undefined } : { ok: false, error: gone(r.id) }));
+      const settled = await settleMany(run, settles);
+      return settles.map(({ record: r }) => (settled.has(r.id) ? { ok: true, value: undefined } : { ok: false, error: holdGone(r.id) }));
     },
   });
 }

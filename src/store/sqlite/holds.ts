@@ -1,9 +1,12 @@
 // The verify path's money writes on SQLite: hold a credit, then settle
-// (charge) or release (refund) it. Each runs atomically in its own savepoint
-// of a group commit (group-commit.ts). Also the leases and crash recovery
+// (charge, and pay the payment request it names) or release (refund) it.
+// Each runs atomically in its own savepoint of a group commit
+// (group-commit.ts). Also the leases and crash recovery
 // that end the holds of a dead process.
 import type { CreditHold, RequestErrorRecord, VerifyTransactionRecord } from '../../domain/types.js';
-import type { HoldResult, RecoveryResult } from '../../domain/ports/store.js';
+import type { HoldResult, RecoveryResult, SettlePayment } from '../../domain/ports/store.js';
+import type { PayResult } from '../../domain/payments/types.js';
+import { payInSettle } from './payments.js';
 import type { Lite } from './connection.js';
 import type { NewWebhookDelivery } from '../../domain/webhooks/types.js';
 import * as row from './rows.js';
@@ -13,8 +16,12 @@ export async function holdCredit(lite: Lite, hold: CreditHold): Promise<HoldResu
   return lite.writes.run(() => lite.verifyWrite.hold(hold), false);
 }
 
-export async function settleHold(lite: Lite, r: VerifyTransactionRecord, deliveries: readonly NewWebhookDelivery[] = []): Promise<void> {
-  await lite.writes.run(() => lite.verifyWrite.settle(r, deliveries));
+export async function settleHold(lite: Lite, r: VerifyTransactionRecord, deliveries: readonly NewWebhookDelivery[] = [], payment?: SettlePayment): Promise<PayResult | undefined> {
+  return lite.writes.run(() => {
+    lite.verifyWrite.settle(r, deliveries);
+    // In the same savepoint: a payment that throws takes the charge back with it.
+    return payment ? payInSettle(lite, payment) : undefined;
+  });
 }
 
 export async function releaseHold(lite: Lite, r: RequestErrorRecord & { accountId: string }): Promise<number> {

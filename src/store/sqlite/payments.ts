@@ -1,9 +1,10 @@
 // Payment requests on SQLite (statements in ../sql/payments.ts). Each write
-// is one IMMEDIATE transaction: other processes on the file wait for it, so
-// the check of a request's state and its change are never split.
-import type { Page } from '../../domain/ports/store.js';
+// is one IMMEDIATE transaction (paying: the settle's own, holds.ts): other
+// processes on the file wait for it, so the check of a request's state and
+// its change are never split.
+import type { Page, SettlePayment } from '../../domain/ports/store.js';
 import { StoreError } from '../../domain/ports/store.js';
-import type { CreatePaymentResult, PayResult, PayingSlip, PaymentQuery, PaymentRequest } from '../../domain/payments/types.js';
+import type { CreatePaymentResult, PayResult, PaymentQuery, PaymentRequest } from '../../domain/payments/types.js';
 import type { NewWebhookDelivery } from '../../domain/webhooks/types.js';
 import { toPage } from '../cursor.js';
 import * as sql from '../sql/payments.js';
@@ -61,27 +62,22 @@ export async function cancelPaymentRequest(lite: Lite, id: string, at: Date): Pr
   return getSync(lite, id);
 }
 
-export async function payPaymentRequest(
-  lite: Lite,
-  id: string,
-  slip: PayingSlip,
-  at: Date,
-  deliveries: (request: PaymentRequest) => readonly NewWebhookDelivery[],
-): Promise<PayResult> {
-  return lite.db
-    .transaction((): PayResult => {
-      const request = getSync(lite, id);
-      if (!request) throw new StoreError('not_found', 'payment request not found');
-      if (sql.paidBySameSlip(request, slip)) return { status: 'paid', request };
-      if (request.status !== 'pending') return { status: 'not_pending', request };
-      const other = lite.sql(sql.PAID_BY_SLIP).get(slip.transactionId, slip.sendingBank) as { id: string } | undefined;
-      if (other) return { status: 'slip_used', otherRequestId: other.id };
-      lite.sql(sql.PAY).run(...sql.payValues(id, slip, at, ms));
-      const paid = getSync(lite, id)!;
-      insertDeliveries(lite, deliveries(paid));
-      return { status: 'paid', request: paid };
-    })
-    .immediate();
+/**
+ * Pays `payment.request` with its slip, inside the settle's savepoint
+ * (holds.ts): the request still pending and the slip unused, read and
+ * written in the one write transaction the file allows at a time.
+ */
+export function payInSettle(lite: Lite, payment: SettlePayment): PayResult {
+  const { request: { id }, slip } = payment;
+  const request = getSync(lite, id);
+  if (!request) throw new StoreError('not_found', 'payment request not found');
+  if (sql.paidBySameSlip(request, slip)) return { status: 'paid', request };
+  if (request.status !== 'pending') return { status: 'not_pending', request };
+  const other = lite.sql(sql.PAID_BY_SLIP).get(slip.transactionId, slip.sendingBank) as { id: string } | undefined;
+  if (other) return { status: 'slip_used', otherRequestId: other.id };
+  lite.sql(sql.PAY).run(...sql.payValues(id, slip, payment.at, ms));
+  insertDeliveries(lite, payment.deliveries);
+  return { status: 'paid', request: getSync(lite, id)! };
 }
 
 export async function duePaymentRequests(lite: Lite, now: Date, limit: number): Promise<PaymentRequest[]> {

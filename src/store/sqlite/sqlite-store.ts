@@ -112,7 +112,6 @@ export class SqliteStore implements Store {
   findPaymentRequest: Store['findPaymentRequest'] = (...args) => payments.findPaymentRequest(this.lite, ...args);
   listPaymentRequests: Store['listPaymentRequests'] = (...args) => payments.listPaymentRequests(this.lite, ...args);
   cancelPaymentRequest: Store['cancelPaymentRequest'] = (...args) => payments.cancelPaymentRequest(this.lite, ...args);
-  payPaymentRequest: Store['payPaymentRequest'] = (...args) => payments.payPaymentRequest(this.lite, ...args);
   duePaymentRequests: Store['duePaymentRequests'] = (...args) => payments.duePaymentRequests(this.lite, ...args);
   expirePaymentRequests: Store['expirePaymentRequests'] = (...args) => payments.expirePaymentRequests(this.lite, ...args);
 
