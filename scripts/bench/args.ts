@@ -1,7 +1,7 @@
 // Command-line flags of `npm run bench`.
 import { availableParallelism } from 'node:os';
 
-export const SCENARIO_IDS = ['A', 'B', 'C', 'D', 'E', 'I', 'H', 'F', 'R'] as const;
+export const SCENARIO_IDS = ['A', 'B', 'C', 'D', 'E', 'I', 'H', 'F', 'R', 'L'] as const;
 export type ScenarioId = (typeof SCENARIO_IDS)[number];
 export const ENGINE_NAMES = ['sqlite', 'postgres', 'mongodb'] as const;
 export type EngineName = (typeof ENGINE_NAMES)[number];
@@ -20,7 +20,7 @@ export interface BenchArgs {
   keep: boolean;
   /** V8 old-space cap (MB) for slipgate and the baseline, as a container would set; unset = V8's default for the machine. */
   heapMb: number | undefined;
-  /** Rounds of D then A on each engine, alternated, reported as medians (1 = the plain run). */
+  /** Rounds of D then A on each engine, alternated, reported as medians (1 = the plain run); scenario L's rounds too. */
   repeat: number;
   /** A git revision whose slipgate also runs A in every round, to compare two versions in one run. */
   against: string | undefined;
@@ -40,7 +40,7 @@ export interface BenchArgs {
 const DEFAULT_SCENARIOS = SCENARIO_IDS.filter((id) => id !== 'H' && id !== 'F' && id !== 'R');
 const RECEIVER_POLICIES = ['off', 'report', 'require'] as const;
 
-const USAGE = `usage: npm run bench -- [--quick] [--scenario A,B,C,D,E,I,H,F,R] [--engine sqlite,postgres,mongodb]
+const USAGE = `usage: npm run bench -- [--quick] [--scenario A,B,C,D,E,I,H,F,R,L] [--engine sqlite,postgres,mongodb]
                        [--workers N|auto] [--heap-mb N] [--repeat N [--against REV]] [--history N] [--flood N] [--profile] [--keep]
                        [--retention-records N] [--receiver-policy off|report|require] [--out FILE] [--allow-dirty]`;
 

@@ -15,6 +15,7 @@ import type { Report } from './report.js';
 import { chosen, type BenchRun } from './run.js';
 import { benchEngine, floodRuns, measureHistory, pictureRounds, repeatAD } from './run-scenarios.js';
 import { retentionRuns } from './retention.js';
+import { lineRounds } from './line.js';
 import { scenarios } from './scenarios.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url)).replace(/\/$/, '');
@@ -48,6 +49,7 @@ const report: Report = {
   pictures: [],
   floods: [],
   retention: [],
+  line: [],
 };
 const chosenScenarios = scenarios(args.quick);
 // --receiver-policy: A's slips pay the bench receiver too, with the policy off, so A and A+policy differ only by it.
@@ -76,6 +78,7 @@ try {
   if (chosen(run, 'H')) for (const engine of args.engines) await measureHistory(run, app, engine);
   if (chosen(run, 'F')) for (const engine of args.engines) await floodRuns(run, app, engine);
   if (chosen(run, 'R')) for (const engine of args.engines) await retentionRuns(run, app, engine);
+  if (chosen(run, 'L')) for (const engine of args.engines) await lineRounds(run, app, engine);
 } finally {
   if (args.keep) say(`logs and profiles kept in ${run.work}`);
   else rmSync(run.work, { recursive: true, force: true });

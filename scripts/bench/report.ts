@@ -14,6 +14,7 @@ import { floodSection, type FloodRun } from './flood.js';
 import { receiverSummary, receiverTargets } from './receiver-policy.js';
 import type { RetentionRun } from './retention.js';
 import { retentionSection } from './retention-report.js';
+import { lineSection, type LineRun } from './line-report.js';
 
 export interface Row {
   scenario: Scenario;
@@ -64,6 +65,8 @@ export interface Report {
   floods: FloodRun[];
   /** Scenario R runs (retention.ts). */
   retention: RetentionRun[];
+  /** Scenario L runs (line.ts). */
+  line: LineRun[];
 }
 
 const TARGETS = { aSqlitePerSec: 3000, aVsBaseline: 0.7, bAddedP50: 2, bAddedP99: 10, cPeakRssMb: 400 };
@@ -236,6 +239,7 @@ export function markdown(r: Report): string {
   out.push(...receiverSummary(r.rows));
   out.push(...floodSection(r.floods));
   out.push(...retentionSection(r.retention));
+  out.push(...lineSection(r.line));
   out.push('## Targets', '', ...targets(r.rows).map((l) => `- ${l}`), '');
   for (const [engine, p] of Object.entries(r.profiles)) {
     out.push(`## CPU profile, scenario A on ${engine}`, '');

@@ -1,6 +1,7 @@
 // The four scenarios of the performance targets (docs/performance.md), plus E: B's load against the baseline, the
 // latency floor of this harness and stack on this machine, I (pictures), H (cost against stored history), F (a flood of bad keys)
-// and R (a retention pass under load); A+report / A+require are A under a receiver policy (receiver-policy.ts).
+// and R (a retention pass under load); A+report / A+require are A under a receiver policy (receiver-policy.ts);
+// L (slip pictures through LINE against the verify route).
 // Durations shrink with --quick (smoke runs).
 import type { ReceiverPolicy } from '../../src/domain/types.js';
 import type { ScenarioId } from './args.js';
@@ -77,6 +78,9 @@ export function scenarios(quick: boolean): Record<ScenarioId, Scenario> {
     },
     // Read by runImageScenario (images.ts), not by the autocannon rows.
     I: { id: 'I', title: '1080×2340 screenshots flooding the image pool, 100 QR-text req/s beside them', target: 'slipgate', upstreamLatencyMs: 0, connections: 8, overallRate: 100, durationSec: d(15, 5), warmupSec: 0 },
+    // Read by lineRounds (line.ts): each path runs durationSec after a warm-up of warmupSec each. The pictures are one
+    // account's (a LINE channel pays with its account), so as many are in flight as IMAGE_MAX_PER_ACCOUNT lets one account have.
+    L: { id: 'L', title: 'the same screenshots through LINE (simulate-line) and POST /api/v1/verify, one account', target: 'slipgate', upstreamLatencyMs: 0, connections: 4, durationSec: d(15, 4), warmupSec: d(2, 1) },
   };
 }
 

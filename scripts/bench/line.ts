@@ -1,0 +1,162 @@
+// Scenario L (issue #35's target): the same slip pictures sent to one
+// slipgate through LINE (the LINE platform simulator, `slipgate
+// simulate-line`, its own process) and through `POST /api/v1/verify`, in the
+// same round, the two taking turns going first; slipgate's CPU per verified
+// picture on each path, and their ratio.
+import { randomBytes } from 'node:crypto';
+import { createServer } from 'node:net';
+import { join } from 'node:path';
+import { AccountService } from '../../src/domain/accounts.js';
+import { LineChannels } from '../../src/domain/line/channels.js';
+import { secretBox } from '../../src/domain/secret-box.js';
+import { openStore } from '../../src/store/open.js';
+import type { EngineName } from './args.js';
+import type { BuiltApp } from './build.js';
+import { databaseCpu, databaseCpuSince } from './db-cpu.js';
+import type { BenchDatabase } from './engines.js';
+import { benchPictures, linePictures, verifyPictures, type PathResult, type PictureLoad } from './line-load.js';
+import { lineTable, lineTargets, perVerified, type LinePath, type LineRun } from './line-report.js';
+import { startBank, startSlipgate } from './phases.js';
+import { startProcess, type Started } from './processes.js';
+import type { BenchRun } from './run.js';
+import type { Scenario } from './scenarios.js';
+import { CREDITS_PER_ACCOUNT, onSeededDatabase } from './seeding.js';
+
+/** A shop account, its API key, and the LINE channel connected to it. */
+export interface BenchChannel {
+  accountId: string;
+  apiKey: string;
+  channelId: string;
+  channelSecret: string;
+  accessToken: string;
+}
+
+/** Distinct pictures in the set both paths send. */
+const PICTURES = 8;
+
+/** The set, made once per bench run (each screenshot takes a moment to draw). */
+let pictureSet: Promise<Buffer[]> | undefined;
+
+/**
+ * A new account with credits and a channel connected to it as `slipgate line
+ * connect` does (sealed with `secretsKey`), replying in English (the bench
+ * recognises the verified reply by its words) with checks off: the set of
+ * pictures repeats, and a duplicate check would answer a repeat as used on
+ * LINE where the verify route, asked for no checks, verifies it.
+ */
+export async function connectBenchChannel(databaseUrl: string, secretsKey: string): Promise<BenchChannel> {
+  const channel = { channelId: String(1_650_000_000 + Math.floor(Math.random() * 1_000_000)), channelSecret: randomBytes(16).toString('hex'), accessToken: randomBytes(32).toString('base64url') };
+  const store = await openStore(databaseUrl);
+  try {
+    const { account, apiKey } = await new AccountService(store).createAccount({ name: 'Bench LINE shop', credits: CREDITS_PER_ACCOUNT, actor: 'bench' });
+    await new LineChannels({ store, secrets: secretBox(Buffer.from(secretsKey, 'hex')) }).connect('bench', account.id, { ...channel, lang: 'en', checks: false });
+    return { accountId: account.id, apiKey: apiKey.secret, ...channel };
+  } finally {
+    await store.close();
+  }
+}
+
+/** Scenario L on one engine, --repeat rounds, each with fresh processes. */
+export async function lineRounds(run: BenchRun, app: BuiltApp, engine: EngineName): Promise<void> {
+  await onSeededDatabase(run, engine, async (db) => {
+    // Throwaway, as the database is: slipgate needs it to open the sealed channel secret and token.
+    const secretsKey = randomBytes(32).toString('hex');
+    const channel = await connectBenchChannel(db.url, secretsKey);
+    pictureSet ??= benchPictures(PICTURES);
+    const pictures = await pictureSet;
+    const runs: LineRun[] = [];
+    for (let round = 1; round <= run.args.repeat; round++) runs.push(await measureLine(run, app, run.scenarios.L, { db, channel, secretsKey, pictures, round }));
+    run.report.line.push(...runs);
+    console.log(['', ...lineTable(runs), '', ...lineTargets(runs).map((l) => `- ${l.replaceAll('**', '')}`), ''].join('\n'));
+  });
+}
+
+interface LineSetup {
+  db: BenchDatabase;
+  channel: BenchChannel;
+  secretsKey: string;
+  pictures: Buffer[];
+  round: number;
+}
+
+/** One round: bank, slipgate and the LINE simulator, a warm-up of both paths, then each path measured, in this round's order. */
+async function measureLine(run: BenchRun, app: BuiltApp, scenario: Scenario, setup: LineSetup): Promise<LineRun> {
+  const { db, channel, round } = setup;
+  const tag = `L/${db.engine}`;
+  run.say(`${tag} round ${round}: ${scenario.title}, ${scenario.durationSec} s each`);
+  const bank = await startBank(run, app, 0, `L-${db.engine}-${round}`);
+  let target: Started | undefined;
+  let sim: Started | undefined;
+  try {
+    // slipgate must know the simulator's URL when it starts, and the simulator slipgate's: the simulator's port is chosen first.
+    const simUrl = `http://127.0.0.1:${await freePort()}`;
+    const env = { SECRETS_KEY: setup.secretsKey, LINE_API_BASE_URL: simUrl, LINE_DATA_API_BASE_URL: simUrl };
+    target = await startSlipgate(run, app, db, bank.url, `${tag}-${round}`, undefined, env);
+    sim = await startSimulator(run, app, simUrl, target.url, channel, `${db.engine}-${round}`);
+    const load = (durationSec: number): PictureLoad => ({ pictures: setup.pictures, concurrency: scenario.connections, durationSec });
+    const paths = {
+      verify: () => verifyPictures(target!.url, channel.apiKey, load(scenario.durationSec)),
+      line: () => linePictures(sim!.url, load(scenario.durationSec)),
+    };
+    // Warm-up: each decoder thread loads its decoder on its first picture, and each path's code gets compiled.
+    await verifyPictures(target.url, channel.apiKey, load(scenario.warmupSec));
+    await linePictures(sim.url, load(scenario.warmupSec));
+    const first = round % 2 === 1 ? 'verify' : 'line';
+    const measured: Partial<Record<'verify' | 'line', LinePath>> = {};
+    for (const path of first === 'verify' ? (['verify', 'line'] as const) : (['line', 'verify'] as const)) {
+      measured[path] = await measurePath(target, db, channel, paths[path]);
+      const p = measured[path];
+      run.say(
+        `${tag} round ${round}, ${path}: ${p.verified} of ${p.sent} verified (${p.notVerified} not verified, ${p.noAnswer} no answer, ${p.charged} charged), ` +
+          `${(p.verified / p.seconds).toFixed(1)}/s, CPU ${perVerified(p.cpu, p).toFixed(1)} ms per verified picture, p50 ${p.latencyMs.p50.toFixed(0)} p99 ${p.latencyMs.p99.toFixed(0)} ms`,
+      );
+    }
+    return { engine: db.engine, round, first, pictures: setup.pictures.length, concurrency: scenario.connections, verify: measured.verify!, line: measured.line! };
+  } finally {
+    await sim?.stop();
+    await target?.stop();
+    await bank.stop();
+  }
+}
+
+/** One path's run with slipgate's and the database's CPU around it, and the credits it spent. */
+async function measurePath(target: Started, db: BenchDatabase, channel: BenchChannel, send: () => Promise<PathResult>): Promise<LinePath> {
+  const creditsBefore = await credits(db, channel.accountId);
+  const before = { target: target.cpuSeconds(), db: databaseCpu(db) };
+  const result = await send();
+  const cpu = { cpu: target.cpuSeconds() - before.target, db: databaseCpuSince(before.db, db) };
+  return { ...result, ...cpu, charged: creditsBefore - (await credits(db, channel.accountId)) };
+}
+
+export async function credits(db: BenchDatabase, accountId: string): Promise<number> {
+  const store = await openStore(db.url);
+  try {
+    return (await store.getAccount(accountId))!.credits;
+  } finally {
+    await store.close();
+  }
+}
+
+/** `slipgate simulate-line` for the bench channel, sending its events to slipgate's public listener. */
+function startSimulator(run: BenchRun, app: BuiltApp, simUrl: string, slipgateUrl: string, channel: BenchChannel, tag: string): Promise<Started> {
+  const { port } = new URL(simUrl);
+  return startProcess({
+    name: 'simulated LINE platform',
+    args: [app.cli, 'simulate-line', '--port', port, '--slipgate', slipgateUrl, '--channel-id', channel.channelId, '--channel-secret', channel.channelSecret, '--access-token', channel.accessToken],
+    env: { ...process.env },
+    logFile: join(run.work, `line-sim-${tag}.log`),
+    ready: (lines) => lines.map((l) => /listening on (http:\/\/[^\s,]+)/.exec(l)?.[1]).find(Boolean),
+  });
+}
+
+/** A port nothing listens on now (the simulator takes it a moment later). */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
+    });
+  });
+}

@@ -1,0 +1,90 @@
+// Scenario L's setup and counting against a real slipgate on the sandbox
+// network and the LINE platform simulator, in the bench's order: the
+// simulator's port chosen first, slipgate started with its URLs and
+// SECRETS_KEY, the bench channel connected to a new account as the bench
+// connects it, then the simulator. A picture through LINE ends verified and
+// charged once, as the same picture on the verify route does; a picture that
+// does not verify is counted as such; the flags and the report read L right.
+import { randomBytes } from 'node:crypto';
+import sharp from 'sharp';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadConfig } from '../../src/config.js';
+import { startLineSimulator, type LineSimulator } from '../../src/line/simulator/line-simulator.js';
+import { parseArgs } from '../../scripts/bench/args.js';
+import type { BenchDatabase } from '../../scripts/bench/engines.js';
+import { connectBenchChannel, credits, freePort, type BenchChannel } from '../../scripts/bench/line.js';
+import { benchPictures, linePictures, VERIFIED_REPLY, verifyPictures } from '../../scripts/bench/line-load.js';
+import { lineTargets, type LinePath, type LineRun } from '../../scripts/bench/line-report.js';
+import { scenarios } from '../../scripts/bench/scenarios.js';
+import { startApp, type TestApp } from '../helpers/app.js';
+
+const SECRETS_KEY = randomBytes(32).toString('hex');
+let app: TestApp;
+let sim: LineSimulator;
+let db: BenchDatabase;
+let channel: BenchChannel;
+let pictures: Buffer[];
+
+beforeAll(async () => {
+  const simUrl = `http://127.0.0.1:${await freePort()}`;
+  app = await startApp({ env: { SECRETS_KEY, LINE_API_BASE_URL: simUrl, LINE_DATA_API_BASE_URL: simUrl } });
+  db = { engine: 'sqlite', url: app.databaseUrl, description: 'test', drop: async () => {} };
+  channel = await connectBenchChannel(db.url, SECRETS_KEY);
+  sim = await startLineSimulator({ port: Number(new URL(simUrl).port), channelId: channel.channelId, channelSecret: channel.channelSecret, accessToken: channel.accessToken, slipgateUrl: app.publicUrl });
+  pictures = await benchPictures(2);
+}, 60_000);
+afterAll(async () => {
+  await sim?.close();
+  await app?.stop();
+});
+
+const twoPictures = () => ({ pictures, concurrency: 2, durationSec: 60, maxPictures: 2 });
+
+describe('bench scenario L', () => {
+  it('a picture sent through the simulator ends verified (the reply says so) and charged once, as the same picture on the verify route does', { timeout: 60_000 }, async () => {
+    const start = await credits(db, channel.accountId);
+    const line = await linePictures(sim.url, twoPictures());
+    expect(line).toMatchObject({ sent: 2, verified: 2, notVerified: 0, noAnswer: 0, samples: [] });
+    expect(line.latencyMs.p99).toBeGreaterThanOrEqual(line.latencyMs.p50);
+    const replies = sim.log.filter((e) => e.kind === 'reply');
+    expect(replies).toHaveLength(2);
+    for (const reply of replies) expect(reply.text!.startsWith(VERIFIED_REPLY)).toBe(true);
+    // Each from a customer of its own: the per-user limit never decides what the bench measures.
+    expect(new Set(replies.map((r) => r.to)).size).toBe(2);
+    expect(await credits(db, channel.accountId)).toBe(start - 2);
+    const records = (await app.store.listVerifyTransactions({ accountId: channel.accountId, limit: 10 })).items;
+    expect(records.map((r) => r.source)).toEqual(['line', 'line']);
+
+    const verify = await verifyPictures(app.publicUrl, channel.apiKey, twoPictures());
+    expect(verify).toMatchObject({ sent: 2, verified: 2, notVerified: 0, noAnswer: 0 });
+    expect(await credits(db, channel.accountId)).toBe(start - 4);
+    // The same slips again: checks are off on the channel, so a repeat is verified (and charged) like the first time.
+    expect((await linePictures(sim.url, twoPictures())).verified).toBe(2);
+    expect(await credits(db, channel.accountId)).toBe(start - 6);
+  });
+
+  it('counts a picture that does not verify as not verified, on both paths, and charges nothing for it', { timeout: 60_000 }, async () => {
+    const blank = await sharp({ create: { width: 400, height: 800, channels: 3, background: '#ffffff' } }).png().toBuffer();
+    const start = await credits(db, channel.accountId);
+    const load = { pictures: [blank], concurrency: 1, durationSec: 60, maxPictures: 1 };
+    const line = await linePictures(sim.url, load);
+    expect(line).toMatchObject({ sent: 1, verified: 0, notVerified: 1, noAnswer: 0 });
+    expect(line.samples[0]).not.toContain(VERIFIED_REPLY);
+    expect(await verifyPictures(app.publicUrl, channel.apiKey, load)).toMatchObject({ sent: 1, verified: 0, notVerified: 1 });
+    expect(await credits(db, channel.accountId)).toBe(start);
+  });
+
+  it('runs by default and with --scenario L; keeps in flight what one account may have on the decoders by default', () => {
+    expect(parseArgs([]).scenarios).toContain('L');
+    expect(parseArgs(['--scenario', 'l', '--repeat', '3'])).toMatchObject({ scenarios: ['L'], repeat: 3 });
+    expect(scenarios(true).L.connections).toBe(loadConfig({}).IMAGE_MAX_PER_ACCOUNT);
+  });
+
+  it('judges the target on the median of the per-round ratios of CPU per verified picture', () => {
+    const path = (cpu: number, verified: number): LinePath => ({ sent: verified, verified, notVerified: 0, noAnswer: 0, seconds: 1, latencyMs: { p50: 1, p99: 1 }, samples: [], cpu, db: 0, charged: verified });
+    const round = (n: number, lineCpu: number): LineRun => ({ engine: 'sqlite', round: n, first: n % 2 ? 'verify' : 'line', pictures: 8, concurrency: 4, verify: path(3, 100), line: path(lineCpu, 50) });
+    // verify 30 ms per picture in every round, LINE 36, 30 and 31.8 ms: ratios 1.2, 1.0 and 1.06, median 1.06.
+    expect(lineTargets([round(1, 1.8), round(2, 1.5), round(3, 1.59)])).toEqual(['L on sqlite, slipgate CPU per verified picture through LINE ≤ 1.1× the verify route\'s (median of 3 rounds): **met**: 1.06×']);
+    expect(lineTargets([round(1, 1.8)])[0]).toContain('**MISSED**: 1.20×');
+  });
+});
