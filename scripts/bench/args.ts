@@ -32,6 +32,10 @@ export interface BenchArgs {
   retentionRecords: number;
   /** Besides A, A again with every bench account holding this receiver policy (off: only A, as before). */
   receiverPolicy: 'off' | 'report' | 'require';
+  /** Besides A, A+pay: every verification pays a pending payment request made before the run (payments.ts). */
+  payments: boolean;
+  /** Besides A, A+hooks (every bench account with a webhook endpoint the bench process serves) and W (1,000 verifications/s offered, their events delivered; webhooks.ts). */
+  webhooks: boolean;
   /** Write a results file from a tree with uncommitted changes (the file then says so). */
   allowDirty: boolean;
 }
@@ -42,10 +46,10 @@ const RECEIVER_POLICIES = ['off', 'report', 'require'] as const;
 
 const USAGE = `usage: npm run bench -- [--quick] [--scenario A,B,C,D,E,I,H,F,R,L] [--engine sqlite,postgres,mongodb]
                        [--workers N|auto] [--heap-mb N] [--repeat N [--against REV]] [--history N] [--flood N] [--profile] [--keep]
-                       [--retention-records N] [--receiver-policy off|report|require] [--out FILE] [--allow-dirty]`;
+                       [--retention-records N] [--receiver-policy off|report|require] [--payments] [--webhooks] [--out FILE] [--allow-dirty]`;
 
 export function parseArgs(argv: string[]): BenchArgs {
-  const args: BenchArgs = { quick: false, scenarios: [...DEFAULT_SCENARIOS], engines: [...ENGINE_NAMES], workers: 1, profile: false, out: undefined, keep: false, heapMb: undefined, repeat: 1, against: undefined, history: 1_000_000, flood: 1_000_000, retentionRecords: 1_000_000, receiverPolicy: 'off', allowDirty: false };
+  const args: BenchArgs = { quick: false, scenarios: [...DEFAULT_SCENARIOS], engines: [...ENGINE_NAMES], workers: 1, profile: false, out: undefined, keep: false, heapMb: undefined, repeat: 1, against: undefined, history: 1_000_000, flood: 1_000_000, retentionRecords: 1_000_000, receiverPolicy: 'off', payments: false, webhooks: false, allowDirty: false };
   for (let i = 0; i < argv.length; i++) {
     const [flag, inline] = argv[i]!.split(/=(.*)/s, 2) as [string, string | undefined];
     const value = (): string => {
@@ -65,6 +69,12 @@ export function parseArgs(argv: string[]): BenchArgs {
         break;
       case '--allow-dirty':
         args.allowDirty = true;
+        break;
+      case '--payments':
+        args.payments = true;
+        break;
+      case '--webhooks':
+        args.webhooks = true;
         break;
       case '--history': {
         const n = Number(value());
@@ -134,6 +144,10 @@ export function parseArgs(argv: string[]): BenchArgs {
     }
   }
   if (args.receiverPolicy !== 'off' && !args.scenarios.includes('A')) fail('--receiver-policy runs A again under the policy: add A to --scenario');
+  if (args.payments && !args.scenarios.includes('A')) fail('--payments runs A again paying payment requests: add A to --scenario');
+  if (args.webhooks && !args.scenarios.includes('A')) fail('--webhooks runs A again with webhook endpoints: add A to --scenario');
+  // Both register receivers on the bench accounts, and a payment request names its receiver only when the account has one.
+  if (args.payments && args.receiverPolicy !== 'off') fail('--payments and --receiver-policy each register a receiver on every bench account: run them separately');
   if (args.against !== undefined && args.repeat < 2) fail('--against compares alternated rounds: add --repeat N (N ≥ 2)');
   if (args.against !== undefined && args.engines.length > 1) fail('--against measures one engine: add --engine sqlite (or postgres, or mongodb)');
   return args;

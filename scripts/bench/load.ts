@@ -13,6 +13,8 @@ export interface LoadSpec {
   apiKeys: string[];
   /** Yields request bodies, each with a QR not sent before. */
   nextBody: () => string;
+  /** Yields each request's body with the key it must go with (a payment request is its account's), instead of nextBody and the keys in turn. */
+  nextKeyed?: () => { apiKey: string; body: string };
   /** Sent with every request besides content-type and x-api-key (scenario F: X-Forwarded-For). */
   headers?: Record<string, string>;
   /** Stop after this many requests instead of after durationSec. */
@@ -65,8 +67,8 @@ export function runLoad(spec: LoadSpec): Promise<LoadResult> {
             method: 'POST',
             path: PATH,
             setupRequest: (req) => {
-              const key = spec.apiKeys[keyIndex++ % spec.apiKeys.length]!;
-              return { ...req, headers: { ...spec.headers, 'content-type': 'application/json', 'x-api-key': key }, body: spec.nextBody() };
+              const { apiKey, body } = spec.nextKeyed?.() ?? { apiKey: spec.apiKeys[keyIndex++ % spec.apiKeys.length]!, body: spec.nextBody() };
+              return { ...req, headers: { ...spec.headers, 'content-type': 'application/json', 'x-api-key': apiKey }, body };
             },
             onResponse: (_status, body) => {
               for (const [name, text] of marks) if (body.includes(text)) marked[name]!++;

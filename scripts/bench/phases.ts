@@ -17,6 +17,7 @@ import { checkReceiverRun, PAID_TO_RECEIVER, RECEIVER_MARKS, setReceiverPolicy }
 import type { Row } from './report.js';
 import type { BenchRun } from './run.js';
 import { expectedMaxRate, type Scenario } from './scenarios.js';
+import { extrasFor } from './extras.js';
 
 /** Scenario I's hard corpus, made once per run. */
 let hardCorpus: Promise<HardSlipImage[]> | undefined;
@@ -27,14 +28,19 @@ export async function measure(run: BenchRun, app: BuiltApp, scenario: Scenario, 
   const tag = `${scenario.id}${revision}${profileDir ? '*' : ''}/${engine}`;
   run.say(`${tag}: ${scenario.title}, ${scenario.durationSec} s`);
   if (scenario.receiverPolicy !== undefined) await setReceiverPolicy(db!, scenario.receiverPolicy);
-  const bank = await startBank(run, app, scenario.upstreamLatencyMs, tag);
+  const extras = await extrasFor(run, scenario, engine, db, keys);
+  let bank: Started | undefined;
   let target: Started | undefined;
   try {
+    bank = await startBank(run, app, scenario.upstreamLatencyMs, tag);
     target = scenario.target === 'baseline' ? await startBaseline(run, app, bank.url, tag) : await startSlipgate(run, app, db!, bank.url, tag, profileDir);
-    const bodies = qrBodies(scenario);
+    const own = (await extras?.ready?.(target.url)) ?? {};
+    // A+pay brings its own bodies: A's QRs are not made for nothing.
+    const bodies = own.nextKeyed ? undefined : qrBodies(scenario);
     const marks = scenario.receiverPolicy === undefined ? {} : { marks: RECEIVER_MARKS };
-    const load = { url: target.url, connections: scenario.connections, overallRate: scenario.overallRate, apiKeys: keys.length ? keys : ['none'], nextBody: bodies.next, ...marks };
-    if (scenario.warmupSec > 0) await runLoad({ ...load, durationSec: scenario.warmupSec });
+    const load = { url: target.url, connections: scenario.connections, overallRate: scenario.overallRate, apiKeys: keys.length ? keys : ['none'], nextBody: bodies?.next ?? (() => ''), ...marks, ...own };
+    const warmup = scenario.warmupSec > 0 ? await runLoad({ ...load, durationSec: scenario.warmupSec }) : undefined;
+    await extras?.warmedUp?.(warmup);
     const overflowsBefore = listenOverflows();
     const loop = await eventLoopWindow(scenario.target === 'baseline' ? undefined : adminUrlOf(target.logFile));
     const cpuBefore = { target: target.cpuSeconds(), bank: bank.cpuSeconds(), db: databaseCpu(db) };
@@ -44,17 +50,19 @@ export async function measure(run: BenchRun, app: BuiltApp, scenario: Scenario, 
     const overflows = listenOverflows() - overflowsBefore;
     const peakRssBytes = target.peakRssBytes();
     checkReceiverRun(scenario, result, tag);
+    const figures = (await extras?.measured?.(result)) ?? {};
     run.say(
       `${tag}: ${Math.round(result.responses / result.durationSec)} req/s, ${result.successes} ok, ${result.failures + result.errors} not ok, ` +
         `p50 ${result.latencyMs.p50.toFixed(2)} p99 ${result.latencyMs.p99.toFixed(2)} ms, ` +
         `CPU ${result.successes > 0 ? ((cpu.target * 1000) / result.successes).toFixed(3) : '–'} ms per success, peak RSS ${(peakRssBytes / 2 ** 20).toFixed(0)} MB` +
-        (bodies.extra() > 0 ? `, ${bodies.extra()} QRs made during the run` : ''),
+        (bodies && bodies.extra() > 0 ? `, ${bodies.extra()} QRs made during the run` : ''),
     );
-    return { scenario, engine, profiled: profileDir !== undefined, load: result, peakRssBytes, listenOverflows: overflows, cpu, ...(eventLoop ? { eventLoop } : {}) };
+    return { scenario, engine, profiled: profileDir !== undefined, load: result, peakRssBytes, listenOverflows: overflows, cpu, ...(eventLoop ? { eventLoop } : {}), ...figures };
   } finally {
     const code = await target?.stop();
     if (code !== undefined && code !== 0) run.say(`${tag}: ${target!.name} exited with ${code} (log: ${target!.logFile})`);
-    await bank.stop();
+    await bank?.stop();
+    await extras?.close?.();
   }
 }
 

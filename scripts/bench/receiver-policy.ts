@@ -81,7 +81,7 @@ interface Pair {
 
 /** A and A+policy of this tree on the same engine, round by round (a run without --repeat is one round). */
 function pairs(rows: Row[]): Pair[] {
-  const variants = rows.filter((r) => r.scenario.id.startsWith('A+') && !r.revision);
+  const variants = rows.filter((r) => (r.scenario.id === 'A+report' || r.scenario.id === 'A+require') && !r.revision);
   return variants.flatMap((policy) => {
     const plain = rows.find((r) => r.scenario.id === 'A' && r.scenario.receiverPolicy === 'off' && !r.revision && r.engine === policy.engine && r.round === policy.round);
     return plain ? [{ engine: policy.engine, plain, policy }] : [];

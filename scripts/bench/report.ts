@@ -12,6 +12,10 @@ import { pictureSection, type PictureRun } from './pictures.js';
 import { databaseCpuLabel } from './db-cpu.js';
 import { floodSection, type FloodRun } from './flood.js';
 import { receiverSummary, receiverTargets } from './receiver-policy.js';
+import type { PaymentFigures } from './payments.js';
+import { paymentSection, paymentTargets } from './payments-report.js';
+import type { DeliveryFigures } from './webhooks.js';
+import { webhookSection, webhookTargets } from './webhooks-report.js';
 import type { RetentionRun } from './retention.js';
 import { retentionSection } from './retention-report.js';
 import { lineSection, type LineRun } from './line-report.js';
@@ -36,6 +40,10 @@ export interface Row {
   revision?: string;
   /** Scenario H: verifications the account already held, and the round (empty, history, history, empty) of the run. */
   history?: { stored: number; round: number };
+  /** A+pay: requests paid and answers that paid nothing (load.successes counts the paid ones only). */
+  payments?: PaymentFigures;
+  /** A+hooks and W: what the webhook receiver got of the run's events. */
+  deliveries?: DeliveryFigures;
 }
 
 export interface Skipped {
@@ -93,6 +101,7 @@ function note(row: Row, rows: Row[]): string {
     const d = baselineOf(rows);
     if (d) parts.push(`${(perSec(row.load.successes, row) / perSec(d.load.successes, d)).toFixed(2)}× D`);
   }
+  if (row.payments) parts.push(row.payments.notPaid > 0 ? `**a failed run: ${int(row.payments.notPaid)} answers did not pay** (counted not ok)` : 'every answer paid its request; ok = paid');
   if (id === 'B' || id === 'E') parts.push(`added p50 ${ms(row.load.latencyMs.p50 - upstreamLatencyMs)} / p99 ${ms(row.load.latencyMs.p99 - upstreamLatencyMs)} ms`);
   const e = id === 'B' ? baselineOf(rows, 'E') : undefined;
   // What slipgate adds over the bare stack under the same load and harness.
@@ -133,7 +142,7 @@ export function table(rows: Row[]): string {
 /** One line per target: met or missed, and by how much. */
 export function targets(rows: Row[]): string[] {
   // --repeat rows are judged on their medians (repeat.ts).
-  const out: string[] = [...repeatTargets(rows), ...historyTargets(rows), ...receiverTargets(rows)];
+  const out: string[] = [...repeatTargets(rows), ...historyTargets(rows), ...receiverTargets(rows), ...paymentTargets(rows), ...webhookTargets(rows)];
   const measured = rows.filter((r) => !r.profiled && !r.revision && r.round === undefined);
   const d = baselineOf(measured);
   const verdict = (ok: boolean) => (ok ? '**met**' : '**MISSED**');
@@ -237,6 +246,8 @@ export function markdown(r: Report): string {
   out.push(...historySummary(r.rows, r.history));
   out.push(...pictureSection(r.pictures));
   out.push(...receiverSummary(r.rows));
+  out.push(...paymentSection(r.rows));
+  out.push(...webhookSection(r.rows));
   out.push(...floodSection(r.floods));
   out.push(...retentionSection(r.retention));
   out.push(...lineSection(r.line));

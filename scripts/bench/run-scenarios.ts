@@ -13,7 +13,7 @@ import { databaseBytes, historySupported, lookupMs, seedHistory } from './histor
 import { FLOOD_ENV, measureFlood } from './flood.js';
 import { measure, measureImages, startBank, startSlipgate } from './phases.js';
 import { summariseProfiles } from './profile.js';
-import { receiverVariant } from './receiver-policy.js';
+import { aVariants } from './extras.js';
 import { chosen, type BenchRun } from './run.js';
 import { CREDITS_PER_ACCOUNT, onSeededDatabase, onSeededDatabases, reconcile } from './seeding.js';
 
@@ -22,8 +22,7 @@ export async function benchEngine(run: BenchRun, app: BuiltApp, engine: EngineNa
     for (const id of ['A', 'B', 'C'] as const) {
       if (chosen(run, id)) run.report.rows.push(await measure(run, app, run.scenarios[id], engine, db, keys));
     }
-    const variant = receiverVariant(run);
-    if (variant && chosen(run, 'A')) run.report.rows.push(await measure(run, app, variant, engine, db, keys));
+    if (chosen(run, 'A')) for (const variant of aVariants(run)) run.report.rows.push(await measure(run, app, variant, engine, db, keys));
     if (chosen(run, 'I')) run.report.pictures.push(await measureImages(run, app, run.scenarios.I, engine, db, keys, 1));
     if (run.args.profile) {
       const dir = join(run.work, `profile-${engine}`);
@@ -38,8 +37,9 @@ export async function benchEngine(run: BenchRun, app: BuiltApp, engine: EngineNa
  * --repeat N: D and A alternately, N rounds, on one database per engine; the
  * report gives medians. With several engines, A runs on each of them in every
  * round, the engines taking turns going first, so their ratio is measured
- * within one round on one machine. With --receiver-policy, A under the policy
- * runs beside A in every round, the two taking turns going first.
+ * within one round on one machine. With --receiver-policy, --payments or
+ * --webhooks, A's variants run beside A in every round, taking turns going
+ * first.
  */
 export async function repeatAD(run: BenchRun, app: BuiltApp, engines: EngineName[], other?: BuiltApp & { revision: string }): Promise<void> {
   await onSeededDatabases(run, engines, async (seeded) => {
@@ -47,13 +47,10 @@ export async function repeatAD(run: BenchRun, app: BuiltApp, engines: EngineName
       run.report.rows.push({ ...(await measure(run, app, run.scenarios.D, 'none', null, [])), round });
       const turn = (round - 1) % seeded.length;
       for (const { engine, db, keys } of [...seeded.slice(turn), ...seeded.slice(0, turn)]) {
-        const variant = receiverVariant(run);
-        const plain = async () => run.report.rows.push({ ...(await measure(run, app, run.scenarios.A, engine, db, keys)), round });
-        const withPolicy = async () => run.report.rows.push({ ...(await measure(run, app, variant!, engine, db, keys)), round });
+        // Odd rounds: A, then its variants; even rounds: the variants in reverse, then A.
+        const order = [run.scenarios.A, ...aVariants(run)];
         const thisTree = async () => {
-          if (variant && round % 2 === 0) await withPolicy();
-          await plain();
-          if (variant && round % 2 === 1) await withPolicy();
+          for (const scenario of round % 2 === 1 ? order : order.reverse()) run.report.rows.push({ ...(await measure(run, app, scenario, engine, db, keys)), round });
         };
         const thatRevision = async () => run.report.rows.push({ ...(await measure(run, other!, run.scenarios.A, engine, db, keys)), round, revision: other!.revision });
         // --against: the two versions take turns going first.

@@ -1,14 +1,15 @@
 // The four scenarios of the performance targets (docs/performance.md), plus E: B's load against the baseline, the
 // latency floor of this harness and stack on this machine, I (pictures), H (cost against stored history), F (a flood of bad keys)
-// and R (a retention pass under load); A+report / A+require are A under a receiver policy (receiver-policy.ts);
+// and R (a retention pass under load); A+report / A+require are A under a receiver policy (receiver-policy.ts), A+pay A
+// paying payment requests (payments.ts), A+hooks and W A's load with webhook endpoints (webhooks.ts);
 // L (slip pictures through LINE against the verify route).
 // Durations shrink with --quick (smoke runs).
 import type { ReceiverPolicy } from '../../src/domain/types.js';
 import type { ScenarioId } from './args.js';
 
 export interface Scenario {
-  /** A+report and A+require: A under that receiver policy, apart from A's own figures and targets. */
-  id: ScenarioId | `A+${Exclude<ReceiverPolicy, 'off'>}`;
+  /** A+report, A+require, A+pay, A+hooks and W: A's load with one thing changed, apart from A's own figures and targets. */
+  id: ScenarioId | `A+${Exclude<ReceiverPolicy, 'off'>}` | 'A+pay' | 'A+hooks' | 'W';
   title: string;
   /** What is measured: slipgate, or the bare express + got baseline. */
   target: 'slipgate' | 'baseline';
@@ -22,6 +23,10 @@ export interface Scenario {
   checks?: Record<string, unknown>;
   /** Set: the bench accounts hold this receiver policy for the run, and every slip pays the receiver registered on each (receiver-policy.ts). */
   receiverPolicy?: ReceiverPolicy;
+  /** Set: every verification names a pending payment request its slip pays, made through the API before the run (payments.ts). */
+  payments?: true;
+  /** Set: every bench account has a webhook endpoint served by the bench process for the run, which counts the deliveries (webhooks.ts). */
+  webhooks?: true;
 }
 
 export function scenarios(quick: boolean): Record<ScenarioId, Scenario> {

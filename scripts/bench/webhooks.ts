@@ -1,0 +1,216 @@
+// `--webhooks`: A+hooks and W. For their runs every bench account has one
+// webhook endpoint subscribed to `verification.succeeded` (registered as the
+// CLI's `webhooks add` does, removed after the run), at a receiver in the
+// bench process: http://127.0.0.1, which docs/webhooks.md allows for a
+// loopback host. The receiver checks each signature with the SDK's
+// verifyWebhookSignature and answers 200 at once, counting deliveries and
+// each one's lag from its event's `createdAt`. A+hooks is A (closed loop)
+// with the delivery worker busy, alternated with A without endpoints: what
+// delivery costs A's p99. W offers a fixed rate above 1,000 verifications/s:
+// the deliveries per second the worker keeps up with, and their lag.
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { performance } from 'node:perf_hooks';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { SIGNATURE_HEADER, verifyWebhookSignature } from '../../src/client/webhooks.js';
+import { storeServices } from '../../src/compose.js';
+import { openStore } from '../../src/store/open.js';
+import type { BenchDatabase } from './engines.js';
+import type { RunExtras } from './extras.js';
+import type { BenchRun } from './run.js';
+import type { Scenario } from './scenarios.js';
+
+/** The issue's rate (#34): W offers a fifth more, so the events produced reach it although the client lags a little. */
+export const TARGET_DELIVERIES_PER_SEC = 1000;
+const W_OFFERED = 1200;
+/** How long the bench waits for the last deliveries of a run: no new one for this long ends the wait. */
+const STALL_MS = 10_000;
+/** After a load's own deliveries, how long a quiet receiver means nothing more is coming. */
+const IN_FLIGHT_SETTLE_MS = 1000;
+
+export interface DeliveryReceiver {
+  /** Endpoint URL of one account (its path names the account, whose secret checks the signature). */
+  urlFor(accountId: string): string;
+  /** Signing secret by account id, as `webhooks add` returned it. */
+  secrets: Map<string, string>;
+  /** Deliveries with a good signature, each event counted once. */
+  delivered: number;
+  /** A good signature on an event already delivered (at least once: a retry). */
+  duplicates: number;
+  /** Refused with 400: no secret for the path, or the signature did not check. */
+  badSignatures: number;
+  /** Event-to-delivery lag of each delivery counted, ms, in arrival order. */
+  lagsMs: number[];
+  /** performance.now() of the last delivery counted. */
+  lastAt: number;
+  close(): Promise<void>;
+}
+
+export async function startDeliveryReceiver(): Promise<DeliveryReceiver> {
+  const seen = new Set<string>();
+  const server: Server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      const raw = Buffer.concat(chunks);
+      const secret = receiver.secrets.get((req.url ?? '').split('/').pop() ?? '');
+      const check = secret === undefined ? { ok: false } : verifyWebhookSignature(raw, req.headers[SIGNATURE_HEADER] as string | undefined, secret);
+      if (!check.ok) {
+        receiver.badSignatures++;
+        res.writeHead(400).end();
+        return;
+      }
+      // Answered before the bookkeeping, as docs/webhooks.md asks of a receiver.
+      res.writeHead(200).end();
+      const event = JSON.parse(raw.toString('utf8')) as { id: string; createdAt: string };
+      if (seen.has(event.id)) {
+        receiver.duplicates++;
+        return;
+      }
+      seen.add(event.id);
+      receiver.delivered++;
+      receiver.lagsMs.push(Date.now() - Date.parse(event.createdAt));
+      receiver.lastAt = performance.now();
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}/hooks`;
+  const receiver: DeliveryReceiver = {
+    urlFor: (accountId) => `${base}/${accountId}`,
+    secrets: new Map(),
+    delivered: 0,
+    duplicates: 0,
+    badSignatures: 0,
+    lagsMs: [],
+    lastAt: 0,
+    close: async () => {
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+  return receiver;
+}
+
+/** One endpoint per account of `db` at `receiver`, for verification.succeeded; returns their ids. */
+export async function addEndpoints(db: BenchDatabase, receiver: DeliveryReceiver): Promise<string[]> {
+  const store = await openStore(db.url);
+  try {
+    const { webhooks } = storeServices(store);
+    const ids: string[] = [];
+    for (const account of (await store.listAccounts({ limit: 1000 })).items) {
+      const { endpoint, secret } = await webhooks.add('bench', account.id, { url: receiver.urlFor(account.id), events: ['verification.succeeded'], reason: 'bench --webhooks' });
+      receiver.secrets.set(account.id, secret);
+      ids.push(endpoint.id);
+    }
+    return ids;
+  } finally {
+    await store.close();
+  }
+}
+
+export async function removeEndpoints(db: BenchDatabase, ids: string[]): Promise<void> {
+  const store = await openStore(db.url);
+  try {
+    const { webhooks } = storeServices(store);
+    for (const id of ids) await webhooks.remove('bench', id, 'bench --webhooks: run over');
+  } finally {
+    await store.close();
+  }
+}
+
+/** Waits until `receiver` has counted `count` deliveries, or none came for `stallMs`. */
+export async function deliveriesReach(receiver: DeliveryReceiver, count: number, stallMs = STALL_MS): Promise<void> {
+  let last = receiver.delivered;
+  let lastChange = performance.now();
+  while (receiver.delivered < count && performance.now() - lastChange < stallMs) {
+    await sleep(50);
+    if (receiver.delivered !== last) [last, lastChange] = [receiver.delivered, performance.now()];
+  }
+}
+
+/** A+hooks and W under --webhooks. */
+export function webhookVariants(run: BenchRun): Scenario[] {
+  if (!run.args.webhooks) return [];
+  const a = run.scenarios.A;
+  return [
+    { ...a, id: 'A+hooks', title: 'as A, every account with a webhook endpoint (the delivery worker busy)', webhooks: true },
+    { ...a, id: 'W', title: `${W_OFFERED.toLocaleString('en-US')} verifications/s offered, every account with a webhook endpoint: the delivery rate`, overallRate: W_OFFERED, webhooks: true },
+  ];
+}
+
+/** What a run with endpoints delivered: its events (its successes), and when they arrived. */
+export interface DeliveryFigures {
+  /** verification.succeeded events of the measured run: its successes (requests in flight at its end may add a few more deliveries). */
+  events: number;
+  /** Successes per second of the run: the rate events were produced at. */
+  eventsPerSec: number;
+  /** Of them, delivered while the load ran, and when it ended not yet. */
+  duringLoad: number;
+  backlogAtEnd: number;
+  /** The run's deliveries per second, from the run's start to the last one's arrival. */
+  deliveredPerSec: number;
+  /** From the end of the load to the last delivery. */
+  drainSec: number;
+  /** Not delivered when the bench stopped waiting (no delivery for STALL_MS). */
+  undelivered: number;
+  lagMs: { p50: number; p99: number; max: number };
+  duplicates: number;
+  badSignatures: number;
+}
+
+const at = (sorted: number[], q: number) => (sorted.length === 0 ? Number.NaN : sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))]!);
+
+/** measure()'s part for A+hooks and W: endpoints before slipgate starts, warm-up's deliveries drained, the run's counted after it. */
+export async function webhookExtras(run: BenchRun, scenario: Scenario, db: BenchDatabase): Promise<RunExtras> {
+  const receiver = await startDeliveryReceiver();
+  let endpoints: string[];
+  try {
+    endpoints = await addEndpoints(db, receiver);
+  } catch (err) {
+    await receiver.close();
+    throw err;
+  }
+  const window = { delivered: 0, lags: 0, startedAt: 0, badSignatures: 0, duplicates: 0 };
+  return {
+    // The warm-up's events are delivered before the run starts, so the run's figures are its own.
+    warmedUp: async (warmup) => {
+      await deliveriesReach(receiver, warmup?.successes ?? 0);
+      // Its requests in flight when it stopped are settled too: their events come last.
+      await deliveriesReach(receiver, Number.POSITIVE_INFINITY, IN_FLIGHT_SETTLE_MS);
+      Object.assign(window, { delivered: receiver.delivered, lags: receiver.lagsMs.length, startedAt: performance.now(), badSignatures: receiver.badSignatures, duplicates: receiver.duplicates });
+    },
+    measured: async (result) => {
+      const endedAt = performance.now();
+      const duringLoad = receiver.delivered - window.delivered;
+      const events = result.successes;
+      await deliveriesReach(receiver, window.delivered + events);
+      // Requests still in flight when the load stopped may have been settled too: their events come last.
+      await deliveriesReach(receiver, Number.POSITIVE_INFINITY, IN_FLIGHT_SETTLE_MS);
+      const delivered = receiver.delivered - window.delivered;
+      const lags = receiver.lagsMs.slice(window.lags).sort((x, y) => x - y);
+      const lastAt = delivered > 0 ? receiver.lastAt : endedAt;
+      const deliveries: DeliveryFigures = {
+        events,
+        eventsPerSec: result.successes / result.durationSec,
+        duringLoad,
+        backlogAtEnd: Math.max(0, events - duringLoad),
+        deliveredPerSec: delivered / ((lastAt - window.startedAt) / 1000),
+        drainSec: Math.max(0, (lastAt - endedAt) / 1000),
+        undelivered: Math.max(0, events - delivered),
+        lagMs: { p50: at(lags, 0.5), p99: at(lags, 0.99), max: at(lags, 1) },
+        duplicates: receiver.duplicates - window.duplicates,
+        badSignatures: receiver.badSignatures - window.badSignatures,
+      };
+      run.say(
+        `${scenario.id}: ${deliveries.events} events (${deliveries.eventsPerSec.toFixed(0)}/s), ${deliveries.deliveredPerSec.toFixed(0)} delivered/s, ` +
+          `backlog ${deliveries.backlogAtEnd} at the end, lag p50 ${deliveries.lagMs.p50.toFixed(0)} p99 ${deliveries.lagMs.p99.toFixed(0)} ms, ` +
+          `${deliveries.undelivered} undelivered, ${deliveries.badSignatures} bad signatures`,
+      );
+      return { deliveries };
+    },
+    close: async () => {
+      await removeEndpoints(db, endpoints);
+      await receiver.close();
+    },
+  };
+}
