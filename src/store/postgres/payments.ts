@@ -98,7 +98,7 @@ async function payOn(run: Run, { request: { id }, slip, at, deliveries }: Settle
   if (other.rows[0]) return { status: 'slip_used', otherRequestId: other.rows[0].id };
   await run(numbered(sql.PAY), sql.payValues(id, slip, at, asIs));
   for (const d of deliveries) await run(INSERT_DELIVERY, deliveryValues(d, asIs));
-  return { status: 'paid', request: (await getOn(run, id))! };
+  return { status: 'paid', request: { ...request, status: 'paid', paidAt: at, paidBy: slip } };
 }
 
 export async function duePaymentRequests(db: PgDb, now: Date, limit: number): Promise<PaymentRequest[]> {

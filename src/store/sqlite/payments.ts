@@ -77,7 +77,7 @@ export function payInSettle(lite: Lite, payment: SettlePayment): PayResult {
   if (other) return { status: 'slip_used', otherRequestId: other.id };
   lite.sql(sql.PAY).run(...sql.payValues(id, slip, payment.at, ms));
   insertDeliveries(lite, payment.deliveries);
-  return { status: 'paid', request: getSync(lite, id)! };
+  return { status: 'paid', request: { ...request, status: 'paid', paidAt: payment.at, paidBy: slip } };
 }
 
 export async function duePaymentRequests(lite: Lite, now: Date, limit: number): Promise<PaymentRequest[]> {
