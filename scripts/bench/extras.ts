@@ -1,5 +1,5 @@
 // A's variants that need more than a flag on the accounts: A+pay
-// (payments.ts) and A+hooks and W (webhooks.ts). Each adds set-up around one
+// (payments.ts) and A+hooks (webhooks.ts). Each adds set-up around one
 // measured run (phases.ts measure) and figures to its row.
 import type { BenchDatabase } from './engines.js';
 import type { LoadResult, LoadSpec } from './load.js';

@@ -1,15 +1,15 @@
 // The four scenarios of the performance targets (docs/performance.md), plus E: B's load against the baseline, the
 // latency floor of this harness and stack on this machine, I (pictures), H (cost against stored history), F (a flood of bad keys)
 // and R (a retention pass under load); A+report / A+require are A under a receiver policy (receiver-policy.ts), A+pay A
-// paying payment requests (payments.ts), A+hooks and W A's load with webhook endpoints (webhooks.ts);
+// paying payment requests (payments.ts), A+hooks A's load with webhook endpoints (webhooks.ts; W, its backlog, is drain.ts's);
 // L (slip pictures through LINE against the verify route).
 // Durations shrink with --quick (smoke runs).
 import type { ReceiverPolicy } from '../../src/domain/types.js';
 import type { ScenarioId } from './args.js';
 
 export interface Scenario {
-  /** A+report, A+require, A+pay, A+hooks and W: A's load with one thing changed, apart from A's own figures and targets. */
-  id: ScenarioId | `A+${Exclude<ReceiverPolicy, 'off'>}` | 'A+pay' | 'A+hooks' | 'W';
+  /** A+report, A+require, A+pay and A+hooks: A's load with one thing changed, apart from A's own figures and targets. */
+  id: ScenarioId | `A+${Exclude<ReceiverPolicy, 'off'>}` | 'A+pay' | 'A+hooks';
   title: string;
   /** What is measured: slipgate, or the bare express + got baseline. */
   target: 'slipgate' | 'baseline';
