@@ -16,6 +16,7 @@ import type { PaymentFigures } from './payments.js';
 import { paymentSection, paymentTargets } from './payments-report.js';
 import type { DeliveryFigures } from './webhooks.js';
 import type { DrainRun } from './drain.js';
+import type { DrainBesideFigures } from './drain-beside-a.js';
 import { webhookSection, webhookTargets } from './webhooks-report.js';
 import type { RetentionRun } from './retention.js';
 import { retentionSection } from './retention-report.js';
@@ -45,6 +46,8 @@ export interface Row {
   payments?: PaymentFigures;
   /** A+hooks: what the webhook receiver got of the run's events. */
   deliveries?: DeliveryFigures;
+  /** A+drain: the backlog the worker drained beside the run. */
+  drained?: DrainBesideFigures;
 }
 
 export interface Skipped {

@@ -4,7 +4,9 @@
 // of them arrives once, signed with its account's secret, and the store
 // records each delivery as delivered. No timing is asserted: that is the
 // bench's to measure.
+import { spawnSync } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parseArgs } from '../../scripts/bench/args.js';
 import type { BenchDatabase } from '../../scripts/bench/engines.js';
 import { buildBacklog, deliveryStates, drainBacklog, HOLD_ENV } from '../../scripts/bench/drain.js';
 import { addEndpoints, removeEndpoints, startDeliveryReceiver, type DeliveryReceiver } from '../../scripts/bench/webhooks.js';
@@ -50,5 +52,21 @@ describe('bench W: a webhook backlog built behind a held receiver, then drained'
     expect(await deliveryStates(app.databaseUrl, endpoints)).toEqual({ delivered: BACKLOG });
 
     await removeEndpoints(db, endpoints);
+  });
+
+  it('takes --webhook-backlog with --webhooks, and refuses it without them or with a size that is not a whole number', () => {
+    expect(parseArgs(['--scenario', 'A', '--webhooks', '--webhook-backlog', '500'])).toMatchObject({ webhooks: true, webhookBacklog: 500 });
+    expect(parseArgs(['--webhooks'])).toMatchObject({ webhookBacklog: undefined });
+    // The refusals exit the process: ask a child.
+    const refused = (...argv: string[]) => spawnSync(process.execPath, ['--import', 'tsx', '-e', `import('./scripts/bench/args.ts').then((m) => m.parseArgs(${JSON.stringify(argv)}))`], { encoding: 'utf8' });
+    for (const [argv, message] of [
+      [['--webhook-backlog', '500'], 'add --webhooks'],
+      [['--webhooks', '--webhook-backlog', '1.5'], '--webhook-backlog must be a whole number'],
+      [['--webhooks', '--webhook-backlog', '0'], '--webhook-backlog must be a whole number'],
+    ] as const) {
+      const child = refused(...argv);
+      expect(child.status).toBe(2);
+      expect(child.stderr).toContain(message);
+    }
   });
 });
