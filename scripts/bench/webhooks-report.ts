@@ -56,7 +56,7 @@ export function webhookSection(rows: Row[], drains: DrainRun[] = []): string[] {
   const drainedRuns = withDrained(rows);
   if (runs.length === 0 && drainedRuns.length === 0 && drains.length === 0) return [];
   const out = [
-    '## Webhook delivery: A+hooks and W',
+    '## Webhook delivery: W, A+hooks and A+drain',
     '',
     'For these runs every bench account has one webhook endpoint (`verification.succeeded`) at a receiver in the bench process',
     '(http://127.0.0.1, allowed for a loopback host), which checks each signature with the SDK\'s `verifyWebhookSignature` and',
