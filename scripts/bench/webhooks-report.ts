@@ -50,7 +50,7 @@ const drainCpu = (d: DrainRun, of: 'target' | 'db' | 'total') => ((of === 'total
 const drainLost = (d: DrainRun) => Math.max(0, d.backlog - d.delivered, d.backlog - (d.states.delivered ?? 0)) + d.badSignatures;
 const storeStates = (d: DrainRun) => Object.entries(d.states).map(([state, n]) => `${state} ${int(n)}`).join(', ') || 'none';
 
-/** Markdown: the deliveries of every A+hooks run, W's drains, then A+hooks against A per engine. */
+/** Markdown: W's drains, the deliveries of every A+hooks run and the backlog of every A+drain run, then each against A per engine. */
 export function webhookSection(rows: Row[], drains: DrainRun[] = []): string[] {
   const runs = withDeliveries(rows);
   const drainedRuns = withDrained(rows);

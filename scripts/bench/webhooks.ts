@@ -1,4 +1,4 @@
-// `--webhooks`: A+hooks and W (drain.ts). For their runs every bench account
+// `--webhooks`: A+hooks, A+drain and W (drain.ts). For their runs every bench account
 // has one webhook endpoint subscribed to `verification.succeeded` (registered
 // as the CLI's `webhooks add` does, removed after the run), at a receiver in
 // the bench process: http://127.0.0.1, which docs/webhooks.md allows for a
@@ -152,7 +152,7 @@ export async function deliveriesReach(receiver: DeliveryReceiver, count: number,
   }
 }
 
-/** A+hooks under --webhooks (W is drain.ts's, not a load run). */
+/** A+hooks under --webhooks (A+drain is drain-beside-a.ts's; W, not a load run, drain.ts's). */
 export function webhookVariants(run: BenchRun): Scenario[] {
   if (!run.args.webhooks) return [];
   return [{ ...run.scenarios.A, id: 'A+hooks', title: 'as A, every account with a webhook endpoint (the delivery worker busy)', webhooks: true }];
@@ -180,7 +180,7 @@ export interface DeliveryFigures {
 
 const at = (sorted: number[], q: number) => (sorted.length === 0 ? Number.NaN : sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))]!);
 
-/** measure()'s part for A+hooks and W: endpoints before slipgate starts, warm-up's deliveries drained, the run's counted after it. */
+/** measure()'s part for A+hooks: endpoints before slipgate starts, warm-up's deliveries drained, the run's counted after it. */
 export async function webhookExtras(run: BenchRun, scenario: Scenario, db: BenchDatabase): Promise<RunExtras> {
   const receiver = await startDeliveryReceiver();
   let endpoints: string[];
