@@ -34,8 +34,10 @@ export interface BenchArgs {
   receiverPolicy: 'off' | 'report' | 'require';
   /** Besides A, A+pay: every verification pays a pending payment request made before the run (payments.ts). */
   payments: boolean;
-  /** Besides A, A+hooks (every bench account with a webhook endpoint the bench process serves) and W (1,000 verifications/s offered, their events delivered; webhooks.ts). */
+  /** Besides A, A+hooks (every bench account with a webhook endpoint the bench process serves; webhooks.ts), A+drain (A beside a backlog of deliveries draining; drain-beside-a.ts) and W (the backlog drained alone; drain.ts). */
   webhooks: boolean;
+  /** Deliveries W and A+drain build up and drain; unset = drain.ts's default (smaller with --quick). */
+  webhookBacklog: number | undefined;
   /** Write a results file from a tree with uncommitted changes (the file then says so). */
   allowDirty: boolean;
 }
@@ -46,10 +48,10 @@ const RECEIVER_POLICIES = ['off', 'report', 'require'] as const;
 
 const USAGE = `usage: npm run bench -- [--quick] [--scenario A,B,C,D,E,I,H,F,R,L] [--engine sqlite,postgres,mongodb]
                        [--workers N|auto] [--heap-mb N] [--repeat N [--against REV]] [--history N] [--flood N] [--profile] [--keep]
-                       [--retention-records N] [--receiver-policy off|report|require] [--payments] [--webhooks] [--out FILE] [--allow-dirty]`;
+                       [--retention-records N] [--receiver-policy off|report|require] [--payments] [--webhooks [--webhook-backlog N]] [--out FILE] [--allow-dirty]`;
 
 export function parseArgs(argv: string[]): BenchArgs {
-  const args: BenchArgs = { quick: false, scenarios: [...DEFAULT_SCENARIOS], engines: [...ENGINE_NAMES], workers: 1, profile: false, out: undefined, keep: false, heapMb: undefined, repeat: 1, against: undefined, history: 1_000_000, flood: 1_000_000, retentionRecords: 1_000_000, receiverPolicy: 'off', payments: false, webhooks: false, allowDirty: false };
+  const args: BenchArgs = { quick: false, scenarios: [...DEFAULT_SCENARIOS], engines: [...ENGINE_NAMES], workers: 1, profile: false, out: undefined, keep: false, heapMb: undefined, repeat: 1, against: undefined, history: 1_000_000, flood: 1_000_000, retentionRecords: 1_000_000, receiverPolicy: 'off', payments: false, webhooks: false, webhookBacklog: undefined, allowDirty: false };
   for (let i = 0; i < argv.length; i++) {
     const [flag, inline] = argv[i]!.split(/=(.*)/s, 2) as [string, string | undefined];
     const value = (): string => {
@@ -86,6 +88,12 @@ export function parseArgs(argv: string[]): BenchArgs {
         const n = Number(value());
         if (!Number.isInteger(n) || n < 1 || n > 100_000_000) fail('--flood must be a whole number of requests from 1 to 100000000');
         args.flood = n;
+        break;
+      }
+      case '--webhook-backlog': {
+        const n = Number(value());
+        if (!Number.isInteger(n) || n < 1 || n > 1_000_000) fail('--webhook-backlog must be a whole number of deliveries from 1 to 1000000');
+        args.webhookBacklog = n;
         break;
       }
       case '--retention-records': {
@@ -146,6 +154,7 @@ export function parseArgs(argv: string[]): BenchArgs {
   if (args.receiverPolicy !== 'off' && !args.scenarios.includes('A')) fail('--receiver-policy runs A again under the policy: add A to --scenario');
   if (args.payments && !args.scenarios.includes('A')) fail('--payments runs A again paying payment requests: add A to --scenario');
   if (args.webhooks && !args.scenarios.includes('A')) fail('--webhooks runs A again with webhook endpoints: add A to --scenario');
+  if (args.webhookBacklog !== undefined && !args.webhooks) fail('--webhook-backlog sizes the backlog W drains: add --webhooks');
   // Both register receivers on the bench accounts, and a payment request names its receiver only when the account has one.
   if (args.payments && args.receiverPolicy !== 'off') fail('--payments and --receiver-policy each register a receiver on every bench account: run them separately');
   if (args.against !== undefined && args.repeat < 2) fail('--against compares alternated rounds: add --repeat N (N ≥ 2)');

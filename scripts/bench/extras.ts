@@ -1,6 +1,7 @@
 // A's variants that need more than a flag on the accounts: A+pay
-// (payments.ts) and A+hooks and W (webhooks.ts). Each adds set-up around one
+// (payments.ts), A+hooks (webhooks.ts) and A+drain (drain-beside-a.ts). Each adds set-up around one
 // measured run (phases.ts measure) and figures to its row.
+import { drainBesideExtras, drainVariant } from './drain-beside-a.js';
 import type { BenchDatabase } from './engines.js';
 import type { LoadResult, LoadSpec } from './load.js';
 import { paymentExtras, paymentVariant } from './payments.js';
@@ -25,10 +26,11 @@ export interface RunExtras {
 export function extrasFor(run: BenchRun, scenario: Scenario, engine: string, db: BenchDatabase | null, keys: string[]): Promise<RunExtras> | undefined {
   if (scenario.payments) return paymentExtras(run, scenario, engine, db!, keys);
   if (scenario.webhooks) return webhookExtras(run, scenario, db!);
+  if (scenario.drain) return drainBesideExtras(run, scenario, engine, db!, keys);
   return undefined;
 }
 
-/** A under each flag given (--receiver-policy, --payments, --webhooks), in the order they run after A in a round. */
+/** A under each flag given (--receiver-policy, --payments, --webhooks: A+hooks and A+drain), in the order they run after A in a round. */
 export function aVariants(run: BenchRun): Scenario[] {
-  return [receiverVariant(run), paymentVariant(run), ...webhookVariants(run)].filter((s): s is Scenario => s !== undefined);
+  return [receiverVariant(run), paymentVariant(run), ...webhookVariants(run), drainVariant(run)].filter((s): s is Scenario => s !== undefined);
 }

@@ -50,6 +50,7 @@ const report: Report = {
   floods: [],
   retention: [],
   line: [],
+  drains: [],
 };
 const chosenScenarios = scenarios(args.quick);
 // --receiver-policy: A's slips pay the bench receiver too, with the policy off, so A and A+policy differ only by it.

@@ -33,7 +33,7 @@ export async function measure(run: BenchRun, app: BuiltApp, scenario: Scenario, 
   let target: Started | undefined;
   try {
     bank = await startBank(run, app, scenario.upstreamLatencyMs, tag);
-    target = scenario.target === 'baseline' ? await startBaseline(run, app, bank.url, tag) : await startSlipgate(run, app, db!, bank.url, tag, profileDir);
+    target = scenario.target === 'baseline' ? await startBaseline(run, app, bank.url, tag) : await startSlipgate(run, app, db!, bank.url, tag, profileDir, scenario.slipgateEnv);
     const own = (await extras?.ready?.(target.url)) ?? {};
     // A+pay brings its own bodies: A's QRs are not made for nothing.
     const bodies = own.nextKeyed ? undefined : qrBodies(scenario);

@@ -15,6 +15,8 @@ import { receiverSummary, receiverTargets } from './receiver-policy.js';
 import type { PaymentFigures } from './payments.js';
 import { paymentSection, paymentTargets } from './payments-report.js';
 import type { DeliveryFigures } from './webhooks.js';
+import type { DrainRun } from './drain.js';
+import type { DrainBesideFigures } from './drain-beside-a.js';
 import { webhookSection, webhookTargets } from './webhooks-report.js';
 import type { RetentionRun } from './retention.js';
 import { retentionSection } from './retention-report.js';
@@ -42,8 +44,10 @@ export interface Row {
   history?: { stored: number; round: number };
   /** A+pay: requests paid and answers that paid nothing (load.successes counts the paid ones only). */
   payments?: PaymentFigures;
-  /** A+hooks and W: what the webhook receiver got of the run's events. */
+  /** A+hooks: what the webhook receiver got of the run's events. */
   deliveries?: DeliveryFigures;
+  /** A+drain: the backlog the worker drained beside the run. */
+  drained?: DrainBesideFigures;
 }
 
 export interface Skipped {
@@ -75,6 +79,8 @@ export interface Report {
   retention: RetentionRun[];
   /** Scenario L runs (line.ts). */
   line: LineRun[];
+  /** Scenario W runs under --webhooks (drain.ts). */
+  drains: DrainRun[];
 }
 
 const TARGETS = { aSqlitePerSec: 3000, aVsBaseline: 0.7, bAddedP50: 2, bAddedP99: 10, cPeakRssMb: 400 };
@@ -140,9 +146,9 @@ export function table(rows: Row[]): string {
 }
 
 /** One line per target: met or missed, and by how much. */
-export function targets(rows: Row[]): string[] {
+export function targets(rows: Row[], drains: DrainRun[] = []): string[] {
   // --repeat rows are judged on their medians (repeat.ts).
-  const out: string[] = [...repeatTargets(rows), ...historyTargets(rows), ...receiverTargets(rows), ...paymentTargets(rows), ...webhookTargets(rows)];
+  const out: string[] = [...repeatTargets(rows), ...historyTargets(rows), ...receiverTargets(rows), ...paymentTargets(rows), ...webhookTargets(rows, drains)];
   const measured = rows.filter((r) => !r.profiled && !r.revision && r.round === undefined);
   const d = baselineOf(measured);
   const verdict = (ok: boolean) => (ok ? '**met**' : '**MISSED**');
@@ -247,11 +253,11 @@ export function markdown(r: Report): string {
   out.push(...pictureSection(r.pictures));
   out.push(...receiverSummary(r.rows));
   out.push(...paymentSection(r.rows));
-  out.push(...webhookSection(r.rows));
+  out.push(...webhookSection(r.rows, r.drains));
   out.push(...floodSection(r.floods));
   out.push(...retentionSection(r.retention));
   out.push(...lineSection(r.line));
-  out.push('## Targets', '', ...targets(r.rows).map((l) => `- ${l}`), '');
+  out.push('## Targets', '', ...targets(r.rows, r.drains).map((l) => `- ${l}`), '');
   for (const [engine, p] of Object.entries(r.profiles)) {
     out.push(`## CPU profile, scenario A on ${engine}`, '');
     if (!p) {

@@ -14,6 +14,7 @@ import { FLOOD_ENV, measureFlood } from './flood.js';
 import { measure, measureImages, startBank, startSlipgate } from './phases.js';
 import { summariseProfiles } from './profile.js';
 import { aVariants } from './extras.js';
+import { measureDrain } from './drain.js';
 import { chosen, type BenchRun } from './run.js';
 import { CREDITS_PER_ACCOUNT, onSeededDatabase, onSeededDatabases, reconcile } from './seeding.js';
 
@@ -23,6 +24,7 @@ export async function benchEngine(run: BenchRun, app: BuiltApp, engine: EngineNa
       if (chosen(run, id)) run.report.rows.push(await measure(run, app, run.scenarios[id], engine, db, keys));
     }
     if (chosen(run, 'A')) for (const variant of aVariants(run)) run.report.rows.push(await measure(run, app, variant, engine, db, keys));
+    if (chosen(run, 'A') && run.args.webhooks) run.report.drains.push(await measureDrain(run, app, engine, db, keys));
     if (chosen(run, 'I')) run.report.pictures.push(await measureImages(run, app, run.scenarios.I, engine, db, keys, 1));
     if (run.args.profile) {
       const dir = join(run.work, `profile-${engine}`);
@@ -39,7 +41,7 @@ export async function benchEngine(run: BenchRun, app: BuiltApp, engine: EngineNa
  * round, the engines taking turns going first, so their ratio is measured
  * within one round on one machine. With --receiver-policy, --payments or
  * --webhooks, A's variants run beside A in every round, taking turns going
- * first.
+ * first; with --webhooks, W then drains its backlog once a round.
  */
 export async function repeatAD(run: BenchRun, app: BuiltApp, engines: EngineName[], other?: BuiltApp & { revision: string }): Promise<void> {
   await onSeededDatabases(run, engines, async (seeded) => {
@@ -51,6 +53,8 @@ export async function repeatAD(run: BenchRun, app: BuiltApp, engines: EngineName
         const order = [run.scenarios.A, ...aVariants(run)];
         const thisTree = async () => {
           for (const scenario of round % 2 === 1 ? order : order.reverse()) run.report.rows.push({ ...(await measure(run, app, scenario, engine, db, keys)), round });
+          // W measures the worker alone, not against A: once a round, after the alternated runs.
+          if (run.args.webhooks) run.report.drains.push(await measureDrain(run, app, engine, db, keys, round));
         };
         const thatRevision = async () => run.report.rows.push({ ...(await measure(run, other!, run.scenarios.A, engine, db, keys)), round, revision: other!.revision });
         // --against: the two versions take turns going first.

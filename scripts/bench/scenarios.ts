@@ -1,15 +1,16 @@
 // The four scenarios of the performance targets (docs/performance.md), plus E: B's load against the baseline, the
 // latency floor of this harness and stack on this machine, I (pictures), H (cost against stored history), F (a flood of bad keys)
 // and R (a retention pass under load); A+report / A+require are A under a receiver policy (receiver-policy.ts), A+pay A
-// paying payment requests (payments.ts), A+hooks and W A's load with webhook endpoints (webhooks.ts);
-// L (slip pictures through LINE against the verify route).
+// paying payment requests (payments.ts), A+hooks A's load with webhook endpoints (webhooks.ts), A+drain A beside a
+// backlog of deliveries draining (drain-beside-a.ts; W, the drain alone, is drain.ts's); L (slip pictures through LINE
+// against the verify route).
 // Durations shrink with --quick (smoke runs).
 import type { ReceiverPolicy } from '../../src/domain/types.js';
 import type { ScenarioId } from './args.js';
 
 export interface Scenario {
-  /** A+report, A+require, A+pay, A+hooks and W: A's load with one thing changed, apart from A's own figures and targets. */
-  id: ScenarioId | `A+${Exclude<ReceiverPolicy, 'off'>}` | 'A+pay' | 'A+hooks' | 'W';
+  /** A+report, A+require, A+pay, A+hooks and A+drain: A's load with one thing changed, apart from A's own figures and targets. */
+  id: ScenarioId | `A+${Exclude<ReceiverPolicy, 'off'>}` | 'A+pay' | 'A+hooks' | 'A+drain';
   title: string;
   /** What is measured: slipgate, or the bare express + got baseline. */
   target: 'slipgate' | 'baseline';
@@ -27,6 +28,10 @@ export interface Scenario {
   payments?: true;
   /** Set: every bench account has a webhook endpoint served by the bench process for the run, which counts the deliveries (webhooks.ts). */
   webhooks?: true;
+  /** Set: a backlog of webhook deliveries is built before the warm-up and drained during the measured run (drain-beside-a.ts). */
+  drain?: true;
+  /** slipgate's settings for the run besides the bench's own. */
+  slipgateEnv?: Record<string, string>;
 }
 
 export function scenarios(quick: boolean): Record<ScenarioId, Scenario> {

@@ -1,14 +1,15 @@
-// `--webhooks`: A+hooks and W. For their runs every bench account has one
-// webhook endpoint subscribed to `verification.succeeded` (registered as the
-// CLI's `webhooks add` does, removed after the run), at a receiver in the
-// bench process: http://127.0.0.1, which docs/webhooks.md allows for a
+// `--webhooks`: A+hooks, A+drain and W (drain.ts). For their runs every bench account
+// has one webhook endpoint subscribed to `verification.succeeded` (registered
+// as the CLI's `webhooks add` does, removed after the run), at a receiver in
+// the bench process: http://127.0.0.1, which docs/webhooks.md allows for a
 // loopback host. The receiver checks each signature with the SDK's
 // verifyWebhookSignature and answers 200 at once, counting deliveries and
 // each one's lag from its event's `createdAt`. A+hooks is A (closed loop)
 // with the delivery worker busy, alternated with A without endpoints: what
-// delivery costs A's p99. W offers a fixed rate above 1,000 verifications/s:
-// the deliveries per second the worker keeps up with, and their lag.
-import { createServer, type Server } from 'node:http';
+// delivery costs A's p99. W holds the receiver's answers while it builds a
+// backlog, then lets the worker drain it: the deliveries per second the
+// worker itself can make.
+import { createServer, type ServerResponse, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -20,13 +21,12 @@ import type { RunExtras } from './extras.js';
 import type { BenchRun } from './run.js';
 import type { Scenario } from './scenarios.js';
 
-/** The issue's rate (#34): W offers a fifth more, so the events produced reach it although the client lags a little. */
+/** The issue's rate (#34): W's drain must reach it. */
 export const TARGET_DELIVERIES_PER_SEC = 1000;
-const W_OFFERED = 1200;
 /** How long the bench waits for the last deliveries of a run: no new one for this long ends the wait. */
 const STALL_MS = 10_000;
 /** After a load's own deliveries, how long a quiet receiver means nothing more is coming. */
-const IN_FLIGHT_SETTLE_MS = 1000;
+export const IN_FLIGHT_SETTLE_MS = 1000;
 
 export interface DeliveryReceiver {
   /** Endpoint URL of one account (its path names the account, whose secret checks the signature). */
@@ -43,36 +43,53 @@ export interface DeliveryReceiver {
   lagsMs: number[];
   /** performance.now() of the last delivery counted. */
   lastAt: number;
+  /** Deliveries read but not yet answered nor counted, while the receiver is held. */
+  parked: number;
+  /** Answers (and counts) the parked deliveries, then every one at once from now on. */
+  release(): void;
   close(): Promise<void>;
 }
 
-export async function startDeliveryReceiver(): Promise<DeliveryReceiver> {
+/**
+ * `held`: every delivery is read and then left unanswered until release():
+ * the worker's attempts under way wait for their answers, so it claims no
+ * more, and the events written meanwhile stay pending, untouched (W's backlog).
+ */
+export async function startDeliveryReceiver(opts: { held?: boolean } = {}): Promise<DeliveryReceiver> {
   const seen = new Set<string>();
+  let parked: (() => void)[] | null = opts.held ? [] : null;
   const server: Server = createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
       const raw = Buffer.concat(chunks);
+      // Checked on arrival, as a receiver would: a held answer must not run out the signature's time tolerance.
       const secret = receiver.secrets.get((req.url ?? '').split('/').pop() ?? '');
       const check = secret === undefined ? { ok: false } : verifyWebhookSignature(raw, req.headers[SIGNATURE_HEADER] as string | undefined, secret);
-      if (!check.ok) {
-        receiver.badSignatures++;
-        res.writeHead(400).end();
-        return;
-      }
-      // Answered before the bookkeeping, as docs/webhooks.md asks of a receiver.
-      res.writeHead(200).end();
-      const event = JSON.parse(raw.toString('utf8')) as { id: string; createdAt: string };
-      if (seen.has(event.id)) {
-        receiver.duplicates++;
-        return;
-      }
-      seen.add(event.id);
-      receiver.delivered++;
-      receiver.lagsMs.push(Date.now() - Date.parse(event.createdAt));
-      receiver.lastAt = performance.now();
+      if (parked) {
+        parked.push(() => answer(res, raw, check.ok));
+        receiver.parked = parked.length;
+      } else answer(res, raw, check.ok);
     });
   });
+  const answer = (res: ServerResponse, raw: Buffer, signedWell: boolean) => {
+    if (!signedWell) {
+      receiver.badSignatures++;
+      res.writeHead(400).end();
+      return;
+    }
+    // Answered before the bookkeeping, as docs/webhooks.md asks of a receiver.
+    res.writeHead(200).end();
+    const event = JSON.parse(raw.toString('utf8')) as { id: string; createdAt: string };
+    if (seen.has(event.id)) {
+      receiver.duplicates++;
+      return;
+    }
+    seen.add(event.id);
+    receiver.delivered++;
+    receiver.lagsMs.push(Date.now() - Date.parse(event.createdAt));
+    receiver.lastAt = performance.now();
+  };
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}/hooks`;
   const receiver: DeliveryReceiver = {
@@ -83,6 +100,13 @@ export async function startDeliveryReceiver(): Promise<DeliveryReceiver> {
     badSignatures: 0,
     lagsMs: [],
     lastAt: 0,
+    parked: 0,
+    release: () => {
+      const waiting = parked ?? [];
+      parked = null;
+      receiver.parked = 0;
+      for (const go of waiting) go();
+    },
     close: async () => {
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
@@ -128,17 +152,13 @@ export async function deliveriesReach(receiver: DeliveryReceiver, count: number,
   }
 }
 
-/** A+hooks and W under --webhooks. */
+/** A+hooks under --webhooks (A+drain is drain-beside-a.ts's; W, not a load run, drain.ts's). */
 export function webhookVariants(run: BenchRun): Scenario[] {
   if (!run.args.webhooks) return [];
-  const a = run.scenarios.A;
-  return [
-    { ...a, id: 'A+hooks', title: 'as A, every account with a webhook endpoint (the delivery worker busy)', webhooks: true },
-    { ...a, id: 'W', title: `${W_OFFERED.toLocaleString('en-US')} verifications/s offered, every account with a webhook endpoint: the delivery rate`, overallRate: W_OFFERED, webhooks: true },
-  ];
+  return [{ ...run.scenarios.A, id: 'A+hooks', title: 'as A, every account with a webhook endpoint (the delivery worker busy)', webhooks: true }];
 }
 
-/** What a run with endpoints delivered: its events (its successes), and when they arrived. */
+/** What an A+hooks run delivered: its events (its successes), and when they arrived. */
 export interface DeliveryFigures {
   /** verification.succeeded events of the measured run: its successes (requests in flight at its end may add a few more deliveries). */
   events: number;
@@ -160,7 +180,7 @@ export interface DeliveryFigures {
 
 const at = (sorted: number[], q: number) => (sorted.length === 0 ? Number.NaN : sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))]!);
 
-/** measure()'s part for A+hooks and W: endpoints before slipgate starts, warm-up's deliveries drained, the run's counted after it. */
+/** measure()'s part for A+hooks: endpoints before slipgate starts, warm-up's deliveries drained, the run's counted after it. */
 export async function webhookExtras(run: BenchRun, scenario: Scenario, db: BenchDatabase): Promise<RunExtras> {
   const receiver = await startDeliveryReceiver();
   let endpoints: string[];
