@@ -110,6 +110,24 @@ describe('webhook delivery', () => {
     expect(done.deliveredAt).toBeInstanceOf(Date);
   });
 
+  it("signs each endpoint's events with its own secret, first and again, when one worker delivers to both (opened secrets are kept per endpoint)", async () => {
+    const w = worker();
+    const one = await eventFor(await startReceiver(() => ({ status: 204 })));
+    const two = await eventFor(await startReceiver(() => ({ status: 204 })));
+    await deliverUntil(w, one.delivery.id, (d) => d.state === 'delivered');
+    await deliverUntil(w, two.delivery.id, (d) => d.state === 'delivered');
+    await services.webhooks.redeliver('admin:test', one.delivery.id);
+    await deliverUntil(w, one.delivery.id, (d) => d.attempts.length === 2);
+    const [first, second] = receivers.slice(-2);
+    expect([first!.received.length, second!.received.length]).toEqual([2, 1]);
+    for (const [receiver, secret] of [[first!, one.secret], [second!, two.secret]] as const) {
+      for (const got of receiver.received) {
+        const [, t, v1] = /^t=(\d+),v1=([0-9a-f]{64})$/.exec(String(got.headers['slipgate-signature'])) ?? [];
+        expect(v1).toBe(createHmac('sha256', secret).update(`${t}.${got.body}`).digest('hex'));
+      }
+    }
+  });
+
   it('retries a 500 with backoff until the endpoint answers 2xx, the same event each time', async () => {
     const receiver = await startReceiver((_req, n) => ({ status: n <= 2 ? 500 : 200 }));
     const { delivery } = await eventFor(receiver);

@@ -26,11 +26,28 @@ export interface WebhookWorkerOptions {
   pollMs: number;
   /** Deliveries claimed, and sent in parallel, at a time. */
   batch: number;
+  /**
+   * The shortest time between two claims when woken (default
+   * MIN_CLAIM_INTERVAL_MS): events written meanwhile are claimed together.
+   */
+  minClaimIntervalMs?: number;
   logger: Logger;
   now?: () => Date;
   /** Told what followed each attempt (metrics). */
   onAttempt?: (result: 'delivered' | 'retry' | 'failed') => void;
 }
+
+/**
+ * Every verification wakes the worker; at 1,000 a second, claiming on each
+ * wake-up was a claim write per event. Waiting this long after the last
+ * claim lets one claim take everything written meanwhile, and an event
+ * written after a quiet spell is claimed at once: none waits longer than this
+ * for its claim.
+ */
+const MIN_CLAIM_INTERVAL_MS = 20;
+
+/** Opened signing secrets kept at most; past it the cache starts afresh (a bound, not an eviction policy). */
+const OPENED_SECRETS_MAX = 1_000;
 
 export class WebhookWorker {
   private readonly now: () => Date;
@@ -41,9 +58,27 @@ export class WebhookWorker {
   private woken = false;
   /** Attempts under way: at most `batch`, each freeing its slot when recorded. */
   private readonly inFlight = new Set<Promise<void>>();
+  private readonly minClaimIntervalMs: number;
+  /** When the last claim started (performance.now()), for MIN_CLAIM_INTERVAL_MS. */
+  private lastClaimAt = -Infinity;
+  /**
+   * The last claim filled every free slot, so more may be due: the next claim
+   * waits for free slots rather than the interval (the backlog, not the
+   * wake-ups, sets the pace then).
+   */
+  private behind = false;
+  /** Ends the wait between two claims early: stop() does not wait it out. */
+  private endInterval: (() => void) | null = null;
+  /**
+   * Secrets opened (AES-GCM) by endpoint id and sealed value: the same
+   * endpoint signs every event with one secret, and opening it per claim
+   * batch was work repeated. A replaced seal is a new key. Never logged.
+   */
+  private readonly openedSecrets = new Map<string, string>();
 
   constructor(private readonly o: WebhookWorkerOptions) {
     this.now = o.now ?? (() => new Date());
+    this.minClaimIntervalMs = o.minClaimIntervalMs ?? MIN_CLAIM_INTERVAL_MS;
   }
 
   start(): void {
@@ -55,6 +90,7 @@ export class WebhookWorker {
   /** Finishes the attempts under way (recorded), then stops. */
   async stop(): Promise<void> {
     this.running = false;
+    this.endInterval?.();
     this.wake();
     await this.loop;
   }
@@ -78,10 +114,26 @@ export class WebhookWorker {
    */
   private async run(): Promise<void> {
     while (this.running) {
+      if (this.behind) {
+        // More is due than the slots took: claim as soon as a quarter of them is free, a batch each time.
+        if (this.o.batch - this.inFlight.size < Math.ceil(this.o.batch / 4)) {
+          await this.pause();
+          continue;
+        }
+      } else {
+        const sinceLastClaim = performance.now() - this.lastClaimAt;
+        if (sinceLastClaim < this.minClaimIntervalMs) {
+          await this.interval(this.minClaimIntervalMs - sinceLastClaim);
+          if (!this.running) break;
+        }
+      }
       const free = this.o.batch - this.inFlight.size;
       if (free > 0) {
         try {
-          for (const attempt of await this.claim(free)) {
+          this.lastClaimAt = performance.now();
+          const started = await this.claim(free);
+          this.behind = started.length === free;
+          for (const attempt of started) {
             this.inFlight.add(attempt);
             void attempt.finally(() => {
               this.inFlight.delete(attempt);
@@ -89,6 +141,7 @@ export class WebhookWorker {
             });
           }
         } catch (err) {
+          this.behind = false;
           this.o.logger.warn({ err }, 'webhook delivery: claiming due deliveries failed; trying again shortly');
         }
       }
@@ -109,6 +162,20 @@ export class WebhookWorker {
       return found;
     };
     return due.map((d) => this.attempt(d, claim, endpoint(d.endpointId)));
+  }
+
+  private interval(ms: number): Promise<void> {
+    return new Promise((resolve) => {
+      const timer = setTimeout(done, ms);
+      timer.unref?.();
+      const self = this;
+      function done() {
+        clearTimeout(timer);
+        self.endInterval = null;
+        resolve();
+      }
+      this.endInterval = done;
+    });
   }
 
   private pause(): Promise<void> {
@@ -163,13 +230,24 @@ export class WebhookWorker {
     if (!endpoint || endpoint.removedAt) return { statusCode: null, error: 'the endpoint was removed' };
     let secret: string;
     try {
-      secret = this.o.secrets.open(endpoint.sealedSecret);
+      secret = this.secretOf(endpoint);
     } catch (err) {
       // Retried: an operator who forgot SECRETS_KEY can set it and restart.
       return { statusCode: null, error: `the signing secret cannot be opened: ${(err as Error).message}` };
     }
     const headers = { [SIGNATURE_HEADER]: signatureHeader(secret, d.body, at), 'slipgate-event-id': d.eventId, 'slipgate-delivery-id': d.id };
     return this.o.sender.post({ url: endpoint.url, body: d.body, headers, timeoutMs: this.o.timeoutMs });
+  }
+
+  private secretOf(endpoint: WebhookEndpoint): string {
+    const key = `${endpoint.id}\n${endpoint.sealedSecret}`;
+    let secret = this.openedSecrets.get(key);
+    if (secret === undefined) {
+      secret = this.o.secrets.open(endpoint.sealedSecret);
+      if (this.openedSecrets.size >= OPENED_SECRETS_MAX) this.openedSecrets.clear();
+      this.openedSecrets.set(key, secret);
+    }
+    return secret;
   }
 
   private next(d: WebhookDelivery, attempt: WebhookAttempt, answer: WebhookAnswer, endpoint: WebhookEndpoint | null): DeliveryNext {

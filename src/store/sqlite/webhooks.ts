@@ -35,6 +35,12 @@ export async function removeWebhookEndpoint(lite: Lite, id: string, at: Date): P
 
 // One statement, so one write lock: another process's claim runs before or
 // after it, never between the read and the update.
+//
+// Claims and finishes go through the group commit (group-commit.ts), beside
+// the verifications' writes: on their own, each was a transaction and a
+// synchronous=FULL commit per event. Neither waits for the WAL sync: a claim
+// lost to power loss only lets the delivery be claimed again, and a lost
+// finish sends the event again, which at-least-once allows.
 export const CLAIM = `UPDATE webhook_deliveries SET claim = ?, lease_until = ?
   WHERE id IN (SELECT id FROM webhook_deliveries
                WHERE state = 'pending' AND next_attempt_at <= ? AND (lease_until IS NULL OR lease_until <= ?)
@@ -43,7 +49,7 @@ export const CLAIM = `UPDATE webhook_deliveries SET claim = ?, lease_until = ?
 
 export async function claimWebhookDeliveries(lite: Lite, q: { claim: string; now: Date; leaseMs: number; limit: number }): Promise<WebhookDelivery[]> {
   const now = ms(q.now);
-  const rows = lite.sql(CLAIM).all(q.claim, now + q.leaseMs, now, now, q.limit) as DeliveryRow[];
+  const rows = await lite.writes.run(() => lite.sql(CLAIM).all(q.claim, now + q.leaseMs, now, now, q.limit) as DeliveryRow[], false);
   return rows.map(map.delivery).sort((a, b) => ms(a.nextAttemptAt) - ms(b.nextAttemptAt));
 }
 
@@ -55,7 +61,8 @@ const FINISH = `UPDATE webhook_deliveries
 export async function finishWebhookAttempt(lite: Lite, id: string, claim: string, attempt: WebhookAttempt, next: DeliveryNext): Promise<boolean> {
   const nextAt = next.state === 'pending' ? ms(next.nextAttemptAt) : null;
   const deliveredAt = next.state === 'delivered' ? ms(attempt.at) : null;
-  return lite.sql(FINISH).run(sql.storedAttempt(attempt), next.state, nextAt, deliveredAt, id, claim).changes === 1;
+  const stored = sql.storedAttempt(attempt);
+  return lite.writes.run(() => lite.sql(FINISH).run(stored, next.state, nextAt, deliveredAt, id, claim).changes === 1, false);
 }
 
 export async function getWebhookDelivery(lite: Lite, id: string): Promise<WebhookDelivery | null> {

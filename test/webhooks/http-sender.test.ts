@@ -1,0 +1,71 @@
+// The sender's connections, counted on real local servers: deliveries to one
+// endpoint share one kept-alive TCP connection, a connection never carries
+// another endpoint's requests, and an answer with a huge body ends the
+// attempt at once and closes its connection instead of being read.
+import { afterEach, describe, expect, it } from 'vitest';
+import type { WebhookSender } from '../../src/domain/ports/webhook-sender.js';
+import { httpWebhookSender, RESPONSE_BODY_CAP } from '../../src/webhooks/http-sender.js';
+import { eventually } from '../helpers/child.js';
+import { startReceiver, type Answer, type Receiver } from '../helpers/webhook-receiver.js';
+
+const receivers: Receiver[] = [];
+afterEach(async () => {
+  for (const r of receivers.splice(0)) await r.close();
+});
+
+async function receiver(answer: () => Answer): Promise<Receiver> {
+  const r = await startReceiver(answer);
+  receivers.push(r);
+  return r;
+}
+
+const post = (sender: WebhookSender, url: string, body = '{}') => sender.post({ url, body, headers: {}, timeoutMs: 5_000 });
+
+describe('webhook sender: connections', () => {
+  it('sends one endpoint its deliveries over one kept-alive connection, reading a small body to its end', async () => {
+    const endpoint = await receiver(() => ({ status: 200, body: '{"ok":true}' }));
+    const sender = httpWebhookSender('test', null);
+    for (let i = 0; i < 5; i++) expect(await post(sender, endpoint.url, `{"n":${i}}`)).toEqual({ statusCode: 200, retryAfter: undefined });
+    expect(endpoint.received.map((r) => r.body)).toEqual([0, 1, 2, 3, 4].map((n) => `{"n":${n}}`));
+    expect(endpoint.connections).toEqual({ opened: 1, closed: 0 });
+  });
+
+  it('never sends one endpoint a request over another endpoint’s connection', async () => {
+    const one = await receiver(() => ({ status: 204 }));
+    const two = await receiver(() => ({ status: 204 }));
+    const sender = httpWebhookSender('test', null);
+    for (let i = 0; i < 3; i++) {
+      await post(sender, one.url, `{"to":"one"}`);
+      await post(sender, two.url, `{"to":"two"}`);
+    }
+    expect(one.received.map((r) => r.body)).toEqual(Array(3).fill('{"to":"one"}'));
+    expect(two.received.map((r) => r.body)).toEqual(Array(3).fill('{"to":"two"}'));
+    expect([one.connections.opened, two.connections.opened]).toEqual([1, 1]);
+  });
+
+  for (const chunked of [false, true]) {
+    it(`ends the attempt on a body past the cap (${chunked ? 'chunked' : 'with a Content-Length'}) and closes that connection unread`, async () => {
+      const huge = 'x'.repeat(RESPONSE_BODY_CAP * 64);
+      const endpoint = await receiver(() => ({ status: 200, body: huge, chunked }));
+      const sender = httpWebhookSender('test', null);
+      expect(await post(sender, endpoint.url)).toEqual({ statusCode: 200, retryAfter: undefined });
+      await eventually(async () => endpoint.connections.closed === 1);
+      // The next delivery cannot use the closed connection: it opens its own.
+      expect(await post(sender, endpoint.url)).toEqual({ statusCode: 200, retryAfter: undefined });
+      expect(endpoint.connections.opened).toBe(2);
+    });
+  }
+
+  it('still refuses the admin listener by name after connections to other endpoints were pooled', async () => {
+    const admin = await receiver(() => ({ status: 200 }));
+    const other = await receiver(() => ({ status: 200 }));
+    const adminPort = Number(new URL(admin.url).port);
+    const sender = httpWebhookSender('test', adminPort);
+    const otherPort = new URL(other.url).port;
+    expect(await post(sender, `http://localhost:${otherPort}/hooks`)).toEqual({ statusCode: 200, retryAfter: undefined });
+    expect(await post(sender, `http://localhost:${otherPort}/hooks`)).toEqual({ statusCode: 200, retryAfter: undefined });
+    expect(await post(sender, `http://localhost:${adminPort}/graphql`)).toEqual({ statusCode: null, error: "refused: the URL leads to slipgate's own admin listener" });
+    expect(admin.received).toEqual([]);
+    expect(other.connections.opened).toBe(1);
+  });
+});
