@@ -89,6 +89,20 @@ describe('SQLite WAL sync off the event loop', () => {
     expect(await disk.faults()).toMatch(/^failed-fsyncs 1 lost-bytes [1-9]\d*$/);
   });
 
+  it('never hands the webhook worker an event whose charge is not on disk: a claim waits for the WAL sync too', async () => {
+    const disk = await lazyDisk();
+    const { store, accountId } = await storeWithCredits(3, disk.mount);
+    await store.createWebhookEndpoint({ id: 'whe_wal', accountId, url: 'https://shop.example/hooks', events: ['verification.succeeded'], sealedSecret: 'plain:whsec', createdAt: new Date(), removedAt: null });
+    await store.holdCredit(hold(accountId, 'req_a'));
+    const event = { id: 'whd_wal', eventId: 'evt_wal', endpointId: 'whe_wal', accountId, type: 'verification.succeeded' as const, body: '{}', createdAt: new Date() };
+    await disk.failFsync('wal.db-wal', 1);
+    // One batch: the claim reads the settle's event before either is on disk.
+    const settled = store.settleHold(settlement(accountId, 'req_a'), [event]);
+    const claimed = store.claimWebhookDeliveries({ claim: 'claim_wal', now: new Date(), leaseMs: 60_000, limit: 10 });
+    await expect(settled).rejects.toMatchObject({ code: 'unavailable' });
+    await expect(claimed).rejects.toMatchObject({ code: 'unavailable' });
+  });
+
   it('after a failed WAL fsync, a later fsync that succeeds acknowledges nothing: the store has failed for good', async () => {
     const disk = await lazyDisk();
     const { store, accountId } = await storeWithCredits(3, disk.mount);

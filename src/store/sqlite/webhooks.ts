@@ -38,9 +38,12 @@ export async function removeWebhookEndpoint(lite: Lite, id: string, at: Date): P
 //
 // Claims and finishes go through the group commit (group-commit.ts), beside
 // the verifications' writes: on their own, each was a transaction and a
-// synchronous=FULL commit per event. Neither waits for the WAL sync: a claim
-// lost to power loss only lets the delivery be claimed again, and a lost
-// finish sends the event again, which at-least-once allows.
+// synchronous=FULL commit per event. A claim is handed over only once the
+// WAL is synced past it: it may have read a settle's deliveries that were
+// committed but not yet on disk, and an event must never announce a charge
+// that power loss could still take back. The sync is the one the settles
+// wait for anyway (no CPU, a few milliseconds). A finish does not wait: a
+// lost one sends the event again, which at-least-once allows.
 export const CLAIM = `UPDATE webhook_deliveries SET claim = ?, lease_until = ?
   WHERE id IN (SELECT id FROM webhook_deliveries
                WHERE state = 'pending' AND next_attempt_at <= ? AND (lease_until IS NULL OR lease_until <= ?)
@@ -49,7 +52,7 @@ export const CLAIM = `UPDATE webhook_deliveries SET claim = ?, lease_until = ?
 
 export async function claimWebhookDeliveries(lite: Lite, q: { claim: string; now: Date; leaseMs: number; limit: number }): Promise<WebhookDelivery[]> {
   const now = ms(q.now);
-  const rows = await lite.writes.run(() => lite.sql(CLAIM).all(q.claim, now + q.leaseMs, now, now, q.limit) as DeliveryRow[], false);
+  const rows = await lite.writes.run(() => lite.sql(CLAIM).all(q.claim, now + q.leaseMs, now, now, q.limit) as DeliveryRow[]);
   return rows.map(map.delivery).sort((a, b) => ms(a.nextAttemptAt) - ms(b.nextAttemptAt));
 }
 
