@@ -175,7 +175,7 @@ export async function serverServices(config: Config, { logger, upstream: overrid
     timeoutMs: config.WEBHOOK_TIMEOUT_MS,
     leaseMs: config.WEBHOOK_LEASE_MS,
     pollMs: config.WEBHOOK_POLL_MS,
-    batch: 32,
+    batch: config.WEBHOOK_CONCURRENCY,
     logger,
     onAttempt: (result) => metrics.webhookAttempt(result),
   });

@@ -127,6 +127,11 @@ export const configSchema = z.object({
   WEBHOOK_RETRY_WINDOW_MS: z.coerce.number().int().min(1).max(30 * 86_400_000).default(3 * 86_400_000),
   /** How often the delivery worker looks for due deliveries when idle. */
   WEBHOOK_POLL_MS: z.coerce.number().int().min(10).max(600_000).default(1_000),
+  /**
+   * Attempts one process keeps under way at once. Delivery runs at most this
+   * many per round trip: 128 at 100 ms is 1,280 a second.
+   */
+  WEBHOOK_CONCURRENCY: z.coerce.number().int().min(1).max(1_024).default(128),
   /** How long a claimed delivery stays with the worker that claimed it; must exceed WEBHOOK_TIMEOUT_MS. */
   WEBHOOK_LEASE_MS: z.coerce.number().int().min(100).max(3_600_000).default(60_000),
   /** LINE's Messaging API and data API (content); the simulator's URL in tests and demos. */

@@ -81,6 +81,7 @@ export const SCHEMA_SETTINGS: Record<SchemaSetting, SettingDoc> = {
   WEBHOOK_RETRY_MAX_DELAY_MS: { topic: 'Webhooks', meaning: 'the longest pause between two attempts, `Retry-After` included' },
   WEBHOOK_RETRY_WINDOW_MS: { topic: 'Webhooks', meaning: 'how long after its event a delivery is retried before it is marked failed' },
   WEBHOOK_POLL_MS: { topic: 'Webhooks', meaning: 'how often an idle delivery worker looks for due deliveries (a verification on the same process wakes it, within 20 ms: see webhooks.md)' },
+  WEBHOOK_CONCURRENCY: { topic: 'Webhooks', meaning: 'delivery attempts one process keeps under way at once: at most this many per round trip to the endpoints (128 at 100 ms is 1,280 a second)' },
   WEBHOOK_LEASE_MS: { topic: 'Webhooks', meaning: 'how long a claim holds a delivery; must be longer than `WEBHOOK_TIMEOUT_MS`' },
   LINE_API_BASE_URL: { topic: 'LINE', meaning: "LINE's Messaging API (replies, pushes, the loading animation); `slipgate simulate-line`'s URL in tests and demos (see [line.md](line.md))" },
   LINE_DATA_API_BASE_URL: { topic: 'LINE', meaning: "LINE's data API, where slip pictures are downloaded from; the simulator's URL in tests and demos" },
