@@ -3,6 +3,7 @@
 // measured in the same rounds, and the target of issue #35 on the median of
 // the per-round ratios.
 import type { PathResult } from './line-load.js';
+import { median, fixed as f } from './figures.js';
 
 export interface LinePath extends PathResult {
   /** CPU seconds of slipgate (all threads) and of the database server (0 on SQLite) during the path's run. */
@@ -27,13 +28,6 @@ export interface LineRun {
 /** Issue #35: a picture through LINE costs slipgate at most 10% more CPU than the same picture on the verify route. */
 export const MAX_LINE_COST = 1.1;
 
-const f = (n: number, digits: number) => (Number.isFinite(n) ? n.toFixed(digits) : '–');
-const median = (values: number[]): number => {
-  const sorted = values.filter(Number.isFinite).sort((a, b) => a - b);
-  if (sorted.length === 0) return Number.NaN;
-  const mid = Math.floor(sorted.length / 2);
-  return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
-};
 
 /** Milliseconds of `seconds` per verified picture of the path. */
 export const perVerified = (seconds: number, p: LinePath) => (p.verified > 0 ? (seconds * 1000) / p.verified : Number.NaN);

@@ -1,21 +1,13 @@
 // A+pay in the results: per engine, CPU per paid request against A's CPU per
 // success from the same round (medians of the rounds and of the per-round
 // ratios), and the issue's target (#34) judged on them.
-import { cpuPerOk, type Row } from './report.js';
+import type { Row } from './report.js';
+import { median, fixed as f, totalCpuPerOk as cpu, okPerSec } from './figures.js';
 
 /** The issue's bound (#34): a paid request costs at most 1.3× a plain verification. */
 const MAX_PAID_COST = 1.3;
 
-const median = (values: number[]): number => {
-  const sorted = values.filter(Number.isFinite).sort((a, b) => a - b);
-  if (sorted.length === 0) return Number.NaN;
-  const mid = Math.floor(sorted.length / 2);
-  return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
-};
-const f = (n: number, digits: number) => (Number.isFinite(n) ? n.toFixed(digits) : '–');
 /** Slipgate + database; on A+pay its successes are the paid answers (payments.ts paidLoad), so this is CPU per paid request. */
-const cpu = (r: Row) => cpuPerOk(r.cpu.target + r.cpu.db, r);
-const okPerSec = (r: Row) => r.load.successes / r.load.durationSec;
 const notPaid = (r: Row) => r.payments?.notPaid ?? 0;
 /** The answers' reasons, and requests sent after the pool ran out. */
 function unpaidWhy(r: Row): string {

@@ -11,9 +11,10 @@ import { openStore } from '../../src/store/open.js';
 import type { SandboxDetails } from '../../src/upstream/sandbox/sandbox-details.js';
 import type { BenchDatabase } from './engines.js';
 import type { LoadResult } from './load.js';
-import { cpuPerOk, type Row } from './report.js';
+import type { Row } from './report.js';
 import type { BenchRun } from './run.js';
 import type { Scenario } from './scenarios.js';
+import { median, fixed as f, totalCpuPerOk as cpu, okPerSec } from './figures.js';
 
 /** The shop every bench account registers: an SCB account, under the name its bank prints. */
 const RECEIVER = { bankCode: '014', account: '1233131090', nameTh: 'ร้าน ตัวอย่าง', nameEn: 'EXAMPLE SHOP' };
@@ -60,15 +61,6 @@ export function checkReceiverRun(scenario: Scenario, load: LoadResult, tag: stri
   }
 }
 
-const median = (values: number[]): number => {
-  const sorted = values.filter(Number.isFinite).sort((a, b) => a - b);
-  if (sorted.length === 0) return Number.NaN;
-  const mid = Math.floor(sorted.length / 2);
-  return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
-};
-const f = (n: number, digits: number) => (Number.isFinite(n) ? n.toFixed(digits) : '–');
-const cpu = (r: Row) => cpuPerOk(r.cpu.target + r.cpu.db, r);
-const okPerSec = (r: Row) => r.load.successes / r.load.durationSec;
 
 /** The bound (#33): A with a policy within 10% of A without. */
 const MAX_POLICY_COST = 1.1;

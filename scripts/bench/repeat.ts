@@ -2,15 +2,9 @@
 // noisy machine a single run's throughput says little; the medians of
 // alternated rounds, and above all CPU per answer, say much more.
 import { cpuPerOk, type Row } from './report.js';
+import { median, okPerSec } from './figures.js';
 
-const median = (values: number[]): number => {
-  const sorted = values.filter(Number.isFinite).sort((a, b) => a - b);
-  if (sorted.length === 0) return Number.NaN;
-  const mid = Math.floor(sorted.length / 2);
-  return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
-};
 
-const okPerSec = (r: Row) => r.load.successes / r.load.durationSec;
 
 /** The cost targets the medians are held to (benchmark, not test). */
 const COST_TARGETS = { aSqliteCpuVsD: 1.0, aPostgresVsSqlite: 0.8 };

@@ -2,16 +2,11 @@
 // round), then per engine the pass's time and what it cost the verifications
 // beside it, as medians of the per-round ratios.
 import { cpuPerSuccess, type RetentionRun } from './retention.js';
+import { median } from './figures.js';
 
 const f = (n: number | null | undefined, digits: number) => (n !== null && n !== undefined && Number.isFinite(n) ? n.toFixed(digits) : '–');
 const int = (n: number | null) => (n === null ? '–' : Math.round(n).toLocaleString('en-US'));
 const dbCpuPerOk = (r: RetentionRun) => (r.load.successes > 0 ? (r.cpu.db * 1000) / r.load.successes : Number.NaN);
-const median = (values: number[]): number => {
-  const sorted = values.filter(Number.isFinite).sort((a, b) => a - b);
-  if (sorted.length === 0) return Number.NaN;
-  const mid = Math.floor(sorted.length / 2);
-  return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
-};
 
 /** Scenario R's section of the results file. */
 export function retentionSection(runs: RetentionRun[]): string[] {

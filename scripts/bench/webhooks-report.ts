@@ -4,22 +4,14 @@
 // (A+drain) against A's without endpoints (same rounds, medians of the
 // per-round ratios), and the targets (#34).
 import type { DrainRun } from './drain.js';
-import { cpuPerOk, type Row } from './report.js';
+import type { Row } from './report.js';
 import { TARGET_DELIVERIES_PER_SEC } from './webhooks.js';
+import { median, fixed as f, totalCpuPerOk as cpu, okPerSec } from './figures.js';
 
 /** The bound (#34): delivery moves A's p99 by at most 10%. */
 const MAX_P99_MOVE = 1.1;
 
-const median = (values: number[]): number => {
-  const sorted = values.filter(Number.isFinite).sort((a, b) => a - b);
-  if (sorted.length === 0) return Number.NaN;
-  const mid = Math.floor(sorted.length / 2);
-  return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
-};
-const f = (n: number, digits: number) => (Number.isFinite(n) ? n.toFixed(digits) : '–');
 const int = (n: number) => (Number.isFinite(n) ? Math.round(n).toLocaleString('en-US') : '–');
-const cpu = (r: Row) => cpuPerOk(r.cpu.target + r.cpu.db, r);
-const okPerSec = (r: Row) => r.load.successes / r.load.durationSec;
 const p99 = (r: Row) => r.load.latencyMs.p99;
 
 const engines = (rows: Row[]) => [...new Set(rows.map((r) => r.engine))];
