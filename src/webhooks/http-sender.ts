@@ -71,9 +71,9 @@ export function httpWebhookSender(userAgent: string, adminPort: number | null): 
           headers: { 'content-type': 'application/json', 'content-length': body.length, 'user-agent': userAgent, ...request.headers },
           ...(adminPort !== null ? { lookup: guardedLookup(port, adminPort) as never } : {}),
         };
-        // A response to a client request always has a status code.
         const req: ClientRequest = (https ? httpsRequest : httpRequest)(url, options, (response) => {
           const retryAfter = response.headers['retry-after'];
+          // A response to a client request always has a status code.
           settle({ statusCode: response.statusCode!, retryAfter: Array.isArray(retryAfter) ? retryAfter[0] : retryAfter });
           drain(req, response);
         });
@@ -90,6 +90,7 @@ export function httpWebhookSender(userAgent: string, adminPort: number | null): 
 
 /** Reads a small body to its end so the socket goes back to the pool; past the cap, the connection is closed unread. */
 function drain(req: ClientRequest, response: IncomingMessage): void {
+  // A body cut short (the cap, the deadline) errors here too, after the answer was settled.
   response.on('error', () => {});
   if (Number(response.headers['content-length'] ?? 0) > RESPONSE_BODY_CAP) {
     req.destroy();
