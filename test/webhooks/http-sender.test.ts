@@ -1,7 +1,10 @@
 // The sender's connections, counted on real local servers: deliveries to one
 // endpoint share one kept-alive TCP connection, a connection never carries
-// another endpoint's requests, and an answer with a huge body ends the
-// attempt at once and closes its connection instead of being read.
+// another endpoint's requests, an answer with a huge body ends the
+// attempt at once and closes its connection instead of being read, and a
+// body that never ends is cut at the attempt's deadline.
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { WebhookSender } from '../../src/domain/ports/webhook-sender.js';
 import { httpWebhookSender, RESPONSE_BODY_CAP } from '../../src/webhooks/http-sender.js';
@@ -9,8 +12,10 @@ import { eventually } from '../helpers/child.js';
 import { startReceiver, type Answer, type Receiver } from '../helpers/webhook-receiver.js';
 
 const receivers: Receiver[] = [];
+const servers: Server[] = [];
 afterEach(async () => {
   for (const r of receivers.splice(0)) await r.close();
+  for (const s of servers.splice(0)) await new Promise((done) => s.close(done));
 });
 
 async function receiver(answer: () => Answer): Promise<Receiver> {
@@ -67,5 +72,24 @@ describe('webhook sender: connections', () => {
     expect(await post(sender, `http://localhost:${adminPort}/graphql`)).toEqual({ statusCode: null, error: "refused: the URL leads to slipgate's own admin listener" });
     expect(admin.received).toEqual([]);
     expect(other.connections.opened).toBe(1);
+  });
+
+  it('answers at the status line of a body that never ends, and closes its connection at the deadline', async () => {
+    const closed: { at: number | null } = { at: null };
+    const server = createServer((_req, res) => {
+      res.writeHead(200, { 'content-type': 'text/plain' });
+      res.write('still coming');
+    });
+    server.on('connection', (socket) => socket.on('close', () => (closed.at = performance.now())));
+    servers.push(server);
+    await new Promise<void>((listening) => server.listen(0, '127.0.0.1', listening));
+    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/hooks`;
+    const started = performance.now();
+    const answer = await httpWebhookSender('test', null).post({ url, body: '{}', headers: {}, timeoutMs: 300 });
+    expect(answer).toEqual({ statusCode: 200, retryAfter: undefined });
+    expect(performance.now() - started).toBeLessThan(250);
+    await eventually(async () => closed.at !== null);
+    expect(closed.at! - started).toBeGreaterThanOrEqual(290);
+    expect(closed.at! - started).toBeLessThan(2_000);
   });
 });
