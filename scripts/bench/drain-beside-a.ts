@@ -11,7 +11,7 @@ import type { RunExtras } from './extras.js';
 import { backlogSize, buildBacklog, HOLD_ENV } from './drain.js';
 import type { BenchRun } from './run.js';
 import type { Scenario } from './scenarios.js';
-import { addEndpoints, deliveriesReach, IN_FLIGHT_SETTLE_MS, removeEndpoints, startDeliveryReceiver } from './webhooks.js';
+import { deliveriesReach, IN_FLIGHT_SETTLE_MS, receiverWithEndpoints, removeEndpoints } from './webhooks.js';
 
 /** What A+drain's row carries besides A's figures. */
 export interface DrainBesideFigures {
@@ -37,14 +37,7 @@ export function drainVariant(run: BenchRun): Scenario | undefined {
 
 /** measure()'s part for A+drain: endpoints at a held receiver, the backlog once slipgate is ready, the receiver opened for the run. */
 export async function drainBesideExtras(run: BenchRun, scenario: Scenario, engine: string, db: BenchDatabase, keys: string[]): Promise<RunExtras> {
-  const receiver = await startDeliveryReceiver({ held: true });
-  let endpoints: string[];
-  try {
-    endpoints = await addEndpoints(db, receiver);
-  } catch (err) {
-    await receiver.close();
-    throw err;
-  }
+  const { receiver, endpoints } = await receiverWithEndpoints(db, { held: true });
   let built = 0;
   let waiting = 0;
   let startedAt = 0;

@@ -115,6 +115,17 @@ export async function startDeliveryReceiver(opts: { held?: boolean } = {}): Prom
   return receiver;
 }
 
+/** A receiver with every bench account's endpoint at it; the receiver is closed again when the endpoints cannot be added. */
+export async function receiverWithEndpoints(db: BenchDatabase, opts: { held?: boolean } = {}): Promise<{ receiver: DeliveryReceiver; endpoints: string[] }> {
+  const receiver = await startDeliveryReceiver(opts);
+  try {
+    return { receiver, endpoints: await addEndpoints(db, receiver) };
+  } catch (err) {
+    await receiver.close();
+    throw err;
+  }
+}
+
 /** One endpoint per account of `db` at `receiver`, for verification.succeeded; returns their ids. */
 export async function addEndpoints(db: BenchDatabase, receiver: DeliveryReceiver): Promise<string[]> {
   const store = await openStore(db.url);
@@ -182,14 +193,7 @@ const at = (sorted: number[], q: number) => (sorted.length === 0 ? Number.NaN : 
 
 /** measure()'s part for A+hooks: endpoints before slipgate starts, warm-up's deliveries drained, the run's counted after it. */
 export async function webhookExtras(run: BenchRun, scenario: Scenario, db: BenchDatabase): Promise<RunExtras> {
-  const receiver = await startDeliveryReceiver();
-  let endpoints: string[];
-  try {
-    endpoints = await addEndpoints(db, receiver);
-  } catch (err) {
-    await receiver.close();
-    throw err;
-  }
+  const { receiver, endpoints } = await receiverWithEndpoints(db);
   const window = { delivered: 0, lags: 0, startedAt: 0, badSignatures: 0, duplicates: 0 };
   return {
     // The warm-up's events are delivered before the run starts, so the run's figures are its own.
