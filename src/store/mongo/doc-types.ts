@@ -1,5 +1,6 @@
 // Document shapes of the MongoDB store. Ids are the domain's string ids, stored as `_id`.
 import type { VerifyTransactionRecord } from '../../domain/types.js';
+import type { PayingSlip } from '../../domain/payments/types.js';
 
 /** A credit taken out of `credits`, kept inside the account document. */
 export interface HoldEntry {
@@ -89,7 +90,7 @@ export interface VerifyTransactionDoc {
  */
 export interface PayingDoc {
   requestId: string;
-  slip: { verificationId: string; transactionId: string; sendingBank: string; amount: number; transferredAt: Date };
+  slip: PayingSlip;
   at: Date;
   outbox?: WebhookDeliveryDoc[];
   outboxAt?: Date;
