@@ -76,6 +76,12 @@ export const configSchema = z.object({
    * (every refusal is a record). See SECURITY.md.
    */
   AUTH_FAILURES_PER_IP_PER_MIN: z.coerce.number().int().min(0).max(1_000_000).default(20),
+  /**
+   * How long a braked address waits for its 429 (src/http/tarpit.ts): a
+   * flood that waits for each answer is slowed to its connections per
+   * delay. 0 = answered at once.
+   */
+  AUTH_BRAKE_DELAY_MS: z.coerce.number().int().min(0).max(60_000).default(2_000),
   /** Reverse proxies in front of the public port whose X-Forwarded-For is trusted (client IP). */
   TRUST_PROXY_HOPS: z.coerce.number().int().min(0).max(16).default(0),
   /** Slow clients: time to send all headers, and the whole request (default timeout + 20 s). */

@@ -11,6 +11,7 @@ import { mountAuditExport } from './http/audit-export-route.js';
 import { defaultDashboardDir, mountDashboard } from './http/dashboard.js';
 import { mountMetrics } from './http/metrics-route.js';
 import { createPublicApp } from './http/public-app.js';
+import { Tarpit } from './http/tarpit.js';
 import { metricsText } from './metrics/serve.js';
 import { ListenError } from './listen-error.js';
 import { cliCommand, logStartupGuide } from './startup-guide.js';
@@ -71,6 +72,7 @@ export async function run(config: Config, opts: RunOptions): Promise<Running> {
   publicServer.requestTimeout = config.REQUEST_TIMEOUT_MS;
   publicServer.headersTimeout = Math.min(config.HEADERS_TIMEOUT_MS, config.REQUEST_TIMEOUT_MS);
   answerClientErrorsWithJson(publicServer);
+  const tarpit = new Tarpit(config.AUTH_BRAKE_DELAY_MS);
   publicGate.open(
     createPublicApp({
       verification,
@@ -81,6 +83,7 @@ export async function run(config: Config, opts: RunOptions): Promise<Running> {
       metrics,
       payments: { service: payments, keys: services.keys, store },
       line: services.lineBridge,
+      tarpit,
     }),
   );
   // The internal GraphQL API lives on the admin listener only.
@@ -121,6 +124,8 @@ export async function run(config: Config, opts: RunOptions): Promise<Running> {
     (closing ??= (async () => {
       logger.info({ inFlight: verification.inFlightCount }, 'shutting down');
       const stopped = Promise.all([stopServer(publicServer), stopServer(adminServer)]);
+      // Held 429s go now: a braked client must not keep the listener from closing.
+      tarpit.release();
       // LINE events first: their verifications join the drain below.
       await services.lineBridge.drain();
       await verification.drain();

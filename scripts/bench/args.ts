@@ -28,6 +28,8 @@ export interface BenchArgs {
   history: number;
   /** Requests with bad API keys scenario F floods with. */
   flood: number;
+  /** Seconds scenario F's flood lasts at most, whatever it sent by then; undefined: until it sent `flood`. */
+  floodSeconds: number | undefined;
   /** Old verifications scenario R seeds before each of its retention passes. */
   retentionRecords: number;
   /** Besides A, A again with every bench account holding this receiver policy (off: only A, as before). */
@@ -47,11 +49,11 @@ const DEFAULT_SCENARIOS = SCENARIO_IDS.filter((id) => id !== 'H' && id !== 'F' &
 const RECEIVER_POLICIES = ['off', 'report', 'require'] as const;
 
 const USAGE = `usage: npm run bench -- [--quick] [--scenario A,B,C,D,E,I,H,F,R,L] [--engine sqlite,postgres,mongodb]
-                       [--workers N|auto] [--heap-mb N] [--repeat N [--against REV]] [--history N] [--flood N] [--profile] [--keep]
+                       [--workers N|auto] [--heap-mb N] [--repeat N [--against REV]] [--history N] [--flood N [--flood-seconds S]] [--profile] [--keep]
                        [--retention-records N] [--receiver-policy off|report|require] [--payments] [--webhooks [--webhook-backlog N]] [--out FILE] [--allow-dirty]`;
 
 export function parseArgs(argv: string[]): BenchArgs {
-  const args: BenchArgs = { quick: false, scenarios: [...DEFAULT_SCENARIOS], engines: [...ENGINE_NAMES], workers: 1, profile: false, out: undefined, keep: false, heapMb: undefined, repeat: 1, against: undefined, history: 1_000_000, flood: 1_000_000, retentionRecords: 1_000_000, receiverPolicy: 'off', payments: false, webhooks: false, webhookBacklog: undefined, allowDirty: false };
+  const args: BenchArgs = { quick: false, scenarios: [...DEFAULT_SCENARIOS], engines: [...ENGINE_NAMES], workers: 1, profile: false, out: undefined, keep: false, heapMb: undefined, repeat: 1, against: undefined, history: 1_000_000, flood: 1_000_000, floodSeconds: undefined, retentionRecords: 1_000_000, receiverPolicy: 'off', payments: false, webhooks: false, webhookBacklog: undefined, allowDirty: false };
   for (let i = 0; i < argv.length; i++) {
     const [flag, inline] = argv[i]!.split(/=(.*)/s, 2) as [string, string | undefined];
     const value = (): string => {
@@ -88,6 +90,12 @@ export function parseArgs(argv: string[]): BenchArgs {
         const n = Number(value());
         if (!Number.isInteger(n) || n < 1 || n > 100_000_000) fail('--flood must be a whole number of requests from 1 to 100000000');
         args.flood = n;
+        break;
+      }
+      case '--flood-seconds': {
+        const n = Number(value());
+        if (!Number.isInteger(n) || n < 1 || n > 86_400) fail('--flood-seconds must be a whole number of seconds from 1 to 86400');
+        args.floodSeconds = n;
         break;
       }
       case '--webhook-backlog': {

@@ -10,6 +10,7 @@
 import Database from 'better-sqlite3';
 import { performance } from 'node:perf_hooks';
 import pg from 'pg';
+import { loadConfig } from '../../src/config.js';
 import { generateApiKey } from '../../src/domain/api-key.js';
 import { sandboxQr } from '../../src/upstream/sandbox/sandbox-qr.js';
 import type { BenchDatabase } from './engines.js';
@@ -38,6 +39,9 @@ export interface FloodRun {
   refusalRecords: number | null;
 }
 
+/** The settings an operator gets, which F runs with. */
+const DEFAULTS = loadConfig({});
+
 const REFUSAL_KINDS = `('missing_api_key', 'invalid_api_key', 'ip_not_allowed', 'auth_rate_limited')`;
 
 export interface FloodSpec {
@@ -46,6 +50,8 @@ export interface FloodSpec {
   keys: string[];
   /** Requests with bad keys the flood sends. */
   floodRequests: number;
+  /** Seconds the flood lasts at most; undefined: until it sent floodRequests. */
+  floodSeconds?: number;
   floodConnections: number;
   /** Valid verifications a second from the merchant's address. */
   validRate: number;
@@ -94,6 +100,7 @@ async function run(spec: FloodSpec, kind: FloodRun['kind'], quietSec: number): P
         apiKeys: BAD_KEYS,
         headers: { 'x-forwarded-for': FLOODER },
         nextBody: () => body,
+        ...(spec.floodSeconds === undefined ? {} : { until: new Promise((resolve) => setTimeout(resolve, spec.floodSeconds! * 1000).unref()) }),
       });
       // Long enough for any flood: it ends when the flood does.
       [flood, valid] = await Promise.all([flooding, merchants({ durationSec: 86_400, until: flooding })]);
@@ -176,8 +183,9 @@ export function floodSection(runs: FloodRun[]): string[] {
     '## Scenario F: bad API keys flooding from one address, valid keys verifying from another',
     '',
     'slipgate behind a pretend proxy (`TRUST_PROXY_HOPS=1`, the addresses in X-Forwarded-For), default settings',
-    '(`AUTH_FAILURES_PER_IP_PER_MIN=20`). The flood sends well-formed keys that match no account, as fast as its',
-    'connections get answers; the valid verifications run at a fixed rate beside it, and again alone for as long',
+    `(\`AUTH_FAILURES_PER_IP_PER_MIN=${DEFAULTS.AUTH_FAILURES_PER_IP_PER_MIN}\`, \`AUTH_BRAKE_DELAY_MS=${DEFAULTS.AUTH_BRAKE_DELAY_MS}\`: past the limit each 429 is answered that late).`,
+    'The flood sends well-formed keys that match no account, each of its connections sending the next request as soon as',
+    'it has an answer, until it sent its count or its time is up; the valid verifications run at a fixed rate beside it, and again alone for as long',
     '(quiet). CPU per valid success is all of slipgate\'s CPU over the valid successes, so on the flood run it carries',
     'the flood\'s cost too. Database growth: the SQLite file after a WAL checkpoint, or pg_database_size, before and',
     'after each run; the flood\'s share is the flood run\'s growth less the quiet run\'s per valid success.',

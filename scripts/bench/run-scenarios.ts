@@ -134,7 +134,8 @@ export async function measureHistory(run: BenchRun, app: BuiltApp, engine: Engin
 export async function floodRuns(run: BenchRun, app: BuiltApp, engine: EngineName): Promise<void> {
   await onSeededDatabase(run, engine, async (db, keys) => {
     const scenario = run.scenarios.F;
-    run.say(`F/${engine}: ${scenario.title}, ${run.args.flood.toLocaleString('en-US')} bad-key requests`);
+    const atMost = run.args.floodSeconds === undefined ? '' : ` or ${run.args.floodSeconds} s, whichever ends first`;
+    run.say(`F/${engine}: ${scenario.title}, ${run.args.flood.toLocaleString('en-US')} bad-key requests${atMost}`);
     const start = async (tag: string) => {
       const bank = await startBank(run, app, 0, tag);
       try {
@@ -145,7 +146,7 @@ export async function floodRuns(run: BenchRun, app: BuiltApp, engine: EngineName
         throw err;
       }
     };
-    const runs = await measureFlood({ engine, db, keys, floodRequests: run.args.flood, floodConnections: scenario.connections, validRate: scenario.overallRate!, warmupSec: scenario.warmupSec, start, say: run.say });
+    const runs = await measureFlood({ engine, db, keys, floodRequests: run.args.flood, floodSeconds: run.args.floodSeconds, floodConnections: scenario.connections, validRate: scenario.overallRate!, warmupSec: scenario.warmupSec, start, say: run.say });
     run.report.floods.push(...runs);
   });
 }

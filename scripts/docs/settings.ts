@@ -61,6 +61,10 @@ export const SCHEMA_SETTINGS: Record<SchemaSetting, SettingDoc> = {
     topic: 'Limits',
     meaning: 'refused authentications (1020/1021/1024) a minute per client address (IPv6 by /56) recorded one by one; beyond, 429 until the minute ends and one record per address and minute (see [SECURITY.md](../SECURITY.md)); `0` is off',
   },
+  AUTH_BRAKE_DELAY_MS: {
+    topic: 'Limits',
+    meaning: 'how long a braked address waits for each 429 (at most 1,024 held at once per process, beyond answered at once): a flood that waits for its answers is slowed to its connections per delay (see [SECURITY.md](../SECURITY.md)); `0` answers at once',
+  },
   TRUST_PROXY_HOPS: { topic: 'Limits', meaning: 'proxies in front whose `X-Forwarded-For` names the client IP (rate limits, keys locked to IP ranges); `1` behind one nginx' },
   HEADERS_TIMEOUT_MS: { topic: 'Limits', meaning: 'time a client has to send all headers; slow senders (slowloris) get a JSON 408' },
   REQUEST_TIMEOUT_MS: { topic: 'Limits', meaning: 'time a client has to send the whole request; JSON 408 beyond', default: '`UPSTREAM_TIMEOUT_MS` + 20000' },

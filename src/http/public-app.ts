@@ -12,6 +12,7 @@ import { PAYMENT_REQUESTS_PATH, paymentRoutes, type PaymentRouteDeps } from './p
 import { accessLog } from './access-log.js';
 import { perIpLimit, perKeyLimit, type RateLimitSettings } from './rate-limit.js';
 import { requestId } from './request-id.js';
+import type { Tarpit } from './tarpit.js';
 import { mountLineWebhook } from './line-webhook-route.js';
 import type { LineBridge } from '../domain/line/bridge.js';
 import type { Metrics } from '../metrics/metrics.js';
@@ -32,6 +33,8 @@ export interface PublicAppDeps {
   payments?: PaymentRouteDeps;
   /** The LINE bridge: POST /line/webhook/<channel id> (docs/line.md). */
   line?: LineBridge;
+  /** Holds the brake's 429s (tarpit.ts); absent: answered at once. */
+  tarpit?: Tarpit;
 }
 
 export function createPublicApp(deps: PublicAppDeps): express.Express {
@@ -92,7 +95,9 @@ export function createPublicApp(deps: PublicAppDeps): express.Express {
     if (outcome.kind === 'busy') metrics?.refused('inflight');
     if (outcome.kind === 'throttled') metrics?.refused('auth_failures');
     const answer = verifyAnswer(outcome);
-    res.set(answer.headers).status(answer.status).json(answer.body);
+    const send = () => void res.set(answer.headers).status(answer.status).json(answer.body);
+    if (outcome.kind === 'throttled' && deps.tarpit) deps.tarpit.answer(res, send);
+    else send();
   });
   app.all(VERIFY_PATH, methodNotAllowed('POST'));
   if (deps.payments) app.use(PAYMENT_REQUESTS_PATH, paymentRoutes(deps.payments, byKey));
