@@ -36,7 +36,7 @@ import { WebhookEndpoints } from './domain/webhooks/endpoints.js';
 import { secretBox, type SecretBox } from './domain/secret-box.js';
 import { WebhookSubscriptions } from './domain/webhooks/subscriptions.js';
 import { WebhookWorker } from './domain/webhooks/worker.js';
-import { httpWebhookSender } from './webhooks/http-sender.js';
+import { ThreadWebhookSender } from './webhooks/sender-thread.js';
 import { packageVersion } from './version.js';
 
 /** What works on a store alone: every operator command, and the admin side of a server. */
@@ -118,6 +118,8 @@ export interface ServerServices extends StoreServices {
   upstreamConfigs(env: NodeJS.ProcessEnv): UpstreamConfig[];
   /** Delivers webhook events; started with the listeners, stopped before the store closes. */
   webhookWorker: WebhookWorker;
+  /** The webhook worker's sending thread; closed once the worker has stopped. */
+  webhookSender: ThreadWebhookSender;
   /** Marks pending payment requests past their expiry, on one instance at a time. */
   paymentExpiry: PaymentExpirySchedule;
   /** Slips sent in LINE chats of connected channels; drained before the store closes. */
@@ -167,9 +169,11 @@ export async function serverServices(config: Config, { logger, upstream: overrid
     logger,
   });
   const services = storeServices(store, { ...storeServiceOptions(config, logger), ...(adminListener ? { adminListener } : {}) });
+  // Its thread starts on the first delivery, like the image threads.
+  const webhookSender = new ThreadWebhookSender({ userAgent: `slipgate-webhooks/${packageVersion()}`, adminPort: adminListener?.port ?? config.ADMIN_PORT });
   const webhookWorker = new WebhookWorker({
     store,
-    sender: httpWebhookSender(`slipgate-webhooks/${packageVersion()}`, adminListener?.port ?? config.ADMIN_PORT),
+    sender: webhookSender,
     secrets: services.secrets,
     retry: { baseMs: config.WEBHOOK_RETRY_BASE_MS, maxDelayMs: config.WEBHOOK_RETRY_MAX_DELAY_MS, windowMs: config.WEBHOOK_RETRY_WINDOW_MS },
     timeoutMs: config.WEBHOOK_TIMEOUT_MS,
@@ -222,7 +226,7 @@ export async function serverServices(config: Config, { logger, upstream: overrid
     imageStats: () => images.stats,
     onReadError: (err) => logger.warn({ err }, 'metrics: reading the open credit holds failed'),
   });
-  return { ...services, metrics, pool, upstream, upstreamOverridden: override !== undefined, lease, retention, images, verification, upstreamConfigs, webhookWorker, lineBridge, paymentExpiry };
+  return { ...services, metrics, pool, upstream, upstreamOverridden: override !== undefined, lease, retention, images, verification, upstreamConfigs, webhookWorker, webhookSender, lineBridge, paymentExpiry };
 }
 
 /** The configured bank domains, or the sandbox network when none are configured. */

@@ -131,6 +131,7 @@ export async function run(config: Config, opts: RunOptions): Promise<Running> {
       await verification.drain();
       // After the drain: the last settles' events are written; attempts under way are recorded.
       await services.webhookWorker.stop();
+      await services.webhookSender.close();
       await images.close();
       await stopped;
       await retention.stop();

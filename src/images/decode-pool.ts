@@ -2,13 +2,10 @@
 // a bounded queue in front of them and a time budget per image. A flood of
 // images then costs at most the pool's share of the CPU, and plain qrcode
 // verifications keep the event loop to themselves.
-import { readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import { availableParallelism } from 'node:os';
-import { dirname, join } from 'node:path';
-import { pathToFileURL } from 'node:url';
-import { Worker } from 'node:worker_threads';
+import type { Worker } from 'node:worker_threads';
 import type { Logger } from 'pino';
+import { startModuleThread } from '../module-thread.js';
 import type { DecodeReply, DecodeRequest } from './decode-messages.js';
 
 export interface ImagePoolOptions {
@@ -52,22 +49,6 @@ interface Slot {
   ready: boolean;
   job: Job | null;
   timer?: NodeJS.Timeout;
-}
-
-/**
- * Under tsx or vitest this module is TypeScript, and so is its thread's; on
- * Node 20 a thread does not inherit the loader hooks of `--import tsx`, so a
- * small bootstrap registers tsx in the thread before loading it.
- */
-function startWorker(): Worker {
-  const here = import.meta.url;
-  if (!new URL(here).pathname.endsWith('.ts')) return new Worker(new URL('./decode-worker.js', here));
-  const manifest = createRequire(here).resolve('tsx/package.json');
-  const exported = (JSON.parse(readFileSync(manifest, 'utf8')) as { exports: Record<string, { import: { default: string } }> }).exports['./esm/api']!;
-  const api = pathToFileURL(join(dirname(manifest), exported.import.default)).href;
-  const entry = new URL('./decode-worker.ts', here).href;
-  const bootstrap = `import(${JSON.stringify(api)}).then((tsx) => { tsx.register(); return import(${JSON.stringify(entry)}); });`;
-  return new Worker(bootstrap, { eval: true });
 }
 
 export class ImageDecodePool {
@@ -121,7 +102,7 @@ export class ImageDecodePool {
   }
 
   private spawn(): Slot {
-    const worker = startWorker();
+    const worker = startModuleThread(import.meta.url, 'decode-worker');
     const slot: Slot = { worker, ready: false, job: null };
     this.counters.threadsStarted++;
     worker.on('message', (reply: DecodeReply) => this.finished(slot, reply));

@@ -1,6 +1,6 @@
-// How the delivery worker reaches an endpoint (src/webhooks/http-sender.ts
-// with got). The domain decides what an answer means; the adapter only
-// reports it.
+// How the delivery worker reaches an endpoint (src/webhooks/http-sender.ts,
+// which the server runs in a thread of its own: sender-thread.ts). The domain
+// decides what an answer means; the adapter only reports it.
 export interface WebhookPost {
   url: string;
   body: string;

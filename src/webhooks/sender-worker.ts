@@ -1,0 +1,42 @@
+// The webhook sending thread: runs the HTTP sender (http-sender.ts) for the
+// requests the main thread posts it, so a delivery's HTTP work (the client,
+// TCP and TLS, parsing the answer) runs beside the verify path's event loop
+// instead of on it.
+import { setPriority } from 'node:os';
+import { parentPort, workerData } from 'node:worker_threads';
+import type { WebhookAnswer, WebhookPost } from '../domain/ports/webhook-sender.js';
+import { httpWebhookSender } from './http-sender.js';
+
+export interface SenderThreadData {
+  userAgent: string;
+  adminPort: number | null;
+}
+export interface SenderRequest {
+  id: number;
+  request: WebhookPost;
+}
+export interface SenderReply {
+  id: number;
+  answer: WebhookAnswer;
+}
+
+/**
+ * On Linux the nice value belongs to a thread: the lowest priority, so
+ * deliveries only ever use CPU the verify path leaves. Webhooks are
+ * asynchronous (under full load they wait and catch up later); a merchant
+ * waiting at the counter is not. Lowering one's own priority needs no
+ * privilege; elsewhere setPriority would lower the whole process, so it is
+ * left alone (as in images/decode-worker.ts).
+ */
+const SENDER_NICE = 19;
+if (process.platform === 'linux') setPriority(SENDER_NICE);
+
+const port = parentPort;
+if (!port) throw new Error('sender-worker must run as a worker thread');
+const { userAgent, adminPort } = workerData as SenderThreadData;
+const sender = httpWebhookSender(userAgent, adminPort);
+
+port.on('message', ({ id, request }: SenderRequest) => {
+  // post() never rejects: every request gets its reply.
+  void sender.post(request).then((answer) => port.postMessage({ id, answer } satisfies SenderReply));
+});

@@ -1,0 +1,101 @@
+// The server's webhook sender runs the HTTP sender in one thread of its own,
+// at the lowest priority: it answers exactly like the direct sender, its
+// thread runs at nice 19, and a thread that dies fails only the posts it had
+// (statusCode null: the worker retries them) while the next post starts a new one.
+import { readdirSync, readFileSync } from 'node:fs';
+import { afterEach, describe, expect, it } from 'vitest';
+import type { WebhookPost } from '../../src/domain/ports/webhook-sender.js';
+import { httpWebhookSender } from '../../src/webhooks/http-sender.js';
+import { ThreadWebhookSender } from '../../src/webhooks/sender-thread.js';
+import { startReceiver, type Answer, type Receiver } from '../helpers/webhook-receiver.js';
+
+const receivers: Receiver[] = [];
+const senders: ThreadWebhookSender[] = [];
+afterEach(async () => {
+  for (const s of senders.splice(0)) await s.close();
+  for (const r of receivers.splice(0)) await r.close();
+});
+
+async function receiver(answer: () => Answer): Promise<Receiver> {
+  const r = await startReceiver(answer);
+  receivers.push(r);
+  return r;
+}
+
+function threaded(): ThreadWebhookSender {
+  const sender = new ThreadWebhookSender({ userAgent: 'test', adminPort: null });
+  senders.push(sender);
+  return sender;
+}
+
+const request = (url: string, timeoutMs = 5_000): WebhookPost => ({ url, body: '{"n":1}', headers: { 'x-test': 'yes' }, timeoutMs });
+
+/** Thread ids of this process whose nice value (field 19 of /proc/self/task/<tid>/stat) is `nice`. */
+function threadsAtNice(nice: number): string[] {
+  return readdirSync('/proc/self/task').filter((tid) => {
+    try {
+      // The command name (field 2) is in parentheses and may hold spaces: count fields after it.
+      const stat = readFileSync(`/proc/self/task/${tid}/stat`, 'utf8');
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      return Number(fields[19 - 3]) === nice;
+    } catch {
+      return false; // the thread ended while listed
+    }
+  });
+}
+
+describe('threaded webhook sender', () => {
+  it('answers like the direct sender: 200, 503 with Retry-After, a timeout', async () => {
+    const ok = await receiver(() => ({ status: 200, body: '{"ok":true}' }));
+    const busy = await receiver(() => ({ status: 503, headers: { 'retry-after': '120' } }));
+    const silent = await receiver(() => 'hang');
+    const direct = httpWebhookSender('test', null);
+    const sender = threaded();
+    for (const [url, timeoutMs] of [[ok.url, 5_000], [busy.url, 5_000], [silent.url, 300]] as const) {
+      expect(await sender.post(request(url, timeoutMs))).toEqual(await direct.post(request(url, timeoutMs)));
+    }
+    expect(await sender.post(request(busy.url))).toEqual({ statusCode: 503, retryAfter: '120' });
+    expect(await sender.post(request(silent.url, 300))).toEqual({ statusCode: null, error: 'timed out: no answer within the delivery timeout' });
+    // The request as sent by the thread: body, the caller's headers and the user agent.
+    expect(ok.received.at(-1)).toMatchObject({ body: '{"n":1}', headers: { 'x-test': 'yes', 'user-agent': 'test' } });
+  });
+
+  it('starts its thread on the first post, at nice 19', async () => {
+    const ok = await receiver(() => ({ status: 204 }));
+    const sender = threaded();
+    const before = threadsAtNice(19);
+    expect(sender.thread).toBeNull();
+    expect(await sender.post(request(ok.url))).toEqual({ statusCode: 204, retryAfter: undefined });
+    const lowered = threadsAtNice(19).filter((tid) => !before.includes(tid));
+    expect(lowered).toHaveLength(1);
+    // The caller's thread keeps its priority.
+    expect(threadsAtNice(19)).not.toContain(String(process.pid));
+  });
+
+  it('fails the posts of a thread that stops, and the next post starts a new thread', async () => {
+    const silent = await receiver(() => 'hang');
+    const ok = await receiver(() => ({ status: 204 }));
+    const sender = threaded();
+    const pending = [sender.post(request(silent.url, 60_000)), sender.post(request(silent.url, 60_000))];
+    const first = sender.thread!;
+    // Both requests reached the endpoint: the thread is mid-delivery when it dies.
+    await expect.poll(() => silent.received.length).toBe(2);
+    await first.terminate();
+    for (const answer of await Promise.all(pending)) {
+      expect(answer).toEqual({ statusCode: null, error: expect.stringMatching(/^webhook sender thread stopped: /) });
+    }
+    expect(await sender.post(request(ok.url))).toEqual({ statusCode: 204, retryAfter: undefined });
+    expect(sender.thread).not.toBeNull();
+    expect(sender.thread!.threadId).not.toBe(first.threadId);
+  });
+
+  it('after close, ends its thread and sends nothing more', async () => {
+    const ok = await receiver(() => ({ status: 204 }));
+    const sender = threaded();
+    await sender.post(request(ok.url));
+    await sender.close();
+    expect(sender.thread).toBeNull();
+    expect(await sender.post(request(ok.url))).toEqual({ statusCode: null, error: 'webhook sender closed' });
+    expect(ok.received).toHaveLength(1);
+  });
+});
