@@ -13,6 +13,8 @@ export class ThreadWebhookSender implements WebhookSender {
   private readonly pending = new Map<number, (answer: WebhookAnswer) => void>();
   private nextId = 1;
   private closed = false;
+  /** Posts of this tick, sent to the thread together at its end. */
+  private outbox: SenderRequest[] = [];
 
   /** What the thread's httpWebhookSender is made with (adminPort: the self-guard's, self-guard.ts). */
   constructor(private readonly data: SenderThreadData) {}
@@ -32,7 +34,9 @@ export class ThreadWebhookSender implements WebhookSender {
       // Only while posts are pending, as a socket would: an idle thread never keeps the process alive.
       if (this.pending.size === 0) worker.ref();
       this.pending.set(id, resolve);
-      worker.postMessage({ id, request } satisfies SenderRequest);
+      // The worker posts a claimed batch in one go: one message (one wake-up of the thread) for all of it.
+      if (this.outbox.length === 0) queueMicrotask(() => this.flush());
+      this.outbox.push({ id, request });
     });
   }
 
@@ -45,10 +49,20 @@ export class ThreadWebhookSender implements WebhookSender {
     await worker.terminate();
   }
 
+  private flush(): void {
+    if (this.outbox.length === 0) return;
+    const batch = this.outbox;
+    this.outbox = [];
+    // To the thread running now: one that stopped failed its posts and emptied the outbox (stopped()).
+    this.worker?.postMessage(batch);
+  }
+
   private start(): Worker {
     const worker = startModuleThread(import.meta.url, 'sender-worker', { workerData: this.data });
     worker.unref();
-    worker.on('message', (reply: SenderReply) => this.answered(worker, reply));
+    worker.on('message', (replies: SenderReply[]) => {
+      for (const reply of replies) this.answered(worker, reply);
+    });
     worker.on('error', (err) => this.stopped(worker, err.message));
     worker.on('exit', (code) => this.stopped(worker, `exited with code ${code}`));
     this.worker = worker;
@@ -70,6 +84,7 @@ export class ThreadWebhookSender implements WebhookSender {
     const error = `webhook sender thread stopped: ${why}`;
     for (const resolve of this.pending.values()) resolve({ statusCode: null, error });
     this.pending.clear();
+    this.outbox = [];
     worker.unref();
   }
 }

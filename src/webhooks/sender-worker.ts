@@ -36,7 +36,20 @@ if (!port) throw new Error('sender-worker must run as a worker thread');
 const { userAgent, adminPort } = workerData as SenderThreadData;
 const sender = httpWebhookSender(userAgent, adminPort);
 
-port.on('message', ({ id, request }: SenderRequest) => {
+// Answers that arrive in one turn of this thread's loop go back in one
+// message: one wake-up of the main thread for all of them.
+let replies: SenderReply[] = [];
+const reply = (answer: SenderReply) => {
+  if (replies.length === 0) {
+    setImmediate(() => {
+      port.postMessage(replies);
+      replies = [];
+    });
+  }
+  replies.push(answer);
+};
+
+port.on('message', (batch: SenderRequest[]) => {
   // post() never rejects: every request gets its reply.
-  void sender.post(request).then((answer) => port.postMessage({ id, answer } satisfies SenderReply));
+  for (const { id, request } of batch) void sender.post(request).then((answer) => reply({ id, answer }));
 });

@@ -89,6 +89,30 @@ describe('threaded webhook sender', () => {
     expect(sender.thread!.threadId).not.toBe(first.threadId);
   });
 
+  it('answers every post of one tick (they cross to the thread as one message), each by its own answer', async () => {
+    let n = 0;
+    const ok = await receiver(() => ({ status: 200 + (n++ % 2) }));
+    const sender = threaded();
+    const answers = await Promise.all(Array.from({ length: 64 }, () => sender.post(request(ok.url))));
+    expect(ok.received).toHaveLength(64);
+    expect(answers.filter((a) => a.statusCode === 200)).toHaveLength(32);
+    expect(answers.filter((a) => a.statusCode === 201)).toHaveLength(32);
+  });
+
+  it('sends the posts made after a thread failed, in the same tick, to the new thread', async () => {
+    const ok = await receiver(() => ({ status: 204 }));
+    const sender = threaded();
+    const lost = sender.post(request(ok.url));
+    const first = sender.thread!;
+    // What a crashing thread reports, before its batch was even sent to it.
+    first.emit('error', new Error('crashed'));
+    const next = sender.post(request(ok.url));
+    expect(await lost).toEqual({ statusCode: null, error: 'webhook sender thread stopped: crashed' });
+    expect(await next).toEqual({ statusCode: 204, retryAfter: undefined });
+    expect(sender.thread!.threadId).not.toBe(first.threadId);
+    await first.terminate();
+  });
+
   it('after close, ends its thread and sends nothing more', async () => {
     const ok = await receiver(() => ({ status: 204 }));
     const sender = threaded();
