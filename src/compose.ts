@@ -38,14 +38,6 @@ import { WebhookSubscriptions } from './domain/webhooks/subscriptions.js';
 import { WebhookWorker } from './domain/webhooks/worker.js';
 import { ThreadWebhookSender } from './webhooks/sender-thread.js';
 import { packageVersion } from './version.js';
-import { loopSaturation } from './loop-saturation.js';
-
-/**
- * The event loop counts as saturated when callbacks ran this share of the
- * last half second: past it, requests queue for the loop and every extra
- * piece of work on it shows in the merchants' latency.
- */
-const LOOP_SATURATED = 0.9;
 
 /** What works on a store alone: every operator command, and the admin side of a server. */
 export interface StoreServices {
@@ -179,7 +171,6 @@ export async function serverServices(config: Config, { logger, upstream: overrid
   const services = storeServices(store, { ...storeServiceOptions(config, logger), ...(adminListener ? { adminListener } : {}) });
   // Its thread starts on the first delivery, like the image threads.
   const webhookSender = new ThreadWebhookSender({ userAgent: `slipgate-webhooks/${packageVersion()}`, adminPort: adminListener?.port ?? config.ADMIN_PORT });
-  const loopSaturated = loopSaturation({ threshold: LOOP_SATURATED, windowMs: 500 });
   const webhookWorker = new WebhookWorker({
     store,
     sender: webhookSender,
@@ -191,8 +182,6 @@ export async function serverServices(config: Config, { logger, upstream: overrid
     batch: config.WEBHOOK_CONCURRENCY,
     logger,
     onAttempt: (result) => metrics.webhookAttempt(result),
-    // Deliveries wait while verifications keep the loop busy (worker.ts, BUSY_CLAIM_INTERVAL_MS); a drain alone never counts as busy.
-    loopBusy: () => verification.inFlightCount > 0 && loopSaturated(),
   });
   const verification = new VerificationService({
     webhooks: { endpointsFor: (accountId, type) => services.subscriptions.endpointsFor(accountId, type), written: () => webhookWorker.wake() },

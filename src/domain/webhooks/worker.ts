@@ -31,13 +31,6 @@ export interface WebhookWorkerOptions {
    * MIN_CLAIM_INTERVAL_MS): events written meanwhile are claimed together.
    */
   minClaimIntervalMs?: number;
-  /**
-   * Whether the verify path has the event loop saturated right now (the
-   * server's loop-saturation.ts); absent: never. While it does, claims are
-   * spaced by `busyClaimIntervalMs` (default BUSY_CLAIM_INTERVAL_MS).
-   */
-  loopBusy?: () => boolean;
-  busyClaimIntervalMs?: number;
   logger: Logger;
   now?: () => Date;
   /** Told what followed each attempt (metrics). */
@@ -53,17 +46,6 @@ export interface WebhookWorkerOptions {
  */
 const MIN_CLAIM_INTERVAL_MS = 20;
 
-/**
- * While the verify path saturates the event loop, a claim at most this often
- * (of every free slot): claiming, signing and recording a delivery run on the
- * same loop as the merchants' answers, and delivering each event as it comes
- * took a fifth of their throughput on two busy cores. Webhooks are
- * asynchronous; a merchant at the counter is not. So under saturation
- * events wait (at least `batch` a second still go) and the backlog is
- * delivered when the load falls.
- */
-const BUSY_CLAIM_INTERVAL_MS = 1_000;
-
 /** Opened signing secrets kept at most; past it the cache starts afresh (a bound, not an eviction policy). */
 const OPENED_SECRETS_MAX = 1_000;
 
@@ -77,7 +59,6 @@ export class WebhookWorker {
   /** Attempts under way: at most `batch`, each freeing its slot when recorded. */
   private readonly inFlight = new Set<Promise<void>>();
   private readonly minClaimIntervalMs: number;
-  private readonly busyClaimIntervalMs: number;
   /** When the last claim started (performance.now()), for MIN_CLAIM_INTERVAL_MS. */
   private lastClaimAt = -Infinity;
   /**
@@ -98,7 +79,6 @@ export class WebhookWorker {
   constructor(private readonly o: WebhookWorkerOptions) {
     this.now = o.now ?? (() => new Date());
     this.minClaimIntervalMs = o.minClaimIntervalMs ?? MIN_CLAIM_INTERVAL_MS;
-    this.busyClaimIntervalMs = o.busyClaimIntervalMs ?? BUSY_CLAIM_INTERVAL_MS;
   }
 
   start(): void {
@@ -134,18 +114,16 @@ export class WebhookWorker {
    */
   private async run(): Promise<void> {
     while (this.running) {
-      const busy = this.o.loopBusy?.() ?? false;
-      if (this.behind && !busy) {
+      if (this.behind) {
         // More is due than the slots took: claim as soon as a quarter of them is free, a batch each time.
         if (this.o.batch - this.inFlight.size < Math.ceil(this.o.batch / 4)) {
           await this.pause();
           continue;
         }
       } else {
-        const spacing = busy ? this.busyClaimIntervalMs : this.minClaimIntervalMs;
         const sinceLastClaim = performance.now() - this.lastClaimAt;
-        if (sinceLastClaim < spacing) {
-          await this.interval(spacing - sinceLastClaim);
+        if (sinceLastClaim < this.minClaimIntervalMs) {
+          await this.interval(this.minClaimIntervalMs - sinceLastClaim);
           if (!this.running) break;
         }
       }
