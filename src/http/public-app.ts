@@ -7,7 +7,7 @@ import type { Logger } from 'pino';
 import type { VerificationService } from '../domain/verify.js';
 import type { BodyRead, VerifyTrace } from '../domain/verify-types.js';
 import { bodyReadProblem, errorHandler, methodNotAllowed, notFound } from './json-errors.js';
-import { verifyAnswer } from './verify-answer.js';
+import { verifyAnswer, type VerifyAnswer } from './verify-answer.js';
 import { PAYMENT_REQUESTS_PATH, paymentRoutes, type PaymentRouteDeps } from './payment-routes.js';
 import { accessLog } from './access-log.js';
 import { perIpLimit, perKeyLimit, type RateLimitSettings } from './rate-limit.js';
@@ -95,15 +95,18 @@ export function createPublicApp(deps: PublicAppDeps): express.Express {
     if (outcome.kind === 'busy') metrics?.refused('inflight');
     if (outcome.kind === 'throttled') metrics?.refused('auth_failures');
     const answer = verifyAnswer(outcome);
-    const send = () => void res.set(answer.headers).status(answer.status).json(answer.body);
-    if (outcome.kind === 'throttled' && deps.tarpit) deps.tarpit.answer(res, send);
-    else send();
+    if (outcome.kind === 'throttled' && deps.tarpit) deps.tarpit.answer(res, () => sendAnswer(res, answer));
+    else sendAnswer(res, answer);
   });
   app.all(VERIFY_PATH, methodNotAllowed('POST'));
   if (deps.payments) app.use(PAYMENT_REQUESTS_PATH, paymentRoutes(deps.payments, byKey));
   app.use(notFound);
   app.use(errorHandler(deps.logger));
   return app;
+}
+
+function sendAnswer(res: Response, answer: VerifyAnswer): void {
+  res.set(answer.headers).status(answer.status).json(answer.body);
 }
 
 /**

@@ -7,11 +7,12 @@
 // full request's work. Answered at once, a 429 invites the next request at
 // once, so a flood on the same cores takes every cycle the merchants leave.
 //
-// Holding an answer costs its socket and a few objects, so at most MAX_HELD
-// are held per process; past that a 429 is answered at once (a client
-// opening thousands of connections is the proxy's and the firewall's to
-// stop: deploy/nginx/slipgate.conf's limit_req). The delay is constant, so
-// the held answers are due in the order they came, and one timer serves them.
+// Holding an answer costs its socket and a few objects, so at most
+// TARPIT_MAX_HELD are held per process; past that a 429 is answered at once
+// (a client opening thousands of connections is the proxy's and the
+// firewall's to stop: deploy/nginx/slipgate.conf's limit_req). The delay is
+// constant, so the held answers are due in the order they came, and one
+// timer serves them.
 import type { Response } from 'express';
 
 /** Answers held at most at once (per process); beyond, answered at once. */

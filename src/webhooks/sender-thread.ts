@@ -1,7 +1,7 @@
 // The server's webhook sender: one worker thread at the lowest priority
-// (sender-worker.ts) does the HTTP work of every delivery, so it never takes
-// the event loop's CPU from a verification. The delivery worker stays here
-// (claims, signing, recording); only the POST crosses to the thread.
+// (sender-worker.ts) does the HTTP work of every delivery, so that work is
+// not done on the event loop that answers verifications. The delivery worker
+// stays here (claims, signing, recording); only the POST crosses to the thread.
 import type { Worker } from 'node:worker_threads';
 import type { WebhookAnswer, WebhookPost, WebhookSender } from '../domain/ports/webhook-sender.js';
 import { startModuleThread } from '../module-thread.js';
