@@ -184,7 +184,11 @@ export async function serverServices(config: Config, { logger, upstream: overrid
     onAttempt: (result) => metrics.webhookAttempt(result),
   });
   const verification = new VerificationService({
-    webhooks: { endpointsFor: (accountId, type) => services.subscriptions.endpointsFor(accountId, type), written: () => webhookWorker.wake() },
+    webhooks: {
+      endpointsFor: (accountId, type) => services.subscriptions.endpointsFor(accountId, type),
+      lease: () => webhookWorker.lease(),
+      written: (deliveries) => webhookWorker.dispatch(deliveries),
+    },
     images,
     store,
     upstream,

@@ -36,7 +36,7 @@ export interface BenchArgs {
   receiverPolicy: 'off' | 'report' | 'require';
   /** Besides A, A+pay: every verification pays a pending payment request made before the run (payments.ts). */
   payments: boolean;
-  /** Besides A, A+hooks (every bench account with a webhook endpoint the bench process serves; webhooks.ts), A+drain (A beside a backlog of deliveries draining; drain-beside-a.ts) and W (the backlog drained alone; drain.ts). */
+  /** Besides A, A+hooks (every bench account with a webhook endpoint at a receiver process of the bench's own; webhooks.ts), A+drain (A beside a backlog of deliveries draining; drain-beside-a.ts) and W (the backlog drained alone; drain.ts). */
   webhooks: boolean;
   /** Deliveries W and A+drain build up and drain; unset = drain.ts's default (smaller with --quick). */
   webhookBacklog: number | undefined;

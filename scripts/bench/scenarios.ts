@@ -26,7 +26,7 @@ export interface Scenario {
   receiverPolicy?: ReceiverPolicy;
   /** Set: every verification names a pending payment request its slip pays, made through the API before the run (payments.ts). */
   payments?: true;
-  /** Set: every bench account has a webhook endpoint served by the bench process for the run, which counts the deliveries (webhooks.ts). */
+  /** Set: every bench account has a webhook endpoint for the run, at a receiver process that counts the deliveries (webhooks.ts). */
   webhooks?: true;
   /** Set: a backlog of webhook deliveries is built before the warm-up and drained during the measured run (drain-beside-a.ts). */
   drain?: true;

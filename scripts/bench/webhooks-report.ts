@@ -50,9 +50,9 @@ export function webhookSection(rows: Row[], drains: DrainRun[] = []): string[] {
   const out = [
     '## Webhook delivery: W, A+hooks and A+drain',
     '',
-    'For these runs every bench account has one webhook endpoint (`verification.succeeded`) at a receiver in the bench process',
-    '(http://127.0.0.1, allowed for a loopback host), which checks each signature with the SDK\'s `verifyWebhookSignature` and',
-    'answers 200 at once; the endpoints are removed after the run.',
+    'For these runs every bench account has one webhook endpoint (`verification.succeeded`) at a receiver in a process of its own',
+    '(http://127.0.0.1, allowed for a loopback host; not on the load generator\'s event loop), which checks each signature with',
+    'the SDK\'s `verifyWebhookSignature` and answers 200 at once; the endpoints are removed after the run.',
     '',
   ];
   if (drains.length > 0) {

@@ -1,24 +1,26 @@
 // `--webhooks`: A+hooks, A+drain and W (drain.ts). For their runs every bench account
 // has one webhook endpoint subscribed to `verification.succeeded` (registered
 // as the CLI's `webhooks add` does, removed after the run), at a receiver in
-// the bench process: http://127.0.0.1, which docs/webhooks.md allows for a
-// loopback host. The receiver checks each signature with the SDK's
+// its own process (receiver-process.ts): http://127.0.0.1, which
+// docs/webhooks.md allows for a loopback host. The receiver checks each signature with the SDK's
 // verifyWebhookSignature and answers 200 at once, counting deliveries and
 // each one's lag from its event's `createdAt`. A+hooks is A (closed loop)
 // with the delivery worker busy, alternated with A without endpoints: what
 // delivery costs A's p99. W holds the receiver's answers while it builds a
 // backlog, then lets the worker drain it: the deliveries per second the
 // worker itself can make.
-import { createServer, type ServerResponse, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { fork } from 'node:child_process';
+import { once } from 'node:events';
 import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { SIGNATURE_HEADER, verifyWebhookSignature } from '../../src/client/webhooks.js';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { createRequire } from 'node:module';
 import { storeServices } from '../../src/compose.js';
 import { openStore } from '../../src/store/open.js';
 import type { BenchDatabase } from './engines.js';
 import type { RunExtras } from './extras.js';
 import type { BenchRun } from './run.js';
+import type { ReceiverCommand, ReceiverReport } from './receiver-process.js';
 import type { Scenario } from './scenarios.js';
 
 /** The issue's rate (#34): W's drain must reach it. */
@@ -31,8 +33,10 @@ export const IN_FLIGHT_SETTLE_MS = 1000;
 export interface DeliveryReceiver {
   /** Endpoint URL of one account (its path names the account, whose secret checks the signature). */
   urlFor(accountId: string): string;
-  /** Signing secret by account id, as `webhooks add` returned it. */
-  secrets: Map<string, string>;
+  /** Tells the receiver an account's signing secret, as `webhooks add` returned it; resolves once the receiver keeps it. */
+  addSecret(accountId: string, secret: string): Promise<void>;
+  /** Accounts whose secrets the receiver keeps. */
+  accounts: Set<string>;
   /** Deliveries with a good signature, each event counted once. */
   delivered: number;
   /** A good signature on an event already delivered (at least once: a retry). */
@@ -51,50 +55,28 @@ export interface DeliveryReceiver {
 }
 
 /**
+ * The receiver process (receiver-process.ts), seen through counts it reports.
  * `held`: every delivery is read and then left unanswered until release():
  * the worker's attempts under way wait for their answers, so it claims no
  * more, and the events written meanwhile stay pending, untouched (W's backlog).
  */
 export async function startDeliveryReceiver(opts: { held?: boolean } = {}): Promise<DeliveryReceiver> {
-  const seen = new Set<string>();
-  let parked: (() => void)[] | null = opts.held ? [] : null;
-  const server: Server = createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => {
-      const raw = Buffer.concat(chunks);
-      // Checked on arrival, as a receiver would: a held answer must not run out the signature's time tolerance.
-      const secret = receiver.secrets.get((req.url ?? '').split('/').pop() ?? '');
-      const check = secret === undefined ? { ok: false } : verifyWebhookSignature(raw, req.headers[SIGNATURE_HEADER] as string | undefined, secret);
-      if (parked) {
-        parked.push(() => answer(res, raw, check.ok));
-        receiver.parked = parked.length;
-      } else answer(res, raw, check.ok);
-    });
+  // Under tsx's loader, named by path: the bench and the tests (vitest's own workers) start it alike.
+  const child = fork(fileURLToPath(new URL('./receiver-process.ts', import.meta.url)), opts.held ? ['--held'] : [], {
+    execArgv: ['--import', pathToFileURL(createRequire(import.meta.url).resolve('tsx')).href],
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
   });
-  const answer = (res: ServerResponse, raw: Buffer, signedWell: boolean) => {
-    if (!signedWell) {
-      receiver.badSignatures++;
-      res.writeHead(400).end();
-      return;
-    }
-    // Answered before the bookkeeping, as docs/webhooks.md asks of a receiver.
-    res.writeHead(200).end();
-    const event = JSON.parse(raw.toString('utf8')) as { id: string; createdAt: string };
-    if (seen.has(event.id)) {
-      receiver.duplicates++;
-      return;
-    }
-    seen.add(event.id);
-    receiver.delivered++;
-    receiver.lagsMs.push(Date.now() - Date.parse(event.createdAt));
-    receiver.lastAt = performance.now();
-  };
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}/hooks`;
+  const command = (c: ReceiverCommand) => child.send(c);
+  const exited = once(child, 'exit');
+  const keptWaiters = new Map<string, () => void>();
   const receiver: DeliveryReceiver = {
     urlFor: (accountId) => `${base}/${accountId}`,
-    secrets: new Map(),
+    addSecret: async (accountId, secret) => {
+      const kept = new Promise<void>((resolve) => keptWaiters.set(accountId, resolve));
+      command({ type: 'secret', accountId, secret });
+      await kept;
+    },
+    accounts: new Set(),
     delivered: 0,
     duplicates: 0,
     badSignatures: 0,
@@ -102,16 +84,28 @@ export async function startDeliveryReceiver(opts: { held?: boolean } = {}): Prom
     lastAt: 0,
     parked: 0,
     release: () => {
-      const waiting = parked ?? [];
-      parked = null;
-      receiver.parked = 0;
-      for (const go of waiting) go();
+      if (child.connected) command({ type: 'release' });
     },
     close: async () => {
-      server.closeAllConnections();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
+      await exited;
     },
   };
+  child.on('message', (report: ReceiverReport) => {
+    if (report.type === 'secret') {
+      receiver.accounts.add(report.accountId);
+      keptWaiters.get(report.accountId)?.();
+      keptWaiters.delete(report.accountId);
+    }
+    if (report.type !== 'counts') return;
+    Object.assign(receiver, { delivered: report.delivered, duplicates: report.duplicates, badSignatures: report.badSignatures, parked: report.parked });
+    // Its clock to ours: both are the machine's, at the same origin (the epoch).
+    if (report.lastAtEpochMs > 0) receiver.lastAt = report.lastAtEpochMs - performance.timeOrigin;
+    for (const lag of report.newLagsMs) receiver.lagsMs.push(lag);
+  });
+  const [ready] = (await Promise.race([once(child, 'message'), exited.then(() => Promise.reject(new Error('the webhook receiver process exited before it was ready')))])) as [ReceiverReport];
+  if (ready.type !== 'ready') throw new Error(`the webhook receiver process said ${ready.type} before it was ready`);
+  const base = ready.base;
   return receiver;
 }
 
@@ -134,7 +128,7 @@ export async function addEndpoints(db: BenchDatabase, receiver: DeliveryReceiver
     const ids: string[] = [];
     for (const account of (await store.listAccounts({ limit: 1000 })).items) {
       const { endpoint, secret } = await webhooks.add('bench', account.id, { url: receiver.urlFor(account.id), events: ['verification.succeeded'], reason: 'bench --webhooks' });
-      receiver.secrets.set(account.id, secret);
+      await receiver.addSecret(account.id, secret);
       ids.push(endpoint.id);
     }
     return ids;

@@ -6,7 +6,7 @@ import type { ImageDecoder } from './ports/images.js';
 import type { KeyResolver } from './key-lookup.js';
 import type { ReceiverDirectory } from './receiver-directory.js';
 import type { FailedAuthBrake } from './failed-auth-brake.js';
-import type { WebhookEventType } from './webhooks/types.js';
+import type { NewWebhookDelivery, WebhookEventType } from './webhooks/types.js';
 
 export interface VerificationDeps {
   store: Store;
@@ -37,7 +37,9 @@ export interface VerificationDeps {
   /** Webhook listeners (a per-account cache); absent: no events are written. */
   webhooks?: {
     endpointsFor(accountId: string, type: WebhookEventType): Promise<string[]>;
-    /** Called after a settle wrote deliveries, so the worker need not wait for its next poll. */
-    written?(): void;
+    /** The lease a settle writes its deliveries under, so this process's worker sends them without a claim; none: left for a claim. */
+    lease?(): { claim: string; until: Date } | undefined;
+    /** Called with the deliveries a settle wrote, once durable, so the worker sends them now rather than at its next poll. */
+    written?(deliveries: readonly NewWebhookDelivery[]): void;
   };
 }

@@ -14,7 +14,7 @@ import { askNetwork } from './ask-network.js';
 import type { CheckRequest } from './checks.js';
 import { AuthRefusals } from './auth-refusals.js';
 import { KeyTouches } from './key-touches.js';
-import { outboxRecords, verificationSucceeded } from './webhooks/events.js';
+import { leased, outboxRecords, verificationSucceeded } from './webhooks/events.js';
 import { payableRequest } from './payments/paying.js';
 import { failureOutcome, SettleFailedError } from './verify-failures.js';
 import { planPayment, type PaymentToPay } from './verify-payment.js';
@@ -216,8 +216,10 @@ export class VerificationService {
     }
     const record = successRecord(who, { qrcode, data, upstream: result.upstream, latencyMs }, this.now());
     // The event is written by the settle itself (the outbox): charged and announced, or neither.
-    const deliveries = listeners.length > 0 ? outboxRecords(verificationSucceeded(record), who.accountId, listeners) : [];
+    const lease = listeners.length > 0 || paidListeners.length > 0 ? this.deps.webhooks?.lease?.() : undefined;
+    const deliveries = listeners.length > 0 ? leased(outboxRecords(verificationSucceeded(record), who.accountId, listeners), lease) : [];
     const plan = paying ? await planPayment(store, { request: paying, slip: data, verificationId: who.id, listeners: paidListeners }, this.now()) : undefined;
+    if (plan?.payment) plan.payment = { ...plan.payment, deliveries: leased(plan.payment.deliveries, lease) };
     let payment: PaymentVerdict | undefined = plan?.refused;
     try {
       // The payment, when there is one to write, is decided in the settle's own write: charged and paid, or neither.
@@ -229,7 +231,8 @@ export class VerificationService {
     } catch (err) {
       throw new SettleFailedError(err);
     }
-    if (deliveries.length > 0 || (payment?.status === 'paid' && plan?.payment?.deliveries.length)) this.deps.webhooks?.written?.();
+    const paidDeliveries = payment?.status === 'paid' ? (plan?.payment?.deliveries ?? []) : [];
+    if (deliveries.length > 0 || paidDeliveries.length > 0) this.deps.webhooks?.written?.([...deliveries, ...paidDeliveries]);
     // lastUsedAt is an API key's; a LINE channel has none.
     if (who.source !== 'line') this.touches.touch(who.keyId);
     // Settling only turns the hold into usage: the hold's balance is the one after the charge.

@@ -21,6 +21,7 @@
 import { Agent as HttpAgent, request as httpRequest, type ClientRequest, type IncomingMessage } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import type { WebhookAnswer, WebhookPost, WebhookSender } from '../domain/ports/webhook-sender.js';
+import { SIGNATURE_HEADER, signatureHeader } from '../domain/webhooks/signature.js';
 import { guardedLookup, literalIsAdminListener, SelfRequestError } from './self-guard.js';
 
 /** A body longer than this is not worth reading to keep a connection: the connection is closed. */
@@ -68,7 +69,7 @@ export function httpWebhookSender(userAgent: string, adminPort: number | null): 
         const options = {
           method: 'POST',
           agent: https ? agents.https : agents.http,
-          headers: { 'content-type': 'application/json', 'content-length': body.length, 'user-agent': userAgent, ...request.headers },
+          headers: { 'content-type': 'application/json', 'content-length': body.length, 'user-agent': userAgent, ...request.headers, ...signed(request) },
           ...(adminPort !== null ? { lookup: guardedLookup(port, adminPort) as never } : {}),
         };
         const req: ClientRequest = (https ? httpsRequest : httpRequest)(url, options, (response) => {
@@ -86,6 +87,10 @@ export function httpWebhookSender(userAgent: string, adminPort: number | null): 
       });
     },
   };
+}
+
+function signed({ signature, body }: WebhookPost): Record<string, string> {
+  return signature ? { [SIGNATURE_HEADER]: signatureHeader(signature.secret, body, signature.at) } : {};
 }
 
 /** Reads a small body to its end so the socket goes back to the pool; past the cap, the connection is closed unread. */

@@ -124,6 +124,42 @@ export function webhookContract(f: Fixtures): void {
       expect(redelivered).toMatchObject({ state: 'pending', attempts: [attempt, ok] });
     });
 
+    it('writes a delivery given a lease claimed under it: nobody claims it before the lease ends, its holder records on it (MongoDB: written unclaimed)', async () => {
+      const store = f.store();
+      const accountId = await f.account(2);
+      const e = endpoint(accountId);
+      await store.createWebhookEndpoint(e);
+      const h = f.hold(accountId);
+      await store.holdCredit(h);
+      const now = new Date();
+      const lease = { claim: 'lease-holder', until: new Date(now.getTime() + 60_000) };
+      const d = { ...delivery(accountId, e.id, new Date(now.getTime() - 1000)), lease };
+      await store.settleHold(f.vt(accountId, h.id), [d]);
+      const claimedNow = (await store.claimWebhookDeliveries({ claim: 'other', now, leaseMs: 60_000, limit: 1000 })).map((x) => x.id);
+      const ok = { at: now, statusCode: 204, error: null, durationMs: 2 };
+      if (!store.leasesOutbox) {
+        // The lease is not written: the delivery is claimed as any other.
+        expect(claimedNow).toContain(d.id);
+        expect(await store.finishWebhookAttempt(d.id, 'lease-holder', ok, { state: 'delivered' })).toBe(false);
+        return;
+      }
+      expect(claimedNow).not.toContain(d.id);
+      // Its lease ended (the holder died before sending): claimed like any other, and the holder's late answer is not recorded.
+      const afterLease = new Date(lease.until.getTime() + 1);
+      expect((await store.claimWebhookDeliveries({ claim: 'after', now: afterLease, leaseMs: 60_000, limit: 1000 })).map((x) => x.id)).toContain(d.id);
+      expect(await store.finishWebhookAttempt(d.id, 'lease-holder', ok, { state: 'delivered' })).toBe(false);
+      expect(await store.finishWebhookAttempt(d.id, 'after', ok, { state: 'delivered' })).toBe(true);
+      expect(await store.getWebhookDelivery(d.id)).toMatchObject({ state: 'delivered', attempts: [ok] });
+
+      // A holder that sends in time records under its lease, with no claim made.
+      const h2 = f.hold(accountId);
+      await store.holdCredit(h2);
+      const d2 = { ...delivery(accountId, e.id, now), lease };
+      await store.settleHold(f.vt(accountId, h2.id), [d2]);
+      expect(await store.finishWebhookAttempt(d2.id, 'lease-holder', ok, { state: 'delivered' })).toBe(true);
+      expect(await store.getWebhookDelivery(d2.id)).toMatchObject({ state: 'delivered', deliveredAt: now, attempts: [ok] });
+    });
+
     f.concurrency('two callers claiming at once never get the same delivery', async () => {
       const store = f.store();
       const { deliveries } = await settledWith(20, 2000);

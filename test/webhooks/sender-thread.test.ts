@@ -4,6 +4,7 @@
 // (statusCode null: the worker retries them) while the next post starts a new one.
 import { readdirSync, readFileSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
+import { SIGNATURE_HEADER, verifyWebhookSignature } from '../../src/client/webhooks.js';
 import type { WebhookPost } from '../../src/domain/ports/webhook-sender.js';
 import { httpWebhookSender } from '../../src/webhooks/http-sender.js';
 import { ThreadWebhookSender } from '../../src/webhooks/sender-thread.js';
@@ -45,6 +46,18 @@ function threadsAtNice(nice: number): string[] {
 }
 
 describe('threaded webhook sender', () => {
+  it('signs a post on the thread as the SDK verifies it: over the exact body, at the time given', async () => {
+    const ok = await receiver(() => ({ status: 204 }));
+    const at = new Date();
+    expect(await threaded().post({ ...request(ok.url), signature: { secret: 'whsec_thread_test', at } })).toEqual({ statusCode: 204, retryAfter: undefined });
+    const [got] = ok.received;
+    const header = got!.headers[SIGNATURE_HEADER] as string;
+    expect(header).toMatch(new RegExp(`^t=${Math.floor(at.getTime() / 1000)},v1=[0-9a-f]{64}$`));
+    expect(verifyWebhookSignature(got!.body, header, 'whsec_thread_test')).toMatchObject({ ok: true });
+    expect(verifyWebhookSignature('{"n":2}', header, 'whsec_thread_test')).toMatchObject({ ok: false });
+    expect(verifyWebhookSignature(got!.body, header, 'whsec_another')).toMatchObject({ ok: false });
+  });
+
   it('answers like the direct sender: 200, 503 with Retry-After, a timeout', async () => {
     const ok = await receiver(() => ({ status: 200, body: '{"ok":true}' }));
     const busy = await receiver(() => ({ status: 503, headers: { 'retry-after': '120' } }));

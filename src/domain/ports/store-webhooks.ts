@@ -5,6 +5,14 @@ import type { Page } from './store-page.js';
 // Webhooks (domain/webhooks). Deliveries are written by the state change
 // that causes them (settleHold) and worked off by the delivery worker.
 export interface WebhookStore {
+  /**
+   * Whether a delivery given to settleHold with a `lease` is written
+   * claimed under it, so the writing process can send it without a claim.
+   * MongoDB's outbox rides in the verification's document until a claim
+   * moves it (mongo/webhooks.ts): there the lease is not written, and the
+   * worker does not dispatch.
+   */
+  readonly leasesOutbox: boolean;
   createWebhookEndpoint(endpoint: WebhookEndpoint): Promise<void>;
   /** Removed endpoints too (removedAt set). */
   getWebhookEndpoint(id: string): Promise<WebhookEndpoint | null>;

@@ -5,6 +5,12 @@ export interface WebhookPost {
   url: string;
   body: string;
   headers: Record<string, string>;
+  /**
+   * Signed by the sender (domain/webhooks/signature.ts) as it sends: the
+   * HMAC is per event, and computing it on the sending thread keeps it off
+   * the answering loop. The secret stays in this process; never logged.
+   */
+  signature?: { secret: string; at: Date };
   timeoutMs: number;
 }
 

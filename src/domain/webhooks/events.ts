@@ -18,6 +18,11 @@ export function outboxRecords(event: WebhookEvent, accountId: string, endpointId
   return endpointIds.map((endpointId) => ({ id: newId('whd'), eventId: event.id, endpointId, accountId, type: event.type, body, createdAt: event.createdAt }));
 }
 
+/** The deliveries as written under `lease`, for the worker holding it to send (none: left for a claim). */
+export function leased(deliveries: readonly NewWebhookDelivery[], lease: NewWebhookDelivery['lease']): readonly NewWebhookDelivery[] {
+  return lease && deliveries.length > 0 ? deliveries.map((d) => ({ ...d, lease })) : deliveries;
+}
+
 /**
  * A verified, charged slip. Only what the books keep for good (retention
  * removes names and accounts from the records, domain/redaction.ts; a body

@@ -2,6 +2,8 @@
 // or what the endpoint asked for in Retry-After, until the retry window
 // (3 days by default) has passed since the event; then it is failed (and
 // can still be redelivered by hand).
+import type { WebhookAnswer } from '../ports/webhook-sender.js';
+import type { DeliveryNext, WebhookAttempt, WebhookDelivery } from './types.js';
 
 export interface RetryPolicy {
   /** Delay after the first failed attempt; doubles after each. */
@@ -39,4 +41,22 @@ export function parseRetryAfter(value: string | undefined, now: Date): number | 
   const at = Date.parse(trimmed);
   if (Number.isNaN(at)) return null;
   return Math.max(0, at - now.getTime());
+}
+
+/** Null for a 2xx: every other answer, redirects included, is a failed attempt. */
+export function failureOf(answer: WebhookAnswer): string | null {
+  if (answer.statusCode === null) return answer.error;
+  if (answer.statusCode >= 200 && answer.statusCode < 300) return null;
+  if (answer.statusCode >= 300 && answer.statusCode < 400) return `HTTP ${answer.statusCode}: redirects are not followed`;
+  return `HTTP ${answer.statusCode}`;
+}
+
+/** What follows an attempt: delivered, tried again later, or failed for good (the window is over, or the endpoint is gone). */
+export function afterAttempt(policy: RetryPolicy, d: WebhookDelivery, attempt: WebhookAttempt, answer: WebhookAnswer, endpointLive: boolean): DeliveryNext {
+  if (attempt.error === null) return { state: 'delivered' };
+  if (!endpointLive) return { state: 'failed' };
+  const retryAfterMs = answer.statusCode === null ? null : parseRetryAfter(answer.retryAfter, attempt.at);
+  const failures = d.attempts.length + 1;
+  const retryAt = nextAttemptAt(policy, { createdAt: d.createdAt, now: attempt.at, failures, retryAfterMs });
+  return retryAt ? { state: 'pending', nextAttemptAt: retryAt } : { state: 'failed' };
 }

@@ -50,6 +50,13 @@ export interface NewWebhookDelivery {
   /** The exact JSON body POSTed and signed, fixed when the event happened. */
   body: string;
   createdAt: Date;
+  /**
+   * Written already claimed by the process that wrote it, whose worker sends
+   * it at once (WebhookWorker.dispatch): no claim statement, no poll. If
+   * that process dies first, the delivery is claimed like any other once
+   * the lease ends. Absent: written unclaimed, for the next claim.
+   */
+  lease?: { claim: string; until: Date };
 }
 
 export interface WebhookDelivery extends NewWebhookDelivery {

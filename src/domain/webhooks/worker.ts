@@ -4,14 +4,23 @@
 // path and never in it: a verification only writes its outbox rows. Every
 // serving process runs one; the claim is what keeps two from sending the
 // same attempt.
+//
+// A first attempt skips the claim: the settle writes its deliveries already
+// leased to this worker (lease()) and hands them over once they are durable
+// (dispatch()). Claiming each one back from the table, reading its endpoint
+// and mapping the row cost the answering loop more than the event's own
+// insert. What dispatch() cannot start at once waits in memory, boundedly
+// (past the bound, settles write their deliveries unclaimed); what a process
+// dies holding is claimed like any other delivery when its lease ends:
+// later, never lost.
 import { randomUUID } from 'node:crypto';
 import type { Logger } from '../ports/logger.js';
 import type { Store } from '../ports/store.js';
 import type { WebhookAnswer, WebhookSender } from '../ports/webhook-sender.js';
-import { nextAttemptAt, parseRetryAfter, type RetryPolicy } from './retry.js';
+import { afterAttempt, failureOf, type RetryPolicy } from './retry.js';
 import type { SecretBox } from '../secret-box.js';
-import { SIGNATURE_HEADER, signatureHeader } from './signature.js';
-import type { DeliveryNext, WebhookAttempt, WebhookDelivery, WebhookEndpoint } from './types.js';
+import { EndpointCache } from './endpoint-cache.js';
+import type { NewWebhookDelivery, WebhookAttempt, WebhookDelivery, WebhookEndpoint } from './types.js';
 
 export interface WebhookWorkerOptions {
   store: Store;
@@ -46,8 +55,14 @@ export interface WebhookWorkerOptions {
  */
 const MIN_CLAIM_INTERVAL_MS = 20;
 
-/** Opened signing secrets kept at most; past it the cache starts afresh (a bound, not an eviction policy). */
-const OPENED_SECRETS_MAX = 1_000;
+/**
+ * Deliveries leased to this worker and not yet attempted, at most (per batch
+ * slot): past it lease() gives none, so a backlog (a slow endpoint, a burst)
+ * is written unclaimed and claimed as slots free up, never held in memory.
+ * Settles already under way when it filled may still bring theirs: up to
+ * twice as many wait; past that they are claimed when their lease ends.
+ */
+const WAITING_PER_SLOT = 8;
 
 export class WebhookWorker {
   private readonly now: () => Date;
@@ -69,16 +84,41 @@ export class WebhookWorker {
   private behind = false;
   /** Ends the wait between two claims early: stop() does not wait it out. */
   private endInterval: (() => void) | null = null;
-  /**
-   * Secrets opened (AES-GCM) by endpoint id and sealed value: the same
-   * endpoint signs every event with one secret, and opening it per claim
-   * batch was work repeated. A replaced seal is a new key. Never logged.
-   */
-  private readonly openedSecrets = new Map<string, string>();
+  private readonly endpoints: EndpointCache;
+  /** What this worker's leases claim deliveries under: one value per process run. */
+  private readonly leaseClaim = randomUUID();
+  /** Dispatched deliveries waiting for a free slot, oldest first. */
+  private waiting: NewWebhookDelivery[] = [];
 
   constructor(private readonly o: WebhookWorkerOptions) {
     this.now = o.now ?? (() => new Date());
     this.minClaimIntervalMs = o.minClaimIntervalMs ?? MIN_CLAIM_INTERVAL_MS;
+    this.endpoints = new EndpointCache(o.store, o.secrets);
+  }
+
+  /**
+   * The lease a settle writes its deliveries under, for this worker to send
+   * them itself; none while the worker is stopped, or where the store
+   * cannot write one (they are then claimed as usual).
+   */
+  lease(): { claim: string; until: Date } | undefined {
+    if (!this.running || !this.o.store.leasesOutbox || this.waiting.length >= this.o.batch * WAITING_PER_SLOT) return undefined;
+    return { claim: this.leaseClaim, until: new Date(this.now().getTime() + this.o.leaseMs) };
+  }
+
+  /**
+   * Deliveries a settle has just written, durably: those leased to this
+   * worker are attempted at once (or as slots free up); any other is left
+   * for a claim, which this wakes.
+   */
+  dispatch(deliveries: readonly NewWebhookDelivery[]): void {
+    let unleased = false;
+    for (const d of deliveries) {
+      if (d.lease?.claim !== this.leaseClaim || !this.running) unleased = true;
+      else if (this.waiting.length < 2 * this.o.batch * WAITING_PER_SLOT) this.waiting.push(d);
+    }
+    this.sendWaiting();
+    if (unleased) this.wake();
   }
 
   start(): void {
@@ -87,9 +127,10 @@ export class WebhookWorker {
     this.loop = this.run();
   }
 
-  /** Finishes the attempts under way (recorded), then stops. */
+  /** Finishes the attempts under way (recorded), then stops; deliveries still waiting are claimed when their lease ends. */
   async stop(): Promise<void> {
     this.running = false;
+    this.waiting = [];
     this.endInterval?.();
     this.wake();
     await this.loop;
@@ -133,17 +174,14 @@ export class WebhookWorker {
           this.lastClaimAt = performance.now();
           const started = await this.claim(free);
           this.behind = started.length === free;
-          for (const attempt of started) {
-            this.inFlight.add(attempt);
-            void attempt.finally(() => {
-              this.inFlight.delete(attempt);
-              this.wake();
-            });
-          }
+          for (const attempt of started) this.track(attempt);
         } catch (err) {
           this.behind = false;
           this.o.logger.warn({ err }, 'webhook delivery: claiming due deliveries failed; trying again shortly');
         }
+      } else {
+        // No slot to look with: the next freed one claims.
+        this.behind = true;
       }
       // Until the next poll, a new event, or a freed slot.
       if (this.running) await this.pause();
@@ -155,13 +193,36 @@ export class WebhookWorker {
   private async claim(limit: number): Promise<Promise<void>[]> {
     const claim = randomUUID();
     const due = await this.o.store.claimWebhookDeliveries({ claim, now: this.now(), leaseMs: this.o.leaseMs, limit });
-    const endpoints = new Map<string, Promise<WebhookEndpoint | null>>();
-    const endpoint = (id: string) => {
-      let found = endpoints.get(id);
-      if (!found) endpoints.set(id, (found = this.o.store.getWebhookEndpoint(id)));
-      return found;
-    };
-    return due.map((d) => this.attempt(d, claim, endpoint(d.endpointId)));
+    return due.map((d) => this.attempt(d, claim, this.endpoints.get(d.endpointId)));
+  }
+
+  /**
+   * An attempt holds its slot until recorded; a freed slot goes to a waiting
+   * dispatch first, then to a claim when the last one left more due (else
+   * the poll finds what comes due: a freed slot is no reason to claim).
+   */
+  private track(attempt: Promise<void>): void {
+    this.inFlight.add(attempt);
+    void attempt.finally(() => {
+      this.inFlight.delete(attempt);
+      this.sendWaiting();
+      if (this.behind) this.wake();
+    });
+  }
+
+  /**
+   * Starts waiting dispatched deliveries while slots are free. One whose
+   * lease would end before its attempt could is dropped: a claim takes it
+   * then, so two workers never send it at once.
+   */
+  private sendWaiting(): void {
+    while (this.running && this.waiting.length > 0 && this.inFlight.size < this.o.batch) {
+      const d = this.waiting.shift()!;
+      const now = this.now();
+      if (d.lease!.until.getTime() - now.getTime() <= this.o.timeoutMs) continue;
+      const delivery: WebhookDelivery = { ...d, state: 'pending', nextAttemptAt: d.createdAt, attempts: [], deliveredAt: null };
+      this.track(this.attempt(delivery, d.lease!.claim, this.endpoints.get(d.endpointId)));
+    }
   }
 
   private interval(ms: number): Promise<void> {
@@ -209,7 +270,7 @@ export class WebhookWorker {
     const started = performance.now();
     const answer = await this.send(d, endpoint, at).catch((err: unknown): WebhookAnswer => ({ statusCode: null, error: `not sent: ${(err as Error).message}` }));
     const attempt: WebhookAttempt = { at, statusCode: answer.statusCode, error: failureOf(answer), durationMs: Math.round(performance.now() - started) };
-    const next = this.next(d, attempt, answer, endpoint);
+    const next = afterAttempt(this.o.retry, d, attempt, answer, endpoint !== null && !endpoint.removedAt);
     this.o.onAttempt?.(next.state === 'pending' ? 'retry' : next.state);
     if (next.state === 'failed') {
       this.o.logger.warn(
@@ -230,40 +291,12 @@ export class WebhookWorker {
     if (!endpoint || endpoint.removedAt) return { statusCode: null, error: 'the endpoint was removed' };
     let secret: string;
     try {
-      secret = this.secretOf(endpoint);
+      secret = this.endpoints.secretOf(endpoint);
     } catch (err) {
       // Retried: an operator who forgot SECRETS_KEY can set it and restart.
       return { statusCode: null, error: `the signing secret cannot be opened: ${(err as Error).message}` };
     }
-    const headers = { [SIGNATURE_HEADER]: signatureHeader(secret, d.body, at), 'slipgate-event-id': d.eventId, 'slipgate-delivery-id': d.id };
-    return this.o.sender.post({ url: endpoint.url, body: d.body, headers, timeoutMs: this.o.timeoutMs });
+    const headers = { 'slipgate-event-id': d.eventId, 'slipgate-delivery-id': d.id };
+    return this.o.sender.post({ url: endpoint.url, body: d.body, headers, signature: { secret, at }, timeoutMs: this.o.timeoutMs });
   }
-
-  private secretOf(endpoint: WebhookEndpoint): string {
-    const key = `${endpoint.id}\n${endpoint.sealedSecret}`;
-    let secret = this.openedSecrets.get(key);
-    if (secret === undefined) {
-      secret = this.o.secrets.open(endpoint.sealedSecret);
-      if (this.openedSecrets.size >= OPENED_SECRETS_MAX) this.openedSecrets.clear();
-      this.openedSecrets.set(key, secret);
-    }
-    return secret;
-  }
-
-  private next(d: WebhookDelivery, attempt: WebhookAttempt, answer: WebhookAnswer, endpoint: WebhookEndpoint | null): DeliveryNext {
-    if (attempt.error === null) return { state: 'delivered' };
-    if (!endpoint || endpoint.removedAt) return { state: 'failed' };
-    const retryAfterMs = answer.statusCode === null ? null : parseRetryAfter(answer.retryAfter, attempt.at);
-    const failures = d.attempts.length + 1;
-    const retryAt = nextAttemptAt(this.o.retry, { createdAt: d.createdAt, now: attempt.at, failures, retryAfterMs });
-    return retryAt ? { state: 'pending', nextAttemptAt: retryAt } : { state: 'failed' };
-  }
-}
-
-/** Null for a 2xx: every other answer, redirects included, is a failed attempt. */
-function failureOf(answer: WebhookAnswer): string | null {
-  if (answer.statusCode === null) return answer.error;
-  if (answer.statusCode >= 200 && answer.statusCode < 300) return null;
-  if (answer.statusCode >= 300 && answer.statusCode < 400) return `HTTP ${answer.statusCode}: redirects are not followed`;
-  return `HTTP ${answer.statusCode}`;
 }

@@ -41,6 +41,7 @@ function ignoreIndexNotFound(err: unknown): void {
 
 export class MongoStore implements Store {
   readonly engine = 'mongo' as const;
+  readonly leasesOutbox = false;
   private readonly conn: Connection;
   private readonly m: Models;
   private readonly holds: HoldBook;

@@ -16,7 +16,7 @@ import { holdGone, settleMany, type Settle } from './settle-batch.js';
 type Row = sql.PaymentRow<Date, string, boolean>;
 const map = sql.paymentMapper<Date, string, boolean>((d) => d);
 const asIs = (at: Date) => at;
-const INSERT_DELIVERY = `INSERT INTO webhook_deliveries (${DELIVERY_COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`;
+const INSERT_DELIVERY = `INSERT INTO webhook_deliveries (${DELIVERY_COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)`;
 /** A slip racing itself for two requests loses on the index (or a deadlock) at most this many times before it reads the winner. */
 const PAY_ATTEMPTS = 3;
 

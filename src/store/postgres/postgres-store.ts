@@ -21,6 +21,7 @@ export type { PostgresStoreOptions } from './sql.js';
 
 export class PostgresStore implements Store {
   readonly engine = 'postgres' as const;
+  readonly leasesOutbox = true;
   private readonly db: PgDb;
 
   /** `url` is a postgres:// URL; see PostgresStoreOptions for our own query parameters. */

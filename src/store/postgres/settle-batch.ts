@@ -49,7 +49,7 @@ const SETTLE_MANY_WITH_OUTBOX = {
   text: `${SETTLE_CTES}, outbox AS (
      INSERT INTO webhook_deliveries (${DELIVERY_COLUMNS})
      SELECT ${DELIVERY_COLUMNS.split(', ').map((c) => `d.${c}`).join(', ')}
-     FROM unnest($16::text[], $17::text[], $18::text[], $19::text[], $20::text[], $21::text[], $22::text[], $23::timestamptz[], $24::timestamptz[], $25::text[])
+     FROM unnest($16::text[], $17::text[], $18::text[], $19::text[], $20::text[], $21::text[], $22::text[], $23::timestamptz[], $24::timestamptz[], $25::text[], $26::timestamptz[], $27::text[])
        AS d(${DELIVERY_COLUMNS}, hold_id)
      JOIN claimed c ON c.id = d.hold_id
    )

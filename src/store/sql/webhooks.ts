@@ -66,9 +66,9 @@ export function webhookMappers<Time, Json>(codec: { date(value: Time): Date; jso
   return { endpoint, delivery };
 }
 
-export const DELIVERY_COLUMNS = 'id, event_id, endpoint_id, account_id, type, body, state, next_attempt_at, created_at';
+export const DELIVERY_COLUMNS = 'id, event_id, endpoint_id, account_id, type, body, state, next_attempt_at, created_at, claim, lease_until';
 
-/** A new delivery's values in DELIVERY_COLUMNS order: pending, due at once. */
+/** A new delivery's values in DELIVERY_COLUMNS order: pending, due at once, claimed by its lease's holder when it has one. */
 export const deliveryValues = (d: NewWebhookDelivery, time: (at: Date) => unknown): unknown[] => [
   d.id,
   d.eventId,
@@ -79,6 +79,8 @@ export const deliveryValues = (d: NewWebhookDelivery, time: (at: Date) => unknow
   'pending',
   time(d.createdAt),
   time(d.createdAt),
+  d.lease?.claim ?? null,
+  d.lease ? time(d.lease.until) : null,
 ];
 
 export const INSERT_ENDPOINT = 'INSERT INTO webhook_endpoints (id, account_id, url, events, secret, created_at) VALUES (?, ?, ?, ?, ?, ?)';

@@ -157,7 +157,7 @@ export const STATEMENTS = {
   insertLedger: `INSERT INTO credit_ledger (id, account_id, kind, delta, reason, actor, idempotency_key, created_at)
     VALUES (@id, @accountId, @kind, @delta, @reason, @actor, @idempotencyKey, @createdAt)`,
   addCredits: 'UPDATE accounts SET credits = credits + ? WHERE id = ? AND deleted_at IS NULL AND credits + ? >= 0',
-  insertDelivery: `INSERT INTO webhook_deliveries (${DELIVERY_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+  insertDelivery: `INSERT INTO webhook_deliveries (${DELIVERY_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 };
 
 type Prepared = { [K in keyof typeof STATEMENTS]: Database.Statement };

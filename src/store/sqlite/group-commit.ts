@@ -44,8 +44,19 @@ type Outcome = { ok: true; value: unknown } | { ok: false; error: unknown };
 /** Enough to share pages; small enough that one batch never stalls the loop. */
 const MAX_BATCH = 256;
 
+/**
+ * The longest a riding write waits for a batch to join before it starts
+ * one. A webhook attempt's record rides: committed on its own, each batch of
+ * them rewrote in the WAL the pages the next settles were about to write
+ * anyway, and under load a batch of settles comes every few milliseconds.
+ */
+const RIDE_MS = 20;
+
 export class GroupCommit {
   private queue: Job[] = [];
+  /** Writes waiting to join the next batch (run(..., { ride: true })). */
+  private riders: Job[] = [];
+  private rideTimer: NodeJS.Timeout | null = null;
   private scheduled = false;
   private readonly commitBatch: Database.Transaction<(jobs: Job[]) => Outcome[]>;
 
@@ -69,12 +80,23 @@ export class GroupCommit {
 
   /**
    * Runs `write` in the next batch; resolves once its batch has committed,
-   * and for a `durable` write once the commit is on disk.
+   * and for a `durable` write once the commit is on disk. A `ride` write
+   * starts no batch of its own unless none comes within RIDE_MS: for writes
+   * nobody waits on (a lost one is repeated, never wrong).
    */
-  run<T>(write: () => T, durable = true): Promise<T> {
+  run<T>(write: () => T, durable = true, { ride = false } = {}): Promise<T> {
     return new Promise<T>((resolve, reject) => {
       this.failure.check();
-      this.queue.push({ write, durable, resolve: resolve as (value: unknown) => void, reject });
+      const job = { write, durable, resolve: resolve as (value: unknown) => void, reject };
+      if (ride) {
+        this.riders.push(job);
+        this.rideTimer ??= setTimeout(() => {
+          this.rideTimer = null;
+          this.flush();
+        }, RIDE_MS);
+        return;
+      }
+      this.queue.push(job);
       if (!this.scheduled) {
         this.scheduled = true;
         setImmediate(() => this.flush());
@@ -84,15 +106,24 @@ export class GroupCommit {
 
   /** Commits whatever is queued and waits until it is on disk (before the database closes). */
   async drain(): Promise<void> {
-    while (this.queue.length > 0) this.flush();
+    while (this.queue.length > 0 || this.riders.length > 0) this.flush();
     await this.wal.idle();
   }
 
   private flush(): void {
     const jobs = this.queue.splice(0, MAX_BATCH);
-    if (jobs.length === 0) return;
     if (this.queue.length === 0) this.scheduled = false;
     else setImmediate(() => this.flush());
+    // Riders join, within the batch's bound: what is left goes with the next.
+    jobs.push(...this.riders.splice(0, MAX_BATCH - jobs.length));
+    if (this.riders.length === 0 && this.rideTimer) {
+      clearTimeout(this.rideTimer);
+      this.rideTimer = null;
+    } else if (this.riders.length > 0 && !this.scheduled) {
+      this.scheduled = true;
+      setImmediate(() => this.flush());
+    }
+    if (jobs.length === 0) return;
     const failed = this.failure.current;
     if (failed) {
       for (const job of jobs) job.reject(failed);

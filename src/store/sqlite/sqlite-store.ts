@@ -19,6 +19,7 @@ import * as webhooks from './webhooks.js';
 
 export class SqliteStore implements Store {
   readonly engine = 'sqlite' as const;
+  readonly leasesOutbox = true;
   private readonly lite: Lite;
 
   /** `path` is a file path or ':memory:'; `readonly` opens an existing file as it is (no migration). */

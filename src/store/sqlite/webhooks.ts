@@ -42,8 +42,10 @@ export async function removeWebhookEndpoint(lite: Lite, id: string, at: Date): P
 // WAL is synced past it: it may have read a settle's deliveries that were
 // committed but not yet on disk, and an event must never announce a charge
 // that power loss could still take back. The sync is the one the settles
-// wait for anyway (no CPU, a few milliseconds). A finish does not wait: a
-// lost one sends the event again, which at-least-once allows.
+// wait for anyway (no CPU, a few milliseconds). A finish does not wait, and
+// rides with the next batch of settles rather than committing on its own
+// (group-commit.ts): a lost one sends the event again, which at-least-once
+// allows.
 export const CLAIM = `UPDATE webhook_deliveries SET claim = ?, lease_until = ?
   WHERE id IN (SELECT id FROM webhook_deliveries
                WHERE state = 'pending' AND next_attempt_at <= ? AND (lease_until IS NULL OR lease_until <= ?)
@@ -65,7 +67,7 @@ export async function finishWebhookAttempt(lite: Lite, id: string, claim: string
   const nextAt = next.state === 'pending' ? ms(next.nextAttemptAt) : null;
   const deliveredAt = next.state === 'delivered' ? ms(attempt.at) : null;
   const stored = sql.storedAttempt(attempt);
-  return lite.writes.run(() => lite.sql(FINISH).run(stored, next.state, nextAt, deliveredAt, id, claim).changes === 1, false);
+  return lite.writes.run(() => lite.sql(FINISH).run(stored, next.state, nextAt, deliveredAt, id, claim).changes === 1, false, { ride: true });
 }
 
 export async function getWebhookDelivery(lite: Lite, id: string): Promise<WebhookDelivery | null> {
