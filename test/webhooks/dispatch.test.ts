@@ -149,4 +149,37 @@ describe('webhook dispatch', () => {
     await eventually(() => delivered(ds));
     expect(eventIds(receiver).sort()).toEqual(ds.map((d) => d.eventId).sort());
   });
+
+  it('frees an attempt\'s slot when its answer is in, not when its record is written (records may wait for a batch)', async () => {
+    const receiver = await startReceiver();
+    const settle = await accountAt(receiver);
+    let release!: () => void;
+    let held = new Promise<void>((resolve) => (release = resolve));
+    // The real store, with every record held back until released.
+    const slow: Store = Object.assign(Object.create(store) as Store, {
+      finishWebhookAttempt: async (...args: Parameters<Store['finishWebhookAttempt']>) => {
+        await held;
+        return store.finishWebhookAttempt(...args);
+      },
+    });
+    const w = started(slow, { batch: 1 });
+    const ds = [await settle(w.lease()), await settle(w.lease()), await settle(w.lease())];
+    w.dispatch(ds);
+    // One slot, yet all three are sent while no record is written.
+    await eventually(async () => receiver.received.length === 3);
+    expect(await delivered(ds)).toBe(false);
+    release();
+    await eventually(() => delivered(ds));
+    // stop() waits for the records too.
+    held = new Promise<void>((resolve) => (release = resolve));
+    const stopping = started(slow, { batch: 1 });
+    const late = await settle(stopping.lease());
+    stopping.dispatch([late]);
+    await eventually(async () => receiver.received.length === 4);
+    const stopped = stopping.stop();
+    await new Promise((r) => setTimeout(r, 50));
+    release();
+    await stopped;
+    expect(await delivered([late])).toBe(true);
+  });
 });

@@ -20,7 +20,8 @@ import type { WebhookAnswer, WebhookSender } from '../ports/webhook-sender.js';
 import { afterAttempt, failureOf, type RetryPolicy } from './retry.js';
 import type { SecretBox } from '../secret-box.js';
 import { EndpointCache } from './endpoint-cache.js';
-import type { NewWebhookDelivery, WebhookAttempt, WebhookDelivery, WebhookEndpoint } from './types.js';
+import { Waiter } from './waiter.js';
+import type { DeliveryNext, NewWebhookDelivery, WebhookAttempt, WebhookDelivery, WebhookEndpoint } from './types.js';
 
 export interface WebhookWorkerOptions {
   store: Store;
@@ -68,11 +69,16 @@ export class WebhookWorker {
   private readonly now: () => Date;
   private running = false;
   private loop: Promise<void> | null = null;
-  private wakeUp: (() => void) | null = null;
-  /** A wake-up that came while the loop was not pausing: the next pause is skipped. */
-  private woken = false;
-  /** Attempts under way: at most `batch`, each freeing its slot when recorded. */
+  /** Until the next poll, a new event or a freed slot (a wake-up while not pausing skips the next pause). */
+  private readonly pause = new Waiter();
+  /** Attempts under way: at most `batch`, each freeing its slot when its answer is in. */
   private readonly inFlight = new Set<Promise<void>>();
+  /**
+   * Attempts answered whose record is being written. Not a slot: the record
+   * may wait for a batch to join (SQLite), and the delivery stays leased
+   * meanwhile, so nobody else claims it.
+   */
+  private readonly recording = new Set<Promise<void>>();
   private readonly minClaimIntervalMs: number;
   /** When the last claim started (performance.now()), for MIN_CLAIM_INTERVAL_MS. */
   private lastClaimAt = -Infinity;
@@ -82,8 +88,8 @@ export class WebhookWorker {
    * wake-ups, sets the pace then).
    */
   private behind = false;
-  /** Ends the wait between two claims early: stop() does not wait it out. */
-  private endInterval: (() => void) | null = null;
+  /** The wait between two claims (MIN_CLAIM_INTERVAL_MS): stop() does not wait it out. */
+  private readonly gap = new Waiter();
   private readonly endpoints: EndpointCache;
   /** What this worker's leases claim deliveries under: one value per process run. */
   private readonly leaseClaim = randomUUID();
@@ -131,21 +137,21 @@ export class WebhookWorker {
   async stop(): Promise<void> {
     this.running = false;
     this.waiting = [];
-    this.endInterval?.();
+    this.gap.wake(false);
     this.wake();
     await this.loop;
   }
 
   /** Something may be due now (an event was just written, a slot freed): skip the pause. */
   wake(): void {
-    if (this.wakeUp) this.wakeUp();
-    else this.woken = true;
+    this.pause.wake(true);
   }
 
-  /** Claims one batch and waits for every attempt; resolves to how many it attempted (tests drive the worker with it). */
+  /** Claims one batch and waits for every attempt, recorded; resolves to how many it attempted (tests drive the worker with it). */
   async deliverDue(): Promise<number> {
     const started = await this.claim(this.o.batch);
     await Promise.all(started);
+    await Promise.allSettled([...this.recording]);
     return started.length;
   }
 
@@ -158,13 +164,13 @@ export class WebhookWorker {
       if (this.behind) {
         // More is due than the slots took: claim as soon as a quarter of them is free, a batch each time.
         if (this.o.batch - this.inFlight.size < Math.ceil(this.o.batch / 4)) {
-          await this.pause();
+          await this.pause.wait(this.o.pollMs);
           continue;
         }
       } else {
         const sinceLastClaim = performance.now() - this.lastClaimAt;
         if (sinceLastClaim < this.minClaimIntervalMs) {
-          await this.interval(this.minClaimIntervalMs - sinceLastClaim);
+          await this.gap.wait(this.minClaimIntervalMs - sinceLastClaim);
           if (!this.running) break;
         }
       }
@@ -184,9 +190,10 @@ export class WebhookWorker {
         this.behind = true;
       }
       // Until the next poll, a new event, or a freed slot.
-      if (this.running) await this.pause();
+      if (this.running) await this.pause.wait(this.o.pollMs);
     }
     await Promise.allSettled([...this.inFlight]);
+    await Promise.allSettled([...this.recording]);
   }
 
   /** Claims up to `limit` due deliveries and starts their attempts (which never reject). */
@@ -197,7 +204,7 @@ export class WebhookWorker {
   }
 
   /**
-   * An attempt holds its slot until recorded; a freed slot goes to a waiting
+   * An attempt holds its slot until answered; a freed slot goes to a waiting
    * dispatch first, then to a claim when the last one left more due (else
    * the poll finds what comes due: a freed slot is no reason to claim).
    */
@@ -225,38 +232,6 @@ export class WebhookWorker {
     }
   }
 
-  private interval(ms: number): Promise<void> {
-    return new Promise((resolve) => {
-      const timer = setTimeout(done, ms);
-      timer.unref?.();
-      const self = this;
-      function done() {
-        clearTimeout(timer);
-        self.endInterval = null;
-        resolve();
-      }
-      this.endInterval = done;
-    });
-  }
-
-  private pause(): Promise<void> {
-    if (this.woken) {
-      this.woken = false;
-      return Promise.resolve();
-    }
-    return new Promise((resolve) => {
-      const timer = setTimeout(done, this.o.pollMs);
-      timer.unref?.();
-      const self = this;
-      function done() {
-        clearTimeout(timer);
-        self.wakeUp = null;
-        resolve();
-      }
-      this.wakeUp = done;
-    });
-  }
-
   private async attempt(d: WebhookDelivery, claim: string, found: Promise<WebhookEndpoint | null>): Promise<void> {
     let endpoint: WebhookEndpoint | null;
     try {
@@ -278,11 +253,17 @@ export class WebhookWorker {
         'webhook delivery failed for good (retry window over, or the endpoint was removed); redeliver it by hand once the endpoint works',
       );
     }
+    const recording = this.record(d, claim, attempt, next);
+    this.recording.add(recording);
+    void recording.finally(() => this.recording.delete(recording));
+  }
+
+  /** Never rejects: a record that fails leaves the delivery to be attempted again when its lease ends (at least once). */
+  private async record(d: WebhookDelivery, claim: string, attempt: WebhookAttempt, next: DeliveryNext): Promise<void> {
     try {
       const recorded = await this.o.store.finishWebhookAttempt(d.id, claim, attempt, next);
       if (!recorded) this.o.logger.warn({ deliveryId: d.id }, 'webhook delivery: the claim ran out before the attempt was recorded; another worker has it');
     } catch (err) {
-      // The lease runs out and the delivery is attempted again: at least once.
       this.o.logger.warn({ err, deliveryId: d.id }, 'webhook delivery: recording the attempt failed');
     }
   }
