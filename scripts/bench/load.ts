@@ -103,7 +103,7 @@ export function runLoad(spec: LoadSpec): Promise<LoadResult> {
   });
 }
 
-class Latencies {
+export class Latencies {
   private values = new Float64Array(1 << 16);
   count = 0;
 

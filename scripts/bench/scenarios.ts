@@ -9,8 +9,12 @@ import type { ReceiverPolicy } from '../../src/domain/types.js';
 import type { ScenarioId } from './args.js';
 
 export interface Scenario {
-  /** A+report, A+require, A+pay, A+hooks and A+drain: A's load with one thing changed, apart from A's own figures and targets. */
-  id: ScenarioId | `A+${Exclude<ReceiverPolicy, 'off'>}` | 'A+pay' | 'A+hooks' | 'A+drain';
+  /**
+   * A+report, A+require, A+pay, A+hooks and A+drain: A's load with one
+   * thing changed, apart from A's own figures and targets. A-<rate> and
+   * A+hooks-<rate>: A and A+hooks offered a fixed rate (webhooks.ts).
+   */
+  id: ScenarioId | `A+${Exclude<ReceiverPolicy, 'off'>}` | 'A+pay' | 'A+hooks' | 'A+drain' | `A-${number}` | `A+hooks-${number}`;
   title: string;
   /** What is measured: slipgate, or the bare express + got baseline. */
   target: 'slipgate' | 'baseline';
@@ -19,6 +23,8 @@ export interface Scenario {
   durationSec: number;
   /** Offered requests/s in total; unset = closed loop, as fast as answers come. */
   overallRate?: number;
+  /** Set with overallRate: a true open loop on a fixed schedule (paced-load.ts) instead of autocannon's per-second budget. */
+  paced?: true;
   warmupSec: number;
   /** Checks every request asks for (the request's `checks`); none when unset. */
   checks?: Record<string, unknown>;

@@ -5,7 +5,7 @@
 // per-round ratios), and the issue's targets (#34).
 import type { DrainRun } from './drain.js';
 import type { Row } from './report.js';
-import { TARGET_DELIVERIES_PER_SEC } from './webhooks.js';
+import { PACED_RATES, TARGET_DELIVERIES_PER_SEC } from './webhooks.js';
 import { median, fixed as f, totalCpuPerOk as cpu, okPerSec } from './figures.js';
 
 /** The issue's bound (#34): delivery moves A's p99 by at most 10%. */
@@ -16,18 +16,23 @@ const p99 = (r: Row) => r.load.latencyMs.p99;
 
 const engines = (rows: Row[]) => [...new Set(rows.map((r) => r.engine))];
 
-/** The variants compared with A, and what each name's column says. */
-const VARIANTS = [
-  { id: 'A+hooks', doing: 'with the delivery worker busy with its events' },
-  { id: 'A+drain', doing: 'with the delivery worker draining a backlog at full speed' },
-] as const;
+/**
+ * The variants compared with A (or A-paced), and what each one's line says.
+ * The paced pair is the issue's target; the closed-loop two say what
+ * endpoints cost a saturated server (webhooks.ts, webhookVariants).
+ */
+const VARIANTS: readonly { id: string; against: string; doing: string; target: boolean }[] = [
+  ...PACED_RATES.map((rate) => ({ id: `A+hooks-${rate}`, against: `A-${rate}`, doing: `offered ${int(rate)} verifications/s, each an event delivered,`, target: rate === TARGET_DELIVERIES_PER_SEC })),
+  { id: 'A+hooks', against: 'A', doing: 'in a closed loop with the delivery worker busy with its events', target: false },
+  { id: 'A+drain', against: 'A', doing: 'in a closed loop with the delivery worker draining a backlog at full speed', target: false },
+];
 
-/** A variant (A+hooks, A+drain) and A of this tree on the same engine, round by round. */
-function pairs(rows: Row[], engine: string, id: (typeof VARIANTS)[number]['id']): { beside: Row; plain: Row }[] {
+/** A variant and what it is compared with, of this tree on the same engine, round by round. */
+function pairs(rows: Row[], engine: string, variant: (typeof VARIANTS)[number]): { beside: Row; plain: Row }[] {
   return rows
-    .filter((r) => r.scenario.id === id && r.engine === engine && !r.revision)
+    .filter((r) => r.scenario.id === variant.id && r.engine === engine && !r.revision)
     .flatMap((beside) => {
-      const plain = rows.find((r) => r.scenario.id === 'A' && !r.revision && !r.profiled && r.engine === engine && r.round === beside.round);
+      const plain = rows.find((r) => r.scenario.id === variant.against && !r.revision && !r.profiled && r.engine === engine && r.round === beside.round);
       return plain ? [{ beside, plain }] : [];
     });
 }
@@ -119,14 +124,14 @@ export function webhookSection(rows: Row[], drains: DrainRun[] = []): string[] {
   }
   for (const engine of variantEngines(rows)) {
     for (const variant of VARIANTS) {
-      const mine = pairs(rows, engine, variant.id);
+      const mine = pairs(rows, engine, variant);
       if (mine.length === 0) continue;
       const figure = (name: string, of: (r: Row) => number, digits: number) =>
         `| ${name} | ${f(median(mine.map((p) => of(p.beside))), digits)} | ${f(median(mine.map((p) => of(p.plain))), digits)} | ${f(median(mine.map((p) => of(p.beside) / of(p.plain))), 2)} |`;
       out.push(
-        `### ${variant.id} against A on ${engine} (${mine.length} rounds alternated, medians)`,
+        `### ${variant.id} against ${variant.against} on ${engine} (${mine.length} rounds alternated, medians)`,
         '',
-        `| figure | ${variant.id} | A (no endpoints) | median of ratios per round |`,
+        `| figure | ${variant.id} | ${variant.against} (no endpoints) | median of ratios per round |`,
         '|---|--:|--:|--:|',
         figure('p99 latency ms', p99, 2),
         figure('p50 latency ms', (r) => r.load.latencyMs.p50, 2),
@@ -158,13 +163,14 @@ export function webhookTargets(rows: Row[], drains: DrainRun[] = []): string[] {
       );
     }
     for (const variant of VARIANTS) {
-      const mine = pairs(rows, engine, variant.id);
+      const mine = pairs(rows, engine, variant);
       if (mine.length === 0) continue;
       const ratio = median(mine.map((p) => p99(p.beside) / p99(p.plain)));
       const drained = mine.map((p) => p.beside.drained).filter((d) => d !== undefined);
+      const verdict = !variant.target ? 'information' : ratio <= MAX_P99_MOVE ? '**met**' : '**MISSED**';
       out.push(
-        `${variant.id} on ${engine}, A's p99 ${variant.doing} within 10% of A's without endpoints (≤ ${MAX_P99_MOVE}×, median of ${mine.length} rounds): ` +
-          `${ratio <= MAX_P99_MOVE ? '**met**' : '**MISSED**'}: ${f(ratio, 2)}× (${f(median(mine.map((p) => p99(p.beside))), 1)} against ${f(median(mine.map((p) => p99(p.plain))), 1)} ms)` +
+        `${variant.id} on ${engine}, A's p99 ${variant.doing} within 10% of ${variant.against}'s without endpoints (≤ ${MAX_P99_MOVE}×, median of ${mine.length} rounds${variant.target ? '' : `; not the target: see A+hooks-${TARGET_DELIVERIES_PER_SEC}`}): ` +
+          `${verdict}: ${f(ratio, 2)}× (${f(median(mine.map((p) => p99(p.beside))), 1)} against ${f(median(mine.map((p) => p99(p.plain))), 1)} ms)` +
           (drained.length > 0 ? `, ${int(median(drained.map((d) => d.perSec)))} deliveries/s during the run` : '') +
           (drained.some((d) => d.leftAtEnd === 0) ? '; the backlog ran out before the end of some runs: give a larger --webhook-backlog' : ''),
       );

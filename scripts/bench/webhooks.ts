@@ -23,8 +23,10 @@ import type { BenchRun } from './run.js';
 import type { ReceiverCommand, ReceiverReport } from './receiver-process.js';
 import type { Scenario } from './scenarios.js';
 
-/** The issue's rate (#34): W's drain must reach it. */
+/** The issue's rate (#34): W's drain must reach it, and A-1000 and A+hooks-1000 verify (and deliver) at it. */
 export const TARGET_DELIVERIES_PER_SEC = 1000;
+/** The paced pairs' rates: the issue's, and half of it, below what this 2-core machine saturates at with endpoints. */
+export const PACED_RATES = [TARGET_DELIVERIES_PER_SEC, TARGET_DELIVERIES_PER_SEC / 2];
 /** How long the bench waits for the last deliveries of a run: no new one for this long ends the wait. */
 const STALL_MS = 10_000;
 /** After a load's own deliveries, how long a quiet receiver means nothing more is coming. */
@@ -157,10 +159,27 @@ export async function deliveriesReach(receiver: DeliveryReceiver, count: number,
   }
 }
 
-/** A+hooks under --webhooks (A+drain is drain-beside-a.ts's; W, not a load run, drain.ts's). */
+/**
+ * A+hooks and the paced pairs under --webhooks (A+drain is
+ * drain-beside-a.ts's; W, not a load run, drain.ts's). A+hooks is A's closed
+ * loop: as fast as answers come, so on a saturated machine its p99 is the
+ * connections over the answers a second (Little's law), and every
+ * microsecond a delivery costs anywhere on the machine (slipgate, the
+ * receiver, the load generator) shows in it as capacity. A-<rate> and
+ * A+hooks-<rate> offer a fixed rate on an open loop (paced-load.ts), each
+ * verification an event, without and with endpoints: what delivering at
+ * that rate does to the answers' latency.
+ */
 export function webhookVariants(run: BenchRun): Scenario[] {
   if (!run.args.webhooks) return [];
-  return [{ ...run.scenarios.A, id: 'A+hooks', title: 'as A, every account with a webhook endpoint (the delivery worker busy)', webhooks: true }];
+  const per = (rate: number) => `offered ${rate.toLocaleString('en-US')} verifications/s on an open loop`;
+  return [
+    { ...run.scenarios.A, id: 'A+hooks', title: 'as A, every account with a webhook endpoint (the delivery worker busy)', webhooks: true },
+    ...PACED_RATES.flatMap((rate): Scenario[] => [
+      { ...run.scenarios.A, overallRate: rate, paced: true, id: `A-${rate}`, title: `as A, ${per(rate)}` },
+      { ...run.scenarios.A, overallRate: rate, paced: true, id: `A+hooks-${rate}`, title: `as A+hooks, ${per(rate)} (as many events)`, webhooks: true },
+    ]),
+  ];
 }
 
 /** What an A+hooks run delivered: its events (its successes), and when they arrived. */
