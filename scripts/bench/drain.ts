@@ -1,7 +1,7 @@
-// Scenario W (--webhooks): the delivery worker's own capacity, on a backlog.
-// On a 2-core machine slipgate cannot verify 1,000 slips/s with the load
-// generator beside it, so a load cannot produce the events the target (#34)
-// is about; a backlog can. W builds one through the real verify path: the
+// Scenario W (--webhooks): the delivery worker's own capacity, on a backlog:
+// how fast it delivers with nothing else running, beyond the rate any load
+// on this 2-core machine produces events at (A+hooks-1000, webhooks.ts,
+// is the target's rate). W builds one through the real verify path: the
 // bench accounts get endpoints at a receiver that reads every delivery and
 // holds its answer, so the worker's attempts under way wait, it claims no
 // more, and the `--webhook-backlog` verifications' events stay pending in
