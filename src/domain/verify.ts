@@ -219,7 +219,7 @@ export class VerificationService {
     const lease = listeners.length > 0 || paidListeners.length > 0 ? this.deps.webhooks?.lease?.() : undefined;
     const deliveries = listeners.length > 0 ? leased(outboxRecords(verificationSucceeded(record), who.accountId, listeners), lease) : [];
     const plan = paying ? await planPayment(store, { request: paying, slip: data, verificationId: who.id, listeners: paidListeners }, this.now()) : undefined;
-    if (plan?.payment) plan.payment = { ...plan.payment, deliveries: leased(plan.payment.deliveries, lease) };
+    if (plan?.payment && lease) plan.payment = { ...plan.payment, deliveries: leased(plan.payment.deliveries, lease) };
     let payment: PaymentVerdict | undefined = plan?.refused;
     try {
       // The payment, when there is one to write, is decided in the settle's own write: charged and paid, or neither.

@@ -1,11 +1,11 @@
 // The delivery worker's view of endpoints: each read from the store at most
 // once a second, and each signing secret opened (AES-GCM) once. At 1,000
-// events a second, reading the endpoint for every delivery was a statement
-// per event on the answering loop, for rows that never change: an endpoint
-// is only ever added or removed (no secret rotation, no URL change). A
-// removal made anywhere reaches the worker within ENDPOINT_TTL_MS; a
-// delivery attempted meanwhile was written while the endpoint still
-// listened.
+// events a second over many accounts, reading each claim's endpoints was
+// nearly a statement per event on the answering loop, for rows that never
+// change: an endpoint is only ever added or removed (no secret rotation, no
+// URL change). A removal made anywhere reaches the worker within
+// ENDPOINT_TTL_MS; a delivery attempted meanwhile was written while the
+// endpoint still listened.
 import type { Store } from '../ports/store.js';
 import type { SecretBox } from '../secret-box.js';
 import type { WebhookEndpoint } from './types.js';

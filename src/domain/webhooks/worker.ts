@@ -7,12 +7,12 @@
 //
 // A first attempt skips the claim: the settle writes its deliveries already
 // leased to this worker (lease()) and hands them over once they are durable
-// (dispatch()). Claiming each one back from the table, reading its endpoint
-// and mapping the row cost the answering loop more than the event's own
-// insert. What dispatch() cannot start at once waits in memory, boundedly
-// (past the bound, settles write their deliveries unclaimed); what a process
-// dies holding is claimed like any other delivery when its lease ends:
-// later, never lost.
+// (dispatch()), so an event goes out as soon as its charge is on disk, not
+// at the next claim (up to 20 ms later, a statement each time, and on
+// PostgreSQL a round trip). What dispatch() cannot start at once waits in
+// memory, boundedly (past the bound, settles write their deliveries
+// unclaimed); what a process dies holding is claimed like any other
+// delivery when its lease ends: later, never lost.
 import { randomUUID } from 'node:crypto';
 import type { Logger } from '../ports/logger.js';
 import type { Store } from '../ports/store.js';

@@ -47,8 +47,8 @@ const MAX_BATCH = 256;
 /**
  * The longest a riding write waits for a batch to join before it starts
  * one. A webhook attempt's record rides: committed on its own, each batch of
- * them rewrote in the WAL the pages the next settles were about to write
- * anyway, and under load a batch of settles comes every few milliseconds.
+ * them would write to the WAL pages the next settles write again, and under
+ * load a batch of settles comes every few milliseconds.
  */
 const RIDE_MS = 20;
 
