@@ -1,14 +1,14 @@
-// `--webhooks`: A+hooks, A+drain and W (drain.ts). For their runs every bench account
-// has one webhook endpoint subscribed to `verification.succeeded` (registered
-// as the CLI's `webhooks add` does, removed after the run), at a receiver in
-// its own process (receiver-process.ts): http://127.0.0.1, which
-// docs/webhooks.md allows for a loopback host. The receiver checks each signature with the SDK's
-// verifyWebhookSignature and answers 200 at once, counting deliveries and
-// each one's lag from its event's `createdAt`. A+hooks is A (closed loop)
-// with the delivery worker busy, alternated with A without endpoints: what
-// delivery costs A's p99. W holds the receiver's answers while it builds a
-// backlog, then lets the worker drain it: the deliveries per second the
-// worker itself can make.
+// `--webhooks`: A+hooks, the paced pairs (A-<rate>, A+hooks-<rate>), A+drain
+// and W (drain.ts). For their runs every bench account has one webhook
+// endpoint subscribed to `verification.succeeded` (registered as the CLI's
+// `webhooks add` does, removed after the run), at a receiver in its own
+// process (receiver-process.ts): http://127.0.0.1, which docs/webhooks.md
+// allows for a loopback host. The receiver checks each signature with the
+// SDK's verifyWebhookSignature and answers 200 at once, counting deliveries
+// and each one's lag from its event's `createdAt`. What each variant is
+// compared with is webhookVariants' to say. W holds the receiver's answers
+// while it builds a backlog, then lets the worker drain it: the deliveries
+// per second the worker itself can make.
 import { fork } from 'node:child_process';
 import { once } from 'node:events';
 import { performance } from 'node:perf_hooks';

@@ -40,8 +40,8 @@ function delivery(accountId: string, endpointId: string, createdAt = new Date(),
 
 export function webhookContract(f: Fixtures): void {
   describe('webhooks', () => {
-    /** A settled verification with `n` deliveries, created `agoMs` before now. */
-    async function settledWith(n: number, agoMs = 1000) {
+    /** A settled verification with `n` deliveries, created `agoMs` before now, written under `lease` when given. */
+    async function settledWith(n: number, agoMs = 1000, lease?: NewWebhookDelivery['lease']) {
       const store = f.store();
       const accountId = await f.account(1);
       const e = endpoint(accountId);
@@ -49,7 +49,7 @@ export function webhookContract(f: Fixtures): void {
       const h = f.hold(accountId);
       await store.holdCredit(h);
       const at = new Date(Date.now() - agoMs);
-      const ds = Array.from({ length: n }, (_, i) => delivery(accountId, e.id, new Date(at.getTime() + i)));
+      const ds = Array.from({ length: n }, (_, i) => ({ ...delivery(accountId, e.id, new Date(at.getTime() + i)), ...(lease ? { lease } : {}) }));
       await store.settleHold(f.vt(accountId, h.id), ds);
       return { accountId, endpoint: e, deliveries: ds };
     }
@@ -126,15 +126,9 @@ export function webhookContract(f: Fixtures): void {
 
     it('writes a delivery given a lease claimed under it: nobody claims it before the lease ends, its holder records on it (MongoDB: written unclaimed)', async () => {
       const store = f.store();
-      const accountId = await f.account(2);
-      const e = endpoint(accountId);
-      await store.createWebhookEndpoint(e);
-      const h = f.hold(accountId);
-      await store.holdCredit(h);
       const now = new Date();
       const lease = { claim: 'lease-holder', until: new Date(now.getTime() + 60_000) };
-      const d = { ...delivery(accountId, e.id, new Date(now.getTime() - 1000)), lease };
-      await store.settleHold(f.vt(accountId, h.id), [d]);
+      const d = (await settledWith(1, 1000, lease)).deliveries[0]!;
       const claimedNow = (await store.claimWebhookDeliveries({ claim: 'other', now, leaseMs: 60_000, limit: 1000 })).map((x) => x.id);
       const ok = { at: now, statusCode: 204, error: null, durationMs: 2 };
       if (!store.leasesOutbox) {
@@ -152,10 +146,7 @@ export function webhookContract(f: Fixtures): void {
       expect(await store.getWebhookDelivery(d.id)).toMatchObject({ state: 'delivered', attempts: [ok] });
 
       // A holder that sends in time records under its lease, with no claim made.
-      const h2 = f.hold(accountId);
-      await store.holdCredit(h2);
-      const d2 = { ...delivery(accountId, e.id, now), lease };
-      await store.settleHold(f.vt(accountId, h2.id), [d2]);
+      const d2 = (await settledWith(1, 0, lease)).deliveries[0]!;
       expect(await store.finishWebhookAttempt(d2.id, 'lease-holder', ok, { state: 'delivered' })).toBe(true);
       expect(await store.getWebhookDelivery(d2.id)).toMatchObject({ state: 'delivered', deliveredAt: now, attempts: [ok] });
     });
