@@ -42,6 +42,8 @@ export interface BenchArgs {
   webhookBacklog: number | undefined;
   /** Write a results file from a tree with uncommitted changes (the file then says so). */
   allowDirty: boolean;
+  /** slipgate (or the baseline) on half the CPUs, everything else on the others (pin.ts). */
+  pin: boolean;
 }
 
 /** H and R seed a large history first and F sends a million requests, so they run only when asked for. */
@@ -50,10 +52,10 @@ const RECEIVER_POLICIES = ['off', 'report', 'require'] as const;
 
 const USAGE = `usage: npm run bench -- [--quick] [--scenario A,B,C,D,E,I,H,F,R,L] [--engine sqlite,postgres,mongodb]
                        [--workers N|auto] [--heap-mb N] [--repeat N [--against REV]] [--history N] [--flood N [--flood-seconds S]] [--profile] [--keep]
-                       [--retention-records N] [--receiver-policy off|report|require] [--payments] [--webhooks [--webhook-backlog N]] [--out FILE] [--allow-dirty]`;
+                       [--retention-records N] [--receiver-policy off|report|require] [--payments] [--webhooks [--webhook-backlog N]] [--pin] [--out FILE] [--allow-dirty]`;
 
 export function parseArgs(argv: string[]): BenchArgs {
-  const args: BenchArgs = { quick: false, scenarios: [...DEFAULT_SCENARIOS], engines: [...ENGINE_NAMES], workers: 1, profile: false, out: undefined, keep: false, heapMb: undefined, repeat: 1, against: undefined, history: 1_000_000, flood: 1_000_000, floodSeconds: undefined, retentionRecords: 1_000_000, receiverPolicy: 'off', payments: false, webhooks: false, webhookBacklog: undefined, allowDirty: false };
+  const args: BenchArgs = { quick: false, scenarios: [...DEFAULT_SCENARIOS], engines: [...ENGINE_NAMES], workers: 1, profile: false, out: undefined, keep: false, heapMb: undefined, repeat: 1, against: undefined, history: 1_000_000, flood: 1_000_000, floodSeconds: undefined, retentionRecords: 1_000_000, receiverPolicy: 'off', payments: false, webhooks: false, webhookBacklog: undefined, allowDirty: false, pin: false };
   for (let i = 0; i < argv.length; i++) {
     const [flag, inline] = argv[i]!.split(/=(.*)/s, 2) as [string, string | undefined];
     const value = (): string => {
@@ -73,6 +75,9 @@ export function parseArgs(argv: string[]): BenchArgs {
         break;
       case '--allow-dirty':
         args.allowDirty = true;
+        break;
+      case '--pin':
+        args.pin = true;
         break;
       case '--payments':
         args.payments = true;

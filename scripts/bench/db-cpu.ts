@@ -7,9 +7,7 @@
 // (WAL writer, checkpointer) are left out: other work on the machine uses them too.
 import { readFileSync, readdirSync } from 'node:fs';
 import type { BenchDatabase } from './engines.js';
-
-/** Clock ticks per second of /proc/<pid>/stat times: 100 on every Linux this runs on. */
-const CLOCK_TICKS = 100;
+import { CLOCK_TICKS } from './processes.js';
 
 /** CPU seconds so far of each process serving `db`, by pid; empty for SQLite. */
 export function databaseCpu(db: BenchDatabase | null): Map<number, number> {

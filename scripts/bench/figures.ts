@@ -18,3 +18,6 @@ export const fixed = (n: number | null | undefined, digits: number): string => (
 export const totalCpuPerOk = (r: Row) => cpuPerOk(r.cpu.target + r.cpu.db, r);
 
 export const okPerSec = (r: Row) => r.load.successes / r.load.durationSec;
+
+/** A share (0 to 1) as a whole percentage. */
+export const share = (n: number): string => (Number.isFinite(n) ? `${Math.round(n * 100)}%` : '–');

@@ -17,6 +17,7 @@ import { benchEngine, floodRuns, measureHistory, pictureRounds, repeatAD } from 
 import { retentionRuns } from './retention.js';
 import { lineRounds } from './line.js';
 import { scenarios } from './scenarios.js';
+import { pinCores } from './pin.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url)).replace(/\/$/, '');
 const args = parseArgs(process.argv.slice(2));
@@ -52,10 +53,15 @@ const report: Report = {
   line: [],
   drains: [],
 };
+// Before any child starts: each inherits the CPUs left to this process.
+if (args.pin) {
+  report.pin = pinCores();
+  say(`--pin: slipgate on CPUs ${report.pin.target}, everything else on ${report.pin.others}`);
+}
 const chosenScenarios = scenarios(args.quick);
 // --receiver-policy: A's slips pay the bench receiver too, with the policy off, so A and A+policy differ only by it.
 if (args.receiverPolicy !== 'off') chosenScenarios.A = { ...chosenScenarios.A, receiverPolicy: 'off' };
-const run: BenchRun = { root: ROOT, args, scenarios: chosenScenarios, work: mkdtempSync(join(tmpdir(), 'slipgate-bench-')), report, say };
+const run: BenchRun = { root: ROOT, args, scenarios: chosenScenarios, work: mkdtempSync(join(tmpdir(), 'slipgate-bench-')), report, say, ...(report.pin ? { pin: report.pin } : {}) };
 
 try {
   say(`load average ${report.loadBefore.map((n) => n.toFixed(2)).join(' ')}${report.loadBefore[0]! > 1.5 ? ' (busy machine: numbers will be noisy)' : ''}`);

@@ -19,6 +19,7 @@ import type { Row } from './report.js';
 import type { BenchRun } from './run.js';
 import { expectedMaxRate, type Scenario } from './scenarios.js';
 import { extrasFor } from './extras.js';
+import { headroomSince } from './headroom.js';
 
 /** Scenario I's hard corpus, made once per run. */
 let hardCorpus: Promise<HardSlipImage[]> | undefined;
@@ -46,7 +47,9 @@ export async function measure(run: BenchRun, app: BuiltApp, scenario: Scenario, 
     const overflowsBefore = listenOverflows();
     const loop = await eventLoopWindow(scenario.target === 'baseline' ? undefined : adminUrlOf(target.logFile));
     const cpuBefore = { target: target.cpuSeconds(), bank: bank.cpuSeconds(), db: databaseCpu(db) };
+    const room = headroomSince(target.proc.pid!);
     const result: LoadResult = await drive({ ...load, durationSec: scenario.durationSec });
+    const headroom = room();
     const cpu = { target: target.cpuSeconds() - cpuBefore.target, bank: bank.cpuSeconds() - cpuBefore.bank, db: databaseCpuSince(cpuBefore.db, db) };
     const eventLoop = await loop?.();
     const overflows = listenOverflows() - overflowsBefore;
@@ -59,7 +62,7 @@ export async function measure(run: BenchRun, app: BuiltApp, scenario: Scenario, 
         `CPU ${result.successes > 0 ? ((cpu.target * 1000) / result.successes).toFixed(3) : '–'} ms per success, peak RSS ${(peakRssBytes / 2 ** 20).toFixed(0)} MB` +
         (bodies && bodies.extra() > 0 ? `, ${bodies.extra()} QRs made during the run` : ''),
     );
-    return { scenario, engine, profiled: profileDir !== undefined, load: result, peakRssBytes, listenOverflows: overflows, cpu, ...(eventLoop ? { eventLoop } : {}), ...figures };
+    return { scenario, engine, profiled: profileDir !== undefined, load: result, peakRssBytes, listenOverflows: overflows, cpu, headroom, ...(eventLoop ? { eventLoop } : {}), ...figures };
   } finally {
     const code = await target?.stop();
     if (code !== undefined && code !== 0) run.say(`${tag}: ${target!.name} exited with ${code} (log: ${target!.logFile})`);
@@ -145,6 +148,7 @@ export function startSlipgate(run: BenchRun, app: BuiltApp, db: BenchDatabase, b
     logFile: join(run.work, `slipgate-${tag.replace('/', '-').replace('*', 'p')}.log`),
     ready: (lines) => readyUrl(run, lines, 'slipgate listening'),
     timeoutMs: 60_000,
+    cpus: run.pin?.target,
   });
 }
 
@@ -156,6 +160,7 @@ function startBaseline(run: BenchRun, app: BuiltApp, bankUrl: string, tag: strin
     env: { ...process.env, PORT: '0', WORKERS: String(run.args.workers), BASELINE_UPSTREAM: bankUrl, BASELINE_CLIENT_ID: creds.id, BASELINE_CLIENT_SECRET: creds.secret },
     logFile: join(run.work, `baseline-${tag.replace('/', '-')}.log`),
     ready: (lines) => readyUrl(run, lines, 'baseline listening'),
+    cpus: run.pin?.target,
   });
 }
 

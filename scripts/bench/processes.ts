@@ -6,6 +6,7 @@ import { once } from 'node:events';
 import { closeSync, fstatSync, openSync, readFileSync, readSync, readdirSync } from 'node:fs';
 import { StringDecoder } from 'node:string_decoder';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { pinnedCommand } from './pin.js';
 
 export interface Started {
   name: string;
@@ -29,11 +30,14 @@ export interface StartOptions {
   /** Looks at the log lines so far; returns the URL once the process is ready. */
   ready: (lines: string[]) => string | undefined;
   timeoutMs?: number;
+  /** --pin: the CPUs it runs on (pin.ts); unset: this process's. */
+  cpus?: string;
 }
 
 export async function startProcess(opts: StartOptions): Promise<Started> {
   const fd = openSync(opts.logFile, 'w');
-  const proc = spawn(process.execPath, opts.args, { env: opts.env, stdio: ['ignore', fd, fd] });
+  const { command, args } = pinnedCommand(opts.args, opts.cpus);
+  const proc = spawn(command, args, { env: opts.env, stdio: ['ignore', fd, fd] });
   closeSync(fd);
   const exited = once(proc, 'exit').then(([code]) => code as number | null);
   let gone = false;
@@ -114,15 +118,15 @@ export function jsonLines(lines: string[]): Record<string, unknown>[] {
 
 /** Sum of VmHWM over `pid` and its descendants (cluster workers), in bytes. */
 export function peakRssOfTree(pid: number): number {
-  return [pid, ...descendants(pid)].reduce((sum, p) => sum + vmHwmBytes(p), 0);
+  return processTree(pid).reduce((sum, p) => sum + vmHwmBytes(p), 0);
 }
 
 /** Clock ticks per second of /proc/<pid>/stat times: 100 on every Linux this runs on. */
-const CLOCK_TICKS = 100;
+export const CLOCK_TICKS = 100;
 
 /** utime + stime of `pid` and its descendants (cluster workers), in seconds. */
 function cpuSecondsOfTree(pid: number): number {
-  return [pid, ...descendants(pid)].reduce((sum, p) => sum + cpuTicks(p), 0) / CLOCK_TICKS;
+  return processTree(pid).reduce((sum, p) => sum + cpuTicks(p), 0) / CLOCK_TICKS;
 }
 
 function cpuTicks(pid: number): number {
@@ -143,6 +147,11 @@ function vmHwmBytes(pid: number): number {
   } catch {
     return 0;
   }
+}
+
+/** `pid` and its descendants (a cluster's workers). */
+export function processTree(pid: number): number[] {
+  return [pid, ...descendants(pid)];
 }
 
 function descendants(root: number): number[] {

@@ -20,6 +20,9 @@ import type { DrainBesideFigures } from './drain-beside-a.js';
 import { webhookSection, webhookTargets } from './webhooks-report.js';
 import type { RetentionRun } from './retention.js';
 import { retentionSection } from './retention-report.js';
+import { share } from './figures.js';
+import type { Headroom } from './headroom.js';
+import type { Pinning } from './pin.js';
 import { lineSection, type LineRun } from './line-report.js';
 
 export interface Row {
@@ -34,6 +37,8 @@ export interface Row {
   listenOverflows: number;
   /** CPU seconds used during the measured run: the process under test (all workers), the simulated bank, and the database server's processes serving the run (0 on SQLite and for the baseline). */
   cpu: { target: number; bank: number; db: number };
+  /** The room the measured run left: machine idle, and the target's busiest event loop (headroom.ts). */
+  headroom: Headroom;
   /** slipgate's event-loop delay during the measured run (its own metrics); absent for the baseline. */
   eventLoop?: EventLoopDelay;
   /** Round of --repeat (1-based); absent without it. */
@@ -64,6 +69,8 @@ export interface Report {
   /** Scenario H, per engine: the stored history and the database's size with it. */
   history: Record<string, HistoryFacts>;
   commandLine: string;
+  /** --pin: the CPUs slipgate had to itself, and everyone else's. */
+  pin?: Pinning;
   loadBefore: number[];
   loadAfter: number[];
   engines: Record<string, string>;
@@ -113,6 +120,8 @@ function note(row: Row, rows: Row[]): string {
   // What slipgate adds over the bare stack under the same load and harness.
   if (e) parts.push(`vs E: p50 ${signed(row.load.latencyMs.p50 - e.load.latencyMs.p50)} / p99 ${signed(row.load.latencyMs.p99 - e.load.latencyMs.p99)} ms`);
   if (row.scenario.overallRate) parts.push(`offered ${int(row.scenario.overallRate)}/s`);
+  // What an open loop's latency means depends on the room left (webhooks-report.ts).
+  if (row.scenario.paced) parts.push(`loop busy ${share(row.headroom.loopBusy)}, machine idle ${share(row.headroom.machineIdle)}`);
   // At most one request per connection can be cut off by the end of the run.
   const unanswered = row.load.sent - row.load.responses - row.load.errors;
   if (unanswered > row.scenario.connections) parts.push(`${int(unanswered)} of ${int(row.load.sent)} sent got no answer within the run`);
@@ -217,6 +226,7 @@ export function markdown(r: Report): string {
   out.push('## Machine', '', ...machine().map((l) => `- ${l}`));
   out.push(`- Load average (1/5/15 min) before: ${r.loadBefore.map((n) => n.toFixed(2)).join(' / ')}, after: ${r.loadAfter.map((n) => n.toFixed(2)).join(' / ')}`);
   out.push(`- slipgate processes: ${r.workers} (\`serve --workers ${r.workers}\`)${r.workers > 1 ? '; the baseline runs as many' : ''}`);
+  if (r.pin) out.push(`- Pinned (--pin): slipgate (and the baseline) on CPUs ${r.pin.target}; the load generator, the simulated bank, the webhook receiver and FerretDB on ${r.pin.others} (a PostgreSQL server is not pinned)`);
   for (const [engine, description] of Object.entries(r.engines)) out.push(`- ${engine}: ${description}`);
   out.push(...revisionLines(r.tree));
   out.push('', `Command: \`${r.commandLine}\``, '');

@@ -3,6 +3,7 @@
 import type { BenchArgs, ScenarioId } from './args.js';
 import type { Report } from './report.js';
 import type { Scenario } from './scenarios.js';
+import type { Pinning } from './pin.js';
 
 export interface BenchRun {
   /** The checkout measured. */
@@ -12,6 +13,8 @@ export interface BenchRun {
   /** Process logs and profiles (kept with --keep). */
   work: string;
   report: Report;
+  /** --pin: slipgate's CPUs and everyone else's (pin.ts). */
+  pin?: Pinning;
   say(line: string): void;
 }
 
