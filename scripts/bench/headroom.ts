@@ -1,49 +1,69 @@
-// How much room a measured run left on the machine: the share of all CPU
-// time that was idle, and how busy the target's busiest event loop was (the
-// main thread of slipgate, or of each cluster worker). A paced run is only a
-// measurement of what delivery costs while its plain side (A-<rate>, no
-// endpoints) still had room: past that, answers queue for the CPU, and the
-// ratio of two p99s compares two queues' lengths (webhooks-report.ts).
+// How much room a measured run left slipgate: how much of the time its
+// busiest event loop (the main thread of slipgate, or of each cluster
+// worker) ran, and waited for a CPU with work to do, and how much of the
+// CPUs slipgate may run on stayed idle. A paced run only measures what
+// delivery costs while its plain side (A-<rate>, no endpoints) still had
+// room: past that, answers queue for the CPU, and the ratio of two p99s
+// compares two queues' lengths (webhooks-report.ts).
 import { readFileSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
-import { CLOCK_TICKS, processTree } from './processes.js';
+import { cpuList } from './pin.js';
+import { processTree } from './processes.js';
 
 export interface Headroom {
-  /** Idle (and I/O wait) time of every CPU over the run, as a share of all CPU time: 0 to 1. */
-  machineIdle: number;
-  /** The busiest main thread's CPU time over the run's wall time: 1 is an event loop that never waited. */
+  /** The busiest main thread's time on a CPU over the run's wall time: 1 is an event loop that never waited. */
   loopBusy: number;
+  /** The same thread's time runnable but waiting for a CPU (other processes, or its own threads, had them), over the wall time. */
+  loopWaiting: number;
+  /** Idle (and I/O wait) time of the CPUs the target may run on, as a share of their time: 0 to 1. */
+  cpusIdle: number;
 }
 
 /** Starts measuring now; the function returned gives the headroom since. Linux only (reads /proc). */
 export function headroomSince(pid: number): () => Headroom {
-  const machine = machineTicks();
-  const loops = mainThreadTicks(pid);
+  const cpus = new Set(cpuList(/^Cpus_allowed_list:\s*(\S+)$/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? ''));
+  const idleBefore = cpuTicks(cpus);
+  const loopsBefore = mainThreads(pid);
   const started = performance.now();
   return () => {
-    const wallSec = (performance.now() - started) / 1000;
-    const now = machineTicks();
-    const total = now.total - machine.total;
-    let busiest = 0;
-    for (const [p, ticks] of mainThreadTicks(pid)) busiest = Math.max(busiest, ticks - (loops.get(p) ?? ticks));
-    return { machineIdle: total > 0 ? (now.idle - machine.idle) / total : 0, loopBusy: wallSec > 0 ? busiest / CLOCK_TICKS / wallSec : 0 };
+    const wallNs = (performance.now() - started) * 1e6;
+    const idleNow = cpuTicks(cpus);
+    const total = idleNow.total - idleBefore.total;
+    let busiest = { runNs: 0, waitNs: 0 };
+    for (const [p, now] of mainThreads(pid)) {
+      const before = loopsBefore.get(p) ?? now;
+      const loop = { runNs: now.runNs - before.runNs, waitNs: now.waitNs - before.waitNs };
+      if (loop.runNs + loop.waitNs > busiest.runNs + busiest.waitNs) busiest = loop;
+    }
+    return {
+      loopBusy: wallNs > 0 ? busiest.runNs / wallNs : 0,
+      loopWaiting: wallNs > 0 ? busiest.waitNs / wallNs : 0,
+      cpusIdle: total > 0 ? (idleNow.idle - idleBefore.idle) / total : 0,
+    };
   };
 }
 
-/** The first line of /proc/stat: user nice system idle iowait irq softirq steal (guest time is inside user). */
-function machineTicks(): { idle: number; total: number } {
-  const fields = readFileSync('/proc/stat', 'utf8').split('\n', 1)[0]!.trim().split(/\s+/).slice(1, 9).map(Number);
-  return { idle: fields[3]! + fields[4]!, total: fields.reduce((a, b) => a + b, 0) };
+/** Of /proc/stat's per-CPU lines (user nice system idle iowait irq softirq steal; guest time is inside user), those of `cpus`. */
+function cpuTicks(cpus: Set<number>): { idle: number; total: number } {
+  let idle = 0;
+  let total = 0;
+  for (const line of readFileSync('/proc/stat', 'utf8').split('\n')) {
+    const match = /^cpu(\d+)\s+(.*)$/.exec(line);
+    if (!match || !cpus.has(Number(match[1]))) continue;
+    const fields = match[2]!.trim().split(/\s+/).slice(0, 8).map(Number);
+    idle += fields[3]! + fields[4]!;
+    total += fields.reduce((a, b) => a + b, 0);
+  }
+  return { idle, total };
 }
 
-/** utime + stime of the main thread (its task id is the process id) of `pid` and each descendant. */
-function mainThreadTicks(pid: number): Map<number, number> {
-  const out = new Map<number, number>();
+/** Time on a CPU and time waiting for one (ns, /proc/.../schedstat) of the main thread (its task id is the process id) of `pid` and each descendant. */
+function mainThreads(pid: number): Map<number, { runNs: number; waitNs: number }> {
+  const out = new Map<number, { runNs: number; waitNs: number }>();
   for (const p of processTree(pid)) {
     try {
-      const stat = readFileSync(`/proc/${p}/task/${p}/stat`, 'utf8');
-      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      out.set(p, Number(fields[11]) + Number(fields[12]));
+      const [runNs, waitNs] = readFileSync(`/proc/${p}/task/${p}/schedstat`, 'utf8').trim().split(' ').map(Number);
+      out.set(p, { runNs: runNs!, waitNs: waitNs! });
     } catch {
       // exited meanwhile
     }

@@ -37,7 +37,7 @@ export interface Row {
   listenOverflows: number;
   /** CPU seconds used during the measured run: the process under test (all workers), the simulated bank, and the database server's processes serving the run (0 on SQLite and for the baseline). */
   cpu: { target: number; bank: number; db: number };
-  /** The room the measured run left: machine idle, and the target's busiest event loop (headroom.ts). */
+  /** The room the measured run left the target: its busiest event loop, and its CPUs' idle time (headroom.ts). */
   headroom: Headroom;
   /** slipgate's event-loop delay during the measured run (its own metrics); absent for the baseline. */
   eventLoop?: EventLoopDelay;
@@ -121,7 +121,7 @@ function note(row: Row, rows: Row[]): string {
   if (e) parts.push(`vs E: p50 ${signed(row.load.latencyMs.p50 - e.load.latencyMs.p50)} / p99 ${signed(row.load.latencyMs.p99 - e.load.latencyMs.p99)} ms`);
   if (row.scenario.overallRate) parts.push(`offered ${int(row.scenario.overallRate)}/s`);
   // What an open loop's latency means depends on the room left (webhooks-report.ts).
-  if (row.scenario.paced) parts.push(`loop busy ${share(row.headroom.loopBusy)}, machine idle ${share(row.headroom.machineIdle)}`);
+  if (row.scenario.paced) parts.push(`loop busy ${share(row.headroom.loopBusy)} and waiting for a CPU ${share(row.headroom.loopWaiting)}, slipgate's CPUs idle ${share(row.headroom.cpusIdle)}`);
   // At most one request per connection can be cut off by the end of the run.
   const unanswered = row.load.sent - row.load.responses - row.load.errors;
   if (unanswered > row.scenario.connections) parts.push(`${int(unanswered)} of ${int(row.load.sent)} sent got no answer within the run`);

@@ -12,15 +12,16 @@ import { median, fixed as f, totalCpuPerOk as cpu, okPerSec, share } from './fig
 const MAX_P99_MOVE = 1.1;
 
 /**
- * When the plain side of a paced pair (A-<rate>, no endpoints) already kept
- * slipgate's event loop this busy, or left this little of the machine idle,
- * the rate is past what the machine answers without queueing: at 80% busy a
- * request waits about four times its own CPU time for the loop, and every
- * added microsecond, anywhere on the machine, moves the p99 out of all
- * proportion. The ratio is then printed as information, not judged.
+ * When the plain side of a paced pair (A-<rate>, no endpoints) already had
+ * slipgate's event loop this busy (running, or runnable and waiting for a
+ * CPU), or left this little of slipgate's CPUs idle, the rate is past what
+ * the machine answers without queueing: at 80% a request waits about four
+ * times its own CPU time for the loop, and every added microsecond moves the
+ * p99 out of all proportion. The ratio is then printed as information, not
+ * judged.
  */
-const LOOP_BUSY_LIMIT = 0.8;
-const MACHINE_IDLE_FLOOR = 0.1;
+const LOOP_DEMAND_LIMIT = 0.8;
+const CPUS_IDLE_FLOOR = 0.1;
 
 const int = (n: number) => (Number.isFinite(n) ? Math.round(n).toLocaleString('en-US') : '–');
 const p99 = (r: Row) => r.load.latencyMs.p99;
@@ -194,11 +195,13 @@ export function webhookTargets(rows: Row[], drains: DrainRun[] = []): string[] {
 /** Why the plain runs of a paced pair had no room left (medians over the rounds), or undefined when they had. */
 function withoutRoom(plain: Row[]): string | undefined {
   const busy = median(plain.map((r) => r.headroom.loopBusy));
-  const idle = median(plain.map((r) => r.headroom.machineIdle));
-  if (busy < LOOP_BUSY_LIMIT && idle > MACHINE_IDLE_FLOOR) return undefined;
+  const waiting = median(plain.map((r) => r.headroom.loopWaiting));
+  const idle = median(plain.map((r) => r.headroom.cpusIdle));
+  if (busy + waiting < LOOP_DEMAND_LIMIT && idle > CPUS_IDLE_FLOOR) return undefined;
   return (
-    `without endpoints, ${plain[0]!.scenario.id} alone kept slipgate's event loop ${share(busy)} busy and left ${share(idle)} of the machine idle ` +
-    `(judged below ${share(LOOP_BUSY_LIMIT)} busy and above ${share(MACHINE_IDLE_FLOOR)} idle): this rate is the machine's capacity, and the two p99s measure its queue. ` +
+    `without endpoints, ${plain[0]!.scenario.id} alone had slipgate's event loop running ${share(busy)} of the time and waiting for a CPU ${share(waiting)}, ` +
+    `and left ${share(idle)} of slipgate's CPUs idle (judged below ${share(LOOP_DEMAND_LIMIT)} running and waiting, and above ${share(CPUS_IDLE_FLOOR)} idle): ` +
+    `this rate is the machine's capacity, and the two p99s measure its queue. ` +
     'Measure where the load generator, bank and receiver do not share slipgate\'s cores (--pin, on 4 cores or more)'
   );
 }

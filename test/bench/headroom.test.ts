@@ -1,8 +1,9 @@
 // The bench's room check (headroom.ts) and --pin (pin.ts), on real
-// processes: a child spinning its main thread reads as a busy loop and one
-// that sleeps as an idle one; a paced pair whose plain side had no room is
-// judged "not measurable", not met or missed; a pinned child runs on the
-// CPUs it was given, and --pin moves the bench process to the others.
+// processes: a child spinning its main thread reads as a busy loop, one that
+// sleeps as an idle one, and two spinning on one CPU as loops waiting for it;
+// a paced pair whose plain side had no room is judged "not measurable", not
+// met or missed; a pinned child runs on the CPUs it was given, and --pin
+// moves the bench process to the others.
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { readFileSync } from 'node:fs';
@@ -40,7 +41,7 @@ const started = async (proc: ChildProcess) => void (await once(proc.stdout!, 'da
 const allowedCpus = (pid: number) => /^Cpus_allowed_list:\s*(\S+)$/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))![1]!;
 
 describe('bench headroom', () => {
-  it("reads a spinning main thread as a busy loop and a sleeping one as idle; the machine's idle share is a share", async () => {
+  it("reads a spinning main thread as a busy loop and a sleeping one as idle; the CPUs' idle time is a share", async () => {
     const spinning = child("console.log('up'); for (;;) {}");
     const sleeping = child("console.log('up'); setInterval(() => {}, 1000)");
     await Promise.all([started(spinning), started(sleeping)]);
@@ -49,11 +50,23 @@ describe('bench headroom', () => {
     const [b, i] = [busy(), idle()];
     // Loose bounds: the suite's other files share the machine's cores with the spinning child.
     expect(b.loopBusy).toBeGreaterThan(0.2);
-    expect(i.loopBusy).toBeLessThan(0.05);
-    for (const share of [b.machineIdle, i.machineIdle]) {
+    expect(i.loopBusy + i.loopWaiting).toBeLessThan(0.05);
+    for (const share of [b.cpusIdle, i.cpusIdle]) {
       expect(share).toBeGreaterThanOrEqual(0);
       expect(share).toBeLessThanOrEqual(1);
     }
+  });
+
+  it('counts the time a loop waits for a CPU another process holds, and only the idle time of the CPUs it may use', async () => {
+    // Two spinning loops on one CPU: each runs about half the time and waits the other half.
+    const [one, two] = [child("console.log('up'); for (;;) {}", '0'), child("console.log('up'); for (;;) {}", '0')];
+    await Promise.all([started(one), started(two)]);
+    const room = headroomSince(one.pid!);
+    await sleep(1_000);
+    const r = room();
+    expect(r.loopWaiting).toBeGreaterThan(0.2);
+    expect(r.loopBusy + r.loopWaiting).toBeGreaterThan(0.8);
+    expect(r.cpusIdle).toBeLessThan(0.1);
   });
 });
 
@@ -68,22 +81,22 @@ function pair(round: number, room: Headroom, ratio: number): Row[] {
 const targetLine = (rows: Row[]) => webhookTargets(rows).find((l) => l.startsWith('A+hooks-1000 on sqlite'))!;
 
 describe('bench verdict of the paced target', () => {
-  const roomy = { loopBusy: 0.5, machineIdle: 0.4 };
+  const roomy = { loopBusy: 0.5, loopWaiting: 0.05, cpusIdle: 0.4 };
 
   it('judges the ratio while the plain side had room', () => {
     expect(targetLine([...pair(1, roomy, 1.02), ...pair(2, roomy, 1.06)])).toContain('**met**: 1.04×');
     expect(targetLine([...pair(1, roomy, 1.5), ...pair(2, roomy, 1.6)])).toContain('**MISSED**: 1.55×');
   });
 
-  it('says "not measurable" when the plain side alone kept the loop busy or the machine full, and still prints the ratio', () => {
-    const busyLoop = targetLine([...pair(1, { loopBusy: 0.93, machineIdle: 0.3 }, 2.9), ...pair(2, { loopBusy: 0.9, machineIdle: 0.3 }, 2.8)]);
+  it('says "not measurable" when the plain side alone kept the loop running or waiting, or its CPUs full, and still prints the ratio', () => {
+    const busyLoop = targetLine([...pair(1, { loopBusy: 0.72, loopWaiting: 0.2, cpusIdle: 0.3 }, 2.9), ...pair(2, { loopBusy: 0.7, loopWaiting: 0.2, cpusIdle: 0.3 }, 2.8)]);
     expect(busyLoop).toContain('**not measurable on this machine**');
-    expect(busyLoop).toContain("event loop 92% busy");
+    expect(busyLoop).toContain('event loop running 71% of the time and waiting for a CPU 20%');
     expect(busyLoop).toContain('2.85×');
     expect(busyLoop).not.toContain('MISSED');
-    const fullMachine = targetLine([...pair(1, { loopBusy: 0.6, machineIdle: 0.04 }, 1.5)]);
-    expect(fullMachine).toContain('**not measurable on this machine**');
-    expect(fullMachine).toContain('left 4% of the machine idle');
+    const fullCpus = targetLine([...pair(1, { loopBusy: 0.6, loopWaiting: 0.05, cpusIdle: 0.04 }, 1.5)]);
+    expect(fullCpus).toContain('**not measurable on this machine**');
+    expect(fullCpus).toContain("left 4% of slipgate's CPUs idle");
   });
 });
 
