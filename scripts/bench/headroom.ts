@@ -7,7 +7,7 @@
 // compares two queues' lengths (webhooks-report.ts).
 import { readFileSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
-import { cpuList } from './pin.js';
+import { allowedCpus } from './pin.js';
 import { processTree } from './processes.js';
 
 export interface Headroom {
@@ -21,7 +21,7 @@ export interface Headroom {
 
 /** Starts measuring now; the function returned gives the headroom since. Linux only (reads /proc). */
 export function headroomSince(pid: number): () => Headroom {
-  const cpus = new Set(cpuList(/^Cpus_allowed_list:\s*(\S+)$/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? ''));
+  const cpus = new Set(allowedCpus(pid));
   const idleBefore = cpuTicks(cpus);
   const loopsBefore = mainThreads(pid);
   const started = performance.now();

@@ -17,7 +17,7 @@ export interface Pinning {
 
 /** Splits the CPUs this process may use, half (rounded up) to the target, and moves this process to the rest. */
 export function pinCores(): Pinning {
-  const cpus = cpuList(/^Cpus_allowed_list:\s*(\S+)$/m.exec(readFileSync('/proc/self/status', 'utf8'))?.[1] ?? '');
+  const cpus = allowedCpus('self');
   if (cpus.length < 2) throw new Error(`--pin needs at least 2 CPUs to split; this process may use ${cpus.length}`);
   const cut = Math.ceil(cpus.length / 2);
   const pinning = { target: cpus.slice(0, cut).join(','), others: cpus.slice(cut).join(',') };
@@ -29,6 +29,11 @@ export function pinCores(): Pinning {
 /** The command that starts `args` under node on `cpus` (taskset then executes node: same pid). */
 export function pinnedCommand(args: string[], cpus: string | undefined): { command: string; args: string[] } {
   return cpus === undefined ? { command: process.execPath, args } : { command: 'taskset', args: ['-c', cpus, process.execPath, ...args] };
+}
+
+/** The CPUs a process may run on (its affinity, /proc/<pid>/status). */
+export function allowedCpus(pid: number | 'self'): number[] {
+  return cpuList(/^Cpus_allowed_list:\s*(\S+)$/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? '');
 }
 
 /** "0-2,5" → [0, 1, 2, 5]. */

@@ -11,7 +11,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { headroomSince, type Headroom } from '../../scripts/bench/headroom.js';
-import { cpuList, pinnedCommand } from '../../scripts/bench/pin.js';
+import { allowedCpus, cpuList, pinnedCommand } from '../../scripts/bench/pin.js';
 import type { Row } from '../../scripts/bench/report.js';
 import { scenarios } from '../../scripts/bench/scenarios.js';
 import { webhookTargets } from '../../scripts/bench/webhooks-report.js';
@@ -38,7 +38,6 @@ function child(code: string, cpus?: string): ChildProcess {
 /** Once the child has started up and printed its first line: node's start-up CPU is behind it. */
 const started = async (proc: ChildProcess) => void (await once(proc.stdout!, 'data'));
 
-const allowedCpus = (pid: number) => /^Cpus_allowed_list:\s*(\S+)$/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))![1]!;
 
 describe('bench headroom', () => {
   it("reads a spinning main thread as a busy loop and a sleeping one as idle; the CPUs' idle time is a share", async () => {
@@ -110,7 +109,7 @@ describe('bench --pin', () => {
     const pinned = child('setInterval(() => {}, 1000)', '0');
     // Once taskset has executed node (it sets the affinity first): the child's command is node's.
     await eventually(async () => readFileSync(`/proc/${pinned.pid}/cmdline`, 'utf8').startsWith(process.execPath));
-    expect(allowedCpus(pinned.pid!)).toBe('0');
+    expect(allowedCpus(pinned.pid!)).toEqual([0]);
   });
 
   it('moves the bench process to the CPUs it leaves to everyone else, and its children inherit them', () => {
@@ -121,7 +120,7 @@ describe('bench --pin', () => {
       const own = /Cpus_allowed_list:\\s*(\\S+)/.exec(execFileSync('cat', ['/proc/self/status'], { encoding: 'utf8' }))[1];
       console.log(JSON.stringify({ ...pin, child: own }));`;
     const out = JSON.parse(execFileSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], { cwd: root, encoding: 'utf8' })) as { target: string; others: string; child: string };
-    const all = cpuList(allowedCpus(process.pid));
+    const all = allowedCpus(process.pid);
     const half = Math.ceil(all.length / 2);
     expect(cpuList(out.target)).toEqual(all.slice(0, half));
     expect(cpuList(out.others)).toEqual(all.slice(half));
