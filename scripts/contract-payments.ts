@@ -3,6 +3,7 @@
 // it, the verdict a verification adds, and the routes. scripts/contract.ts
 // merges it in; `npm run contract` writes it.
 import { z } from 'zod';
+import { REFERENCE_CONFLICT } from '../src/domain/errors.js';
 import { paymentRequestBody } from '../src/domain/payments/input.js';
 import { PAYMENT_REFUSALS, PAYMENT_STATUSES } from '../src/domain/payments/types.js';
 
@@ -28,6 +29,14 @@ export function paymentComponents(): Json {
   const { $schema: _draft, ...create } = z.toJSONSchema(paymentRequestBody, { target: 'draft-2020-12' }) as Json;
   return {
     PaymentRequestCreate: create,
+    Error1026: {
+      type: 'object',
+      description:
+        'The `reference` was used before for another amount, receiver or expiry (HTTP 409): a reused order number. Nothing was made or changed; the earlier request stays as it was (read it with GET ?reference=).',
+      required: ['status', 'code', 'message'],
+      additionalProperties: false,
+      properties: { status: { const: 'error' }, code: { const: REFERENCE_CONFLICT.code }, message: { const: REFERENCE_CONFLICT.message } },
+    },
     PaymentRequest: {
       type: 'object',
       required: ['id', 'reference', 'amount', 'status', 'receiver', 'promptpay', 'createdAt', 'expiresAt', 'paidAt', 'paidBy'],
@@ -83,7 +92,11 @@ export function paymentPaths(): Json {
         requestBody: { required: true, content: jsonOf(ref('PaymentRequestCreate')) },
         responses: {
           '201': answer('Created.', success),
-          '200': answer('The same `reference` was used before: its first request, unchanged.', success),
+          '200': answer(
+            'The same `reference` was used before with the same amount, receiver and expiry (an omitted one as the create would resolve it): its first request, unchanged.',
+            success,
+          ),
+          '409': answer('1026: the same `reference` was used before with another amount, receiver or expiry.', ref('Error1026')),
           ...badRequest('a bad body (amount, reference, expiresInMinutes, receiver; unknown fields)'),
           ...keyErrors,
           '415': answer('Content-Type is not application/json.', ref('RequestError')),

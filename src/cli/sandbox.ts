@@ -4,6 +4,7 @@ import { bahtOf } from '../domain/payments/money.js';
 import type { PaymentRequest } from '../domain/payments/types.js';
 import { InputError } from '../domain/errors.js';
 import { promptPayTarget } from '../domain/receiver-input.js';
+import { targetReceiver } from '../domain/payments/target.js';
 import type { Receiver } from '../domain/types.js';
 import { withExistingStore } from './context.js';
 import { sandboxQr } from '../upstream/sandbox/sandbox-qr.js';
@@ -72,12 +73,13 @@ export function registerSandboxCommands(program: Command): void {
     });
 }
 
+/** The request and its own target (as its receiver was when it was made: a receiver removed or edited since changes nothing). */
 function findPaymentRequest(id: string): Promise<{ request: PaymentRequest; receiver: Receiver }> {
   return withExistingStore(async ({ store }) => {
     const request = await store.getPaymentRequest(id);
     if (!request) throw new InputError(`no payment request ${id}`);
-    const receiver = await store.getReceiver(request.receiverId);
-    if (!receiver) throw new InputError(`the receiver ${request.receiverId} of ${id} was removed`);
+    const receiver = targetReceiver(request);
+    if (!receiver) throw new InputError(`${id} was made before requests kept their target, and its receiver ${request.receiverId} was removed before the upgrade`);
     return { request, receiver };
   });
 }

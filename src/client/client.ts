@@ -56,7 +56,8 @@ export interface SlipgateClient extends PaymentRequestCalls {
 const VERIFY_PATH = '/api/v1/verify';
 /** Failures where the request never reached a server: safe to send again. */
 const NOT_CONNECTED = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'UND_ERR_CONNECT_TIMEOUT']);
-const CODES = new Set<number>(Object.values(ERROR_CODES));
+/** The account errors' codes (1026 is the payment create's own: payments.ts). */
+const CODES = new Set<number>(Object.values(ERROR_CODES).filter((code) => code !== ERROR_CODES.REFERENCE_CONFLICT));
 
 export function createClient(options: ClientOptions): SlipgateClient {
   const base = options.url.replace(/\/+$/, '').replace(/\/api\/v1\/verify$/, '');

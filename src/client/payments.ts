@@ -1,14 +1,14 @@
 // The payment request routes (docs/payments.md) for the SDK. Every call can
-// be sent again safely: a create with the same reference answers the first
-// request, reads change nothing, and cancelling twice is harmless. So
-// connection failures are left to the caller to retry as they see fit.
+// be sent again safely: a create with the same reference and body answers
+// the first request, reads change nothing, and cancelling twice is harmless.
+// So connection failures are left to the caller to retry as they see fit.
 import { envelope, errorResult, SlipgateError } from './client.js';
-import type { PaymentRequestResult } from './types.js';
+import { ERROR_CODES, type PaymentRequestResult } from './types.js';
 
 export interface NewPaymentRequest {
   /** Baht: 250, 250.5 or "250.00". */
   amount: number | string;
-  /** Your order id: the same one again answers the first request. */
+  /** Your order id: the same one with the same body answers the first request; with another body, a ReferenceConflict (1026). */
   reference: string;
   /** 1–1440, default 30. */
   expiresInMinutes?: number;
@@ -47,6 +47,9 @@ export function paymentRequestCalls(c: { base: string; apiKey: string; timeoutMs
   async function call(method: 'GET' | 'POST', path: string, body: unknown, signal: AbortSignal | undefined): Promise<PaymentRequestResult> {
     const res = await send(method, path, body, signal);
     const answer = await envelope(res, 1);
+    if (answer.status === 'error' && answer.code === ERROR_CODES.REFERENCE_CONFLICT && res.status === 409) {
+      return { status: 'error', kind: 'reference_conflict', httpStatus: 409, code: ERROR_CODES.REFERENCE_CONFLICT, message: typeof answer.message === 'string' ? answer.message : '' };
+    }
     if (answer.status === 'error') return errorResult(res, answer);
     return { status: 'success', httpStatus: res.status, created: res.status === 201, data: answer.data as never };
   }

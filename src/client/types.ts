@@ -42,8 +42,14 @@ export const ERROR_CODES = {
    * registered receivers (HTTP 400). Not charged; creditsRemaining is set.
    */
   RECEIVER_NOT_REGISTERED: 1025,
+  /**
+   * createPaymentRequest only (HTTP 409): the reference was used before for
+   * another amount, receiver or expiry. Nothing was made; see ReferenceConflict.
+   */
+  REFERENCE_CONFLICT: 1026,
 } as const;
-export type ErrorCode = (typeof ERROR_CODES)[keyof typeof ERROR_CODES];
+/** The account errors' codes (1020–1025). */
+export type ErrorCode = Exclude<(typeof ERROR_CODES)[keyof typeof ERROR_CODES], typeof ERROR_CODES.REFERENCE_CONFLICT>;
 
 interface SuccessBody {
   status: 'success';
@@ -95,5 +101,22 @@ export interface OtherError {
 export type VerifyError = AccountError | OtherError;
 export type VerifyResult<R = undefined> = VerifySuccess<R> | VerifyError;
 
-/** A payment request route's answer: `created` on the create that made it (201), false when the reference was used before (200). */
-export type PaymentRequestResult = { status: 'success'; httpStatus: number; created: boolean; data: PaymentRequestData } | VerifyError;
+/**
+ * 1026 from createPaymentRequest (HTTP 409): a request with this reference
+ * exists for another amount, receiver or expiry (a reused order number).
+ * Nothing was made or changed: use a new reference for a new order.
+ */
+export interface ReferenceConflict {
+  status: 'error';
+  kind: 'reference_conflict';
+  httpStatus: 409;
+  code: typeof ERROR_CODES.REFERENCE_CONFLICT;
+  message: string;
+}
+
+/**
+ * A payment request route's answer: `created` on the create that made it
+ * (201), false when the reference was used before with the same body (200);
+ * a ReferenceConflict when it was used with another.
+ */
+export type PaymentRequestResult = { status: 'success'; httpStatus: number; created: boolean; data: PaymentRequestData } | VerifyError | ReferenceConflict;

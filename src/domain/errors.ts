@@ -13,6 +13,13 @@ export const ACCOUNT_ERRORS = {
 
 export type AccountErrorKind = keyof typeof ACCOUNT_ERRORS;
 
+/**
+ * The payment request routes' own coded error (HTTP 409): the reference was
+ * used before for another amount, receiver or expiry. Not an account error:
+ * the key and account are fine, the order number is not new.
+ */
+export const REFERENCE_CONFLICT = { code: 1026, message: 'reference already used' } as const;
+
 export const UPSTREAM_MESSAGES = {
   upstream_timeout: 'verification service timed out',
   upstream_unavailable: 'verification service unavailable',

@@ -3,7 +3,7 @@
 // x-api-key, error envelope and codes as POST /api/v1/verify.
 import express, { type Request, type RequestHandler, type Response, type Router } from 'express';
 import QRCode from 'qrcode';
-import { ACCOUNT_ERRORS } from '../domain/errors.js';
+import { ACCOUNT_ERRORS, REFERENCE_CONFLICT } from '../domain/errors.js';
 import type { KeyResolver } from '../domain/key-lookup.js';
 import type { Store } from '../domain/ports/store.js';
 import { paymentFacts } from '../domain/payments/events.js';
@@ -38,7 +38,9 @@ export function paymentRoutes(deps: PaymentRouteDeps, byKey: RequestHandler): Ro
     if (!input.ok) return sendError(res, 400, input.message);
     try {
       const made = await deps.service.create(accountOf(res), input.input);
-      res.status(made.created ? 201 : 200).json(success(made.request));
+      // A reused order number must not read the old order's state (maybe paid) as the new one's.
+      if (made.outcome === 'conflict') return void res.status(409).json({ status: 'error', ...REFERENCE_CONFLICT });
+      res.status(made.outcome === 'created' ? 201 : 200).json(success(made.request));
     } catch (err) {
       if (err instanceof PaymentRequestRefused) return sendError(res, 400, err.message);
       throw err;

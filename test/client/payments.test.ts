@@ -1,5 +1,5 @@
 // The SDK's payment request calls against a real running slipgate: create
-// (and the same reference again), read by id and reference, the QR, pay
+// (and the same reference again: the same body, then another: 1026), read by id and reference, the QR, pay
 // through verify with paymentRequest, cancel, and the key errors.
 import { afterAll, beforeAll, describe, expect, expectTypeOf, it } from 'vitest';
 import { createClient, ERROR_CODES, type PaymentRequestResult, type PaymentVerdict } from '../../src/client/index.js';
@@ -25,8 +25,12 @@ describe('slipgate/client: payment requests', () => {
     const client = createClient({ url: app.publicUrl, apiKey: merchant.apiKey });
     const made = data(await client.createPaymentRequest({ amount: '120.00', reference: 'sdk-1' }));
     expect(made).toMatchObject({ httpStatus: 201, created: true, data: { reference: 'sdk-1', amount: 120, status: 'pending' } });
-    const again = data(await client.createPaymentRequest({ amount: 1, reference: 'sdk-1' }));
+    const again = data(await client.createPaymentRequest({ amount: 120, reference: 'sdk-1' }));
     expect(again).toEqual({ ...made, httpStatus: 200, created: false });
+    // The reference again for another amount: a reused order number, never the first order's state.
+    const reused = await client.createPaymentRequest({ amount: 1, reference: 'sdk-1' });
+    expect(reused).toEqual({ status: 'error', kind: 'reference_conflict', httpStatus: 409, code: ERROR_CODES.REFERENCE_CONFLICT, message: 'reference already used' });
+    expect(ERROR_CODES.REFERENCE_CONFLICT).toBe(1026);
     expect(data(await client.getPaymentRequest(made.data.id)).data).toEqual(made.data);
     expect(data(await client.findPaymentRequest('sdk-1')).data).toEqual(made.data);
     expect(await decodeSlipImage(await client.paymentRequestQr(made.data.id, 'png'))).toBe(made.data.promptpay);

@@ -1,5 +1,7 @@
 // The payment request commands, black-box: `sandbox qr --pays` prints the
-// slip that pays a request, and each refusal flag gets its refusal;
+// slip that pays a request (from the request's own target: a receiver
+// removed and added again changes nothing), and each refusal flag gets its
+// refusal;
 // `payments unique-amounts` turns the setting on (an admin event) and
 // `payments list` shows the requests.
 import { execFile } from 'node:child_process';
@@ -52,6 +54,17 @@ describe('payment request commands', () => {
     expect(exact.code).toBe(0);
     expect(await pay(exact.stdout, request.id)).toEqual({ id: request.id, status: 'paid' });
     expect((await slipgate('sandbox', 'qr', '--pays', 'pr_unknown')).code).not.toBe(0);
+  });
+
+  it('receivers remove and add of the same number (a name fixed) orphan no order: sandbox qr --pays makes its slip, and it pays', { timeout: 60_000 }, async () => {
+    const s = await shop(app, 5, '0866666666');
+    const request = (await create(app, s, { amount: 77, reference: 'cli-edit' })).body.data;
+    expect((await slipgate('receivers', 'remove', s.receiverId)).code).toBe(0);
+    const added = await slipgate('receivers', 'add', s.accountId, '--promptpay', '0866666666', '--name', 'SOMCHAI JAIDEE CO');
+    expect(added.code).toBe(0);
+    const exact = await slipgate('sandbox', 'qr', '--pays', request.id);
+    expect(exact.code).toBe(0);
+    expect((await app.post({ qrcode: exact.stdout, paymentRequest: request.id }, { 'x-api-key': s.apiKey })).body.paymentRequest).toEqual({ id: request.id, status: 'paid' });
   });
 
   it('turns unique amounts on and lists the requests', { timeout: 60_000 }, async () => {

@@ -39,6 +39,9 @@ describe('openapi.json: payment requests', () => {
     const made = await create(app, merchant, body);
     expectDocumented(PATH, 'post', 201, made.body);
     expectDocumented(PATH, 'post', 200, (await create(app, merchant, body)).body);
+    const reused = await create(app, merchant, { ...body, amount: 100 });
+    expect(reused.status).toBe(409);
+    expectDocumented(PATH, 'post', 409, reused.body);
     expectDocumented(PATH, 'post', 400, (await create(app, merchant, { amount: 0, reference: 'x' })).body);
     expectDocumented(PATH, 'post', 401, (await call(app, 'POST', PATH, null, body)).body);
     expectDocumented(PATH, 'get', 200, (await call(app, 'GET', `${PATH}?reference=doc-1`, merchant.apiKey)).body);

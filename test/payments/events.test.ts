@@ -67,6 +67,7 @@ function toStored(shown: { id: string; reference: string; promptpay: string; rec
     id: shown.id,
     accountId,
     receiverId: shown.receiver,
+    target: { kind: 'promptpay', bankCode: null, number: '0812345678', proxyType: 'MSISDN', nameTh: null, nameEn: 'SOMCHAI JAIDEE' },
     reference: shown.reference,
     amount: 48_050,
     requestedAmount: 48_050,

@@ -1,7 +1,8 @@
 // The payment request routes on a running slipgate: create (the PromptPay
 // payload read back by promptparse and by a banking app's rules), the same
-// reference again, reads, cancel, the QR pictures, bad input, and another
-// account's request as 404.
+// reference again (the same body: the first request; another: 409 / 1026),
+// reads, cancel, the QR pictures, bad input, and another account's request
+// as 404.
 import { parse } from 'promptparse';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { decodeSlipImage } from '../../src/slip-image/decode-image.js';
@@ -38,12 +39,57 @@ describe('payment request routes', () => {
     expect((await app.store.getAccount(merchant.accountId))?.credits).toBe(10);
   });
 
-  it('answers the same reference with the first request (200), never a second one', async () => {
+  it('answers the same reference and body with the first request (200), never a second one', async () => {
     const first = await create(app, merchant, { amount: 99, reference: 'order-2' });
-    const again = await create(app, merchant, { amount: 120, reference: 'order-2', expiresInMinutes: 5 });
     expect(first.status).toBe(201);
-    expect(again.status).toBe(200);
-    expect(again.body).toEqual(first.body);
+    // Omitted fields compare as the create resolves them: 30 minutes, the account's one receiver.
+    for (const body of [
+      { amount: 99, reference: 'order-2' },
+      { amount: '99.00', reference: 'order-2', expiresInMinutes: 30 },
+      { amount: 99, reference: 'order-2', receiver: merchant.receiverId },
+    ]) {
+      const again = await create(app, merchant, body);
+      expect(again.status, JSON.stringify(body)).toBe(200);
+      expect(again.body).toEqual(first.body);
+    }
+  });
+
+  it('answers the same reference with another amount, expiry or receiver 409 / 1026, and changes nothing', async () => {
+    const s = await shop(app, 1, '0811111111');
+    const first = await create(app, s, { amount: 99, reference: 'reused', expiresInMinutes: 10 });
+    expect(first.status).toBe(201);
+    const other = await app.admin.addReceiver('test', { accountId: s.accountId, promptPay: '0822222222', nameEn: 'OTHER SHOP' });
+    for (const body of [
+      { amount: 120, reference: 'reused', expiresInMinutes: 10, receiver: s.receiverId },
+      { amount: 99, reference: 'reused', receiver: s.receiverId },
+      { amount: 99, reference: 'reused', expiresInMinutes: 10, receiver: other.id },
+    ]) {
+      const again = await create(app, s, body);
+      expect(again.status, JSON.stringify(body)).toBe(409);
+      expect(again.body).toEqual({ status: 'error', code: 1026, message: 'reference already used' });
+    }
+    expect((await call(app, 'GET', `${PATH}?reference=reused`, s.apiKey)).body).toEqual(first.body);
+    expect((await app.store.listPaymentRequests({ accountId: s.accountId, limit: 10 })).items).toHaveLength(1);
+  });
+
+  it('two creates of one reference at once with different bodies: one 201, the other 409', async () => {
+    const s = await shop(app, 1, '0833333333');
+    for (let round = 0; round < 5; round++) {
+      const reference = `race-${round}`;
+      const answers = await Promise.all([create(app, s, { amount: 10, reference }), create(app, s, { amount: 20, reference })]);
+      expect(answers.map((a) => a.status).sort()).toEqual([201, 409]);
+      const made = answers.find((a) => a.status === 201)!.body;
+      expect((await call(app, 'GET', `${PATH}?reference=${reference}`, s.apiKey)).body).toEqual(made);
+    }
+  });
+
+  it('a receiver removed and added again (a name fixed) is still the same receiver for a retried create', async () => {
+    const s = await shop(app, 1, '0844444444');
+    const first = await create(app, s, { amount: 50, reference: 'kept' });
+    await app.admin.removeReceiver('test', s.receiverId);
+    const again = await app.admin.addReceiver('test', { accountId: s.accountId, promptPay: '0844444444', nameEn: 'SOMCHAI JAIDEE CO' });
+    expect((await create(app, s, { amount: 50, reference: 'kept' })).body).toEqual(first.body);
+    expect((await create(app, s, { amount: 50, reference: 'kept', receiver: again.id })).status).toBe(200);
   });
 
   it('reads by id and by reference; another account gets 404 for both', async () => {

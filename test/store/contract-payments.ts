@@ -27,6 +27,7 @@ function request(accountId: string, over: Partial<PaymentRequest> = {}): Payment
     id: id('pr'),
     accountId,
     receiverId: 'rcv_shop',
+    target: { kind: 'promptpay', bankCode: null, number: '0812345678', proxyType: 'MSISDN', nameTh: 'ร้านกาแฟ ดีดี', nameEn: 'DEEDEE COFFEE' },
     reference: id('order'),
     amount: 25_000,
     requestedAmount: 25_000,
@@ -167,6 +168,21 @@ export function paymentContract(f: Fixtures): void {
       const rest = await f.store().listPaymentRequests({ accountId, limit: 2, after: first.next });
       expect([...first.items, ...rest.items].map((p) => p.id)).toEqual([made[3]!.id, made[2]!.id, made[1]!.id, made[0]!.id]);
       expect((await f.store().listPaymentRequests({ accountId, status: 'cancelled', limit: 10 })).items.map((p) => p.id)).toEqual([made[1]!.id]);
+    });
+
+    it("reads an account's pending requests alone, newest first, with their own targets", async () => {
+      const accountId = await f.account(100);
+      const base = Date.now();
+      const made = [0, 1, 2, 3, 4].map((i) => request(accountId, { createdAt: new Date(base + i * 1000), expiresAt: new Date(base + 60 * MINUTE) }));
+      // A request made before targets were kept whose receiver was gone: no target, still listed.
+      made[4] = { ...made[4]!, target: null };
+      for (const p of made) await f.store().createPaymentRequest(p);
+      await f.store().cancelPaymentRequest(made[1]!.id, new Date());
+      await payBySettle(f.store(), made[2]!, slip(), new Date());
+      await f.store().createPaymentRequest(request(await f.account(), { createdAt: new Date(base + 9000) }));
+      expect(await f.store().pendingPaymentRequests(accountId, 10)).toEqual([made[4], made[3], made[0]]);
+      expect((await f.store().pendingPaymentRequests(accountId, 2)).map((p) => p.id)).toEqual([made[4]!.id, made[3]!.id]);
+      expect(await f.store().pendingPaymentRequests('acc_missing', 10)).toEqual([]);
     });
 
     f.concurrency('one reference created at once from many callers makes one request', async () => {

@@ -41,6 +41,7 @@ describe('mongo store: payment claims left by a crash', () => {
     id: id('pr'),
     accountId,
     receiverId: 'rcv_claims',
+    target: null,
     reference: id('order'),
     amount: 10_000,
     requestedAmount: 10_000,
@@ -134,7 +135,7 @@ describe('mongo store: one slip sent twice at once for one request', () => {
     await fundAccount(store, accountId, 10);
     const make = async () => {
       const p: PaymentRequest = {
-        id: id('pr'), accountId, receiverId: 'rcv_t', reference: id('order'), amount: 500, requestedAmount: 500, uniqueAmount: false, promptpay: 'qr',
+        id: id('pr'), accountId, receiverId: 'rcv_t', target: null, reference: id('order'), amount: 500, requestedAmount: 500, uniqueAmount: false, promptpay: 'qr',
         status: 'pending', createdAt: new Date(), expiresAt: new Date(Date.now() + 600_000), paidAt: null, paidBy: null, closedAt: null,
       };
       await store.createPaymentRequest(p);

@@ -11,6 +11,7 @@ import mongoose from 'mongoose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { auditFilter, NEWEST_FIRST, type Filter } from '../../src/store/mongo/filters.js';
 import { MongoStore } from '../../src/store/mongo/mongo-store.js';
+import { PENDING_ORDER } from '../../src/store/mongo/payments.js';
 import { passFilter } from '../../src/store/mongo/retention.js';
 import { createMongoDatabase, type TestMongoDatabase } from '../helpers/mongo.js';
 import { PLANNED_LOOKUPS, PLANNED_USAGE, seedRows, type IndexRole, type SeedRow } from './query-plans.js';
@@ -43,6 +44,9 @@ beforeAll(async () => {
   const doc = (r: SeedRow) => ({ _id: r.id, accountId: r.accountId, keyId: 'key_plan', requestId: r.requestId, qrcode: 'qr', transactionId: r.transactionId, sendingBank: r.sendingBank, upstream: 'sandbox', latencyMs: 1, createdAt: new Date(r.createdAt) });
   await db.collection('verify_transactions').insertMany(verifications.map((r) => ({ ...doc(r), amount: 1, receivingBank: '014', response: {} })) as never[]);
   await db.collection('request_errors').insertMany(failures.map((r) => ({ ...doc(r), kind: 'upstream_error', message: 'boom' })) as never[]);
+  // Payment requests: the busy account's long history, 1 in 50 of them still pending.
+  const requests = verifications.map((r, i) => ({ _id: `pr_${i}`, accountId: r.accountId, reference: `order-${i}`, status: i % 50 === 0 ? 'pending' : 'paid', createdAt: new Date(r.createdAt) }));
+  await db.collection('payment_requests').insertMany(requests as never[]);
   const info = (await db.admin().command({ buildInfo: 1 })) as { ferretdbVersion?: string };
   ferretdb = info.ferretdbVersion !== undefined;
 }, 120_000);
@@ -96,8 +100,8 @@ function stages(plan: unknown): Stage[] {
   return [...here, ...Object.values(plan).flatMap(stages)];
 }
 
-async function expectServed(collection: string, filter: Filter, sort: Key | null, limit: number | null, role: IndexRole): Promise<void> {
-  const expected = INDEX_OF[role];
+async function expectServed(collection: string, filter: Filter, sort: Key | null, limit: number | null, role: IndexRole | Key): Promise<void> {
+  const expected = typeof role === 'string' ? INDEX_OF[role] : role;
   if (ferretdb) {
     const indexes = await db.collection(collection).indexes();
     expect(indexes.map((ix) => ix.key), `indexes of ${collection}`).toContainEqual(expected);
@@ -128,6 +132,13 @@ describe('mongo query plans', () => {
     const filter = auditFilter(usage.query, 'request_errors');
     await expectServed('verify_transactions', filter, null, null, usage.index);
     await expectServed('request_errors', filter, null, null, usage.index);
+  });
+});
+
+describe('mongo payment request plans', () => {
+  it("an account's pending requests (LINE matching) read the pending ones alone, newest first", async () => {
+    // Status is an equality right after the account: the account's closed history is outside the range read.
+    await expectServed('payment_requests', { accountId: 'acc_busy', status: 'pending' }, PENDING_ORDER, 2000, { accountId: 1, status: 1, createdAt: -1, _id: -1 });
   });
 });
 

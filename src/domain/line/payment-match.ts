@@ -2,14 +2,16 @@
 // channel matches payment requests (docs/line.md#payment-requests). The
 // customer names no order in the chat, so the slip itself must point at one
 // request and only one: a pending request of the channel's account, for the
-// receiver the slip paid, for the slip's amount to the satang. The request
-// chosen is then paid through the verify path's own atomic rules
-// (payments/paying.ts): paid once, a slip pays one request, the window.
+// target the slip paid (the request's own, kept from when it was made), for
+// the slip's amount to the satang. The request chosen is then paid through
+// the verify path's own atomic rules (payments/paying.ts): paid once, a slip
+// pays one request, the window.
 import type { Store } from '../ports/store.js';
 import { matchReceivers } from '../receiver-policy.js';
 import type { VerifiedSlip } from '../types.js';
 import { slipSatang } from '../payments/money.js';
 import type { PaymentRequest } from '../payments/types.js';
+import { targetReceiver } from '../payments/target.js';
 
 export type PaymentMatch =
   /** The request the slip is offered to (its amount may still differ: then it is the receiver's only pending one). */
@@ -24,8 +26,7 @@ export interface PaymentRequestMatcher {
   match(accountId: string, slip: VerifiedSlip): Promise<PaymentMatch>;
 }
 
-/** Pending requests read per page, and at most in all: a shop with more open orders than this matches among the newest. */
-const PAGE = 200;
+/** Pending requests read at most: a shop with more open orders than this matches among the newest. */
 const MAX_PENDING = 2_000;
 
 export class PendingRequestMatcher implements PaymentRequestMatcher {
@@ -43,25 +44,25 @@ export class PendingRequestMatcher implements PaymentRequestMatcher {
     return { kind: 'none' };
   }
 
-  /** The account's pending requests whose receiver (even if deactivated since: the QR named it) the slip paid. */
+  /**
+   * The account's pending requests whose own target (payments/target.ts, as
+   * the receiver was when the QR was made) the slip paid. Read by the index
+   * of pending requests alone: the account's closed history is never read.
+   */
   private async pendingPaidTo(accountId: string, slip: VerifiedSlip): Promise<PaymentRequest[]> {
     const paidTo = new Map<string, boolean>();
-    const found: PaymentRequest[] = [];
-    let after: string | null = null;
-    for (let read = 0; read < MAX_PENDING; read += PAGE) {
-      const page = await this.store.listPaymentRequests({ accountId, status: 'pending', limit: PAGE, after });
-      for (const request of page.items) {
-        let paid = paidTo.get(request.receiverId);
-        if (paid === undefined) {
-          const receiver = await this.store.getReceiver(request.receiverId);
-          paid = receiver !== null && matchReceivers(slip, [{ ...receiver, active: true }], 'report').passed;
-          paidTo.set(request.receiverId, paid);
-        }
-        if (paid) found.push(request);
+    const pending = await this.store.pendingPaymentRequests(accountId, MAX_PENDING);
+    return pending.filter((request) => {
+      const target = targetReceiver(request);
+      if (!target) return false;
+      // Requests of one target share the verdict: each target is compared once.
+      const key = JSON.stringify([target.kind, target.bankCode, target.number, target.proxyType, target.nameTh, target.nameEn]);
+      let paid = paidTo.get(key);
+      if (paid === undefined) {
+        paid = matchReceivers(slip, [target], 'report').passed;
+        paidTo.set(key, paid);
       }
-      if (page.next === null) break;
-      after = page.next;
-    }
-    return found;
+      return paid;
+    });
   }
 }

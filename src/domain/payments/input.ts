@@ -22,7 +22,10 @@ export const paymentRequestBody = z
       .min(1, REFERENCE)
       .max(MAX_REFERENCE_LENGTH, REFERENCE)
       .refine((v) => !/\p{Cc}/u.test(v) && v.trim() !== '', REFERENCE)
-      .meta({ description: "The merchant's order id. The same reference again answers the first request (HTTP 200), never a second one." }),
+      .meta({
+        description:
+          "The merchant's order id. The same reference again with the same amount, receiver and expiry answers the first request (HTTP 200), never a second one; with another, 409 and code 1026.",
+      }),
     expiresInMinutes: z
       .number({ error: EXPIRY })
       .int(EXPIRY)

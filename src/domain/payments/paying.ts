@@ -8,6 +8,7 @@ import type { SettlePayment, Store } from '../ports/store.js';
 import { matchReceivers } from '../receiver-policy.js';
 import type { VerifiedSlip } from '../types.js';
 import { slipSatang } from './money.js';
+import { targetReceiver } from './target.js';
 import type { PayResult, PayingSlip, PaymentRefusal, PaymentRequest, PaymentStatus } from './types.js';
 import type { NewWebhookDelivery } from '../webhooks/types.js';
 
@@ -57,9 +58,9 @@ export async function preparePayment(store: Store, attempt: PayAttempt): Promise
   };
   const known = stateRefusal(request, paying);
   if (known) return refused(known);
-  const receiver = await store.getReceiver(request.receiverId);
-  // The request's own receiver, even if deactivated since: the QR named it.
-  if (!receiver || !matchReceivers(slip, [{ ...receiver, active: true }], 'report').passed) return refused('wrong_receiver');
+  // The request's own target, as its receiver was when it was made: the QR named it.
+  const receiver = targetReceiver(request);
+  if (!receiver || !matchReceivers(slip, [receiver], 'report').passed) return refused('wrong_receiver');
   if (paying.amount !== request.amount) return refused('amount_mismatch');
   if (paying.transferredAt.getTime() < request.createdAt.getTime() - CLOCK_TOLERANCE_MS) return refused('transferred_before_request');
   if (paying.transferredAt.getTime() > request.expiresAt.getTime()) return refused('expired');

@@ -9,6 +9,7 @@ import type { Receiver } from '../types.js';
 import { isPaymentRequestId, type PaymentRequestInput } from './input.js';
 import { MAX_AMOUNT_SATANG } from './money.js';
 import { promptPayPayload } from './promptpay.js';
+import { samePlace, targetOf } from './target.js';
 import type { PaymentRequest } from './types.js';
 
 /** Unique amounts add 1 to 99 satang: at most this many pending requests of one receiver share a requested amount. */
@@ -19,7 +20,13 @@ export class PaymentRequestRefused extends Error {
   override name = 'PaymentRequestRefused';
 }
 
-export type Created = { created: true; request: PaymentRequest } | { created: false; request: PaymentRequest };
+/**
+ * What a create did: made the request (`created`), found the reference's
+ * request asked the same way (`same`: a retry, answered with it), or found
+ * it made for another amount, receiver or expiry (`conflict`: a reused order
+ * number, which must not read the old request's state as the new order's).
+ */
+export type Created = { outcome: 'created' | 'same' | 'conflict'; request: PaymentRequest };
 
 export class PaymentRequestService {
   constructor(
@@ -27,10 +34,10 @@ export class PaymentRequestService {
     private readonly now: () => Date = () => new Date(),
   ) {}
 
-  /** A reference used before answers its first request (`created: false`), whatever else this call asked. */
+  /** A reference used before answers its first request: `same` when this call asked for it, `conflict` otherwise. */
   async create(accountId: string, input: PaymentRequestInput): Promise<Created> {
     const earlier = await this.store.findPaymentRequest(accountId, input.reference);
-    if (earlier) return { created: false, request: earlier };
+    if (earlier) return this.existing(accountId, input, earlier);
     const receiver = await this.receiverFor(accountId, input.receiver);
     const unique = await this.store.uniquePaymentAmounts(accountId);
     const createdAt = this.now();
@@ -38,6 +45,7 @@ export class PaymentRequestService {
       id: newId('pr'),
       accountId,
       receiverId: receiver.id,
+      target: targetOf(receiver),
       reference: input.reference,
       requestedAmount: input.amount,
       uniqueAmount: unique,
@@ -56,8 +64,9 @@ export class PaymentRequestService {
       if (amount > MAX_AMOUNT_SATANG) break;
       const request: PaymentRequest = { ...base, amount, promptpay: promptPayPayload(receiver, amount) };
       const result = await this.store.createPaymentRequest(request);
-      if (result.status === 'created') return { created: true, request };
-      if (result.status === 'reference_taken') return { created: false, request: result.existing };
+      if (result.status === 'created') return { outcome: 'created', request };
+      // Another create of this reference won the race: the same answer as if it had come first.
+      if (result.status === 'reference_taken') return this.existing(accountId, input, result.existing);
     }
     throw new PaymentRequestRefused('every unique amount near this one is pending for this receiver: wait for one to be paid or expire, or ask another amount');
   }
@@ -79,8 +88,35 @@ export class PaymentRequestService {
     return this.store.cancelPaymentRequest(id, this.now());
   }
 
+  private async existing(accountId: string, input: PaymentRequestInput, request: PaymentRequest): Promise<Created> {
+    const same =
+      input.amount === request.requestedAmount &&
+      input.expiresInMinutes * 60_000 === request.expiresAt.getTime() - request.createdAt.getTime() &&
+      (await this.sameReceiver(accountId, input.receiver, request));
+    return { outcome: same ? 'same' : 'conflict', request };
+  }
+
+  /**
+   * A named receiver is the request's when it is the same receiver or one
+   * with the same target (removed and added again to fix a name). An omitted
+   * one resolves as a create would (the account's only active PromptPay
+   * receiver); when that finds none or several, the body named nothing to
+   * compare and it is the request's.
+   */
+  private async sameReceiver(accountId: string, id: string | undefined, request: PaymentRequest): Promise<boolean> {
+    if (id === request.receiverId) return true;
+    const active = await this.activePromptPay(accountId);
+    const chosen = id === undefined ? (active.length === 1 ? active[0] : 'any') : active.find((r) => r.id === id);
+    if (chosen === 'any') return true;
+    return chosen !== undefined && request.target !== null && samePlace(targetOf(chosen), request.target);
+  }
+
+  private async activePromptPay(accountId: string): Promise<Receiver[]> {
+    return (await this.store.listReceivers(accountId)).filter((r) => r.active && r.kind === 'promptpay');
+  }
+
   private async receiverFor(accountId: string, id: string | undefined): Promise<Receiver> {
-    const active = (await this.store.listReceivers(accountId)).filter((r) => r.active && r.kind === 'promptpay');
+    const active = await this.activePromptPay(accountId);
     if (id === undefined) {
       if (active.length === 1) return active[0]!;
       throw new PaymentRequestRefused(

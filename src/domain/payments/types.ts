@@ -2,6 +2,7 @@
 // once?". A request is made for one registered PromptPay receiver and one
 // amount; a verified slip sent with its id pays it at most once, and a slip
 // pays at most one request.
+import type { Receiver } from '../types.js';
 
 export const PAYMENT_STATUSES = ['pending', 'paid', 'expired', 'cancelled'] as const;
 export type PaymentStatus = (typeof PAYMENT_STATUSES)[number];
@@ -21,10 +22,20 @@ export interface PayingSlip {
   transferredAt: Date;
 }
 
+/**
+ * Whom a request is paid to, copied from its receiver when it was made: its
+ * QR names this target, and a slip pays the request only if it went there.
+ * A receiver removed or edited later changes nothing about the request.
+ */
+export type PaymentTarget = Pick<Receiver, 'kind' | 'bankCode' | 'number' | 'proxyType' | 'nameTh' | 'nameEn'>;
+
 export interface PaymentRequest {
   id: string;
   accountId: string;
+  /** The receiver it was made for (it may be removed since: `target` keeps what it was). */
   receiverId: string;
+  /** Null only for a request made before targets were kept whose receiver was removed before the upgrade. */
+  target: PaymentTarget | null;
   /** The merchant's order id: unique per account. */
   reference: string;
   /** What the customer must pay, in satang (the QR's amount). */

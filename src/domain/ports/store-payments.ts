@@ -19,6 +19,12 @@ export interface PaymentRequestStore {
   findPaymentRequest(accountId: string, reference: string): Promise<PaymentRequest | null>;
   /** Newest first. */
   listPaymentRequests(query: PaymentQuery): Promise<Page<PaymentRequest>>;
+  /**
+   * The account's pending requests, newest first, at most `limit`: read by
+   * an index of pending requests alone, so the cost does not grow with the
+   * account's history (LINE matching, domain/line/payment-match.ts).
+   */
+  pendingPaymentRequests(accountId: string, limit: number): Promise<PaymentRequest[]>;
   /** Pending → cancelled; the request as it is after (unchanged when not pending), null for an unknown id. */
   cancelPaymentRequest(id: string, at: Date): Promise<PaymentRequest | null>;
   /** Up to `limit` pending requests that expired at or before `now`, soonest expired first. */

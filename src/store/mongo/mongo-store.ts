@@ -126,6 +126,7 @@ export class MongoStore implements Store {
   getPaymentRequest: Store['getPaymentRequest'] = (...args) => payments.getPaymentRequest(this.m, ...args);
   findPaymentRequest: Store['findPaymentRequest'] = (...args) => payments.findPaymentRequest(this.m, ...args);
   listPaymentRequests: Store['listPaymentRequests'] = (...args) => payments.listPaymentRequests(this.m, ...args);
+  pendingPaymentRequests: Store['pendingPaymentRequests'] = (...args) => payments.pendingPaymentRequests(this.m, ...args);
   cancelPaymentRequest: Store['cancelPaymentRequest'] = (...args) => payments.cancelPaymentRequest(this.m, ...args);
   duePaymentRequests: Store['duePaymentRequests'] = (...args) => payments.duePaymentRequests(this.m, ...args);
   expirePaymentRequests: Store['expirePaymentRequests'] = (...args) => payments.expirePaymentRequests(this.m, ...args);
@@ -144,6 +145,7 @@ export class MongoStore implements Store {
       for (const [name, indexes] of Object.entries(RETIRED_INDEXES)) {
         for (const index of indexes) await this.m[name as keyof Models].collection.dropIndex(index).catch(ignoreIndexNotFound);
       }
+      await payments.backfillPaymentTargets(this.m);
     });
   }
 

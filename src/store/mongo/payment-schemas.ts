@@ -4,11 +4,14 @@
 // per slip) and a pending amount's claim (one pending request per receiver
 // and amount, under the unique-amount setting). Their unique _id decides.
 import { Schema, type Connection, type Model } from 'mongoose';
+import type { PaymentTarget } from '../../domain/payments/types.js';
 
 export interface PaymentRequestDoc {
   _id: string;
   accountId: string;
   receiverId: string;
+  /** Absent only on a request made before targets were kept, until migrate() back-fills it (null: its receiver was gone). */
+  target?: PaymentTarget | null;
   reference: string;
   amount: number;
   requestedAmount: number;
@@ -50,6 +53,7 @@ const paymentRequestSchema = new Schema<PaymentRequestDoc>(
     _id: str,
     accountId: str,
     receiverId: str,
+    target: { type: Schema.Types.Mixed, default: null },
     reference: str,
     amount: { type: Number, required: true },
     requestedAmount: { type: Number, required: true },
@@ -67,6 +71,9 @@ const paymentRequestSchema = new Schema<PaymentRequestDoc>(
 paymentRequestSchema.index({ accountId: 1, reference: 1 }, { unique: true });
 paymentRequestSchema.index({ status: 1, expiresAt: 1 });
 paymentRequestSchema.index({ accountId: 1, createdAt: -1, _id: -1 });
+// LINE matching reads an account's pending requests, newest first: status
+// is an equality after the account, so the closed history is never read.
+paymentRequestSchema.index({ accountId: 1, status: 1, createdAt: -1, _id: -1 });
 paymentRequestSchema.index({ createdAt: -1, _id: -1 });
 paymentRequestSchema.index({ outboxAt: 1 });
 

@@ -20,6 +20,8 @@ import { isDuplicateKey, mapped } from './connection.js';
 import { afterCursor, all, NEWEST_FIRST, type Filter } from './filters.js';
 import type { PaymentRequestDoc } from './payment-schemas.js';
 import type { PayingDoc } from './doc-types.js';
+import { receiver, type ReceiverDoc } from './docs.js';
+import { targetOf } from '../../domain/payments/target.js';
 import { rawAccounts, type Models } from './schemas.js';
 import { outboxFields } from './webhooks.js';
 
@@ -30,6 +32,7 @@ const toRequest = (d: PaymentRequestDoc): PaymentRequest => ({
   id: d._id,
   accountId: d.accountId,
   receiverId: d.receiverId,
+  target: d.target ?? null,
   reference: d.reference,
   amount: d.amount,
   requestedAmount: d.requestedAmount,
@@ -80,6 +83,29 @@ export async function listPaymentRequests(m: Models, q: PaymentQuery): Promise<P
     const docs = await m.paymentRequests.find(all(clauses)).sort(NEWEST_FIRST).limit(q.limit + 1).lean<PaymentRequestDoc[]>();
     return toPage(docs.map(toRequest), q.limit, (p) => p.createdAt);
   });
+}
+
+export async function pendingPaymentRequests(m: Models, accountId: string, limit: number): Promise<PaymentRequest[]> {
+  return mapped(async () =>
+    (await m.paymentRequests.find({ accountId, status: 'pending' }).sort(PENDING_ORDER).limit(limit).lean<PaymentRequestDoc[]>()).map(toRequest),
+  );
+}
+
+/** The pending lookup's sort: its index's own order after the account and status. */
+export const PENDING_ORDER = { createdAt: -1, _id: -1 } as const;
+
+/**
+ * migrate(): requests made before targets were kept take their receiver's
+ * (null when it is gone). A no-op once done; the read of requests without
+ * one is a scan, once per start.
+ */
+export async function backfillPaymentTargets(m: Models): Promise<void> {
+  const receiverIds = (await m.paymentRequests.collection.distinct('receiverId', { target: { $exists: false } })) as string[];
+  for (const receiverId of receiverIds) {
+    const r = await m.receivers.findById(receiverId).lean<ReceiverDoc>();
+    const target = r ? targetOf(receiver(r)) : null;
+    await m.paymentRequests.collection.updateMany({ receiverId, target: { $exists: false } }, { $set: { target } });
+  }
 }
 
 export async function createPaymentRequest(m: Models, p: PaymentRequest): Promise<CreatePaymentResult> {

@@ -273,4 +273,26 @@ export const PG_MIGRATIONS: readonly string[] = [
   CREATE INDEX payment_requests_due ON payment_requests (expires_at) WHERE status = 'pending';
   CREATE INDEX payment_requests_account_time ON payment_requests (account_id, created_at, id);
   `,
+  // Each payment request keeps its own target (PaymentTarget), copied from
+  // its receiver when it is made, so that removing or editing the receiver
+  // orphans no order. Existing requests are back-filled from their receiver
+  // where it still exists.
+  `
+  ALTER TABLE payment_requests
+    ADD COLUMN target_kind text,
+    ADD COLUMN target_bank_code text,
+    ADD COLUMN target_number text,
+    ADD COLUMN target_proxy_type text,
+    ADD COLUMN target_name_th text,
+    ADD COLUMN target_name_en text;
+  UPDATE payment_requests p SET
+    target_kind = r.kind, target_bank_code = r.bank_code, target_number = r.number,
+    target_proxy_type = r.proxy_type, target_name_th = r.name_th, target_name_en = r.name_en
+  FROM receivers r WHERE r.id = p.receiver_id;
+  `,
+  // LINE matching reads an account's pending requests: this index holds
+  // only those, so the account's closed history is never read.
+  `
+  CREATE INDEX payment_requests_pending ON payment_requests (account_id, created_at, id) WHERE status = 'pending';
+  `,
 ];

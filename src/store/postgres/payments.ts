@@ -60,6 +60,11 @@ export async function listPaymentRequests(db: PgDb, q: PaymentQuery): Promise<Pa
   return toPage(rows.map(map), q.limit, (p) => p.createdAt);
 }
 
+export async function pendingPaymentRequests(db: PgDb, accountId: string, limit: number): Promise<PaymentRequest[]> {
+  const { rows } = await db.run<Row>(numbered(sql.PENDING_OF_ACCOUNT), [accountId, limit]);
+  return rows.map(map);
+}
+
 export async function cancelPaymentRequest(db: PgDb, id: string, at: Date): Promise<PaymentRequest | null> {
   await db.run(numbered(sql.CANCEL_PAYMENT), [at, id]);
   return getOn(db.run, id);

@@ -106,6 +106,7 @@ export class PostgresStore implements Store {
   getPaymentRequest: Store['getPaymentRequest'] = (...args) => payments.getPaymentRequest(this.db, ...args);
   findPaymentRequest: Store['findPaymentRequest'] = (...args) => payments.findPaymentRequest(this.db, ...args);
   listPaymentRequests: Store['listPaymentRequests'] = (...args) => payments.listPaymentRequests(this.db, ...args);
+  pendingPaymentRequests: Store['pendingPaymentRequests'] = (...args) => payments.pendingPaymentRequests(this.db, ...args);
   cancelPaymentRequest: Store['cancelPaymentRequest'] = (...args) => payments.cancelPaymentRequest(this.db, ...args);
   duePaymentRequests: Store['duePaymentRequests'] = (...args) => payments.duePaymentRequests(this.db, ...args);
   expirePaymentRequests: Store['expirePaymentRequests'] = (...args) => payments.expirePaymentRequests(this.db, ...args);

@@ -3,12 +3,19 @@
 // renumbers them. Times: SQLite epoch ms, PostgreSQL timestamptz; amounts in
 // satang (PostgreSQL bigint, read back as text).
 import { decodeCursor } from '../cursor.js';
-import type { PayingSlip, PaymentQuery, PaymentRequest, PaymentStatus } from '../../domain/payments/types.js';
+import type { PayingSlip, PaymentQuery, PaymentRequest, PaymentStatus, PaymentTarget } from '../../domain/payments/types.js';
 
 export interface PaymentRow<Time, Int, Bool> {
   id: string;
   account_id: string;
   receiver_id: string;
+  /** The request's own target (null only for an old request whose receiver was gone when it was back-filled). */
+  target_kind: string | null;
+  target_bank_code: string | null;
+  target_number: string | null;
+  target_proxy_type: string | null;
+  target_name_th: string | null;
+  target_name_en: string | null;
   reference: string;
   amount: Int;
   requested_amount: Int;
@@ -32,6 +39,17 @@ export function paymentMapper<Time, Int, Bool>(date: (value: Time) => Date) {
     id: r.id,
     accountId: r.account_id,
     receiverId: r.receiver_id,
+    target:
+      r.target_kind === null
+        ? null
+        : {
+            kind: r.target_kind as PaymentTarget['kind'],
+            bankCode: r.target_bank_code,
+            number: r.target_number ?? '',
+            proxyType: r.target_proxy_type as PaymentTarget['proxyType'],
+            nameTh: r.target_name_th,
+            nameEn: r.target_name_en,
+          },
     reference: r.reference,
     amount: Number(r.amount),
     requestedAmount: Number(r.requested_amount),
@@ -56,13 +74,20 @@ export function paymentMapper<Time, Int, Bool>(date: (value: Time) => Date) {
 }
 
 export const INSERT_PAYMENT = `INSERT INTO payment_requests
-  (id, account_id, receiver_id, reference, amount, requested_amount, unique_amount, promptpay, status, created_at, expires_at)
-  VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`;
+  (id, account_id, receiver_id, target_kind, target_bank_code, target_number, target_proxy_type, target_name_th, target_name_en,
+   reference, amount, requested_amount, unique_amount, promptpay, status, created_at, expires_at)
+  VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`;
 
 export const paymentValues = (p: PaymentRequest, time: (at: Date) => unknown, bool: (b: boolean) => unknown): unknown[] => [
   p.id,
   p.accountId,
   p.receiverId,
+  p.target?.kind ?? null,
+  p.target?.bankCode ?? null,
+  p.target?.number ?? null,
+  p.target?.proxyType ?? null,
+  p.target?.nameTh ?? null,
+  p.target?.nameEn ?? null,
   p.reference,
   p.amount,
   p.requestedAmount,
@@ -83,6 +108,12 @@ export const PAY = `UPDATE payment_requests
   SET status = 'paid', paid_at = ?, paid_verification_id = ?, paid_transaction_id = ?, paid_sending_bank = ?, paid_amount = ?, paid_transferred_at = ?
   WHERE id = ? AND status = 'pending'`;
 export const EXPIRE_ONE = "UPDATE payment_requests SET status = 'expired', closed_at = ? WHERE id = ? AND status = 'pending' AND expires_at <= ?";
+/**
+ * An account's pending requests, newest first (LINE matching): by the
+ * partial index on pending requests alone, so the account's closed history
+ * is never read.
+ */
+export const PENDING_OF_ACCOUNT = "SELECT * FROM payment_requests WHERE account_id = ? AND status = 'pending' ORDER BY created_at DESC, id DESC LIMIT ?";
 export const DUE_PAYMENTS = "SELECT * FROM payment_requests WHERE status = 'pending' AND expires_at <= ? ORDER BY expires_at LIMIT ?";
 export const UNIQUE_AMOUNTS = 'SELECT unique_payment_amounts AS on_ FROM accounts WHERE id = ?';
 export const SET_UNIQUE_AMOUNTS = 'UPDATE accounts SET unique_payment_amounts = ? WHERE id = ? AND deleted_at IS NULL';

@@ -57,6 +57,10 @@ export async function listPaymentRequests(lite: Lite, q: PaymentQuery): Promise<
   return toPage((lite.sql(page.sql).all(...page.params) as Row[]).map(map), q.limit, (p) => p.createdAt);
 }
 
+export async function pendingPaymentRequests(lite: Lite, accountId: string, limit: number): Promise<PaymentRequest[]> {
+  return (lite.sql(sql.PENDING_OF_ACCOUNT).all(accountId, limit) as Row[]).map(map);
+}
+
 export async function cancelPaymentRequest(lite: Lite, id: string, at: Date): Promise<PaymentRequest | null> {
   lite.sql(sql.CANCEL_PAYMENT).run(ms(at), id);
   return getSync(lite, id);

@@ -112,6 +112,7 @@ export class SqliteStore implements Store {
   getPaymentRequest: Store['getPaymentRequest'] = (...args) => payments.getPaymentRequest(this.lite, ...args);
   findPaymentRequest: Store['findPaymentRequest'] = (...args) => payments.findPaymentRequest(this.lite, ...args);
   listPaymentRequests: Store['listPaymentRequests'] = (...args) => payments.listPaymentRequests(this.lite, ...args);
+  pendingPaymentRequests: Store['pendingPaymentRequests'] = (...args) => payments.pendingPaymentRequests(this.lite, ...args);
   cancelPaymentRequest: Store['cancelPaymentRequest'] = (...args) => payments.cancelPaymentRequest(this.lite, ...args);
   duePaymentRequests: Store['duePaymentRequests'] = (...args) => payments.duePaymentRequests(this.lite, ...args);
   expirePaymentRequests: Store['expirePaymentRequests'] = (...args) => payments.expirePaymentRequests(this.lite, ...args);
