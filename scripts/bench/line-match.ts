@@ -96,7 +96,7 @@ async function seedPast(db: BenchDatabase, accountId: string, receiverId: string
               CASE WHEN i % 2 = 0 THEN 'paid' ELSE 'expired' END, t, t + interval '30 minutes', CASE WHEN i % 2 = 0 THEN NULL ELSE t + interval '30 minutes' END,
               CASE WHEN i % 2 = 0 THEN t + interval '1 minute' END, CASE WHEN i % 2 = 0 THEN 'vt_past_' || i END, CASE WHEN i % 2 = 0 THEN 'PAST' || i END,
               CASE WHEN i % 2 = 0 THEN '004' END, CASE WHEN i % 2 = 0 THEN 10000 + i % 500 END, CASE WHEN i % 2 = 0 THEN t + interval '1 minute' END
-       FROM generate_series(0, $8::int - 1) AS i, LATERAL (SELECT to_timestamp(($9::float8 - ($8::int - i) * 60000) / 1000) AS t) AS times`,
+       FROM generate_series(0, $8::int - 1) AS i, LATERAL (SELECT to_timestamp(($9::float8 - ($8::int - i)::float8 * 60000) / 1000) AS t) AS times`,
       [accountId, receiverId, TARGET.kind, TARGET.number, TARGET.proxy, TARGET.nameTh, TARGET.nameEn, rows, end],
     );
     // What autovacuum does soon after a bulk load in production.
