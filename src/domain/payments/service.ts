@@ -106,8 +106,8 @@ export class PaymentRequestService {
   private async sameReceiver(accountId: string, id: string | undefined, request: PaymentRequest): Promise<boolean> {
     if (id === request.receiverId) return true;
     const active = await this.activePromptPay(accountId);
-    const chosen = id === undefined ? (active.length === 1 ? active[0] : 'any') : active.find((r) => r.id === id);
-    if (chosen === 'any') return true;
+    if (id === undefined && active.length !== 1) return true;
+    const chosen = id === undefined ? active[0] : active.find((r) => r.id === id);
     return chosen !== undefined && request.target !== null && samePlace(targetOf(chosen), request.target);
   }
 
