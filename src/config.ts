@@ -195,7 +195,7 @@ export const SECRET_SETTINGS = ['SECRETS_KEY', 'METRICS_TOKEN', 'DATABASE_URL'] 
  * first, then the credential NAME when neither NAME nor NAME_FILE is set.
  * One trailing line break is dropped (`openssl rand -hex 32 > file` writes one).
  */
-export function withSecretFiles(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
+function withSecretFiles(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
   const out: NodeJS.ProcessEnv = { ...env };
   const set = (name: string) => env[name] !== undefined && env[name] !== '';
   for (const name of SECRET_SETTINGS) {

@@ -35,7 +35,7 @@ export interface GoLiveOptions {
 }
 
 /** The timers deploy/systemd ships: the daily backup and the daily books check. */
-export const TIMERS = ['slipgate-backup.timer', 'slipgate-doctor.timer'];
+const TIMERS = ['slipgate-backup.timer', 'slipgate-doctor.timer'];
 export const DEFAULT_BACKUP_FOLDER = '/var/lib/slipgate-backups';
 const ENV_FILE = '/etc/slipgate/slipgate.env';
 const KEY_FILE = '/etc/slipgate/credentials/SECRETS_KEY';

@@ -24,7 +24,7 @@ export interface Recipe {
 }
 
 /** The host name the single-host recipe ships with (the one thing an operator edits). */
-export const CERTBOT_HOST = 'slipgate.example.com';
+const CERTBOT_HOST = 'slipgate.example.com';
 
 export const RECIPES: Recipe[] = [
   {
@@ -106,7 +106,7 @@ function renderRecipe(recipe: Recipe, at: { port: number; httpPort?: number; web
 }
 
 /** A self-signed certificate for 127.0.0.1 and localhost, made now, in `dir`. */
-export function testCertificate(dir: string): { cert: string; key: string } {
+function testCertificate(dir: string): { cert: string; key: string } {
   const cert = join(dir, 'cert.pem');
   const key = join(dir, 'key.pem');
   execFileSync('openssl', ['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-days', '1',
