@@ -5,6 +5,7 @@ import type { Command } from 'commander';
 import type { LineChannelView } from '../domain/line/types.js';
 import { bangkokTime, printTable } from './output.js';
 import { printJson, withExistingStore } from './context.js';
+import { loadConfig } from '../config.js';
 import { readSecrets } from './secret-input.js';
 
 interface ConnectFlags {
@@ -65,7 +66,8 @@ export function registerLineCommands(program: Command): void {
         });
         if (opts.json) return printJson(channel);
         console.log(`LINE channel ${channel.channelId} connected to ${accountId} (replies in ${channel.lang === 'th' ? 'Thai' : 'English'}, checks ${channel.checks ? 'on' : 'off'}).`);
-        console.log(`Set its webhook URL in the LINE Developers console to: <public URL>/line/webhook/${channel.channelId}`);
+        const base = loadConfig().PUBLIC_URL ?? '<public URL>';
+        console.log(`Set its webhook URL in the LINE Developers console to: ${base}/line/webhook/${channel.channelId}`);
       });
     });
 

@@ -63,8 +63,10 @@ describe('secrets from files and stdin in the CLI', { timeout: 120_000 }, () => 
     const credentials = tempDir('slipgate-credentials-');
     try {
       writeFileSync(join(credentials.path, 'SECRETS_KEY'), key.toString('hex'), { mode: 0o400 });
-      const connected = await connect({ CREDENTIALS_DIRECTORY: credentials.path }, ['--channel-secret-file', secretFile, '--access-token-file', '-'], `${token}\n`);
+      const connected = await connect({ CREDENTIALS_DIRECTORY: credentials.path, PUBLIC_URL: 'https://pay.example.co.th' }, ['--channel-secret-file', secretFile, '--access-token-file', '-'], `${token}\n`);
       expect(connected.code, connected.stderr).toBe(0);
+      // The webhook URL to paste into LINE's console, whole, from PUBLIC_URL.
+      expect(connected.stdout).toContain('to: https://pay.example.co.th/line/webhook/1650000009');
       expect(connected.stdout + connected.stderr).not.toContain(secret);
       expect(connected.stdout + connected.stderr).not.toContain(token);
     } finally {
@@ -73,6 +75,14 @@ describe('secrets from files and stdin in the CLI', { timeout: 120_000 }, () => 
     const [stored] = rows('SELECT * FROM line_channels');
     expect(secretBox(key).open(String(stored!.secret))).toBe(secret);
     expect(secretBox(key).open(String(stored!.access_token))).toBe(token);
+  });
+
+  it('says where the database setting came from when it came from a file', async () => {
+    const urlFile = join(dir.path, 'DATABASE_URL');
+    writeFileSync(urlFile, `sqlite:${file}\n`, { mode: 0o600 });
+    const listed = await slipgate({ DATABASE_URL: '', DATABASE_URL_FILE: urlFile }, ['accounts', 'list', '--json']);
+    expect(listed.code, listed.stderr).toBe(0);
+    expect(listed.stderr).toContain(`using database sqlite:${file} (from DATABASE_URL_FILE or its credential)`);
   });
 
   it("webhooks add signs with the operator's own secret from stdin or a file, never printing it; a secret too short is refused", async () => {
