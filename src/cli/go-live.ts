@@ -8,6 +8,7 @@ import { existsSync, readdirSync, statfsSync, statSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import type { Config } from '../config.js';
+import { statOrNull } from '../durable-file.js';
 import { instanceProof } from '../domain/instance-proof.js';
 import type { Store } from '../domain/ports/store.js';
 import { isUnsealed } from '../domain/secret-box.js';
@@ -160,13 +161,15 @@ function fileModesCheck(config: Config, folders: string[]): GoLiveCheck {
     checked.push(folder);
     for (const entry of readdirSync(folder)) {
       const path = join(folder, entry);
-      if (statSync(path).isFile()) files.push(path);
+      // A backup being written may be renamed away meanwhile: what is gone is not checked.
+      if (statOrNull(path)?.isFile()) files.push(path);
     }
   }
   const uid = process.getuid?.();
   const problems: string[] = [];
   for (const file of files) {
-    const stat = statSync(file);
+    const stat = statOrNull(file);
+    if (!stat) continue;
     if ((stat.mode & 0o077) !== 0) problems.push(`${file} is ${(stat.mode & 0o777).toString(8).padStart(4, '0')}`);
     if (uid !== undefined && stat.uid !== uid) problems.push(`${file} is owned by uid ${stat.uid}, not the service user (uid ${uid})`);
   }
