@@ -1,5 +1,7 @@
 // Configuration from the environment, validated once at startup. Every bad
 // value is reported by name with what was expected.
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { z } from 'zod';
 
 const port = (fallback: number) => z.coerce.number().int().min(0).max(65535).default(fallback);
@@ -123,6 +125,16 @@ export const configSchema = z.object({
       return key;
     })
     .optional(),
+  /**
+   * The public listener's outside address, as customers and LINE reach it
+   * through the proxy (https://pay.example.co.th): checked by
+   * `doctor --go-live`, and the base of links slipgate hands out.
+   */
+  PUBLIC_URL: z
+    .url({ protocol: /^https?$/, error: 'must be an http(s) URL, e.g. https://pay.example.co.th' })
+    .refine((v) => !/[?#]/.test(v), 'must be a plain address, without ?query or #fragment')
+    .transform((v) => v.replace(/\/+$/, ''))
+    .optional(),
   /** One webhook attempt's whole budget. */
   WEBHOOK_TIMEOUT_MS: ms(10_000),
   /** Delay after the first failed attempt; doubles after each, with jitter. */
@@ -169,7 +181,50 @@ function shown(name: string, value: string | undefined): string {
   return JSON.stringify(value);
 }
 
-export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+/**
+ * The settings that hold secrets. Each may come from a file instead of the
+ * environment, so it never sits in an env file or a process listing:
+ * NAME_FILE=<path>, or systemd's credential named NAME
+ * (LoadCredential=NAME:<path>, read from $CREDENTIALS_DIRECTORY).
+ * UPSTREAMS has UPSTREAMS_FILE of its own (upstream/config.ts).
+ */
+export const SECRET_SETTINGS = ['SECRETS_KEY', 'METRICS_TOKEN', 'DATABASE_URL'] as const;
+
+/**
+ * `env` with every secret setting given by file read into it: NAME_FILE
+ * first, then the credential NAME when neither NAME nor NAME_FILE is set.
+ * One trailing line break is dropped (`openssl rand -hex 32 > file` writes one).
+ */
+function withSecretFiles(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
+  const out: NodeJS.ProcessEnv = { ...env };
+  const set = (name: string) => env[name] !== undefined && env[name] !== '';
+  for (const name of SECRET_SETTINGS) {
+    const file = `${name}_FILE`;
+    if (set(name) && set(file)) throw new ConfigError(`invalid configuration:\n  ${name}: set ${name} or ${file}, not both`);
+    if (set(file)) out[name] = readSecretFile(file, env[file]!);
+    else if (!set(name) && set('CREDENTIALS_DIRECTORY')) {
+      const credential = join(env.CREDENTIALS_DIRECTORY!, name);
+      const value = readSecretFile(`the credential ${name}`, credential, { missingIsUnset: true });
+      if (value !== undefined) out[name] = value;
+    }
+  }
+  return out;
+}
+
+function readSecretFile(what: string, path: string, { missingIsUnset = false } = {}): string | undefined {
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code ?? 'error';
+    if (missingIsUnset && code === 'ENOENT') return undefined;
+    throw new ConfigError(`invalid configuration:\n  ${what}: cannot read ${JSON.stringify(path)} (${code})`);
+  }
+  return text.replace(/(\r?\n)+$/, '');
+}
+
+export function loadConfig(rawEnv: NodeJS.ProcessEnv = process.env): Config {
+  const env = withSecretFiles(rawEnv);
   // Empty strings count as unset, as in most 12-factor tools.
   const present = Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined && v !== ''));
   const parsed = configSchema.safeParse(present);

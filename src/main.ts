@@ -11,6 +11,7 @@ import { mountAuditExport } from './http/audit-export-route.js';
 import { defaultDashboardDir, mountDashboard } from './http/dashboard.js';
 import { mountMetrics } from './http/metrics-route.js';
 import { createPublicApp } from './http/public-app.js';
+import { instanceProof } from './domain/instance-proof.js';
 import { Tarpit } from './http/tarpit.js';
 import { metricsText } from './metrics/serve.js';
 import { ListenError } from './listen-error.js';
@@ -84,6 +85,7 @@ export async function run(config: Config, opts: RunOptions): Promise<Running> {
       payments: { service: payments, keys: services.keys, store },
       line: services.lineBridge,
       tarpit,
+      healthProof: (challenge) => (config.SECRETS_KEY ? instanceProof(config.SECRETS_KEY, challenge) : null),
     }),
   );
   // The internal GraphQL API lives on the admin listener only.

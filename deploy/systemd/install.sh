@@ -13,6 +13,9 @@
 #   /etc/slipgate/slipgate.env      the settings (mode 0600), and
 #   /etc/slipgate/instance-1.env, instance-2.env (ports of slipgate@1/@2),
 #                                     each only if missing: yours are kept
+#   /etc/slipgate/credentials/SECRETS_KEY  32 random bytes (mode 0600, in a
+#                                     0700 folder), only if missing: the
+#                                     units load it as a systemd credential
 # DESTDIR=<folder> installs under that folder instead of / (packaging, the
 # test); systemctl is then left alone.
 set -eu
@@ -46,6 +49,15 @@ done
 for settings in slipgate.env instance-1.env instance-2.env; do
   if [ ! -e "$root/etc/slipgate/$settings" ]; then install -D -m 0600 "$here/$settings" "$root/etc/slipgate/$settings"; fi
 done
+
+# The key that seals webhook and LINE secrets: made here, never shown, kept
+# on reinstall (a new key could not open what the old one sealed).
+credentials=$root/etc/slipgate/credentials
+install -d -m 0700 "$credentials"
+if [ ! -e "$credentials/SECRETS_KEY" ]; then
+  (umask 077 && head -c 32 /dev/urandom | od -An -v -tx1 | tr -d ' \n' > "$credentials/SECRETS_KEY.new")
+  mv "$credentials/SECRETS_KEY.new" "$credentials/SECRETS_KEY"
+fi
 
 if [ -z "$root" ] && [ -d /run/systemd/system ]; then systemctl daemon-reload; fi
 echo "installed $release; /opt/slipgate -> $(readlink "$root/opt/slipgate")"

@@ -25,6 +25,10 @@ export const SCHEMA_SETTINGS: Record<SchemaSetting, SettingDoc> = {
   HOST: { topic: 'Listeners', meaning: 'public listener address (`0.0.0.0` to serve other machines)' },
   ADMIN_PORT: { topic: 'Listeners', meaning: 'admin listener port: `/healthz`, `/readyz`, `/graphql`, `/metrics`, the dashboard' },
   ADMIN_HOST: { topic: 'Listeners', meaning: 'admin listener address; keep it off the public network' },
+  PUBLIC_URL: {
+    topic: 'Listeners',
+    meaning: "the public listener's outside address, through the proxy (`https://pay.example.co.th`); `slipgate doctor --go-live` checks that it is https and reaches this instance (see [deploy.md](deploy.md#go-live-check))",
+  },
   DATABASE_URL: {
     topic: 'Storage',
     meaning: 'the store, see [storage.md](storage.md); `?pool_max=N` sets a PostgreSQL pool size (strip it before giving the URL to `pg_dump`/`psql`, see [operations.md](operations.md#postgresql-pg_dump-or-point-in-time-recovery))',
@@ -98,6 +102,15 @@ export const SCHEMA_SETTINGS: Record<SchemaSetting, SettingDoc> = {
 export const OTHER_SETTINGS: Record<string, SettingDoc & { default: string; accepts: string }> = {
   UPSTREAMS: { topic: 'Bank network', default: 'unset (the sandbox)', accepts: 'a JSON array of domains', meaning: 'bank domain configurations, see [banks.md](banks.md)' },
   UPSTREAMS_FILE: { topic: 'Bank network', default: 'unset', accepts: 'a path', meaning: 'a file holding that array instead (not both); `kill -HUP` reloads it' },
+  SECRETS_KEY_FILE: { topic: 'Storage', default: 'unset', accepts: 'a path', meaning: 'a file holding `SECRETS_KEY` (not both); every secret setting has one, see [deploy.md](deploy.md#secrets-from-files)' },
+  METRICS_TOKEN_FILE: { topic: 'Logs and metrics', default: 'unset', accepts: 'a path', meaning: 'a file holding `METRICS_TOKEN` (not both)' },
+  DATABASE_URL_FILE: { topic: 'Storage', default: 'unset', accepts: 'a path', meaning: 'a file holding `DATABASE_URL`, e.g. with its password (not both)' },
+  CREDENTIALS_DIRECTORY: {
+    topic: 'Processes',
+    default: 'set by systemd',
+    accepts: 'a folder',
+    meaning: "read, never set by hand: systemd's credentials (`LoadCredential=`); one named like a secret setting (`SECRETS_KEY`, `METRICS_TOKEN`, `DATABASE_URL`) is read when neither it nor its `_FILE` is set",
+  },
   UV_THREADPOOL_SIZE: {
     topic: 'Processes',
     default: '4 + image threads',

@@ -1,6 +1,6 @@
 // What every operator command needs: config, a store and the services on it.
 import { InvalidArgumentError } from 'commander';
-import { loadConfig } from '../config.js';
+import { DEFAULT_DATABASE_URL, loadConfig } from '../config.js';
 import { storeServiceOptions, storeServices, type StoreServices } from '../compose.js';
 import { InputError } from '../domain/errors.js';
 import { describeDatabaseUrl } from '../store/database-url.js';
@@ -60,7 +60,8 @@ async function openFor<T>(fn: (ctx: CliContext) => Promise<T>, { mayCreate }: { 
 
 /** `slipgate: using database …` on stderr, said first: a server that takes seconds to answer is then not a mystery. */
 export function announceDatabase(url: string): void {
-  const setting = process.env.DATABASE_URL === undefined ? 'the default; DATABASE_URL is not set' : 'from DATABASE_URL';
+  const setting =
+    process.env.DATABASE_URL ? 'from DATABASE_URL' : url !== DEFAULT_DATABASE_URL ? 'from DATABASE_URL_FILE or its credential' : 'the default; DATABASE_URL is not set';
   process.stderr.write(`slipgate: using database ${describeDatabaseUrl(url)} (${setting})\n`);
 }
 

@@ -5,11 +5,15 @@ import type { Command } from 'commander';
 import type { LineChannelView } from '../domain/line/types.js';
 import { bangkokTime, printTable } from './output.js';
 import { printJson, withExistingStore } from './context.js';
+import { loadConfig } from '../config.js';
+import { readSecrets } from './secret-input.js';
 
 interface ConnectFlags {
   channelId: string;
-  channelSecret: string;
-  accessToken: string;
+  channelSecret?: string;
+  channelSecretFile?: string;
+  accessToken?: string;
+  accessTokenFile?: string;
   lang?: string;
   checks: boolean;
   matchPaymentRequests?: boolean;
@@ -35,19 +39,26 @@ export function registerLineCommands(program: Command): void {
     .command('connect <accountId>')
     .description("connect a LINE channel: slips its customers send in chat are verified on the account's credits and answered in the chat (needs SECRETS_KEY)")
     .requiredOption('--channel-id <id>', 'the channel id (LINE Developers console, Basic settings)')
-    .requiredOption('--channel-secret <secret>', 'the channel secret (32 hexadecimal digits)')
-    .requiredOption('--access-token <token>', 'a long-lived channel access token (Messaging API tab)')
+    .option('--channel-secret <secret>', 'the channel secret (32 hexadecimal digits); or --channel-secret-file')
+    .option('--channel-secret-file <path>', 'read the channel secret from this file, or from stdin with -')
+    .option('--access-token <token>', 'a long-lived channel access token (Messaging API tab); or --access-token-file')
+    .option('--access-token-file <path>', 'read the access token from this file, or from stdin with -')
     .option('--lang <lang>', 'language of the replies: th or en', 'th')
     .option('--no-checks', "answer without the duplicate check and the account's reported receiver verdict")
     .option('--match-payment-requests', 'a slip sent in the chat pays the pending payment request of its receiver and amount (docs/line.md#payment-requests)')
     .option('--reason <text>', 'why, for the admin event trail')
     .option('--json', 'print JSON (secrets masked)')
-    .action((accountId: string, opts: ConnectFlags) =>
-      withExistingStore(async ({ lineChannels, actor }) => {
+    .action((accountId: string, opts: ConnectFlags) => {
+      // Read before the store opens: a missing file changes nothing.
+      const [channelSecret, accessToken] = readSecrets([
+        { flag: '--channel-secret', value: opts.channelSecret, file: opts.channelSecretFile },
+        { flag: '--access-token', value: opts.accessToken, file: opts.accessTokenFile },
+      ]) as [string, string];
+      return withExistingStore(async ({ lineChannels, actor }) => {
         const channel = await lineChannels.connect(actor, accountId, {
           channelId: opts.channelId,
-          channelSecret: opts.channelSecret,
-          accessToken: opts.accessToken,
+          channelSecret,
+          accessToken,
           lang: opts.lang ?? null,
           checks: opts.checks,
           matchPaymentRequests: opts.matchPaymentRequests ?? false,
@@ -55,9 +66,10 @@ export function registerLineCommands(program: Command): void {
         });
         if (opts.json) return printJson(channel);
         console.log(`LINE channel ${channel.channelId} connected to ${accountId} (replies in ${channel.lang === 'th' ? 'Thai' : 'English'}, checks ${channel.checks ? 'on' : 'off'}).`);
-        console.log(`Set its webhook URL in the LINE Developers console to: <public URL>/line/webhook/${channel.channelId}`);
-      }),
-    );
+        const base = loadConfig().PUBLIC_URL ?? '<public URL>';
+        console.log(`Set its webhook URL in the LINE Developers console to: ${base}/line/webhook/${channel.channelId}`);
+      });
+    });
 
   line
     .command('list')

@@ -26,6 +26,8 @@ Main settings (environment variables; docs/configuration.md lists them all):
   DATABASE_URL            sqlite:./data/slipgate.db (default), postgres://… or mongodb://…
   DATABASE_CREATE         yes: create a missing SQLite file (as --create); else only the default one is created
   UPSTREAMS_FILE          bank network configuration (unset: the built-in sandbox network)
+  SECRETS_KEY             seals webhook and LINE secrets in the database (openssl rand -hex 32);
+                          any secret setting may come from NAME_FILE or a systemd credential NAME
   TRUST_PROXY_HOPS        proxies in front of the public port whose X-Forwarded-For is trusted (default 0)
   LOG_LEVEL, LOG_FORMAT   info, debug…; json or pretty`,
     )
@@ -43,6 +45,14 @@ Main settings (environment variables; docs/configuration.md lists them all):
     });
 }
 
+/** Without SECRETS_KEY, webhook signing secrets are stored as they are (domain/secret-box.ts). */
+function warnUnsealedSecrets(config: Config, logger: Logger): void {
+  if (config.SECRETS_KEY) return;
+  const warning = 'SECRETS_KEY is not set: webhook signing secrets are stored unsealed (plain) in the database, and LINE channels cannot be connected; make one with: openssl rand -hex 32 (docs/deploy.md)';
+  logger.warn({ setting: 'SECRETS_KEY' }, warning);
+  process.stderr.write(`slipgate: warning: ${warning}\n`);
+}
+
 async function serveInThisProcess(config: Config, logger: Logger): Promise<void> {
   // Loaded here so the other CLI commands never load the server (express, prom-client).
   const { run } = await import('../main.js');
@@ -55,6 +65,8 @@ async function serveInThisProcess(config: Config, logger: Logger): Promise<void>
     if (config.LOG_LEVEL === 'debug' || config.LOG_LEVEL === 'trace') process.stderr.write(`${err instanceof Error ? err.stack : String(err)}\n`);
     process.exit(1);
   }
+  // Once per serve, once it is up (a start that fails says only why): the first worker says it, as the startup guide.
+  if (!cluster.isWorker || cluster.worker?.id === 1) warnUnsealedSecrets(config, logger);
   const shutDown = (code: number) =>
     app.close().then(
       () => process.exit(code),

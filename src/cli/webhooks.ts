@@ -3,6 +3,7 @@
 import type { Command } from 'commander';
 import { bangkokTime, printTable } from './output.js';
 import { printJson, withExistingStore } from './context.js';
+import { readSecrets } from './secret-input.js';
 
 const events = (value: string) => value.split(',');
 
@@ -14,16 +15,20 @@ export function registerWebhookCommands(program: Command): void {
     .description('register an endpoint; prints its id and signing secret (shown only now)')
     .requiredOption('--url <url>', 'https URL events are POSTed to (http only for a loopback host)')
     .option('--events <types>', 'comma-separated event types (default: every type)', events)
+    .option('--secret-file <path>', 'sign with the secret in this file (or stdin: -) instead of a new one, e.g. the one the receiver already has; it is not printed')
     .option('--reason <text>', 'why, for the admin event trail')
-    .option('--json', 'print JSON: {"id","accountId","url","events","secret"}')
-    .action((accountId: string, opts: { url: string; events?: string[]; reason?: string; json?: boolean }) =>
-      withExistingStore(async ({ webhooks: service, actor }) => {
-        const { endpoint, secret } = await service.add(actor, accountId, { url: opts.url, events: opts.events, reason: opts.reason ?? null });
-        if (opts.json) return printJson({ id: endpoint.id, accountId, url: endpoint.url, events: endpoint.events, secret });
+    .option('--json', 'print JSON: {"id","accountId","url","events","secret"} (no "secret" with --secret-file)')
+    .action((accountId: string, opts: { url: string; events?: string[]; secretFile?: string; reason?: string; json?: boolean }) => {
+      // Read before the store opens: a missing file changes nothing.
+      const [given] = opts.secretFile === undefined ? [] : readSecrets([{ flag: '--secret', value: undefined, file: opts.secretFile }]);
+      return withExistingStore(async ({ webhooks: service, actor }) => {
+        const { endpoint, secret } = await service.add(actor, accountId, { url: opts.url, events: opts.events, reason: opts.reason ?? null, ...(given === undefined ? {} : { secret: given }) });
+        if (opts.json) return printJson({ id: endpoint.id, accountId, url: endpoint.url, events: endpoint.events, ...(given === undefined ? { secret } : {}) });
         console.log(`Webhook endpoint ${endpoint.id} added for ${accountId}: ${endpoint.url} (${endpoint.events.join(', ')})`);
-        console.log(`Signing secret, shown only now, store it safely: ${secret}`);
-      }),
-    );
+        if (given === undefined) console.log(`Signing secret, shown only now, store it safely: ${secret}`);
+        else console.log('Signing with the secret from --secret-file (not printed).');
+      });
+    });
 
   webhooks
     .command('list <accountId>')

@@ -8,6 +8,11 @@ import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
 const SEALED = 'aesgcm1';
 const PLAIN = 'plain';
 
+/** Stored as it is (SECRETS_KEY was unset when it was stored): `doctor --go-live` names it. */
+export function isUnsealed(stored: string): boolean {
+  return stored.startsWith(`${PLAIN}:`);
+}
+
 export class SecretKeyMissingError extends Error {
   override name = 'SecretKeyMissingError';
 }

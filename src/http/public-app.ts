@@ -1,9 +1,11 @@
 // The public listener: POST /api/v1/verify (docs/contract.md#route), the
-// payment request routes (docs/payments.md), and POST /line/webhook/<channel id>
-// when LINE channels are served (docs/line.md).
+// payment request routes (docs/payments.md), POST /line/webhook/<channel id>
+// when LINE channels are served (docs/line.md), and GET /healthz, which
+// `doctor --go-live` calls through the proxy (docs/deploy.md#go-live-check).
 import express, { type Request, type RequestHandler, type Response } from 'express';
 import { ipKeyGenerator } from 'express-rate-limit';
 import type { Logger } from 'pino';
+import { CHALLENGE } from '../domain/instance-proof.js';
 import type { VerificationService } from '../domain/verify.js';
 import type { BodyRead, VerifyTrace } from '../domain/verify-types.js';
 import { bodyReadProblem, errorHandler, methodNotAllowed, notFound } from './json-errors.js';
@@ -35,6 +37,8 @@ export interface PublicAppDeps {
   line?: LineBridge;
   /** Holds the brake's 429s (tarpit.ts); absent: answered at once. */
   tarpit?: Tarpit;
+  /** The proof /healthz gives for a challenge (domain/instance-proof.ts); absent or null: SECRETS_KEY is not set. */
+  healthProof?: (challenge: string) => string | null;
 }
 
 export function createPublicApp(deps: PublicAppDeps): express.Express {
@@ -99,10 +103,25 @@ export function createPublicApp(deps: PublicAppDeps): express.Express {
     else sendAnswer(res, answer);
   });
   app.all(VERIFY_PATH, methodNotAllowed('POST'));
+  app.get('/healthz', (req, res) => res.json(publicHealth(req, deps.healthProof)));
   if (deps.payments) app.use(PAYMENT_REQUESTS_PATH, paymentRoutes(deps.payments, byKey));
   app.use(notFound);
   app.use(errorHandler(deps.logger));
   return app;
+}
+
+/**
+ * `{"status":"ok"}`; asked with ?challenge=, also what `doctor --go-live`
+ * checks: the proof that this is its deployment, and how many addresses
+ * X-Forwarded-For held on arrival (the proxies that wrote one, to compare
+ * with TRUST_PROXY_HOPS). Nothing a caller did not send or could not learn.
+ */
+function publicHealth(req: Request, proof: PublicAppDeps['healthProof']): Record<string, unknown> {
+  const challenge = req.query.challenge;
+  if (typeof challenge !== 'string' || !CHALLENGE.test(challenge)) return { status: 'ok' };
+  const header = [req.headers['x-forwarded-for'] ?? []].flat().join(',');
+  const forwardedFor = header.split(',').filter((part) => part.trim() !== '').length;
+  return { status: 'ok', forwardedFor, proof: proof?.(challenge) ?? null };
 }
 
 function sendAnswer(res: Response, answer: VerifyAnswer): void {

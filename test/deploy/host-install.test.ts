@@ -10,6 +10,7 @@ import { chmodSync, chownSync, existsSync, lstatSync, mkdirSync, readFileSync, r
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { secretBox } from '../../src/domain/secret-box.js';
 import { openStore } from '../../src/store/open.js';
 import { cliCommand } from '../../src/startup-guide.js';
 import { tempDir } from '../helpers/temp.js';
@@ -40,6 +41,7 @@ describe.runIf(runsAsRoot)('the host install and its slipgate command', { timeou
       PATH: process.env.PATH,
       SUDO_USER: 'somchai',
       SLIPGATE_ENV_FILE: join(root, 'etc/slipgate/slipgate.env'),
+      SLIPGATE_CREDENTIALS_DIR: join(root, 'etc/slipgate/credentials'),
       // /opt/slipgate points at /opt/slipgate-<version> of the real root; here that release is under DESTDIR.
       SLIPGATE_APP: join(root, `opt/slipgate-${VERSION}`),
       SLIPGATE_STATE_DIR: state,
@@ -67,6 +69,11 @@ describe.runIf(runsAsRoot)('the host install and its slipgate command', { timeou
     for (const settings of ['slipgate.env', 'instance-1.env', 'instance-2.env']) {
       expect(statSync(join(root, 'etc/slipgate', settings)).mode & 0o777, settings).toBe(0o600);
     }
+    // SECRETS_KEY made at install, for the units' LoadCredential: root's alone, never printed.
+    const credentials = join(root, 'etc/slipgate/credentials');
+    expect(statSync(credentials).mode & 0o777).toBe(0o700);
+    expect(statSync(join(credentials, 'SECRETS_KEY')).mode & 0o777).toBe(0o600);
+    expect(readFileSync(join(credentials, 'SECRETS_KEY'), 'utf8')).toMatch(/^[0-9a-f]{64}$/);
     const env = readFileSync(join(root, 'etc/slipgate/slipgate.env'), 'utf8');
     expect(env).toMatch(/^DATABASE_URL=sqlite:\/var\/lib\/slipgate\/slipgate\.db$/m);
     expect(env).toMatch(/^TRUST_PROXY_HOPS=1$/m);
@@ -94,10 +101,17 @@ describe.runIf(runsAsRoot)('the host install and its slipgate command', { timeou
     expect(topUp.code, topUp.stderr).toBe(0);
     const listed = await sudoSlipgate(['accounts', 'list', '--json']);
     expect(JSON.parse(listed.stdout)).toMatchObject([{ id: accountId, credits: 5 }]);
+    // The credential reaches the command as the service gets it: a webhook secret is stored sealed with it.
+    const hook = await sudoSlipgate(['webhooks', 'add', accountId, '--url', 'https://203.0.113.10/hooks', '--json']);
+    expect(hook.code, hook.stderr).toBe(0);
+    const key = Buffer.from(readFileSync(join(root, 'etc/slipgate/credentials/SECRETS_KEY'), 'utf8'), 'hex');
     const store = await openStore(`sqlite:${join(state, 'slipgate.db')}`);
     try {
       const actors = (await store.listLedger(accountId, 10)).map((e) => e.actor).sort();
       expect(actors).toEqual(['cli:malee', 'cli:somchai']);
+      const [endpoint] = await store.listWebhookEndpoints(accountId);
+      expect(endpoint!.sealedSecret).toMatch(/^aesgcm1:/);
+      expect(secretBox(key).open(endpoint!.sealedSecret)).toBe((JSON.parse(hook.stdout) as { secret: string }).secret);
     } finally {
       await store.close();
     }

@@ -4,33 +4,52 @@
 // instead of being tested in a shape nobody ships.
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
-import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { request as httpRequest } from 'node:http';
 import { request } from 'node:https';
 import { createServer, connect } from 'node:net';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { giveToUnprivileged, unprivileged } from './unprivileged.js';
 
 export const RECIPE = new URL('../../deploy/nginx/slipgate.conf', import.meta.url).pathname;
 
-/** A shipped recipe and the two upstream servers it names, replaced by this machine's. */
+/** A shipped recipe, the two upstream servers and the certificate paths it names, replaced by this machine's. */
 export interface Recipe {
   name: string;
   path: string;
   upstreams: [string, string];
+  certificate: { cert: string; key: string };
+  /** A port-80 server for certbot: its listen line and webroot are replaced too. */
+  certbot?: { host: string; webroot: string };
 }
 
+/** The host name the single-host recipe ships with (the one thing an operator edits). */
+const CERTBOT_HOST = 'slipgate.example.com';
+
 export const RECIPES: Recipe[] = [
-  { name: 'compose (slipgate.conf)', path: RECIPE, upstreams: ['slipgate-1:3000', 'slipgate-2:3000'] },
+  {
+    name: 'compose (slipgate.conf)',
+    path: RECIPE,
+    upstreams: ['slipgate-1:3000', 'slipgate-2:3000'],
+    certificate: { cert: '/etc/nginx/tls/fullchain.pem', key: '/etc/nginx/tls/privkey.pem' },
+  },
   {
     name: 'single host (slipgate-single-host.conf)',
     path: new URL('../../deploy/nginx/slipgate-single-host.conf', import.meta.url).pathname,
     upstreams: ['127.0.0.1:3000', '127.0.0.1:3002'],
+    // certbot's layout: /etc/letsencrypt/live/<host>/.
+    certificate: { cert: `/etc/letsencrypt/live/${CERTBOT_HOST}/fullchain.pem`, key: `/etc/letsencrypt/live/${CERTBOT_HOST}/privkey.pem` },
+    certbot: { host: CERTBOT_HOST, webroot: '/var/www/html' },
   },
 ];
 const NGINX = ['/usr/sbin/nginx', '/usr/bin/nginx'].find((path) => existsSync(path));
 
 export interface Nginx {
   port: number;
+  /** The port-80 server's port, for a recipe with one (certbot's). */
+  httpPort?: number;
+  /** Where that server answers /.well-known/acme-challenge/ from (certbot's --webroot, under the test's folder). */
+  webroot?: string;
   /** The master process. */
   pid: number;
   /** The self-signed certificate it serves (trust it as the CA). */
@@ -53,22 +72,41 @@ function replaceOnce(text: string, pattern: RegExp, replacement: string): string
 const escaped = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
 /** The shipped recipe with the certificate paths of this machine (all `nginx -t` needs). */
-export function withCertificates(text: string, at: { cert: string; key: string }): string {
-  text = replaceOnce(text, /ssl_certificate +\/etc\/nginx\/tls\/fullchain\.pem;/, `ssl_certificate ${at.cert};`);
-  return replaceOnce(text, /ssl_certificate_key +\/etc\/nginx\/tls\/privkey\.pem;/, `ssl_certificate_key ${at.key};`);
+export function withCertificates(recipe: Recipe, text: string, at: { cert: string; key: string }): string {
+  text = replaceOnce(text, new RegExp(`ssl_certificate +${escaped(recipe.certificate.cert)};`), `ssl_certificate ${at.cert};`);
+  return replaceOnce(text, new RegExp(`ssl_certificate_key +${escaped(recipe.certificate.key)};`), `ssl_certificate_key ${at.key};`);
 }
 
-/** The shipped recipe with the instances, listen port and certificate paths of this machine. */
-function renderRecipe(recipe: Recipe, at: { port: number; instances: [string, string]; cert: string; key: string }): string {
+/**
+ * A self-signed certificate where the recipe looks for one, under `dir` as
+ * the root: for the single-host recipe, certbot's own
+ * <dir>/etc/letsencrypt/live/<host>/fullchain.pem and privkey.pem.
+ */
+export function certificateAtShippedPath(recipe: Recipe, dir: string): { cert: string; key: string } {
+  const made = testCertificate(dir);
+  const at = { cert: join(dir, recipe.certificate.cert), key: join(dir, recipe.certificate.key) };
+  mkdirSync(dirname(at.cert), { recursive: true });
+  mkdirSync(dirname(at.key), { recursive: true });
+  renameSync(made.cert, at.cert);
+  renameSync(made.key, at.key);
+  return at;
+}
+
+/** The shipped recipe with the instances, listen ports, certificate paths and webroot of this machine. */
+function renderRecipe(recipe: Recipe, at: { port: number; httpPort?: number; webroot?: string; instances: [string, string]; cert: string; key: string }): string {
   let text = readFileSync(recipe.path, 'utf8');
   text = replaceOnce(text, new RegExp(`server ${escaped(recipe.upstreams[0])} `), `server ${at.instances[0]} `);
   text = replaceOnce(text, new RegExp(`server ${escaped(recipe.upstreams[1])} `), `server ${at.instances[1]} `);
   text = replaceOnce(text, /listen 443 ssl;/, `listen 127.0.0.1:${at.port} ssl;`);
-  return withCertificates(text, at);
+  if (recipe.certbot) {
+    text = replaceOnce(text, /listen 80;/, `listen 127.0.0.1:${at.httpPort!};`);
+    text = replaceOnce(text, new RegExp(`root ${escaped(recipe.certbot.webroot)};`), `root ${at.webroot!};`);
+  }
+  return withCertificates(recipe, text, at);
 }
 
 /** A self-signed certificate for 127.0.0.1 and localhost, made now, in `dir`. */
-export function testCertificate(dir: string): { cert: string; key: string } {
+function testCertificate(dir: string): { cert: string; key: string } {
   const cert = join(dir, 'cert.pem');
   const key = join(dir, 'key.pem');
   execFileSync('openssl', ['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-days', '1',
@@ -87,10 +125,13 @@ export async function freePort(): Promise<number> {
 }
 
 export async function startNginx(dir: string, instances: [string, string], recipe: Recipe = RECIPES[0]!): Promise<Nginx> {
-  const { cert, key } = testCertificate(dir);
+  const { cert, key } = certificateAtShippedPath(recipe, dir);
   const port = await freePort();
+  const httpPort = recipe.certbot ? await freePort() : undefined;
+  const webroot = recipe.certbot ? join(dir, recipe.certbot.webroot) : undefined;
+  if (webroot) mkdirSync(webroot, { recursive: true });
   const conf = join(dir, 'slipgate.conf');
-  writeFileSync(conf, renderRecipe(recipe, { port, instances, cert, key }));
+  writeFileSync(conf, renderRecipe(recipe, { port, httpPort, webroot, instances, cert, key }));
   writeMainConf(dir);
   chmodSync(dir, 0o755);
   giveToUnprivileged(dir);
@@ -102,6 +143,7 @@ export async function startNginx(dir: string, instances: [string, string], recip
   await listening(port, proc, () => stderr);
   return {
     port,
+    ...(httpPort === undefined ? {} : { httpPort, webroot }),
     pid: proc.pid!,
     certificate: readFileSync(cert, 'utf8'),
     async reload(edit) {
@@ -191,6 +233,19 @@ export interface Answer {
   status: number;
   headers: Record<string, string | string[] | undefined>;
   body: any;
+}
+
+/** One plain-HTTP request to the recipe's port-80 server, with the Host header a browser or certbot's CA would send. */
+export function plainHttp(nginx: Nginx, opts: { host: string; path: string; method?: string; headers?: Record<string, string>; body?: string }): Promise<{ status: number; headers: Record<string, string | string[] | undefined>; body: string }> {
+  return new Promise((resolve, reject) => {
+    const req = httpRequest({ host: '127.0.0.1', port: nginx.httpPort, path: opts.path, method: opts.method ?? 'GET', agent: false, headers: { host: opts.host, ...opts.headers } }, (res) => {
+      let body = '';
+      res.setEncoding('utf8').on('data', (d: string) => (body += d));
+      res.on('end', () => resolve({ status: res.statusCode!, headers: res.headers, body }));
+    });
+    req.on('error', reject);
+    req.end(opts.body);
+  });
 }
 
 /** One HTTPS request through nginx, on a connection of its own. */

@@ -4,7 +4,7 @@
 // keys locked to IP ranges, x-request-id both ways, the body limit aligned
 // with MAX_IMAGE_BYTES, and the admin listener out of reach.
 import { execFile } from 'node:child_process';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { promisify } from 'node:util';
@@ -15,8 +15,8 @@ import { sandboxQr } from '../../src/upstream/sandbox/sandbox-qr.js';
 import { startApp, type TestApp } from '../helpers/app.js';
 import { tempDir } from '../helpers/temp.js';
 import { createLogger } from '../../src/log.js';
-import { callThrough, freePort, nginxPath, RECIPES, startNginx, testCertificate, withCertificates, writeMainConf, type CallOptions, type Nginx } from './nginx.js';
-import { runsAsRoot } from './unprivileged.js';
+import { callThrough, certificateAtShippedPath, freePort, nginxPath, plainHttp, RECIPES, startNginx, withCertificates, writeMainConf, type CallOptions, type Nginx } from './nginx.js';
+import { giveToUnprivileged, runsAsRoot } from './unprivileged.js';
 
 const REFUSED = { status: 'error', code: 1024, message: 'ip address not allowed' };
 const INVALID = { status: 'error', code: 1021, message: 'invalid api key' };
@@ -24,11 +24,11 @@ const { MAX_IMAGE_BYTES } = loadConfig({});
 
 const run = promisify(execFile);
 
-it('the single-host recipe passes nginx -t as shipped, only the certificate paths replaced', async () => {
+it("the single-host recipe passes nginx -t as shipped, with a certificate at certbot's path under a scratch root", async () => {
   const dir = tempDir('slipgate-nginx-t-');
   try {
     const [, single] = RECIPES;
-    writeFileSync(join(dir.path, 'slipgate.conf'), withCertificates(readFileSync(single!.path, 'utf8'), testCertificate(dir.path)));
+    writeFileSync(join(dir.path, 'slipgate.conf'), withCertificates(single!, readFileSync(single!.path, 'utf8'), certificateAtShippedPath(single!, dir.path)));
     writeMainConf(dir.path);
     const { stderr } = await run(nginxPath(), ['-t', '-p', dir.path, '-c', join(dir.path, 'nginx.conf'), '-e', 'stderr']);
     expect(stderr).toContain('test is successful');
@@ -65,6 +65,41 @@ describe.each(RECIPES)('nginx recipe in front of slipgate: $name', (recipe) => {
   const call = (opts: CallOptions) => callThrough(nginx, opts);
   const verify = (apiKey: string, from: string, headers: Record<string, string> = {}) =>
     call({ from, headers: { 'x-api-key': apiKey, ...headers }, body: JSON.stringify({ qrcode: sandboxQr() }) });
+
+  // Only the recipe with a port-80 server (a test, not a skipped one, for the other).
+  if (recipe.certbot) it("answers certbot's HTTP-01 challenge from the webroot on port 80 and sends everything else there to https", async () => {
+    const { host } = recipe.certbot!;
+    // What certbot --webroot writes: <webroot>/.well-known/acme-challenge/<token>.
+    const token = 'uX4k-Qz_9r8acme';
+    const challenges = join(nginx.webroot!, '.well-known', 'acme-challenge');
+    mkdirSync(challenges, { recursive: true });
+    writeFileSync(join(challenges, token), `${token}.key-authorization`);
+    giveToUnprivileged(nginx.webroot!);
+    const challenge = await plainHttp(nginx, { host, path: `/.well-known/acme-challenge/${token}` });
+    expect(challenge.status).toBe(200);
+    expect(challenge.body).toBe(`${token}.key-authorization`);
+    expect((await plainHttp(nginx, { host, path: '/.well-known/acme-challenge/unknown' })).status).toBe(404);
+
+    for (const [method, path] of [['GET', '/'], ['POST', '/api/v1/verify'], ['GET', '/api/v1/payment-requests?limit=1'], ['GET', '/.well-known/other']] as const) {
+      const redirect = await plainHttp(nginx, { host, path, method });
+      expect(redirect.status, path).toBe(301);
+      expect(redirect.headers.location, path).toBe(`https://${host}${path}`);
+    }
+    // Nothing on port 80 reaches slipgate: a key sent there is never served.
+    const { apiKey, accountId } = await app.account(1);
+    await plainHttp(nginx, { host, path: '/api/v1/verify', method: 'POST', headers: { 'x-api-key': apiKey }, body: JSON.stringify({ qrcode: sandboxQr() }) });
+    expect((await app.store.getAccount(accountId))!.credits).toBe(1);
+  });
+
+  it('proxies the public routes over https: verify and the payment requests', async () => {
+    const { apiKey } = await app.account(1);
+    expect((await verify(apiKey, '127.0.0.1')).body).toMatchObject({ status: 'success' });
+    // slipgate's own answer (its request id, its JSON), not nginx's.
+    const lookup = await call({ path: '/api/v1/payment-requests?reference=order-404', method: 'GET', headers: { 'x-api-key': apiKey } });
+    expect(lookup.status).toBe(404);
+    expect(lookup.headers['x-request-id']).toMatch(/^[0-9a-f-]{36}$/);
+    expect(lookup.body).toMatchObject({ status: 'error' });
+  });
 
   it('nginx runs unprivileged', () => {
     const uid = Number(/^Uid:\s+(\d+)/m.exec(readFileSync(`/proc/${nginx.pid}/status`, 'utf8'))![1]);
@@ -214,9 +249,11 @@ describe.each(RECIPES)('nginx recipe in front of slipgate: $name', (recipe) => {
     }
   });
 
-  it('does not expose the admin listener', async () => {
+  it('does not expose the admin listener; /healthz through it is the public listener\'s own', async () => {
     expect((await fetch(`${app.adminUrl}/healthz`)).status).toBe(200);
-    for (const path of ['/healthz', '/readyz', '/metrics', '/graphql', '/']) {
+    const health = await call({ path: '/healthz?challenge=0123456789abcdefXYZ', method: 'GET' });
+    expect(health.body).toEqual({ status: 'ok', forwardedFor: 1, proof: null });
+    for (const path of ['/readyz', '/metrics', '/graphql', '/']) {
       const answer = await call({ path, method: 'GET' });
       expect(answer.status, path).toBe(404);
       expect(answer.body, path).toMatchObject({ status: 'error' });

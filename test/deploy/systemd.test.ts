@@ -66,6 +66,13 @@ describe('systemd unit', () => {
     expect(one('WorkingDirectory')).toBe('/opt/slipgate');
   });
 
+  it('takes SECRETS_KEY as a systemd credential named like the setting, never from the env file', () => {
+    const credential = 'SECRETS_KEY:/etc/slipgate/credentials/SECRETS_KEY';
+    expect(service.get('LoadCredential')).toEqual([credential]);
+    expect(parseUnit(readFileSync(join(DEPLOY, 'slipgate@.service'), 'utf8')).get('Service')!.get('LoadCredential')).toEqual([credential]);
+    expect(readFileSync(join(DEPLOY, 'slipgate.env'), 'utf8')).not.toMatch(/^SECRETS_KEY=/m);
+  });
+
   it('gives SIGTERM longer than the drain before killing', () => {
     expect(one('KillSignal')).toBe('SIGTERM');
     expect(durationSeconds(one('TimeoutStopSec'))).toBeGreaterThan(DRAIN_BOUND_SECONDS);

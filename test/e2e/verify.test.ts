@@ -239,7 +239,7 @@ describe.each(testEngines())('POST /api/v1/verify on %s', (engine) => {
   });
 });
 
-describe('the public listener serves exactly one route', () => {
+describe('the public listener serves exactly one route (and GET /healthz, test/e2e/public-healthz.test.ts)', () => {
   let app: TestApp;
   beforeAll(async () => {
     app = await startApp();
@@ -251,7 +251,7 @@ describe('the public listener serves exactly one route', () => {
     ['PUT', '/api/v1/verify', 405],
     ['GET', '/', 404],
     ['POST', '/graphql', 404],
-    ['GET', '/healthz', 404],
+    ['GET', '/readyz', 404],
     ['POST', '/api/v2/verify', 404],
     // Exactly one route: no case-folded or trailing-slash twin that also charges.
     ['POST', '/API/V1/VERIFY', 404],

@@ -44,6 +44,9 @@ export function parseEventTypes(names: readonly string[] | undefined): WebhookEv
   return unique as WebhookEventType[];
 }
 
+/** As long as a generated one's 256 bits in base64 at least; never a space or a line break. */
+const OWN_SECRET = /^[\x21-\x7e]{32,512}$/;
+
 export class WebhookEndpoints {
   private readonly now: () => Date;
 
@@ -51,13 +54,15 @@ export class WebhookEndpoints {
     this.now = deps.now ?? (() => new Date());
   }
 
-  async add(actor: string, accountId: string, input: { url: string; events?: readonly string[]; reason?: string | null }): Promise<RegisteredEndpoint> {
+  /** `secret`: the operator's own signing secret (one the receiver already has); else a new one. */
+  async add(actor: string, accountId: string, input: { url: string; events?: readonly string[]; reason?: string | null; secret?: string }): Promise<RegisteredEndpoint> {
+    if (input.secret !== undefined && !OWN_SECRET.test(input.secret)) throw new InputError('a signing secret must be 32 to 512 printable ASCII characters without spaces');
     const checked = checkEndpointUrl(input.url.trim(), this.deps.adminListener);
     if (!checked.ok) throw new InputError(`webhook URL refused: ${checked.problem}`);
     const events = parseEventTypes(input.events);
     const account = await this.deps.store.getAccount(accountId);
     if (!account || account.deletedAt) throw new StoreError('not_found', 'account not found');
-    const secret = generateWebhookSecret();
+    const secret = input.secret ?? generateWebhookSecret();
     const endpoint: WebhookEndpoint = { id: newId('whe'), accountId, url: checked.url, events, sealedSecret: this.deps.secrets.seal(secret), createdAt: this.now(), removedAt: null };
     await this.deps.store.createWebhookEndpoint(endpoint);
     this.deps.forgetAccount?.(accountId);

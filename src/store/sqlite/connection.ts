@@ -4,7 +4,7 @@
 // this returns.
 import { refuseNewerSchema } from '../schema-version.js';
 import Database from 'better-sqlite3';
-import { mkdirSync } from 'node:fs';
+import { closeSync, mkdirSync, openSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { GroupCommit } from './group-commit.js';
 import { StoreFailure } from './store-failure.js';
@@ -14,6 +14,7 @@ import { SQLITE_MIGRATIONS } from './migrations.js';
 import { sqliteRecovery } from './recovery.js';
 import { openUnreplaced } from './open-unreplaced.js';
 import { DELIVERY_COLUMNS } from '../sql/webhooks.js';
+import { PRIVATE_FILE_MODE } from '../../durable-file.js';
 
 const BUSY_TIMEOUT_MS = 5000;
 export const ACCOUNT_SELECT = `SELECT a.*, (SELECT count(*) FROM credit_holds h WHERE h.account_id = a.id) AS held FROM accounts a`;
@@ -51,8 +52,23 @@ function openReadOnly(path: string): Database.Database {
   return db;
 }
 
+/**
+ * A new database holds names and account numbers: created readable by its
+ * owner only, whatever the umask (SQLite would make it 0644 less the umask).
+ * SQLite gives the -wal and -shm files the database file's mode. A folder it
+ * has to make is the owner's only too. An existing file keeps its mode.
+ */
+function createPrivately(path: string): void {
+  mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
+  try {
+    closeSync(openSync(path, 'wx', PRIVATE_FILE_MODE));
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+  }
+}
+
 function openForWriting(path: string): Database.Database {
-  if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
+  if (path !== ':memory:') createPrivately(path);
   const db = path === ':memory:' ? new Database(path) : openUnreplaced(path, BUSY_TIMEOUT_MS);
   db.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
   switchToWal(db);
