@@ -273,4 +273,12 @@ export const PG_MIGRATIONS: readonly string[] = [
   CREATE INDEX payment_requests_due ON payment_requests (expires_at) WHERE status = 'pending';
   CREATE INDEX payment_requests_account_time ON payment_requests (account_id, created_at, id);
   `,
+  // The payment verdict kept with a verification sent for a payment request
+  // (domain/payments): the request, its status after the slip, why the slip
+  // did not pay it. Null on every other record.
+  `
+  ALTER TABLE verify_transactions ADD COLUMN payment_request_id text;
+  ALTER TABLE verify_transactions ADD COLUMN payment_status text;
+  ALTER TABLE verify_transactions ADD COLUMN payment_reason text;
+  `,
 ];
