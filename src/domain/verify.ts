@@ -221,12 +221,12 @@ export class VerificationService {
     }
     const plan = paying ? await planPayment(store, { request: paying, slip: data, verificationId: who.id, listeners: { paid: paidListeners, late: lateListeners } }, this.now()) : undefined;
     // A refusal the slip alone decided is kept with the record; a payment to write, by the store that decides it.
-    const refusal = plan?.refused ? { payment: recordedVerdict(plan.refused) } : {};
-    const record = { ...successRecord(who, { qrcode, data, upstream: result.upstream, latencyMs }, this.now()), ...refusal };
+    const record = successRecord(who, { qrcode, data, upstream: result.upstream, latencyMs }, this.now());
+    if (plan?.refused) record.payment = recordedVerdict(plan.refused);
     // The events are written by the settle itself (the outbox): charged and announced, or neither.
     const lease = listeners.length > 0 || paidListeners.length > 0 || lateListeners.length > 0 ? this.deps.webhooks?.lease?.() : undefined;
     const succeeded = listeners.length > 0 ? outboxRecords(verificationSucceeded(record), who.accountId, listeners) : [];
-    const deliveries = leased([...succeeded, ...(plan?.late ?? [])], lease);
+    const deliveries = leased(plan?.late?.length ? [...succeeded, ...plan.late] : succeeded, lease);
     if (plan?.payment && lease) plan.payment = { ...plan.payment, deliveries: leased(plan.payment.deliveries, lease) };
     let payment: PaymentVerdict | undefined = plan?.refused;
     let paidHere = false;
