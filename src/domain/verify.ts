@@ -159,8 +159,11 @@ export class VerificationService {
       await store.insertRequestError(this.errorRecord(who, { kind: 'invalid_qr', message, qrcode, latencyMs: 0 }));
       return failure('invalid_qr', message, account.credits);
     }
-    const paidBefore = typeof paying === 'object' ? await recordOfPayment(store, paying, parsed.slip) : null;
-    if (paidBefore && typeof paying === 'object') return this.answerFromRecord(who, paidBefore, paying, qrcode, checks);
+    // The same slip again for the request it paid: answered from the record, before any hold (verify-replay.ts).
+    if (typeof paying === 'object') {
+      const paidBy = await recordOfPayment(store, paying, parsed.slip);
+      if (paidBy) return this.answerFromRecord(who, paidBy, paying, qrcode, checks);
+    }
 
     // One account must not take all upstream capacity (per process).
     const inFlight = this.perAccount.get(who.accountId) ?? 0;
@@ -263,6 +266,7 @@ export class VerificationService {
     return this.verifiedAnswer(who, { data: paidBy.response, qrcode, credits: account.credits, payment: { id: request.id, status: 'paid' }, receiver }, checks);
   }
 
+  /** A success as the route answers it: the slip, its payment verdict, and the checks asked for (with the receiver's). */
   private async verifiedAnswer(
     who: KeyedWho,
     facts: { data: VerifiedSlip; qrcode: string; credits: number; payment: PaymentVerdict | undefined; receiver: ReceiverResult | undefined },
