@@ -74,6 +74,22 @@ describe.each(testEngines())('one paid event per paid request on %s', (engine) =
     expect(sent.size).toBe(2);
     expect([...sent.keys()].sort()).toEqual([...stored.get(retried.id)!, ...stored.get(raced.id)!].sort());
   });
+
+  it('the resend needs no credit: with the last one spent on the payment, it is still answered paid', { timeout: 60_000 }, async () => {
+    const app: TestApp = await startApp({ databaseUrl: await engine.databaseUrl(), env: FAST });
+    cleanup.push(() => app.stop());
+    const merchant = await shop(app, 1);
+    const request = (await create(app, merchant, { amount: 55, reference: 'last-credit' })).body.data;
+    const qrcode = slipFor({ amount: 55 });
+    const first = await app.post({ qrcode, paymentRequest: request.id }, { 'x-api-key': merchant.apiKey });
+    expect(first.body.paymentRequest).toEqual({ id: request.id, status: 'paid' });
+    const again = await app.post({ qrcode, paymentRequest: request.id }, { 'x-api-key': merchant.apiKey });
+    expect(again.status).toBe(200);
+    expect(again.body).toEqual(first.body);
+    expect(again.headers.get('x-credits-remaining')).toBe('0');
+    // Without the request it is a plain verification, which needs a credit (1023).
+    expect((await app.post({ qrcode }, { 'x-api-key': merchant.apiKey })).body).toMatchObject({ code: 1023 });
+  });
 });
 
 /** Paid event ids the endpoint received, each with its request. */
