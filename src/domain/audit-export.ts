@@ -36,6 +36,11 @@ export const EXPORT_COLUMNS = [
   // When the personal data was removed (retention or erasure): an empty
   // name is then an erased one, not one the bank never sent.
   'redacted_at',
+  // A verification sent for a payment request: the request, its status after
+  // the slip, and why the slip did not pay it (empty when it did).
+  'payment_request_id',
+  'payment_status',
+  'payment_reason',
 ] as const;
 
 export type ExportRow = Record<(typeof EXPORT_COLUMNS)[number], string>;
@@ -147,6 +152,9 @@ function verifiedRow(r: VerifyTransactionRecord): ExportRow {
     latency_ms: String(r.latencyMs),
     source: r.source ?? 'qrcode',
     redacted_at: r.redactedAt ? bangkokTime(r.redactedAt) : '',
+    payment_request_id: r.payment?.requestId ?? '',
+    payment_status: r.payment?.status ?? '',
+    payment_reason: r.payment?.reason ?? '',
   };
 }
 

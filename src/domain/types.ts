@@ -1,4 +1,5 @@
 // Domain types: plain data, no framework or driver imports.
+import type { PaymentRecord } from './payments/types.js';
 
 export interface Account {
   id: string;
@@ -128,6 +129,8 @@ export interface VerifyTransactionRecord {
    * (domain/retention.ts). Absent or null: the record is whole.
    */
   redactedAt?: Date | null;
+  /** The payment request the slip was sent for and what the slip did to it; absent when it named none. */
+  payment?: PaymentRecord | null;
 }
 
 /** Audit record of a failed request (never charged). */

@@ -4,16 +4,22 @@
 // rules.
 import type { SettlePayment, Store } from './ports/store.js';
 import type { VerifiedSlip } from './types.js';
-import { preparePayment, type PaymentVerdict } from './payments/paying.js';
-import { paymentEvent } from './payments/events.js';
+import { preparePayment, type PaymentRefused } from './payments/paying.js';
+import { lateTransferEvent, paymentEvent } from './payments/events.js';
 import type { PaymentRequest } from './payments/types.js';
 import { SettleFailedError } from './verify-failures.js';
 
 /** The request named on the body, or the chooser of a LINE channel that matches payment requests. */
 export type PaymentToPay = PaymentRequest | ((slip: VerifiedSlip) => Promise<PaymentRequest | undefined>);
 
-/** What the settle is to do about the payment: nothing, write it (`payment`), or answer a refusal the slip alone decided. */
-export type PaymentPlan = { refused: PaymentVerdict; payment?: undefined } | { payment: SettlePayment; refused?: undefined } | undefined;
+/** What the settle is to do about the payment: nothing, write it (`payment`), or answer a refusal the slip alone decided (with a late transfer's event). */
+export type PaymentPlan = (PaymentRefused & { payment?: undefined }) | { payment: SettlePayment; refused?: undefined; late?: undefined } | undefined;
+
+/** The endpoints listening to the events a payment can raise. */
+export interface PaymentListeners {
+  paid: readonly string[];
+  late: readonly string[];
+}
 
 /**
  * After the bank confirmed the slip, before the settle. A store failure here
@@ -23,14 +29,15 @@ export type PaymentPlan = { refused: PaymentVerdict; payment?: undefined } | { p
  */
 export async function planPayment(
   store: Store,
-  paid: { request: PaymentToPay; slip: VerifiedSlip; verificationId: string; listeners: readonly string[] },
+  paid: { request: PaymentToPay; slip: VerifiedSlip; verificationId: string; listeners: PaymentListeners },
   at: Date,
 ): Promise<PaymentPlan> {
   try {
     const request = typeof paid.request === 'function' ? await paid.request(paid.slip) : paid.request;
     if (!request) return undefined;
-    const deliveries = paymentEvent('payment_request.paid', paid.listeners, () => at);
-    return await preparePayment(store, { request, slip: paid.slip, verificationId: paid.verificationId, at, deliveries });
+    const deliveries = paymentEvent('payment_request.paid', paid.listeners.paid, () => at);
+    const lateDeliveries = lateTransferEvent(paid.listeners.late, () => at);
+    return await preparePayment(store, { request, slip: paid.slip, verificationId: paid.verificationId, at, deliveries, lateDeliveries });
   } catch (err) {
     throw new SettleFailedError(err);
   }

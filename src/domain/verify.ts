@@ -5,7 +5,7 @@ import { ACCOUNT_ERRORS, type AccountErrorKind } from './errors.js';
 import { readSlipImage } from './verify-image.js';
 import { AccountSlots } from './account-slots.js';
 import { parseSlipQr, type SlipRef } from './slip-qr.js';
-import type { RequestErrorRecord } from './types.js';
+import type { RequestErrorRecord, VerifiedSlip, VerifyTransactionRecord } from './types.js';
 import type { ChannelVerifyInput, VerifyInput, VerifyOutcome, VerifyTrace } from './verify-types.js';
 import type { VerificationDeps } from './verify-deps.js';
 import { ReceiverDirectory } from './receiver-directory.js';
@@ -15,10 +15,11 @@ import type { CheckRequest } from './checks.js';
 import { AuthRefusals } from './auth-refusals.js';
 import { KeyTouches } from './key-touches.js';
 import { leased, outboxRecords, verificationSucceeded } from './webhooks/events.js';
-import { payableRequest } from './payments/paying.js';
+import { payableRequest, paidByThisSettle, paymentVerdict, recordedVerdict, type PaymentVerdict } from './payments/paying.js';
 import { failureOutcome, SettleFailedError } from './verify-failures.js';
 import { planPayment, type PaymentToPay } from './verify-payment.js';
-import { paymentVerdict, type PaymentVerdict } from './payments/paying.js';
+import { recordOfPayment } from './verify-replay.js';
+import type { ReceiverResult } from './checks/types.js';
 import { runChecks } from './verify-checks.js';
 import { bodyCheck, failure, successRecord, imageRefusal, ipRefusalRecorded, requestErrorRecord, type FailureFacts, type KeyedWho, type Who } from './verify-records.js';
 
@@ -135,7 +136,8 @@ export class VerificationService {
     if (slip.image === undefined) qrcode = slip.qrcode;
     else {
       // No CPU for an account that could not pay: its credits are read before decoding (the hold still decides).
-      const account = await this.liveAccount(who, {}, { mustPay: true });
+      // A request already paid may be answered from its record (below), which costs nothing.
+      const account = await this.liveAccount(who, {}, { mustPay: typeof paying !== 'object' || paying.status !== 'paid' });
       if (!account.ok) return account.refused;
       const release = this.pictureSlots.take(who.accountId);
       if (!release) return { kind: 'busy', message: 'too many pictures of this account are being read right now; retry shortly' };
@@ -156,6 +158,11 @@ export class VerificationService {
       const message = `invalid slip QR code: ${parsed.reason}`;
       await store.insertRequestError(this.errorRecord(who, { kind: 'invalid_qr', message, qrcode, latencyMs: 0 }));
       return failure('invalid_qr', message, account.credits);
+    }
+    // The same slip again for the request it paid: answered from the record, before any hold (verify-replay.ts).
+    if (typeof paying === 'object') {
+      const paidBy = await recordOfPayment(store, paying, parsed.slip);
+      if (paidBy) return this.answerFromRecord(who, paidBy, paying, qrcode, checks);
     }
 
     // One account must not take all upstream capacity (per process).
@@ -185,11 +192,12 @@ export class VerificationService {
     const { store } = this.deps;
     // Read before the hold (from memory, mostly): a store failure here is a plain 503 with nothing held,
     // never after the bank answered.
-    const [receivers, listeners] = await Promise.all([
+    const [receivers, listeners, paidListeners, lateListeners] = await Promise.all([
       this.receivers.forAccount(who.accountId),
-      this.deps.webhooks ? this.deps.webhooks.endpointsFor(who.accountId, 'verification.succeeded') : [],
+      this.listeners(who.accountId, 'verification.succeeded'),
+      paying ? this.listeners(who.accountId, 'payment_request.paid') : [],
+      paying ? this.listeners(who.accountId, 'payment_request.late_transfer') : [],
     ]);
-    const paidListeners = paying && this.deps.webhooks ? await this.deps.webhooks.endpointsFor(who.accountId, 'payment_request.paid') : [];
     const held = await store.holdCredit({ id: who.id, accountId: who.accountId, keyId: who.keyId, createdAt: this.now(), instanceId: this.deps.instanceId?.() ?? null });
     // Credits never go below zero, so a refused hold saw a balance of exactly 0.
     if (held.status === 'insufficient') return this.accountError('insufficient_fund', who, { qrcode, slip }, 0);
@@ -214,29 +222,58 @@ export class VerificationService {
       const record = this.errorRecord(who, { kind: 'receiver_not_registered', message: receiverRefusal(data), qrcode, slip, upstream: result.upstream, latencyMs });
       return { kind: 'account_error', error: 'receiver_not_registered', creditsRemaining: await store.releaseHold({ ...record, accountId: who.accountId }) };
     }
+    const plan = paying ? await planPayment(store, { request: paying, slip: data, verificationId: who.id, listeners: { paid: paidListeners, late: lateListeners } }, this.now()) : undefined;
+    // A refusal the slip alone decided is kept with the record; a payment to write, by the store that decides it.
     const record = successRecord(who, { qrcode, data, upstream: result.upstream, latencyMs }, this.now());
-    // The event is written by the settle itself (the outbox): charged and announced, or neither.
-    const lease = listeners.length > 0 || paidListeners.length > 0 ? this.deps.webhooks?.lease?.() : undefined;
-    const deliveries = listeners.length > 0 ? leased(outboxRecords(verificationSucceeded(record), who.accountId, listeners), lease) : [];
-    const plan = paying ? await planPayment(store, { request: paying, slip: data, verificationId: who.id, listeners: paidListeners }, this.now()) : undefined;
+    if (plan?.refused) record.payment = recordedVerdict(plan.refused);
+    // The events are written by the settle itself (the outbox): charged and announced, or neither.
+    const lease = listeners.length > 0 || paidListeners.length > 0 || lateListeners.length > 0 ? this.deps.webhooks?.lease?.() : undefined;
+    const succeeded = listeners.length > 0 ? outboxRecords(verificationSucceeded(record), who.accountId, listeners) : [];
+    const deliveries = leased(plan?.late?.length ? [...succeeded, ...plan.late] : succeeded, lease);
     if (plan?.payment && lease) plan.payment = { ...plan.payment, deliveries: leased(plan.payment.deliveries, lease) };
     let payment: PaymentVerdict | undefined = plan?.refused;
+    let paidHere = false;
     try {
       // The payment, when there is one to write, is decided in the settle's own write: charged and paid, or neither.
       if (plan?.payment) {
         const found = await store.settleHold(record, deliveries, plan.payment);
         if (!found) throw new Error('the store settled a payment without saying what it found');
         payment = paymentVerdict(plan.payment, found);
+        paidHere = paidByThisSettle(plan.payment, found);
       } else await (deliveries.length > 0 ? store.settleHold(record, deliveries) : store.settleHold(record));
     } catch (err) {
       throw new SettleFailedError(err);
     }
-    const paidDeliveries = payment?.status === 'paid' ? (plan?.payment?.deliveries ?? []) : [];
+    // Only what the settle stored: a request found paid by this slip under another verification wrote no event here.
+    const paidDeliveries = paidHere ? (plan?.payment?.deliveries ?? []) : [];
     if (deliveries.length > 0 || paidDeliveries.length > 0) this.deps.webhooks?.written?.([...deliveries, ...paidDeliveries]);
     // lastUsedAt is an API key's; a LINE channel has none.
     if (who.source !== 'line') this.touches.touch(who.keyId);
     // Settling only turns the hold into usage: the hold's balance is the one after the charge.
-    const verified = { kind: 'verified', slip: data, qrcode, creditsRemaining: held.credits, ...(payment ? { paymentRequest: payment } : {}) } as const;
+    return this.verifiedAnswer(who, { data, qrcode, credits: held.credits, payment, receiver }, checks);
+  }
+
+  /** The endpoints of the account listening to `type` (none without webhooks). */
+  private async listeners(accountId: string, type: 'verification.succeeded' | 'payment_request.paid' | 'payment_request.late_transfer'): Promise<readonly string[]> {
+    return this.deps.webhooks ? this.deps.webhooks.endpointsFor(accountId, type) : [];
+  }
+
+  /** The slip sent again for the request it paid: the paying verification's answer, no bank, no credit (verify-replay.ts). */
+  private async answerFromRecord(who: KeyedWho, paidBy: VerifyTransactionRecord, request: { id: string }, qrcode: string, checks?: CheckRequest): Promise<VerifyOutcome> {
+    const account = await this.liveAccount(who, { qrcode }, { mustPay: false });
+    if (!account.ok) return account.refused;
+    const receiver = receiverVerdict(await this.receivers.forAccount(who.accountId), paidBy.response);
+    return this.verifiedAnswer(who, { data: paidBy.response, qrcode, credits: account.credits, payment: { id: request.id, status: 'paid' }, receiver }, checks);
+  }
+
+  /** A success as the route answers it: the slip, its payment verdict, and the checks asked for (with the receiver's). */
+  private async verifiedAnswer(
+    who: KeyedWho,
+    facts: { data: VerifiedSlip; qrcode: string; credits: number; payment: PaymentVerdict | undefined; receiver: ReceiverResult | undefined },
+    checks?: CheckRequest,
+  ): Promise<VerifyOutcome> {
+    const { data, qrcode, credits, payment, receiver } = facts;
+    const verified = { kind: 'verified', slip: data, qrcode, creditsRemaining: credits, ...(payment ? { paymentRequest: payment } : {}) } as const;
     return !checks && !receiver ? verified : { ...verified, checks: { ...(checks ? await runChecks(this.deps, checks, data, who, this.now) : {}), ...(receiver ? { receiver } : {}) } };
   }
 

@@ -2,15 +2,37 @@
 // each, and the account's unique-amount setting. Viewers read; support staff
 // change the setting. Amounts in baht, as the public routes answer them.
 import { bahtOf } from '../domain/payments/money.js';
-import { PAYMENT_STATUSES, type PayingSlip, type PaymentRequest, type PaymentStatus } from '../domain/payments/types.js';
+import { PAYMENT_REFUSALS, PAYMENT_STATUSES, type PayingSlip, type PaymentRecord, type PaymentRefusal, type PaymentRequest, type PaymentStatus } from '../domain/payments/types.js';
 import { builder } from './builder.js';
 import { notFoundError } from './errors.js';
 import { connection, pageArgs, pagedCost, pageSize, STORE_READ_COST, withCursor } from './pagination.js';
-import { AccountRef } from './refs.js';
+import { AccountRef, VerifyTransactionRef } from './refs.js';
 
 const PaymentStatusEnum = builder.enumType('PaymentRequestStatus', {
   values: Object.fromEntries(PAYMENT_STATUSES.map((s) => [s.toUpperCase(), { value: s }])) as Record<string, { value: PaymentStatus }>,
 });
+
+const PaymentRefusalEnum = builder.enumType('PaymentRefusal', {
+  values: Object.fromEntries(PAYMENT_REFUSALS.map((r) => [r.toUpperCase(), { value: r }])) as Record<string, { value: PaymentRefusal }>,
+});
+
+const PaymentVerdictRef = builder.objectRef<PaymentRecord>('PaymentVerdict').implement({
+  description: 'What a verification sent for a payment request did to it, as its record keeps it.',
+  fields: (t) => ({
+    requestId: t.exposeID('requestId', { description: 'The payment request the slip was sent for.' }),
+    status: t.expose('status', { type: PaymentStatusEnum, description: "The request's status after this slip." }),
+    reason: t.expose('reason', { type: PaymentRefusalEnum, nullable: true, description: 'Why this slip did not pay it; null when it did (or had before).' }),
+  }),
+});
+
+builder.objectFields(VerifyTransactionRef, (t) => ({
+  payment: t.field({
+    type: PaymentVerdictRef,
+    nullable: true,
+    description: 'The payment request the slip was sent for and what the slip did to it; null when it named none.',
+    resolve: (r) => r.payment ?? null,
+  }),
+}));
 
 const PayingSlipRef = builder.objectRef<PayingSlip>('PayingSlip').implement({
   description: 'The verified slip that paid a payment request.',
@@ -38,7 +60,7 @@ const PaymentRequestRef = builder.objectRef<PaymentRequest>('PaymentRequest').im
     expiresAt: t.expose('expiresAt', { type: 'DateTime' }),
     paidAt: t.expose('paidAt', { type: 'DateTime', nullable: true }),
     paidBy: t.field({ type: PayingSlipRef, nullable: true, resolve: (p) => p.paidBy }),
-    closedAt: t.expose('closedAt', { type: 'DateTime', nullable: true, description: 'When it was cancelled or marked expired.' }),
+    closedAt: t.expose('closedAt', { type: 'DateTime', nullable: true, description: 'When it was cancelled or marked expired (kept when a slip transferred in time paid it afterwards).' }),
   }),
 });
 

@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { Store } from '../../src/domain/ports/store.js';
-import type { VerifiedSlip } from '../../src/domain/types.js';
+import type { VerifiedSlip, VerifyTransactionRecord } from '../../src/domain/types.js';
 import { openStore } from '../../src/store/open.js';
 import { testEngines } from '../helpers/engines.js';
 import { tempDir } from '../helpers/temp.js';
@@ -35,7 +35,7 @@ async function seed(store: Store) {
   };
   const shop = await account('ร้านกาแฟ ดีดี');
   const other = await account('Other shop');
-  const verified = async (accountId: string, createdAt: Date, amount: number, senderName: string, transactionId: string) => {
+  const verified = async (accountId: string, createdAt: Date, amount: number, senderName: string, transactionId: string, payment?: VerifyTransactionRecord['payment']) => {
     const id = `vfy_${randomUUID()}`;
     await store.holdCredit({ id, accountId, keyId: 'key_x', createdAt, instanceId: null });
     const response = {
@@ -50,10 +50,10 @@ async function seed(store: Store) {
       receiverPromptpay: 'x-xxxx-xxxx1-23-4',
       rawData: {},
     } as unknown as VerifiedSlip;
-    await store.settleHold({ id, accountId, keyId: 'key_x', requestId: `req_${transactionId}`, qrcode: 'QR', transactionId, amount, sendingBank: '004', receivingBank: '014', upstream: 'kbank-1', latencyMs: 42, response, createdAt });
+    await store.settleHold({ id, accountId, keyId: 'key_x', requestId: `req_${transactionId}`, qrcode: 'QR', transactionId, amount, sendingBank: '004', receivingBank: '014', upstream: 'kbank-1', latencyMs: 42, response, createdAt, ...(payment ? { payment } : {}) });
   };
   await verified(shop, at('2026-11-01T00:00:00.000'), 250, 'นาย สมชาย ใ', 'TX-NOV-01');
-  await verified(shop, at('2026-11-15T12:30:00.000'), 100.5, 'นาง "สมศรี", มีสุข', 'TX-NOV-15');
+  await verified(shop, at('2026-11-15T12:30:00.000'), 100.5, 'นาง "สมศรี", มีสุข', 'TX-NOV-15', { requestId: 'pr_late', status: 'expired', reason: 'expired' });
   await verified(shop, at('2026-11-30T23:59:59.000'), 1234567.89, '=HYPERLINK("http://x")', 'TX-NOV-30');
   await verified(shop, at('2026-12-01T00:00:00.000'), 7, 'นาย ธันวา', 'TX-DEC-01');
   await verified(other, at('2026-11-10T09:00:00.000'), 99, 'นาย อื่น', 'TX-OTHER');
@@ -108,10 +108,13 @@ describe.each(testEngines())('audit export on %s', (engine) => {
     expect(lines.find((l) => l.includes('TX-NOV-15'))).toContain(',100.50,004,014,"นาง ""สมศรี"", มีสุข",MR. SOMCHAI J,');
     expect(lines.find((l) => l.includes('TX-NOV-30'))).toContain(`,1234567.89,004,014,"'=HYPERLINK(""http://x"")",`);
     expect(lines.find((l) => l.includes('TX-OTHER'))).toContain(`,${ids.other},`);
-    expect(lines[0]!.split(',').at(-1)).toBe('redacted_at');
-    expect(lines.find((l) => l.includes('TX-OTHER'))!.split(',').at(-1)).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}\+07:00$/);
+    // Columns are only ever added at the end: the payment verdict's three after redacted_at.
+    expect(lines[0]!.split(',').slice(-4)).toEqual(['redacted_at', 'payment_request_id', 'payment_status', 'payment_reason']);
+    expect(lines.find((l) => l.includes('TX-OTHER'))!.split(',').at(-4)).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}\+07:00$/);
     expect(lines.find((l) => l.includes('TX-OTHER'))).not.toContain('นาย อื่น');
-    expect(lines.find((l) => l.includes('TX-NOV-01'))!.split(',').at(-1)).toBe('');
+    expect(lines.find((l) => l.includes('TX-NOV-01'))!.split(',').slice(-4)).toEqual(['', '', '', '']);
+    // The payment verdict kept with a verification sent for a payment request.
+    expect(lines.find((l) => l.includes('TX-NOV-15'))!.split(',').slice(-3)).toEqual(['pr_late', 'expired', 'expired']);
     expect(lines.some((l) => l.includes('TX-DEC-01') || l.startsWith('failed,'))).toBe(false);
   });
 

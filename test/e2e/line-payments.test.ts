@@ -4,7 +4,9 @@
 // payment_request.paid event written, the reply naming the order); the same
 // slip again pays nothing more; an amount no request has, several requests
 // of one amount, an amount that differs from the only open order, and a
-// channel without the option each pay nothing and say so.
+// channel without the option each pay nothing and say so; a late transfer
+// raises payment_request.late_transfer and keeps its verdict, as on the
+// verify route.
 import { afterAll, describe, expect, it } from 'vitest';
 import { eventually } from '../helpers/child.js';
 import { startLineRig, type LineRig } from '../helpers/line.js';
@@ -90,8 +92,11 @@ describe('LINE payment request matching', () => {
     expect(await status(solo, due.id)).toBe('pending');
   });
 
-  it('the order a slip matches but cannot pay says why: expired before the transfer, placed after it', { timeout: 60_000 }, async () => {
+  it('the order a slip matches but cannot pay says why: expired before the transfer (announced late_transfer), placed after it; an in-time slip checked late pays it', { timeout: 60_000 }, async () => {
     const r = await shopRig({ lang: 'th' });
+    const hooks: Receiver = await startReceiver();
+    cleanup.push(() => hooks.close());
+    await r.app.webhooks.add('admin:test', r.accountId, { url: hooks.url, events: ['payment_request.paid', 'payment_request.late_transfer'] });
     // Still pending (the expiry pass has not run), its window over ten minutes ago.
     const request = await order(r, 'order-41', 60);
     const createdAt = new Date(Date.now() - 30 * 60_000);
@@ -100,12 +105,24 @@ describe('LINE payment request matching', () => {
     await sendText(r, slipFor({ amount: 70 }));
     expect((await r.answers(1))[0]!.text).toMatch(/^⚠️ คำสั่งซื้อ order-42 หมดเวลาชำระก่อนการโอนนี้ ร้านค้าจะติดต่อกลับ\nจำนวนเงิน ฿70\.00/);
     expect(await status(r, lapsed.id)).toBe('pending');
+    // The same paying rules as the verify route: the late transfer is announced and its verdict kept.
+    await eventually(async () => hooks.received.length === 1);
+    expect(JSON.parse(hooks.received[0]!.body)).toMatchObject({ type: 'payment_request.late_transfer', data: { id: lapsed.id, reference: 'order-42', transfer: { amount: 70 } } });
+    const [late] = (await r.app.store.listVerifyTransactions({ accountId: r.accountId, limit: 1 })).items;
+    expect(late!.payment).toEqual({ requestId: lapsed.id, status: 'pending', reason: 'expired' });
 
     await sendText(r, slipFor({ amount: 60, paidAt: new Date(Date.now() - 60 * 60_000) }));
     expect((await r.answers(2))[1]!.text).toContain('การโอนนี้เกิดขึ้นก่อนสร้างคำสั่งซื้อ order-41');
     expect(await status(r, request.id)).toBe('pending');
-    // Both charged: the bank confirmed both slips.
-    expect(await r.credits()).toBe(8);
+
+    // Transferred inside the lapsed order's window, checked now: it pays it.
+    await sendText(r, slipFor({ amount: 70, paidAt: new Date(createdAt.getTime() + 60_000) }));
+    expect((await r.answers(3))[2]!.text).toContain('order-42');
+    expect(await status(r, lapsed.id)).toBe('paid');
+    await eventually(async () => hooks.received.length === 2);
+    expect(JSON.parse(hooks.received[1]!.body)).toMatchObject({ type: 'payment_request.paid', data: { id: lapsed.id } });
+    // All charged: the bank confirmed every slip.
+    expect(await r.credits()).toBe(7);
   });
 
   it('a channel without the option pays no request, even one the slip would pay', { timeout: 60_000 }, async () => {

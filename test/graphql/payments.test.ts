@@ -14,6 +14,7 @@ const LIST = `query ($id: ID!, $status: PaymentRequestStatus, $from: DateTime, $
     }
   }
 }`;
+const VERDICTS = `query ($accountId: ID!) { verifyTransactions(filter: { accountId: $accountId }) { nodes { transactionId payment { requestId status reason } } } }`;
 const ONE = `query ($id: ID!) { paymentRequest(id: $id) { id status reference closedAt } }`;
 const UNIQUE = `mutation ($accountId: ID!, $on: Boolean!) { setUniquePaymentAmounts(accountId: $accountId, on: $on, reason: "two tills") { id uniquePaymentAmounts adminEvents { action details } } }`;
 
@@ -51,6 +52,16 @@ describe('GraphQL admin API: payment requests', () => {
     expect(later).toEqual([]);
     expect(dataOf(await app.gql('viewer', ONE, { id: second.id })).paymentRequest).toMatchObject({ id: second.id, status: 'CANCELLED', reference: 'g-2', closedAt: expect.any(String) });
     expect(errorCodes(await app.gql('viewer', ONE, { id: 'pr_nope' }))).toEqual(['NOT_FOUND']);
+
+    // Each verification keeps what its slip did to the request it was sent for; a plain one has none.
+    const refused = await app.post({ qrcode: slipFor({ amount: 80 }), paymentRequest: first.id }, { 'x-api-key': merchant.apiKey });
+    const plain = await app.post({ qrcode: slipFor({ amount: 80 }) }, { 'x-api-key': merchant.apiKey });
+    const verdicts = dataOf(await app.gql('viewer', VERDICTS, { accountId: merchant.accountId })).verifyTransactions.nodes;
+    expect(verdicts).toEqual([
+      { transactionId: plain.body.data.transactionId, payment: null },
+      { transactionId: refused.body.data.transactionId, payment: { requestId: first.id, status: 'PAID', reason: 'ALREADY_PAID' } },
+      { transactionId: paid.body.data.transactionId, payment: { requestId: first.id, status: 'PAID', reason: null } },
+    ]);
   });
 
   it('support turns unique amounts on with an admin event; a viewer may not', async () => {

@@ -9,7 +9,8 @@ import type { Store } from '../../src/domain/ports/store.js';
 import type { PayingSlip, PaymentRequest } from '../../src/domain/payments/types.js';
 import type { NewWebhookDelivery } from '../../src/domain/webhooks/types.js';
 import type { CaseFn } from '../helpers/skipped-guarantees.js';
-import { payBySettle } from '../helpers/pay-by-settle.js';
+import { fundAccount, paidRecord, payBySettle } from '../helpers/pay-by-settle.js';
+import type { PaymentRecord } from '../../src/domain/payments/types.js';
 
 interface Fixtures {
   store: () => Store;
@@ -55,6 +56,28 @@ function events(endpointId: string, type: 'payment_request.paid' | 'payment_requ
   };
 }
 const paidEvents = (endpointId: string, pr: PaymentRequest) => events(endpointId, 'payment_request.paid')({ ...pr, status: 'paid' });
+
+/** The distinct paid event ids in the account's outbox. */
+async function paidEventIds(store: Store, accountId: string): Promise<string[]> {
+  const deliveries = (await store.listWebhookDeliveries({ accountId, limit: 100 })).items;
+  return [...new Set(deliveries.filter((d) => d.type === 'payment_request.paid').map((d) => d.eventId))];
+}
+
+/** The payment verdict kept with the slip's verification record. */
+async function verdictOf(store: Store, accountId: string, paying: PayingSlip): Promise<PaymentRecord | undefined> {
+  const page = await store.listVerifyTransactions({ accountId, transactionId: paying.transactionId, sendingBank: paying.sendingBank, limit: 50 });
+  const record = page.items.find((r) => r.id === paying.verificationId);
+  if (!record) throw new Error(`no record of ${paying.verificationId}`);
+  return record.payment ?? undefined;
+}
+
+/** A charged verification whose record carries the verdict the domain decided alone (no payment to write). */
+async function settleWithVerdict(store: Store, accountId: string, paying: PayingSlip, payment: PaymentRecord | undefined): Promise<void> {
+  await fundAccount(store, accountId, 1);
+  const held = await store.holdCredit({ id: paying.verificationId, accountId, keyId: 'key_test', createdAt: new Date(), instanceId: null });
+  if (held.status !== 'held') throw new Error(held.status);
+  await store.settleHold({ ...paidRecord(accountId, paying), ...(payment ? { payment } : {}) });
+}
 
 export function paymentContract(f: Fixtures): void {
   describe('payment requests', () => {
@@ -158,6 +181,50 @@ export function paymentContract(f: Fixtures): void {
       expect((await f.store().duePaymentRequests(now, 1000)).map((p) => p.id)).not.toContain(due.id);
     });
 
+    it('the same slip settled again by other verifications is told paid and writes no second paid event', async () => {
+      const accountId = await f.account(100);
+      const endpointId = id('whe');
+      const pr = request(accountId);
+      await f.store().createPaymentRequest(pr);
+      const paying = slip();
+      const first = await payBySettle(f.store(), pr, paying, new Date(), paidEvents(endpointId, pr));
+      // Each retry brings its own deliveries, as the verify path builds them; none is written.
+      for (let i = 0; i < 3; i++) {
+        const again = { ...paying, verificationId: id('vt') };
+        const result = await payBySettle(f.store(), pr, again, new Date(), paidEvents(endpointId, pr));
+        expect(result).toMatchObject({ status: 'paid', request: { paidBy: { verificationId: paying.verificationId } } });
+        expect(await verdictOf(f.store(), accountId, again)).toEqual({ requestId: pr.id, status: 'paid', reason: null });
+      }
+      expect(first).toMatchObject({ status: 'paid', request: { paidBy: paying } });
+      expect(await paidEventIds(f.store(), accountId)).toHaveLength(1);
+    });
+
+    it('time decides by the transfer: an expired request is paid by an in-time slip, never by a late one; the record keeps the verdict', async () => {
+      const accountId = await f.account(100);
+      const endpointId = id('whe');
+      const now = new Date();
+      const expiresAt = new Date(now.getTime() - 10 * MINUTE);
+      const pr = request(accountId, { createdAt: new Date(now.getTime() - 40 * MINUTE), expiresAt });
+      await f.store().createPaymentRequest(pr);
+      expect(await f.store().expirePaymentRequests([pr.id], now, () => [])).toHaveLength(1);
+      const expired = (await f.store().getPaymentRequest(pr.id))!;
+      const late = slip({ transferredAt: new Date(expiresAt.getTime() + 1000) });
+      expect(await payBySettle(f.store(), expired, late, now, paidEvents(endpointId, pr))).toMatchObject({ status: 'not_pending', request: { status: 'expired' } });
+      expect(await verdictOf(f.store(), accountId, late)).toEqual({ requestId: pr.id, status: 'expired', reason: 'expired' });
+      const inTime = slip({ transferredAt: expiresAt });
+      expect(await payBySettle(f.store(), expired, inTime, now, paidEvents(endpointId, pr))).toMatchObject({ status: 'paid', request: { status: 'paid', paidBy: inTime } });
+      expect(await f.store().getPaymentRequest(pr.id)).toMatchObject({ status: 'paid', paidAt: now, paidBy: inTime });
+      expect(await verdictOf(f.store(), accountId, inTime)).toEqual({ requestId: pr.id, status: 'paid', reason: null });
+      expect(await paidEventIds(f.store(), accountId)).toHaveLength(1);
+      // A record the domain kept a refusal on reads it back; one without a payment has none.
+      const refused = slip();
+      await settleWithVerdict(f.store(), accountId, refused, { requestId: pr.id, status: 'paid', reason: 'already_paid' });
+      expect(await verdictOf(f.store(), accountId, refused)).toEqual({ requestId: pr.id, status: 'paid', reason: 'already_paid' });
+      const plain = slip();
+      await settleWithVerdict(f.store(), accountId, plain, undefined);
+      expect(await verdictOf(f.store(), accountId, plain)).toBeUndefined();
+    });
+
     it('lists newest first, by account and status, page by page', async () => {
       const accountId = await f.account(100);
       const base = Date.now();
@@ -217,6 +284,22 @@ export function paymentContract(f: Fixtures): void {
       const told = slips.filter((_, i) => results[i]?.status === 'paid');
       expect(told).toHaveLength(1);
       expect((await f.store().getPaymentRequest(pr.id))?.paidBy).toEqual(told[0]);
+    });
+
+    f.concurrency('one slip settled by several verifications at once pays once and writes one paid event', async () => {
+      const accountId = await f.account(100);
+      const endpointId = id('whe');
+      const pr = request(accountId);
+      await f.store().createPaymentRequest(pr);
+      const paying = slip();
+      const tries = Array.from({ length: 5 }, () => ({ ...paying, verificationId: id('vt') }));
+      const results = await Promise.all(tries.map((s) => payBySettle(f.store(), pr, s, new Date(), paidEvents(endpointId, pr))));
+      for (const r of results) expect(r?.status).toBe('paid');
+      // Exactly one settle paid it (its own verification is the payer): the one whose event is stored.
+      const payers = tries.filter((s, i) => results[i]?.status === 'paid' && results[i].request.paidBy?.verificationId === s.verificationId);
+      expect(payers).toHaveLength(1);
+      expect((await f.store().getPaymentRequest(pr.id))?.paidBy).toEqual(payers[0]);
+      expect(await paidEventIds(f.store(), accountId)).toHaveLength(1);
     });
 
     f.concurrency('one slip racing for many requests pays at most one: requests told paid = requests recorded paid', async () => {

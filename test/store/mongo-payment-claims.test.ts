@@ -113,6 +113,8 @@ describe('mongo store: payment claims left by a crash', () => {
     expect({ usage: after.usage - before.usage, held: after.held - before.held, credits: after.credits - before.credits }).toEqual({ usage: 1, held: -1, credits: 0 });
     // The note is gone; the event rides in the request's update (the worker moves it to deliveries).
     expect(await raw.collection('verify_transactions').findOne({ _id: holdId } as never, { projection: { paying: 1 } })).toEqual({ _id: holdId });
+    // The verdict the settle would have kept is kept by the recovery that finished it.
+    expect(await raw.collection('verify_transactions').findOne({ _id: holdId } as never, { projection: { payment: 1 } })).toEqual({ _id: holdId, payment: { requestId: pr.id, status: 'paid', reason: null } });
     expect((await raw.collection('payment_requests').findOne({ _id: pr.id } as never))?.outbox?.map((d: { _id: string }) => d._id)).toEqual([event.id]);
   });
 });

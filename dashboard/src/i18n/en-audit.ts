@@ -51,6 +51,9 @@ export const enAudit = {
     noneYet: (failures: boolean) => `No ${failures ? 'failed requests' : 'verifications'} yet.`,
     redacted: 'redacted',
     redactedTitle: (when: string) => `Personal data (names, accounts, the bank's raw answer) removed on ${when}; amount, banks and reference kept.`,
+    paidRequest: 'paid its request',
+    notPaid: (reason: string) => `did not pay: ${reason.toLowerCase().replaceAll('_', ' ')}`,
+    paymentTitle: (requestId: string, status: string) => `Sent for payment request ${requestId}, ${status.toLowerCase()} after this slip.`,
   },
   slipImage: {
     notImage: (name: string, type: string) => `“${name}” is not an image (${type}). Drop a PNG or JPEG of the slip.`,

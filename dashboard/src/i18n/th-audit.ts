@@ -53,6 +53,9 @@ export const thAudit: AuditMessages = {
     noneYet: (failures: boolean) => `ยังไม่มี${failures ? 'คำขอที่ล้มเหลว' : 'การตรวจสอบ'}`,
     redacted: 'ลบข้อมูลส่วนบุคคลแล้ว',
     redactedTitle: (when: string) => `ลบข้อมูลส่วนบุคคล (ชื่อ เลขบัญชี คำตอบดิบจากธนาคาร) เมื่อ ${when} ยังเก็บยอดเงิน ธนาคาร และเลขอ้างอิงไว้`,
+    paidRequest: 'ชำระคำขอแล้ว',
+    notPaid: (reason: string) => `ไม่ได้ชำระคำขอ: ${THAI_REFUSALS[reason] ?? reason.toLowerCase()}`,
+    paymentTitle: (requestId: string, status: string) => `ส่งมาเพื่อชำระคำขอ ${requestId} สถานะหลังสลิปนี้: ${THAI_STATUSES[status] ?? status.toLowerCase()}`,
   },
   slipImage: {
     notImage: (name: string, type: string) => `“${name}” ไม่ใช่รูปภาพ (${type}) โปรดวางไฟล์ PNG หรือ JPEG ของสลิป`,
@@ -79,3 +82,15 @@ export const thAudit: AuditMessages = {
     RECEIVER_NOT_REGISTERED: 'ผู้รับเงินไม่ได้ลงทะเบียน',
   },
 };
+
+/** Why a slip did not pay its payment request (the GraphQL PaymentRefusal values). */
+const THAI_REFUSALS: Record<string, string> = {
+  AMOUNT_MISMATCH: 'ยอดเงินไม่ตรง',
+  WRONG_RECEIVER: 'ผู้รับเงินไม่ตรง',
+  EXPIRED: 'โอนหลังคำขอหมดอายุ',
+  TRANSFERRED_BEFORE_REQUEST: 'โอนก่อนสร้างคำขอ',
+  ALREADY_PAID: 'คำขอชำระแล้ว',
+  SLIP_ALREADY_USED: 'สลิปนี้ชำระคำขออื่นแล้ว',
+  CANCELLED: 'คำขอถูกยกเลิก',
+};
+const THAI_STATUSES: Record<string, string> = { PENDING: 'รอชำระ', PAID: 'ชำระแล้ว', EXPIRED: 'หมดอายุ', CANCELLED: 'ยกเลิก' };

@@ -32,6 +32,8 @@ interface Verification {
   redactedAt: string | null;
   /** LINE: sent by a customer in a LINE chat (docs/line.md). */
   source: 'QRCODE' | 'IMAGE' | 'LINE';
+  /** Sent for a payment request: what the slip did to it (docs/payments.md). */
+  payment: { requestId: string; status: string; reason: string | null } | null;
 }
 interface Failure {
   id: string;
@@ -49,7 +51,7 @@ interface Failure {
 const PAGE_SIZE = 25;
 const VERIFICATIONS = `query Verifications($filter: VerifyTransactionFilter, $after: String) {
   verifyTransactions(filter: $filter, first: ${PAGE_SIZE}, after: $after) {
-    nodes { id transactionId amount sendingBank receivingBank upstream latencyMs createdAt accountId account { id name } redactedAt source }
+    nodes { id transactionId amount sendingBank receivingBank upstream latencyMs createdAt accountId account { id name } redactedAt source payment { requestId status reason } }
     pageInfo { endCursor hasNextPage }
   }
 }`;
@@ -101,7 +103,7 @@ function verificationTable(rows: Verification[]): HTMLElement {
     rows.map((r) => [
       time(r.createdAt),
       accountCell(r.accountId, r.account),
-      h('span', {}, h('code', {}, r.transactionId), ...(r.source === 'LINE' ? [' ', lineBadge()] : []), ...(r.redactedAt ? [' ', redactedBadge(r.redactedAt)] : [])),
+      h('span', {}, h('code', {}, r.transactionId), ...(r.source === 'LINE' ? [' ', lineBadge()] : []), ...(r.redactedAt ? [' ', redactedBadge(r.redactedAt)] : []), ...(r.payment ? [' ', paymentBadge(r.payment)] : [])),
       formatThb(r.amount),
       bankLabel(r.sendingBank),
       bankLabel(r.receivingBank),
@@ -116,6 +118,15 @@ function verificationTable(rows: Verification[]): HTMLElement {
 function lineBadge(): HTMLElement {
   const label = badge(t().audit.viaLine, 'neutral');
   label.dataset.testid = 'via-line';
+  return label;
+}
+
+/** What the slip did to the payment request it was sent for: paid it, or why not (a late transfer: `expired`). */
+function paymentBadge(p: NonNullable<Verification['payment']>): HTMLElement {
+  const m = t().audit;
+  const label = badge(p.reason ? m.notPaid(p.reason) : m.paidRequest, p.reason ? 'warn' : 'ok');
+  label.title = m.paymentTitle(p.requestId, p.status);
+  label.dataset.testid = 'payment-verdict';
   return label;
 }
 

@@ -1,16 +1,20 @@
 // Paying a payment request with a verified slip (POST /api/v1/verify with
 // `paymentRequest`): after the bank confirmed it and the verification was
 // charged, the slip pays the request iff it went to the request's receiver,
-// for its amount to the satang, inside its window, and paid no other
-// request. The last two are decided by the store in the settle's own atomic
-// write: the charge and the payment are on disk together or not at all.
+// for its amount to the satang, transferred inside its window, and paid no
+// other request. The last two are decided by the store in the settle's own
+// atomic write: the charge and the payment are on disk together or not at
+// all. Time decides by the transfer (payable.ts): an in-time transfer pays
+// a request expiry already marked `expired`; a late one is refused and
+// announced (`payment_request.late_transfer`).
 import type { SettlePayment, Store } from '../ports/store.js';
 import { matchReceivers } from '../receiver-policy.js';
 import type { VerifiedSlip } from '../types.js';
 import { slipSatang } from './money.js';
 import { targetReceiver } from './target.js';
-import type { PayResult, PayingSlip, PaymentRefusal, PaymentRequest, PaymentStatus } from './types.js';
+import type { PayResult, PayingSlip, PaymentRecord, PaymentRefusal, PaymentRequest, PaymentStatus } from './types.js';
 import type { NewWebhookDelivery } from '../webhooks/types.js';
+import { transferredInTime } from './payable.js';
 
 /**
  * How far a slip's time may be before the request was made: banks print
@@ -38,6 +42,14 @@ export interface PayAttempt {
   at: Date;
   /** The `payment_request.paid` deliveries, built for the request as paid. */
   deliveries: (request: PaymentRequest) => readonly NewWebhookDelivery[];
+  /** The `payment_request.late_transfer` deliveries of a slip transferred after the request expired. */
+  lateDeliveries: (request: PaymentRequest, slip: PayingSlip) => readonly NewWebhookDelivery[];
+}
+
+/** A refusal the slip alone decided; a late transfer carries its event, written by the settle that charges the slip. */
+export interface PaymentRefused {
+  refused: PaymentVerdict;
+  late?: readonly NewWebhookDelivery[];
 }
 
 /**
@@ -46,7 +58,7 @@ export interface PayAttempt {
  * passes goes into the settle's write (`payment`), which decides the rest
  * atomically with the charge: still pending, and the slip unused.
  */
-export async function preparePayment(store: Store, attempt: PayAttempt): Promise<{ refused: PaymentVerdict } | { payment: SettlePayment }> {
+export async function preparePayment(store: Store, attempt: PayAttempt): Promise<PaymentRefused | { payment: SettlePayment }> {
   const { request, slip } = attempt;
   const refused = (reason: PaymentRefusal) => ({ refused: { id: request.id, status: request.status, reason } });
   const paying: PayingSlip = {
@@ -57,27 +69,40 @@ export async function preparePayment(store: Store, attempt: PayAttempt): Promise
     transferredAt: new Date(slip.timestamp * 1000),
   };
   const known = stateRefusal(request, paying);
-  if (known) return refused(known);
+  // A late transfer is judged with the rules below: announced only when it was for this order (receiver, amount).
+  if (known && known !== 'expired') return refused(known);
   // The request's own target, as its receiver was when it was made: the QR named it.
   const receiver = targetReceiver(request);
   if (!receiver || !matchReceivers(slip, [receiver], 'report').passed) return refused('wrong_receiver');
   if (paying.amount !== request.amount) return refused('amount_mismatch');
   if (paying.transferredAt.getTime() < request.createdAt.getTime() - CLOCK_TOLERANCE_MS) return refused('transferred_before_request');
-  if (paying.transferredAt.getTime() > request.expiresAt.getTime()) return refused('expired');
+  if (!transferredInTime(request, paying)) return { ...refused('expired'), late: attempt.lateDeliveries(request, paying) };
   // Built for the request as this slip pays it: every field but the payment's is fixed while it is pending.
   const asPaid: PaymentRequest = { ...request, status: 'paid', paidAt: attempt.at, paidBy: paying };
   return { payment: { request, slip: paying, at: attempt.at, deliveries: attempt.deliveries(asPaid) } };
 }
 
-/** What the settle's payment write found, as the verify answer says it. */
-export function paymentVerdict(payment: SettlePayment, result: PayResult): PaymentVerdict {
+/** What the settle's payment write found, as the verify answer says it (the stores keep it too: recordedVerdict). */
+export function paymentVerdict(payment: { request: Pick<PaymentRequest, 'id' | 'status'>; slip: PayingSlip }, result: PayResult): PaymentVerdict {
   const { request } = payment;
   if (result.status === 'paid') return { id: request.id, status: 'paid' };
   if (result.status === 'slip_used') return { id: request.id, status: request.status, reason: 'slip_already_used', otherRequestId: result.otherRequestId };
   return { id: request.id, status: result.request.status, reason: stateRefusal(result.request, payment.slip) ?? 'already_paid' };
 }
 
-/** A request that is no longer pending, as this slip finds it; null when pending or paid by this very slip. */
+/** The verdict as the verification's record keeps it. */
+export const recordedVerdict = (v: PaymentVerdict): PaymentRecord => ({ requestId: v.id, status: v.status, reason: v.reason ?? null });
+
+/**
+ * Whether this verification's own settle paid the request (and so wrote its
+ * `payment_request.paid` deliveries): a request found paid by the same slip
+ * under another verification (a retry, or two sends racing) was announced
+ * by that one, and nothing of this one's is stored to hand to the worker.
+ */
+export const paidByThisSettle = (payment: SettlePayment, result: PayResult): boolean =>
+  result.status === 'paid' && result.request.paidBy?.verificationId === payment.slip.verificationId;
+
+/** A request that is no longer payable, as this slip finds it; null when pending, expired after this slip's in-time transfer, or paid by this very slip. */
 function stateRefusal(request: PaymentRequest, slip: PayingSlip): PaymentRefusal | null {
   switch (request.status) {
     case 'pending':
@@ -85,7 +110,7 @@ function stateRefusal(request: PaymentRequest, slip: PayingSlip): PaymentRefusal
     case 'paid':
       return request.paidBy?.transactionId === slip.transactionId && request.paidBy.sendingBank === slip.sendingBank ? null : 'already_paid';
     case 'expired':
-      return 'expired';
+      return transferredInTime(request, slip) ? null : 'expired';
     case 'cancelled':
       return 'cancelled';
   }

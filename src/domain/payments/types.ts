@@ -11,6 +11,17 @@ export type PaymentStatus = (typeof PAYMENT_STATUSES)[number];
 export const PAYMENT_REFUSALS = ['amount_mismatch', 'wrong_receiver', 'expired', 'transferred_before_request', 'already_paid', 'slip_already_used', 'cancelled'] as const;
 export type PaymentRefusal = (typeof PAYMENT_REFUSALS)[number];
 
+/**
+ * What a verification sent for a payment request did to it, as its record
+ * keeps it (audit, GraphQL, export): the request, its status after this
+ * slip, and why the slip did not pay it (null when it did).
+ */
+export interface PaymentRecord {
+  requestId: string;
+  status: PaymentStatus;
+  reason: PaymentRefusal | null;
+}
+
 /** The slip that paid a request: what the shop needs to reconcile it. */
 export interface PayingSlip {
   /** The verification (its record's id) that paid it. */

@@ -1,6 +1,6 @@
 // Document shapes of the MongoDB store. Ids are the domain's string ids, stored as `_id`.
 import type { VerifyTransactionRecord } from '../../domain/types.js';
-import type { PayingSlip } from '../../domain/payments/types.js';
+import type { PayingSlip, PaymentRecord, PaymentStatus } from '../../domain/payments/types.js';
 
 /** A credit taken out of `credits`, kept inside the account document. */
 export interface HoldEntry {
@@ -80,6 +80,8 @@ export interface VerifyTransactionDoc {
   outboxAt?: Date;
   /** The payment request this verification's settle pays, until it is paid (holds.ts). */
   paying?: PayingDoc;
+  /** What the slip did to the payment request it was sent for (set with the payment, or with the record for a refusal). */
+  payment?: PaymentRecord;
 }
 
 /**
@@ -90,6 +92,8 @@ export interface VerifyTransactionDoc {
  */
 export interface PayingDoc {
   requestId: string;
+  /** The request's status as the domain read it before the settle (the verdict of a slip already used says it). */
+  requestStatus?: PaymentStatus;
   slip: PayingSlip;
   at: Date;
   outbox?: WebhookDeliveryDoc[];

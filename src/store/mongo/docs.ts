@@ -78,6 +78,7 @@ export const verifyTransaction = (d: VerifyTransactionDoc): VerifyTransactionRec
   ...(d.source === 'image' || d.source === 'qrcode' || d.source === 'line' ? { source: d.source } : {}),
   ...(d.lineUserId ? { lineUserId: d.lineUserId } : {}),
   ...(d.redactedAt ? { redactedAt: d.redactedAt } : {}),
+  ...(d.payment ? { payment: { requestId: d.payment.requestId, status: d.payment.status, reason: d.payment.reason ?? null } } : {}),
 });
 
 export const verifyTransactionDoc = (r: VerifyTransactionRecord): VerifyTransactionDoc => ({
@@ -96,6 +97,7 @@ export const verifyTransactionDoc = (r: VerifyTransactionRecord): VerifyTransact
   createdAt: r.createdAt,
   ...(r.source ? { source: r.source } : {}),
   ...(r.lineUserId ? { lineUserId: r.lineUserId } : {}),
+  ...(r.payment ? { payment: r.payment } : {}),
 });
 
 export const requestError = (d: RequestErrorDoc): RequestErrorRecord => ({

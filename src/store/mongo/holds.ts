@@ -29,7 +29,7 @@ import type { PayResult } from '../../domain/payments/types.js';
 import { interruptedFailure } from '../../domain/money-rules.js';
 import { isDuplicateKey } from './connection.js';
 import { requestErrorDoc, verifyTransactionDoc, type HoldEntry, type HoldOutcomeDoc, type VerifyTransactionDoc } from './docs.js';
-import { payingDoc, payRequest } from './payments.js';
+import { payingDoc, payingVerdict, payRequest } from './payments.js';
 import type { PayingDoc } from './doc-types.js';
 import { rawAccounts, type Models } from './schemas.js';
 import { outboxFields } from './webhooks.js';
@@ -89,7 +89,8 @@ export class HoldBook {
   /** The payment of a charged verification (idempotent: a slip that paid the request pays it again), then its note is dropped. */
   private async pay(verificationId: string, paying: PayingDoc): Promise<PayResult> {
     const result = await payRequest(this.m, paying);
-    await this.m.verifyTransactions.updateOne({ _id: verificationId }, { $unset: { paying: 1 } });
+    // The verdict replaces the note in one write: kept with the record for good.
+    await this.m.verifyTransactions.updateOne({ _id: verificationId }, { $unset: { paying: 1 }, $set: { payment: payingVerdict(paying, result) } });
     return result;
   }
 

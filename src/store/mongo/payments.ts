@@ -13,7 +13,9 @@
 // (webhooks.ts moves it to deliveries). Paying is a step of the settle that
 // charges the slip (holds.ts), which recovery finishes after a crash.
 import { StoreError, type Page, type SettlePayment } from '../../domain/ports/store.js';
-import type { CreatePaymentResult, PayResult, PayingSlip, PaymentQuery, PaymentRequest, PaymentStatus } from '../../domain/payments/types.js';
+import type { CreatePaymentResult, PayResult, PayingSlip, PaymentQuery, PaymentRecord, PaymentRequest, PaymentStatus } from '../../domain/payments/types.js';
+import { payableBy, transferredInTime } from '../../domain/payments/payable.js';
+import { paymentVerdict, recordedVerdict } from '../../domain/payments/paying.js';
 import type { NewWebhookDelivery } from '../../domain/webhooks/types.js';
 import { toPage } from '../cursor.js';
 import { isDuplicateKey, mapped } from './connection.js';
@@ -160,18 +162,24 @@ export async function cancelPaymentRequest(m: Models, id: string, at: Date): Pro
 }
 
 /** The payment a settle makes, as it keeps it in its verification's document (holds.ts). */
-export const payingDoc = (p: SettlePayment): PayingDoc => ({ requestId: p.request.id, slip: p.slip, at: p.at, ...outboxFields(p.deliveries) });
+export const payingDoc = (p: SettlePayment): PayingDoc => ({ requestId: p.request.id, requestStatus: p.request.status, slip: p.slip, at: p.at, ...outboxFields(p.deliveries) });
+
+/** The verdict the verification's record keeps about its payment. */
+export const payingVerdict = (p: PayingDoc, result: PayResult): PaymentRecord =>
+  recordedVerdict(paymentVerdict({ request: { id: p.requestId, status: p.requestStatus ?? 'pending' }, slip: p.slip }, result));
 
 /** Pays the request iff it is still pending and the slip paid no other; again for a slip that already paid it (a retried or recovered settle). */
 export async function payRequest(m: Models, { requestId: id, slip, at, outbox, outboxAt }: PayingDoc): Promise<PayResult> {
   const request = await getPaymentRequest(m, id);
   if (!request) throw new StoreError('not_found', 'payment request not found');
   if (paidBySame(request, slip)) return { status: 'paid', request };
-  if (request.status !== 'pending') return { status: 'not_pending', request };
+  if (!payableBy(request, slip)) return { status: 'not_pending', request };
   const other = await claimSlip(m, id, slip, at);
   if (other) return { status: 'slip_used', otherRequestId: other };
   const paid: PaymentRequest = { ...request, status: 'paid', paidAt: at, paidBy: slip };
-  const won = await m.paymentRequests.collection.updateOne({ _id: id as never, status: 'pending' }, { $set: { status: 'paid', paidAt: at, paidBy: slip, ...(outbox ? { outbox, outboxAt } : {}) } });
+  // An in-time transfer pays a request expiry marked meanwhile too (payable.ts); expiresAt never changes.
+  const payableStatus = transferredInTime(request, slip) ? { $in: ['pending', 'expired'] } : 'pending';
+  const won = await m.paymentRequests.collection.updateOne({ _id: id as never, status: payableStatus as never }, { $set: { status: 'paid', paidAt: at, paidBy: slip, ...(outbox ? { outbox, outboxAt } : {}) } });
   if (won.modifiedCount === 1) {
     await releaseAmount(m, paid);
     return { status: 'paid', request: paid };

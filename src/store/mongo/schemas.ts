@@ -82,6 +82,8 @@ const verifyTransactionSchema = new Schema<VerifyTransactionDoc>(
     outboxAt: { type: Date, required: false },
     // The payment request its settle pays, until paid (holds.ts).
     paying: { type: Schema.Types.Mixed, required: false },
+    // What the slip did to the payment request it was sent for: { requestId, status, reason }.
+    payment: { type: Schema.Types.Mixed, required: false },
   },
   OPTIONS,
 );

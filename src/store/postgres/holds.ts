@@ -12,7 +12,7 @@
 import type { CreditHold, RequestErrorRecord, VerifyTransactionRecord } from '../../domain/types.js';
 import type { HoldResult, RecoveryResult, SettlePayment } from '../../domain/ports/store.js';
 import type { PayResult } from '../../domain/payments/types.js';
-import { settleAndPay } from './payments.js';
+import { settleAndPay, settleWithVerdict } from './payments.js';
 import type { PgDb } from './db.js';
 import type { NewWebhookDelivery } from '../../domain/webhooks/types.js';
 import * as recovery from './recovery.js';
@@ -44,7 +44,8 @@ export async function holdCredit(db: PgDb, hold: CreditHold): Promise<HoldResult
 
 export async function settleHold(db: PgDb, r: VerifyTransactionRecord, deliveries: readonly NewWebhookDelivery[] = [], payment?: SettlePayment): Promise<PayResult | undefined> {
   if (payment) return settleAndPay(db, { record: r, deliveries }, payment);
-  await db.settles.run({ record: r, deliveries });
+  if (r.payment) await settleWithVerdict(db, { record: r, deliveries });
+  else await db.settles.run({ record: r, deliveries });
   return undefined;
 }
 

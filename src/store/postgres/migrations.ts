@@ -295,4 +295,12 @@ export const PG_MIGRATIONS: readonly string[] = [
   `
   CREATE INDEX payment_requests_pending ON payment_requests (account_id, created_at, id) WHERE status = 'pending';
   `,
+  // The payment verdict kept with a verification sent for a payment request
+  // (domain/payments): the request, its status after the slip, why the slip
+  // did not pay it. Null on every other record.
+  `
+  ALTER TABLE verify_transactions ADD COLUMN payment_request_id text;
+  ALTER TABLE verify_transactions ADD COLUMN payment_status text;
+  ALTER TABLE verify_transactions ADD COLUMN payment_reason text;
+  `,
 ];

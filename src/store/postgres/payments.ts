@@ -12,6 +12,8 @@ import { DELIVERY_COLUMNS, deliveryValues } from '../sql/webhooks.js';
 import { time, type PgDb, type Run } from './db.js';
 import { isDeadlock, numbered } from './sql.js';
 import { holdGone, settleMany, type Settle } from './settle-batch.js';
+import { payableBy } from '../../domain/payments/payable.js';
+import { paymentVerdict, recordedVerdict } from '../../domain/payments/paying.js';
 
 type Row = sql.PaymentRow<Date, string, boolean>;
 const map = sql.paymentMapper<Date, string, boolean>((d) => d);
@@ -81,7 +83,9 @@ export async function settleAndPay(db: PgDb, settle: Settle, payment: SettlePaym
     try {
       return await db.tx(async (run) => {
         if (!(await settleMany(run, [settle])).has(settle.record.id)) throw holdGone(settle.record.id);
-        return payOn(run, payment);
+        const result = await payOn(run, payment);
+        await run(numbered(sql.SET_VT_PAYMENT), sql.vtPaymentValues(settle.record.id, recordedVerdict(paymentVerdict(payment, result))));
+        return result;
       });
     } catch (err) {
       // The same slip paid another request in a transaction that committed while ours ran (read it again),
@@ -92,13 +96,33 @@ export async function settleAndPay(db: PgDb, settle: Settle, payment: SettlePaym
   }
 }
 
+/**
+ * A settle whose slip the domain refused for its payment request: the
+ * charge and the verdict kept with its record in one transaction, outside
+ * the batch (these are few; the batch's statement stays as it is).
+ */
+export async function settleWithVerdict(db: PgDb, settle: Settle): Promise<void> {
+  const verdict = settle.record.payment!;
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await db.tx(async (run) => {
+        if (!(await settleMany(run, [settle])).has(settle.record.id)) throw holdGone(settle.record.id);
+        await run(numbered(sql.SET_VT_PAYMENT), sql.vtPaymentValues(settle.record.id, verdict));
+      });
+    } catch (err) {
+      // A deadlock with a batch rolled the whole transaction back: the hold is still there.
+      if (!isDeadlock(err) || attempt >= PAY_ATTEMPTS) throw err;
+    }
+  }
+}
+
 async function payOn(run: Run, { request: { id }, slip, at, deliveries }: SettlePayment): Promise<PayResult> {
   // The row lock makes two slips for one request take turns: the second sees it paid.
   const { rows } = await run<Row>(`${numbered(sql.GET_PAYMENT)} FOR UPDATE`, [id]);
   if (!rows[0]) throw new StoreError('not_found', 'payment request not found');
   const request = map(rows[0]);
   if (sql.paidBySameSlip(request, slip)) return { status: 'paid', request };
-  if (request.status !== 'pending') return { status: 'not_pending', request };
+  if (!payableBy(request, slip)) return { status: 'not_pending', request };
   const other = await run<{ id: string }>(numbered(sql.PAID_BY_SLIP), [slip.transactionId, slip.sendingBank]);
   if (other.rows[0]) return { status: 'slip_used', otherRequestId: other.rows[0].id };
   await run(numbered(sql.PAY), sql.payValues(id, slip, at, asIs));

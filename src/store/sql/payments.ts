@@ -3,7 +3,7 @@
 // renumbers them. Times: SQLite epoch ms, PostgreSQL timestamptz; amounts in
 // satang (PostgreSQL bigint, read back as text).
 import { decodeCursor } from '../cursor.js';
-import type { PayingSlip, PaymentQuery, PaymentRequest, PaymentStatus, PaymentTarget } from '../../domain/payments/types.js';
+import type { PayingSlip, PaymentQuery, PaymentRecord, PaymentRequest, PaymentStatus, PaymentTarget } from '../../domain/payments/types.js';
 
 export interface PaymentRow<Time, Int, Bool> {
   id: string;
@@ -104,9 +104,13 @@ export const FIND_PAYMENT = 'SELECT * FROM payment_requests WHERE account_id = ?
 export const PENDING_AMOUNT = "SELECT 1 FROM payment_requests WHERE receiver_id = ? AND amount = ? AND status = 'pending' AND unique_amount = 1";
 export const PAID_BY_SLIP = 'SELECT id FROM payment_requests WHERE paid_transaction_id = ? AND paid_sending_bank = ?';
 export const CANCEL_PAYMENT = "UPDATE payment_requests SET status = 'cancelled', closed_at = ? WHERE id = ? AND status = 'pending'";
+/** Run after the payable check (payments/payable.ts) under the write's lock: an `expired` request is paid by an in-time transfer. */
 export const PAY = `UPDATE payment_requests
   SET status = 'paid', paid_at = ?, paid_verification_id = ?, paid_transaction_id = ?, paid_sending_bank = ?, paid_amount = ?, paid_transferred_at = ?
-  WHERE id = ? AND status = 'pending'`;
+  WHERE id = ? AND status IN ('pending', 'expired')`;
+/** The payment verdict kept with the verification's record, in the settle's write. */
+export const SET_VT_PAYMENT = 'UPDATE verify_transactions SET payment_request_id = ?, payment_status = ?, payment_reason = ? WHERE id = ?';
+export const vtPaymentValues = (verificationId: string, v: PaymentRecord): unknown[] => [v.requestId, v.status, v.reason, verificationId];
 export const EXPIRE_ONE = "UPDATE payment_requests SET status = 'expired', closed_at = ? WHERE id = ? AND status = 'pending' AND expires_at <= ?";
 /**
  * An account's pending requests, newest first (LINE matching): by the

@@ -4,6 +4,7 @@
 // (SQLite: epoch ms; PostgreSQL: Date), amounts (SQLite: number; PostgreSQL:
 // numeric as a string, since it may not fit a double) and JSON (SQLite:
 // text; PostgreSQL: jsonb, already parsed).
+import type { PaymentRefusal, PaymentStatus } from '../../domain/payments/types.js';
 import type {
   Account,
   AdminEvent,
@@ -89,6 +90,9 @@ export interface VtRow<Time, Amount, Json> {
   source?: string | null;
   line_user_id?: string | null;
   redacted_at?: Time | null;
+  payment_request_id?: string | null;
+  payment_status?: string | null;
+  payment_reason?: string | null;
 }
 export interface ErrorRow<Time> {
   id: string;
@@ -201,6 +205,7 @@ export function rowMappers<Time, Amount, Json>(c: Codec<Time, Amount, Json>) {
       ...lineUserOf(r.line_user_id),
       // Only on redacted records, like `source`: a whole record reads as it was written.
       ...(r.redacted_at == null ? {} : { redactedAt: c.date(r.redacted_at) }),
+      ...paymentOf(r),
     }),
     requestError: (r: ErrorRow<Time>): RequestErrorRecord => ({
       id: r.id,
@@ -265,6 +270,12 @@ export const allowedIpsParam = (ranges: readonly string[]): string | null => (ra
 /** Only set on records whose QR slipgate read from a picture; older rows have none. */
 function sourceOf(source: string | null | undefined): Pick<VerifyTransactionRecord, 'source'> {
   return source === 'image' || source === 'qrcode' || source === 'line' ? { source } : {};
+}
+
+/** Only on records of verifications sent for a payment request: a record without one reads as it was written. */
+function paymentOf(r: { payment_request_id?: string | null; payment_status?: string | null; payment_reason?: string | null }): Pick<VerifyTransactionRecord, 'payment'> {
+  if (!r.payment_request_id) return {};
+  return { payment: { requestId: r.payment_request_id, status: r.payment_status as PaymentStatus, reason: (r.payment_reason ?? null) as PaymentRefusal | null } };
 }
 
 /** Only on records of slips sent through LINE (and not yet redacted), like `source`. */

@@ -6,7 +6,7 @@
 import type { CreditHold, RequestErrorRecord, VerifyTransactionRecord } from '../../domain/types.js';
 import type { HoldResult, RecoveryResult, SettlePayment } from '../../domain/ports/store.js';
 import type { PayResult } from '../../domain/payments/types.js';
-import { payInSettle } from './payments.js';
+import { keepVerdict, payInSettle } from './payments.js';
 import type { Lite } from './connection.js';
 import type { NewWebhookDelivery } from '../../domain/webhooks/types.js';
 import * as row from './rows.js';
@@ -20,7 +20,9 @@ export async function settleHold(lite: Lite, r: VerifyTransactionRecord, deliver
   return lite.writes.run(() => {
     lite.verifyWrite.settle(r, deliveries);
     // In the same savepoint: a payment that throws takes the charge back with it.
-    return payment ? payInSettle(lite, payment) : undefined;
+    if (payment) return payInSettle(lite, payment);
+    if (r.payment) keepVerdict(lite, r.id, r.payment);
+    return undefined;
   });
 }
 

@@ -4,13 +4,15 @@
 // its change are never split.
 import type { Page, SettlePayment } from '../../domain/ports/store.js';
 import { StoreError } from '../../domain/ports/store.js';
-import type { CreatePaymentResult, PayResult, PaymentQuery, PaymentRequest } from '../../domain/payments/types.js';
+import type { CreatePaymentResult, PayResult, PaymentQuery, PaymentRecord, PaymentRequest } from '../../domain/payments/types.js';
 import type { NewWebhookDelivery } from '../../domain/webhooks/types.js';
 import { toPage } from '../cursor.js';
 import * as sql from '../sql/payments.js';
 import { deliveryValues } from '../sql/webhooks.js';
 import type { Lite } from './connection.js';
 import { mapError } from './errors.js';
+import { payableBy } from '../../domain/payments/payable.js';
+import { paymentVerdict, recordedVerdict } from '../../domain/payments/paying.js';
 
 type Row = sql.PaymentRow<number, number, number>;
 const map = sql.paymentMapper<number, number, number>((ms) => new Date(ms));
@@ -72,11 +74,22 @@ export async function cancelPaymentRequest(lite: Lite, id: string, at: Date): Pr
  * written in the one write transaction the file allows at a time.
  */
 export function payInSettle(lite: Lite, payment: SettlePayment): PayResult {
+  const result = payOnce(lite, payment);
+  lite.sql(sql.SET_VT_PAYMENT).run(...sql.vtPaymentValues(payment.slip.verificationId, recordedVerdict(paymentVerdict(payment, result))));
+  return result;
+}
+
+/** The verdict a settle keeps with its record when the slip alone refused the payment (no payment to write). */
+export function keepVerdict(lite: Lite, verificationId: string, verdict: PaymentRecord): void {
+  lite.sql(sql.SET_VT_PAYMENT).run(...sql.vtPaymentValues(verificationId, verdict));
+}
+
+function payOnce(lite: Lite, payment: SettlePayment): PayResult {
   const { request: { id }, slip } = payment;
   const request = getSync(lite, id);
   if (!request) throw new StoreError('not_found', 'payment request not found');
   if (sql.paidBySameSlip(request, slip)) return { status: 'paid', request };
-  if (request.status !== 'pending') return { status: 'not_pending', request };
+  if (!payableBy(request, slip)) return { status: 'not_pending', request };
   const other = lite.sql(sql.PAID_BY_SLIP).get(slip.transactionId, slip.sendingBank) as { id: string } | undefined;
   if (other) return { status: 'slip_used', otherRequestId: other.id };
   lite.sql(sql.PAY).run(...sql.payValues(id, slip, payment.at, ms));
