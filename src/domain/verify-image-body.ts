@@ -15,7 +15,16 @@ export function imageField(value: unknown): ImageField {
   const text = value.replace(DATA_URL, '').replace(/[\r\n]/g, '');
   if (text.trim() === '') return { ok: false, message: 'image must not be empty' };
   if (!BASE64.test(text) || unpaddedLength(text) % 4 === 1) return { ok: false, message: 'image is not valid base64' };
-  const bytes = Buffer.from(text, 'base64');
+  return pictureBytes(Buffer.from(text, 'base64'));
+}
+
+/**
+ * A picture's own bytes, however they came (decoded base64, the raw body, a
+ * form's file part, LINE's content API): not empty, and a JPEG, PNG or WebP
+ * file by its signature.
+ */
+export function pictureBytes(bytes: Buffer): ImageField {
+  if (bytes.length === 0) return { ok: false, message: 'image must not be empty' };
   if (!imageFormat(bytes)) return { ok: false, message: `image must be a ${IMAGE_FORMATS} file` };
   return { ok: true, bytes };
 }
