@@ -37,7 +37,7 @@ function unpaddedLength(text: string): number {
 }
 
 /** By signature: libvips would read more (SVG, TIFF, PDF…) than a slip picture needs. */
-export function imageFormat(b: Buffer): 'jpeg' | 'png' | 'webp' | null {
+function imageFormat(b: Buffer): 'jpeg' | 'png' | 'webp' | null {
   if (b.length >= 3 && b[0] === 0xff && b[1] === 0xd8 && b[2] === 0xff) return 'jpeg';
   if (b.length >= 8 && b.subarray(0, 8).equals(Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]))) return 'png';
   if (b.length >= 12 && b.toString('latin1', 0, 4) === 'RIFF' && b.toString('latin1', 8, 12) === 'WEBP') return 'webp';
