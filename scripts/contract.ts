@@ -7,6 +7,7 @@ import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
 import { CHECKS } from '../src/domain/checks/registry.js';
 import { paymentComponents, paymentPaths } from './contract-payments.js';
+import { addPictureForms } from './contract-pictures.js';
 
 export const OPENAPI_FILE = new URL('../openapi.json', import.meta.url);
 export const CLIENT_CHECKS_FILE = new URL('../src/client/checks.generated.ts', import.meta.url);
@@ -41,6 +42,7 @@ export function renderOpenapi(current: string): string {
   };
   (doc.components.schemas.VerifySuccess as Props).properties.paymentRequest = { $ref: '#/components/schemas/PaymentVerdict' };
   Object.assign(doc.paths, paymentPaths());
+  addPictureForms(doc.paths);
   return `${JSON.stringify(doc, null, 2)}\n`;
 }
 

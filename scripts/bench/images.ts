@@ -7,6 +7,9 @@ import { sandboxQr } from '../../src/upstream/sandbox/sandbox-qr.js';
 import { renderSlipImage } from '../../test/images/slip-images.js';
 import { runLoad, type LoadResult } from './load.js';
 
+/** How a bench picture is sent: base64 in JSON's `image`, or its bytes as the raw body. */
+export type PictureForm = 'json' | 'bytes';
+
 export interface ImageRunResult {
   images: { sent: number; verified: number; refused429: number; other: number; perSec: number };
   /** The QR texts sent beside the pictures; null when the pictures ran alone (qrcodeRate 0). */
@@ -31,8 +34,13 @@ export async function runImageFlood(opts: {
   imageConcurrency: number;
   /** QR-text verifications per second beside the flood; 0 for pictures alone. */
   qrcodeRate: number;
+  /** The picture and how it is sent; default a fresh phoneScreenshot() as base64 in JSON. */
+  picture?: { bytes: Buffer; form: PictureForm };
 }): Promise<ImageRunResult> {
-  const body = JSON.stringify({ image: (await phoneScreenshot(sandboxQr())).toString('base64') });
+  const picture = opts.picture ?? { bytes: await phoneScreenshot(sandboxQr()), form: 'json' as const };
+  // Bytes: the raw body (docs/contract.md#slip-pictures); JSON: base64 in `image`, as before.
+  const body = picture.form === 'json' ? JSON.stringify({ image: picture.bytes.toString('base64') }) : new Uint8Array(picture.bytes);
+  const contentType = picture.form === 'json' ? 'application/json' : picture.bytes[0] === 0x89 ? 'image/png' : 'image/jpeg';
   const images = { sent: 0, verified: 0, refused429: 0, other: 0, perSec: 0 };
   const endAt = Date.now() + opts.durationSec * 1000;
   let key = 0;
@@ -41,7 +49,7 @@ export async function runImageFlood(opts: {
       images.sent++;
       const res = await fetch(`${opts.url}/api/v1/verify`, {
         method: 'POST',
-        headers: { 'content-type': 'application/json', 'x-api-key': opts.apiKeys[key++ % opts.apiKeys.length]! },
+        headers: { 'content-type': contentType, 'x-api-key': opts.apiKeys[key++ % opts.apiKeys.length]! },
         body,
       });
       const text = await res.text();

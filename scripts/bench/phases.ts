@@ -9,10 +9,10 @@ import type { BuiltApp } from './build.js';
 import { databaseCpu, databaseCpuSince } from './db-cpu.js';
 import type { BenchDatabase } from './engines.js';
 import { adminUrlOf, eventLoopWindow } from './event-loop.js';
-import { runImageFlood } from './images.js';
+import { phoneScreenshot, runImageFlood } from './images.js';
 import { runLoad, type LoadResult, type LoadSpec } from './load.js';
 import { runPacedLoad } from './paced-load.js';
-import { corpusRate, type PictureRun } from './pictures.js';
+import { cameraPhoto, corpusRate, decodeFloor, PICTURE_VARIANTS, type PictureRun } from './pictures.js';
 import { jsonLines, listenOverflows, startProcess, type Started } from './processes.js';
 import { checkReceiverRun, PAID_TO_RECEIVER, RECEIVER_MARKS, setReceiverPolicy } from './receiver-policy.js';
 import type { Row } from './report.js';
@@ -89,9 +89,22 @@ export async function measureImages(run: BenchRun, app: BuiltApp, scenario: Scen
     // Warm-up: each decoder thread loads sharp and the decoder on its first picture.
     await runImageFlood({ url: target.url, apiKeys: keys, durationSec: 2, imageConcurrency: scenario.connections, qrcodeRate: scenario.overallRate! });
     // The pictures alone: the cost of a picture and nothing else (the figure the ≤ 35 ms target is judged on).
+    const screenshot = await phoneScreenshot(sandboxQr());
+    // While slipgate is idle: what of a read is the decode itself (this tree's decoder only).
+    const floor = revision ? undefined : await decodeFloor(screenshot, cameraPhoto(corpus));
     const aloneBefore = { target: target.cpuSeconds(), db: databaseCpu(db) };
-    const aloneFlood = await runImageFlood({ url: target.url, apiKeys: keys, durationSec: scenario.durationSec, imageConcurrency: scenario.connections, qrcodeRate: 0 });
+    const aloneFlood = await runImageFlood({ url: target.url, apiKeys: keys, durationSec: scenario.durationSec, imageConcurrency: scenario.connections, qrcodeRate: 0, picture: { bytes: screenshot, form: 'json' } });
     const alone = { images: aloneFlood.images, cpu: target.cpuSeconds() - aloneBefore.target, db: databaseCpuSince(aloneBefore.db, db) };
+    // The same alone, for the other pictures and forms (pictures.ts PICTURE_VARIANTS); a revision without the byte form skips it.
+    const variants: PictureRun['variants'] = [];
+    for (const variant of PICTURE_VARIANTS) {
+      if (variant.form === 'bytes' && revision) continue;
+      const bytes = variant.picture === 'camera' ? cameraPhoto(corpus) : screenshot;
+      const started = target.cpuSeconds();
+      const result = await runImageFlood({ url: target.url, apiKeys: keys, durationSec: scenario.durationSec, imageConcurrency: scenario.connections, qrcodeRate: 0, picture: { bytes, form: variant.form } });
+      variants.push({ ...variant, images: result.images, cpu: target.cpuSeconds() - started });
+      run.say(`${tag}: ${variant.picture} as ${variant.form}: ${result.images.perSec.toFixed(1)}/s at ${((variants.at(-1)!.cpu * 1000) / Math.max(1, result.images.verified)).toFixed(1)} ms CPU per picture`);
+    }
     // Then with the QR texts beside them: their latencies, and the pictures' CPU net of the texts.
     const before = { target: target.cpuSeconds(), db: databaseCpu(db) };
     const flood = await runImageFlood({ url: target.url, apiKeys: keys, durationSec: scenario.durationSec, imageConcurrency: scenario.connections, qrcodeRate: scenario.overallRate! });
@@ -105,7 +118,7 @@ export async function measureImages(run: BenchRun, app: BuiltApp, scenario: Scen
         `CPU ${((cpu.target * 1000) / Math.max(1, flood.images.verified)).toFixed(1)} ms per picture (${((cpu.netOfTexts * 1000) / Math.max(1, flood.images.verified)).toFixed(1)} net of the QR texts); ` +
         `QR text beside them: ${q.successes} ok, ${q.failures + q.errors} not ok, p50 ${q.latencyMs.p50.toFixed(2)} p99 ${q.latencyMs.p99.toFixed(2)} ms; corpus ${rate.read}/${rate.total}`,
     );
-    return { engine, round, ...(revision ? { revision } : {}), alone, flood, cpu, corpus: rate };
+    return { engine, round, ...(revision ? { revision } : {}), ...(floor ? { floor } : {}), alone, variants, flood, cpu, corpus: rate };
   } finally {
     await target?.stop();
     await bank.stop();

@@ -3,7 +3,57 @@
 // decode rate of the server on the hard corpus (test/images/hard-slip-images.ts),
 // for this tree and, with --against, another revision in the same rounds.
 import { HARD_KINDS, type HardSlipImage } from '../../test/images/hard-slip-images.js';
-import type { ImageRunResult } from './images.js';
+import sharp from 'sharp';
+import { decodeSlipImage } from '../../src/slip-image/decode-image.js';
+import type { ImageRunResult, PictureForm } from './images.js';
+
+/**
+ * Beside the screenshot as base64 JSON (`alone`): the same screenshot as
+ * bytes, and a 12-megapixel camera photo (the hard corpus's photo of a slip
+ * on paper) both ways; each alone, in the same rounds.
+ */
+export const PICTURE_VARIANTS: { picture: 'screenshot' | 'camera'; form: PictureForm }[] = [
+  { picture: 'screenshot', form: 'bytes' },
+  { picture: 'camera', form: 'json' },
+  { picture: 'camera', form: 'bytes' },
+];
+
+/**
+ * What is left of a picture's read that is the PNG or JPEG decode itself:
+ * CPU per picture, in this process, of the decode the first look does (one
+ * channel; the photo at 1/4) and of the whole read (decodeSlipImage).
+ */
+export async function decodeFloor(screenshot: Buffer, camera: Buffer): Promise<DecodeFloor> {
+  sharp.cache(false);
+  const cpuPer = async (work: () => Promise<unknown>): Promise<number> => {
+    for (let i = 0; i < 3; i++) await work();
+    const n = 20;
+    const start = process.cpuUsage();
+    for (let i = 0; i < n; i++) await work();
+    const spent = process.cpuUsage(start);
+    return (spent.user + spent.system) / 1000 / n;
+  };
+  const decode = (bytes: Buffer, width?: number) => {
+    const p = sharp(bytes);
+    return (width ? p.resize({ width, kernel: 'nearest' }) : p).extractChannel(1).raw().toBuffer();
+  };
+  return {
+    screenshot: { decode: await cpuPer(() => decode(screenshot)), read: await cpuPer(() => decodeSlipImage(screenshot)) },
+    camera: { decode: await cpuPer(() => decode(camera, 1000)), read: await cpuPer(() => decodeSlipImage(camera)) },
+  };
+}
+
+export interface DecodeFloor {
+  screenshot: { decode: number; read: number };
+  camera: { decode: number; read: number };
+}
+
+/** The 4000×3000 JPEG the camera variants send. */
+export function cameraPhoto(corpus: HardSlipImage[]): Buffer {
+  const photo = corpus.find((p) => p.name === 'camera-12mp-1');
+  if (!photo) throw new Error('the hard corpus has no camera-12mp-1');
+  return photo.image;
+}
 
 export interface PictureRun {
   engine: string;
@@ -12,6 +62,10 @@ export interface PictureRun {
   revision?: string;
   /** The pictures with nothing beside them: CPU seconds of slipgate (all threads) and of the database server. */
   alone: { images: ImageRunResult['images']; cpu: number; db: number };
+  /** This tree only: the decode's share of a read, measured in the bench process before slipgate starts. */
+  floor?: DecodeFloor;
+  /** PICTURE_VARIANTS, each alone: CPU seconds of slipgate (all threads). */
+  variants: Array<(typeof PICTURE_VARIANTS)[number] & { images: ImageRunResult['images']; cpu: number }>;
   /** The same flood with QR texts beside it. */
   flood: ImageRunResult;
   /**
@@ -69,7 +123,7 @@ export function pictureSection(runs: PictureRun[]): string[] {
     '## Scenario I: slip pictures',
     '',
     '8 pictures in flight (a 1080×2340 PNG phone screenshot from `phoneScreenshot()`, `{"image": base64}`), first alone, then',
-    'with 100 QR-text verifications/s beside them, then the hard corpus (35 pictures, 5 of each kind) sent two at a time to the',
+    'with 100 QR-text verifications/s beside them, then the hard corpus (40 pictures, 5 of each kind) sent two at a time to the',
     'same server. CPU per picture is user + system CPU of the slipgate process, all threads, during a flood, divided by the',
     'pictures verified, after a 2 s warm-up flood (threads load their decoder on the first picture). "alone" is the pictures',
     'with nothing beside them: the cost of a picture, which the ≤ 35 ms target is judged on. "net" takes out the QR texts',
@@ -89,6 +143,7 @@ export function pictureSection(runs: PictureRun[]): string[] {
     );
   }
   out.push('');
+  out.push(...variantSection(runs));
   const mine = runs.filter((r) => !r.revision);
   const theirs = runs.filter((r) => r.revision);
   if (mine.length > 0 && theirs.length > 0) {
@@ -106,4 +161,45 @@ export function pictureSection(runs: PictureRun[]): string[] {
     );
   }
   return out;
+}
+
+/** CPU per picture of each picture and form, alone, per round: what #48's ratios are judged on (docs/pictures.md). */
+function variantSection(runs: PictureRun[]): string[] {
+  const per = (cpu: number, verified: number) => (verified > 0 ? (cpu * 1000) / verified : Number.NaN);
+  const rows = runs.flatMap((r) => [
+    { r, name: 'screenshot, base64 JSON', cpu: per(r.alone.cpu, r.alone.images.verified), images: r.alone.images },
+    ...r.variants.map((v) => ({ r, name: `${v.picture}, ${v.form === 'json' ? 'base64 JSON' : 'bytes'}`, cpu: per(v.cpu, v.images.verified), images: v.images })),
+  ]);
+  const out = [
+    'Each picture and form alone, 8 in flight (screenshot: the 1080×2340 PNG; camera: `camera-12mp-1` of the hard corpus, a 4000×3000 JPEG of 2 MB;',
+    'bytes: the raw body, `Content-Type: image/png` or `image/jpeg`). A revision without the byte form has only the JSON rows.',
+    '',
+    '| slipgate | engine | round | picture, form | pictures/s | verified | 429 | other | CPU ms/picture |',
+    '|---|---|--:|---|--:|--:|--:|--:|--:|',
+    ...rows.map(({ r, name, cpu, images }) => `| ${r.revision ?? 'this tree'} | ${r.engine} | ${r.round} | ${name} | ${images.perSec.toFixed(1)} | ${images.verified} | ${images.refused429} | ${images.other} | ${cpu.toFixed(1)} |`),
+    '',
+  ];
+  const of = (revision: boolean, name: string) => median(rows.filter((x) => Boolean(x.r.revision) === revision && x.name === name && Number.isFinite(x.cpu)).map((x) => x.cpu));
+  const shotJson = of(false, 'screenshot, base64 JSON');
+  const shotBytes = of(false, 'screenshot, bytes');
+  const camera = of(false, 'camera, bytes');
+  const theirs = of(true, 'screenshot, base64 JSON');
+  const lines = [
+    `Medians, this tree: screenshot as bytes ${shotBytes.toFixed(1)} ms, as base64 JSON ${shotJson.toFixed(1)} ms (bytes ${((1 - shotBytes / shotJson) * 100).toFixed(0)}% below; target ≥ 10%); ` +
+      `camera photo as bytes ${camera.toFixed(1)} ms, ${(camera / shotBytes).toFixed(2)}× the screenshot (target ≤ 2×).`,
+  ];
+  if (Number.isFinite(theirs)) {
+    lines.push(`Screenshot as base64 JSON against ${runs.find((r) => r.revision)!.revision}: ${shotJson.toFixed(1)} ms vs ${theirs.toFixed(1)} ms (${(shotJson / theirs).toFixed(2)}×; target ≤ 0.5×); as bytes ${(shotBytes / theirs).toFixed(2)}×.`);
+  }
+  const floors = runs.flatMap((r) => (r.floor ? [r.floor] : []));
+  if (floors.length > 0) {
+    const f = (get: (x: DecodeFloor) => number) => median(floors.map(get));
+    const line = (name: string, get: (x: DecodeFloor) => { decode: number; read: number }) =>
+      `${name}: the decode ${f((x) => get(x).decode).toFixed(1)} ms of the read's ${f((x) => get(x).read).toFixed(1)} ms (${((f((x) => get(x).decode) / f((x) => get(x).read)) * 100).toFixed(0)}%)`;
+    lines.push(
+      `The floor, in the bench process alone (one thread; medians of ${floors.length} rounds): ${line('screenshot (PNG, one channel at full size)', (x) => x.screenshot)}; ` +
+        `${line('camera photo (JPEG, one channel decoded at 1/4)', (x) => x.camera)}.`,
+    );
+  }
+  return [...out, ...lines, ''];
 }

@@ -53,7 +53,7 @@ export const SCHEMA_SETTINGS: Record<SchemaSetting, SettingDoc> = {
     accepts: '16–512 printable ASCII characters, no spaces',
   },
   MAX_BODY_BYTES: { topic: 'Limits', meaning: 'largest accepted request body (`qrcode` bodies); 413 beyond' },
-  MAX_IMAGE_BYTES: { topic: 'Pictures', meaning: 'largest accepted `image` body (base64 JSON); 413 beyond' },
+  MAX_IMAGE_BYTES: { topic: 'Pictures', meaning: 'largest accepted picture: an `image` body (base64 JSON), or the picture sent as bytes (raw body or form); 413 beyond' },
   IMAGE_WORKERS: { topic: 'Pictures', meaning: 'threads reading slip pictures', default: 'one per CPU core' },
   IMAGE_QUEUE_MAX: { topic: 'Pictures', meaning: 'pictures waiting for a thread; beyond it 429 with `Retry-After`' },
   IMAGE_MAX_PER_ACCOUNT: { topic: 'Pictures', meaning: 'pictures one account may have waiting for or on a thread (per process); beyond it 429 with `Retry-After`, before they queue' },

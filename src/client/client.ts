@@ -42,7 +42,7 @@ export class SlipgateError extends Error {
   }
 }
 
-/** A slip picture (JPEG, PNG, WebP): its bytes, or base64 (a `data:image/…;base64,` URL too). */
+/** A slip picture (JPEG, PNG, WebP): its bytes (sent as the raw body), or base64 text (sent as JSON `image`; a `data:image/…;base64,` URL too). */
 export type SlipImageInput = Uint8Array | ArrayBuffer | string;
 
 export interface SlipgateClient extends PaymentRequestCalls {
@@ -68,11 +68,25 @@ export function createClient(options: ClientOptions): SlipgateClient {
   const maxDelay = options.maxRetryDelayMs ?? 5_000;
 
   const verify = (qrcode: string, opts: VerifyOptions<Checks | undefined> = {}) => send({ qrcode }, opts);
-  const verifyImage = (image: SlipImageInput, opts: VerifyOptions<Checks | undefined> = {}) => send({ image: toBase64(image) }, opts);
+  // Bytes go as the raw body (a third fewer bytes than base64, no copy or decode on either side); base64 text as JSON.
+  const verifyImage = (image: SlipImageInput, opts: VerifyOptions<Checks | undefined> = {}) =>
+    typeof image === 'string' ? send({ image }, opts) : sendPicture(image instanceof Uint8Array ? image : new Uint8Array(image), opts);
 
-  async function send(payload: { qrcode: string } | { image: string }, opts: VerifyOptions<Checks | undefined>): Promise<VerifyResult<unknown>> {
+  function send(payload: { qrcode: string } | { image: string }, opts: VerifyOptions<Checks | undefined>): Promise<VerifyResult<unknown>> {
     const extras = { ...(opts.checks === undefined ? {} : { checks: opts.checks }), ...(opts.paymentRequest === undefined ? {} : { paymentRequest: opts.paymentRequest }) };
-    const body = JSON.stringify({ ...payload, ...extras });
+    return post(endpoint, 'application/json', JSON.stringify({ ...payload, ...extras }), opts);
+  }
+
+  /** The picture as the body, its options as query parameters (`checks` as JSON text). */
+  function sendPicture(bytes: Uint8Array, opts: VerifyOptions<Checks | undefined>): Promise<VerifyResult<unknown>> {
+    const query = new URLSearchParams();
+    if (opts.paymentRequest !== undefined) query.set('paymentRequest', opts.paymentRequest);
+    if (opts.checks !== undefined) query.set('checks', JSON.stringify(opts.checks));
+    const url = query.toString() === '' ? endpoint : `${endpoint}?${query.toString()}`;
+    return post(url, pictureType(bytes), bytes as Uint8Array<ArrayBuffer>, opts);
+  }
+
+  async function post(url: string, contentType: string, body: string | Uint8Array<ArrayBuffer>, opts: VerifyOptions<Checks | undefined>): Promise<VerifyResult<unknown>> {
     for (let attempt = 1; ; attempt++) {
       const retry = async (reason: string, retryAfter?: number) => {
         const backoff = Math.min(maxDelay, baseDelay * 2 ** (attempt - 1) * (0.5 + Math.random()));
@@ -84,9 +98,9 @@ export function createClient(options: ClientOptions): SlipgateClient {
       const signal = opts.signal ? AbortSignal.any([opts.signal, timeout]) : timeout;
       let res: Response;
       try {
-        res = await fetch(endpoint, {
+        res = await fetch(url, {
           method: 'POST',
-          headers: { 'content-type': 'application/json', accept: 'application/json', 'x-api-key': options.apiKey },
+          headers: { 'content-type': contentType, accept: 'application/json', 'x-api-key': options.apiKey },
           body,
           signal,
         });
@@ -113,13 +127,14 @@ export function createClient(options: ClientOptions): SlipgateClient {
   return { verify, verifyImage, ...paymentRequestCalls({ base, apiKey: options.apiKey, timeoutMs }) } as SlipgateClient;
 }
 
-/** Without Buffer: this module also runs in browsers. */
-function toBase64(image: SlipImageInput): string {
-  if (typeof image === 'string') return image;
-  const bytes = image instanceof Uint8Array ? image : new Uint8Array(image);
-  let binary = '';
-  for (let i = 0; i < bytes.length; i += 0x8000) binary += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
-  return btoa(binary);
+/**
+ * The picture's type by its signature. Anything else is sent as a JPEG: the
+ * server checks the signature itself and answers a 400 that names the problem.
+ */
+function pictureType(b: Uint8Array): string {
+  if (b[0] === 0x89 && b[1] === 0x50 && b[2] === 0x4e && b[3] === 0x47) return 'image/png';
+  if (b.length >= 12 && String.fromCharCode(...b.subarray(0, 4)) === 'RIFF' && String.fromCharCode(...b.subarray(8, 12)) === 'WEBP') return 'image/webp';
+  return 'image/jpeg';
 }
 
 /** The JSON envelope of any answer (`status` success or error), or a SlipgateError. */

@@ -15,7 +15,16 @@ export function imageField(value: unknown): ImageField {
   const text = value.replace(DATA_URL, '').replace(/[\r\n]/g, '');
   if (text.trim() === '') return { ok: false, message: 'image must not be empty' };
   if (!BASE64.test(text) || unpaddedLength(text) % 4 === 1) return { ok: false, message: 'image is not valid base64' };
-  const bytes = Buffer.from(text, 'base64');
+  return pictureBytes(Buffer.from(text, 'base64'));
+}
+
+/**
+ * A picture's own bytes, however they came (decoded base64, the raw body, a
+ * form's file part, LINE's content API): not empty, and a JPEG, PNG or WebP
+ * file by its signature.
+ */
+export function pictureBytes(bytes: Buffer): ImageField {
+  if (bytes.length === 0) return { ok: false, message: 'image must not be empty' };
   if (!imageFormat(bytes)) return { ok: false, message: `image must be a ${IMAGE_FORMATS} file` };
   return { ok: true, bytes };
 }
@@ -28,7 +37,7 @@ function unpaddedLength(text: string): number {
 }
 
 /** By signature: libvips would read more (SVG, TIFF, PDF…) than a slip picture needs. */
-export function imageFormat(b: Buffer): 'jpeg' | 'png' | 'webp' | null {
+function imageFormat(b: Buffer): 'jpeg' | 'png' | 'webp' | null {
   if (b.length >= 3 && b[0] === 0xff && b[1] === 0xd8 && b[2] === 0xff) return 'jpeg';
   if (b.length >= 8 && b.subarray(0, 8).equals(Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]))) return 'png';
   if (b.length >= 12 && b.toString('latin1', 0, 4) === 'RIFF' && b.toString('latin1', 8, 12) === 'WEBP') return 'webp';

@@ -5,6 +5,7 @@ import type { SlipRef } from './slip-qr.js';
 import type { ErrorKind, RequestErrorRecord, VerifiedSlip, VerifyTransactionRecord } from './types.js';
 import type { BodyRead, VerifyOutcome } from './verify-types.js';
 import { checkVerifyBody, type BodyCheck } from './verify-request.js';
+import { checkPictureBody } from './verify-picture-body.js';
 
 /** Who asked: the request, and once the key resolved, its account and key. */
 export interface Who {
@@ -81,7 +82,8 @@ export function imageRefusal(refused: 'bad_request' | 'busy' | 'unavailable', me
 }
 
 export function bodyCheck(read: BodyRead, maxQrcodeBodyBytes: number | undefined): BodyCheck {
-  return read.ok ? checkVerifyBody(read.contentType, read.bytes, maxQrcodeBodyBytes) : { ok: false, ...read.problem };
+  if (!read.ok) return { ok: false, ...read.problem };
+  return 'picture' in read ? checkPictureBody(read.picture) : checkVerifyBody(read.contentType, read.bytes, maxQrcodeBodyBytes);
 }
 
 /** What a 1024's record says: the address slipgate judged, and where it read it from. */

@@ -5,6 +5,7 @@ import { parseCheckRequest } from './check-request.js';
 import { imageField } from './verify-image-body.js';
 import type { BodyProblem } from './verify-types.js';
 import { isPaymentRequestId } from './payments/input.js';
+import { unsupportedTypeMessage } from './verify-picture-body.js';
 
 /** Exactly one of `qrcode` (the QR text) and `image` (the decoded picture file) is set. */
 export type BodyCheck =
@@ -21,7 +22,7 @@ export function checkVerifyBody(contentType: string | undefined, raw: Buffer, ma
   const tooLarge: BodyCheck = { ok: false, problem: 'too_large', message: `request body is larger than ${maxQrcodeBytes} bytes` };
   const large = raw.length > maxQrcodeBytes;
   if (!contentType || !JSON_TYPE.test(contentType)) {
-    return large ? tooLarge : { ok: false, problem: 'unsupported_media_type', message: 'Content-Type must be application/json' };
+    return large ? tooLarge : { ok: false, problem: 'unsupported_media_type', message: unsupportedTypeMessage(contentType) };
   }
   let body: unknown;
   try {

@@ -13,7 +13,20 @@ export interface BodyProblem {
   message: string;
 }
 
-export type BodyRead = { ok: true; contentType: string | undefined; bytes: Buffer } | { ok: false; problem: BodyProblem };
+/**
+ * A slip picture sent as bytes (the raw body, or the `image` part of a
+ * multipart form) and the options sent beside it (query parameters or form
+ * fields), each name with its value, in order, repeats included.
+ */
+export interface PictureBody {
+  bytes: Buffer;
+  options: Array<[name: string, value: string]>;
+}
+
+export type BodyRead =
+  | { ok: true; contentType: string | undefined; bytes: Buffer }
+  | { ok: true; picture: PictureBody }
+  | { ok: false; problem: BodyProblem };
 
 export interface VerifyInput {
   apiKey: string | undefined;

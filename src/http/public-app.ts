@@ -16,6 +16,8 @@ import { perIpLimit, perKeyLimit, type RateLimitSettings } from './rate-limit.js
 import { requestId } from './request-id.js';
 import type { Tarpit } from './tarpit.js';
 import { mountLineWebhook } from './line-webhook-route.js';
+import { multipartPicture, rawPicture } from './picture-body.js';
+import { pictureForm } from '../domain/verify-picture-body.js';
 import type { LineBridge } from '../domain/line/bridge.js';
 import type { Metrics } from '../metrics/metrics.js';
 import { classifyOutcome, classifyStatus, type OutcomeLabel } from '../metrics/outcomes.js';
@@ -69,17 +71,24 @@ export function createPublicApp(deps: PublicAppDeps): express.Express {
   // the body says what it carries.
   const rawBody = express.raw({ type: () => true, limit: Math.max(deps.maxBodyBytes, deps.maxImageBytes ?? 0) });
   // A body that cannot be read is a body error like any other.
-  const bodyReader =
-    (req: Request, res: Response) =>
-    (): Promise<BodyRead> =>
-      new Promise((resolve, reject) =>
-        rawBody(req, res, (err?: unknown) => {
-          if (!err) return resolve({ ok: true, contentType: req.headers['content-type'], bytes: Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0) });
-          const problem = bodyReadProblem(err);
-          if (problem) resolve({ ok: false, problem });
-          else reject(err instanceof Error ? err : new Error('request body could not be read'));
-        }),
-      );
+  const readRaw = (req: Request, res: Response): Promise<BodyRead> =>
+    new Promise((resolve, reject) =>
+      rawBody(req, res, (err?: unknown) => {
+        if (!err) return resolve({ ok: true, contentType: req.headers['content-type'], bytes: Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0) });
+        const problem = bodyReadProblem(err);
+        if (problem) resolve({ ok: false, problem });
+        else reject(err instanceof Error ? err : new Error('request body could not be read'));
+      }),
+    );
+  // A picture may also come as bytes (picture-body.ts): the same limits, the same verification.
+  const bodyReader = (req: Request, res: Response) => async (): Promise<BodyRead> => {
+    const read = await readRaw(req, res);
+    if (!read.ok || !('contentType' in read)) return read;
+    const form = pictureForm(read.contentType);
+    if (form === 'raw') return rawPicture(read.bytes, req.originalUrl);
+    if (form === 'multipart') return multipartPicture(read.bytes, read.contentType!);
+    return read;
+  };
   app.post(VERIFY_PATH, byKey, async (req: Request, res: Response) => {
     const header = req.headers['x-api-key'];
     const trace: VerifyTrace = {};

@@ -1,14 +1,17 @@
 // Reads the QR of a slip photo or screenshot (PNG, JPEG, WebP, HEIC where
-// libvips has it) in Node. The first look is ZXing-C++ (WebAssembly) on the
+// libvips has it) in Node. The first look (first-look.ts) reads one channel
+// of a smaller copy; what it misses goes through the looks below, as before
+// it existed. The second look is ZXing-C++ (WebAssembly) on the
 // file's own bytes: it decodes the PNG or JPEG and finds the QR in one pass,
-// all on the calling thread. (sharp would inflate a PNG faster, but on
-// libuv's threads, which the image pool's lowered priority does not reach:
-// the QR texts beside a flood of pictures then wait behind them.) Only what
+// all on the calling thread, which the image pool runs at a lowered
+// priority (the first look's decode, on libuv's threads, does not get it:
+// first-look.ts says why that is paid). Only what
 // it misses (and WebP, which the module cannot decode) goes through sharp:
 // EXIF rotation, a grayscale working copy, a harder ZXing look, then jsQR
 // over a few scales, contrast treatments and rotations, cheapest first.
 import { readFile } from 'node:fs/promises';
 import sharp from 'sharp';
+import { firstLook } from './first-look.js';
 import { readImageHeader } from './image-header.js';
 import { decodeQrFromPixels } from './qr-from-pixels.js';
 import { readQrTexts } from './zxing-reader.js';
@@ -63,7 +66,7 @@ const PLAN: DecodeAttempt[] = [
 export interface DecodedSlipImage {
   qrcode: string;
   /** Which attempt read it (for tuning and for the decode-rate report): a ZXing look or a jsQR attempt. */
-  attempt: DecodeAttempt | 'zxing-file' | 'zxing-pixels';
+  attempt: DecodeAttempt | 'first-look' | 'zxing-file' | 'zxing-pixels';
   attempts: number;
 }
 
@@ -85,6 +88,11 @@ export async function decodeSlipImageDetailed(input: Buffer | Uint8Array | strin
   const header = readImageHeader(bytes);
   if (header && header.width * header.height > maxPixels) throw tooManyPixels(maxPixels);
   let attempts = 0;
+  if (header) {
+    attempts++;
+    const qrcode = await firstLook(bytes, header, maxPixels, isSlipQr);
+    if (qrcode) return { qrcode, attempt: 'first-look', attempts };
+  }
   if (header && header.format !== 'webp' && header.width * header.height <= DIRECT_MAX_PIXELS) {
     attempts++;
     // An empty answer is "no QR" or "not decodable": both go on to sharp, which tells them apart.

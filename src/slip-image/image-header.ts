@@ -7,6 +7,12 @@ export interface ImageHeader {
   format: 'png' | 'jpeg' | 'webp';
   width: number;
   height: number;
+  /**
+   * How its pixels decode: `gray` (one gray channel, maybe with alpha), `color`
+   * (RGB, maybe with alpha; PNG palettes too), `other` (CMYK JPEG) or unknown.
+   * The first look reads one channel and must know which.
+   */
+  colour?: 'gray' | 'color' | 'other';
 }
 
 export function readImageHeader(b: Uint8Array): ImageHeader | null {
@@ -24,8 +30,11 @@ function isPng(b: Uint8Array): boolean {
 
 function png(b: Uint8Array): ImageHeader | null {
   // IHDR must be the first chunk: length 13 at 8, type at 12, width and height at 16 and 20.
-  if (b.length < 24 || ascii(b, 12, 4) !== 'IHDR') return null;
-  return sized('png', u32be(b, 16), u32be(b, 20));
+  if (b.length < 26 || ascii(b, 12, 4) !== 'IHDR') return null;
+  const header = sized('png', u32be(b, 16), u32be(b, 20));
+  // Colour type at 25: 0 gray, 4 gray + alpha; 2 RGB, 3 palette, 6 RGBA.
+  const type = b[25]!;
+  return header && { ...header, colour: type === 0 || type === 4 ? 'gray' : type === 2 || type === 3 || type === 6 ? 'color' : 'other' };
 }
 
 /** Start-of-frame markers (C0–CF less DHT C4, JPG C8, DAC CC) carry the frame size. */
@@ -52,8 +61,11 @@ function jpeg(b: Uint8Array): ImageHeader | null {
     const length = (b[at + 2]! << 8) | b[at + 3]!;
     if (length < 2) return null;
     if (isStartOfFrame(marker)) {
-      if (at + 9 > b.length) return null;
-      return sized('jpeg', (b[at + 7]! << 8) | b[at + 8]!, (b[at + 5]! << 8) | b[at + 6]!);
+      if (at + 10 > b.length) return null;
+      const header = sized('jpeg', (b[at + 7]! << 8) | b[at + 8]!, (b[at + 5]! << 8) | b[at + 6]!);
+      // Components: 1 gray, 3 YCbCr (decoded as RGB), 4 CMYK.
+      const components = b[at + 9]!;
+      return header && { ...header, colour: components === 1 ? 'gray' : components === 3 ? 'color' : 'other' };
     }
     at += 2 + length;
   }
@@ -63,18 +75,23 @@ function jpeg(b: Uint8Array): ImageHeader | null {
 function webp(b: Uint8Array): ImageHeader | null {
   if (b.length < 30) return null;
   const chunk = ascii(b, 12, 4);
-  if (chunk === 'VP8X') return sized('webp', 1 + u24le(b, 24), 1 + u24le(b, 27));
+  // WebP always decodes to RGB(A).
+  if (chunk === 'VP8X') return withColour(sized('webp', 1 + u24le(b, 24), 1 + u24le(b, 27)));
   if (chunk === 'VP8 ') {
     // Key frame start code, then 14-bit width and height (2 scale bits on top).
     if (b[23] !== 0x9d || b[24] !== 0x01 || b[25] !== 0x2a) return null;
-    return sized('webp', ((b[27]! << 8) | b[26]!) & 0x3fff, ((b[29]! << 8) | b[28]!) & 0x3fff);
+    return withColour(sized('webp', ((b[27]! << 8) | b[26]!) & 0x3fff, ((b[29]! << 8) | b[28]!) & 0x3fff));
   }
   if (chunk === 'VP8L') {
     if (b[20] !== 0x2f) return null;
     const bits = b[21]! | (b[22]! << 8) | (b[23]! << 16) | (b[24]! << 24);
-    return sized('webp', 1 + (bits & 0x3fff), 1 + ((bits >>> 14) & 0x3fff));
+    return withColour(sized('webp', 1 + (bits & 0x3fff), 1 + ((bits >>> 14) & 0x3fff)));
   }
   return null;
+}
+
+function withColour(header: ImageHeader | null): ImageHeader | null {
+  return header && { ...header, colour: 'color' };
 }
 
 function sized(format: ImageHeader['format'], width: number, height: number): ImageHeader | null {

@@ -100,6 +100,44 @@ describe('slipgate/client', () => {
     expect(await balance(accountId)).toEqual({ credits: 1, usage: 2 });
   });
 
+  it('verifyImage sends bytes as the raw body, its options as query parameters, and base64 text as JSON', async () => {
+    const { apiKey } = await app.account(3);
+    const seen: Array<{ contentType?: string; url?: string; body: Buffer }> = [];
+    const server = createServer(async (req, res) => {
+      const chunks: Buffer[] = [];
+      for await (const c of req) chunks.push(c as Buffer);
+      const body = Buffer.concat(chunks);
+      seen.push({ contentType: req.headers['content-type'], url: req.url, body });
+      const upstream = await fetch(app.publicUrl + req.url, { method: 'POST', headers: req.headers as Record<string, string>, body });
+      res.writeHead(upstream.status, { 'content-type': 'application/json' });
+      res.end(await upstream.text());
+    });
+    servers.push(server);
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const { c } = client(apiKey, { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}` });
+    const qrcode = sandboxQr({ amount: 40 });
+    const picture = await QRCode.toBuffer(qrcode, { width: 300, margin: 4 });
+    const paymentRequest = `pr_${'a'.repeat(32)}`;
+
+    const plain = await c.verifyImage(picture);
+    const checked = await c.verifyImage(picture.buffer.slice(picture.byteOffset, picture.byteOffset + picture.length) as ArrayBuffer, { checks: { amount: 40 } });
+    const paying = await c.verifyImage(picture, { paymentRequest });
+    const asText = await c.verifyImage(picture.toString('base64'));
+
+    expect(plain).toMatchObject({ status: 'success', qrcode });
+    expect(checked).toMatchObject({ status: 'success', checks: { amount: { passed: true } } });
+    expect(paying).toMatchObject({ status: 'error', httpStatus: 400, message: `paymentRequest ${paymentRequest} not found` });
+    expect(asText).toMatchObject({ status: 'success', qrcode });
+    expect(seen.map((s) => [s.contentType, s.url])).toStrictEqual([
+      ['image/png', '/api/v1/verify'],
+      ['image/png', `/api/v1/verify?checks=${encodeURIComponent('{"amount":40}')}`],
+      ['image/png', `/api/v1/verify?paymentRequest=${paymentRequest}`],
+      ['application/json', '/api/v1/verify'],
+    ]);
+    expect(seen.slice(0, 3).every((s) => s.body.equals(picture))).toBe(true);
+    expect(JSON.parse(seen[3]!.body.toString('utf8'))).toStrictEqual({ image: picture.toString('base64') });
+  });
+
   it('types the check results by the checks asked for', async () => {
     const { apiKey } = await app.account(2);
     const { c } = client(`${apiKey}`, { url: `${app.publicUrl}/` });

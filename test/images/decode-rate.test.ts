@@ -73,7 +73,7 @@ describe('slip image decoding', () => {
     expect(Object.fromEntries(Object.entries(variants).map(([k, b]) => [k, [b[24], b[25]]]))).toEqual({ rgba: [8, 6], gray: [8, 0], 'gray+alpha': [8, 4], palette: [8, 3], '16-bit': [16, 2] });
     for (const [name, bytes] of Object.entries(variants)) {
       const found = await decodeSlipImageDetailed(bytes);
-      expect({ name, qrcode: found?.qrcode, attempt: found?.attempt }).toEqual({ name, qrcode: shot.qrcode, attempt: 'zxing-file' });
+      expect({ name, qrcode: found?.qrcode, attempt: found?.attempt }).toEqual({ name, qrcode: shot.qrcode, attempt: 'first-look' });
     }
   });
 

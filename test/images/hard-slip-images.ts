@@ -1,14 +1,17 @@
 // A corpus of hard slip pictures, beside the phone-like set of slip-images.ts:
-// what merchants' customers really send when it goes wrong. Seven kinds, a
+// what merchants' customers really send when it goes wrong. Eight kinds, a
 // few of each (the last of each kind past what a phone should produce): tilted far, blurred, dim, a small QR in a tall screenshot,
-// JPEG quality 40, WebP, and a photo of a screen (pixel grid, glare, moiré).
+// JPEG quality 40, WebP, a photo of a screen (pixel grid, glare, moiré), and
+// a 12-megapixel camera photo (4000×3000 JPEG) of the slip on a screen or on
+// paper, not square-on (an affine squeeze and shear standing in for
+// perspective), with glare, the screen's moiré, uneven light and noise.
 // Deterministic; the bench and test/images/hard-corpus.test.ts read it.
 import sharp from 'sharp';
 import { slipQr } from '../../src/upstream/sandbox/sandbox-qr.js';
 import { sandboxTransRef } from '../../src/upstream/sandbox/transaction.js';
 import { renderSlipImage, type SlipImageParams } from './slip-images.js';
 
-export const HARD_KINDS = ['tilted', 'blurred', 'dim', 'small-in-tall-screenshot', 'jpeg-q40', 'webp', 'photo-of-screen'] as const;
+export const HARD_KINDS = ['tilted', 'blurred', 'dim', 'small-in-tall-screenshot', 'jpeg-q40', 'webp', 'photo-of-screen', 'camera-12mp'] as const;
 export type HardKind = (typeof HARD_KINDS)[number];
 
 export interface HardSlipImage {
@@ -49,7 +52,75 @@ const VARIANTS: Record<HardKind, Variant[]> = {
     { params: camera({ qrPx: 120, blur: 1.2 }), finish: (img) => sharp(img).webp({ quality: 40 }).toBuffer() },
   ],
   'photo-of-screen': [0, 1, 2, 3, 4].map((i) => ({ params: screenshot({ qrPx: i === 4 ? 110 : 200 + i * 30 }), finish: (img) => photoOfScreen(img, i) })),
+  // The card is rendered small and enlarged into the photo: rendering it at the photo's size would cost more than reading it.
+  'camera-12mp': [0, 1, 2, 3, 4].map((i) => ({ params: screenshot({ qrPx: 200 }), finish: (img) => cameraPhoto(img, i) })),
 };
+
+const CAMERA = { width: 4000, height: 3000 };
+/**
+ * The photo is composed at half its size and enlarged once at the end, as
+ * soft as a phone's optics make it anyway: CI builds this corpus, and every
+ * step at 12 megapixels costs.
+ */
+const COMPOSED = { width: CAMERA.width / 2, height: CAMERA.height / 2 };
+
+/**
+ * A 12-megapixel phone camera photo of the slip: on a screen (even i: pixel
+ * grid, glare) or on paper (odd i: a desk around it, a shadow), held at an
+ * angle, with sensor noise and a little blur, saved as the camera's JPEG.
+ * The last one is the hardest: small in the frame, steep and dim.
+ */
+async function cameraPhoto(card: Buffer, i: number): Promise<Buffer> {
+  const onScreen = i % 2 === 0;
+  const cardHeight = [1250, 1100, 1000, 1300, 650][i]!;
+  const background = onScreen ? '#1b1b1f' : '#6b5a48';
+  let step = await sharp(card).removeAlpha().resize({ height: cardHeight }).png({ compressionLevel: 0 }).toBuffer({ resolveWithObject: true });
+  if (onScreen) {
+    const { width, height } = step.info;
+    const glare = Buffer.from(
+      `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}"><defs><linearGradient id="g" x1="0" y1="0" x2="1" y2="0.6">` +
+        `<stop offset="0.35" stop-color="#000000"/><stop offset="0.55" stop-color="#6e6e6e"/><stop offset="0.75" stop-color="#000000"/></linearGradient></defs><rect width="100%" height="100%" fill="url(#g)"/></svg>`,
+    );
+    step = await sharp(step.data)
+      .composite([
+        { input: await pixelGrid(2 + (i % 3)), blend: 'multiply', tile: true },
+        { input: glare, blend: 'screen' },
+      ])
+      .flatten({ background: '#000000' })
+      .png({ compressionLevel: 0 })
+      .toBuffer({ resolveWithObject: true });
+  }
+  // Not square-on: squeezed along the line of sight and sheared, then turned.
+  const tilted = await sharp(step.data)
+    .affine([
+      [1, 0.04 + i * 0.02],
+      [0.02 * (i - 2), 0.86 - (i === 4 ? 0.1 : 0)],
+    ], { background, interpolator: 'bilinear' })
+    .rotate(-8 + i * 4, { background })
+    .resize({ width: COMPOSED.width - 100, height: COMPOSED.height - 100, fit: 'inside', withoutEnlargement: true })
+    .png({ compressionLevel: 0 })
+    .toBuffer({ resolveWithObject: true });
+  const light = Buffer.from(
+    `<svg xmlns="http://www.w3.org/2000/svg" width="${COMPOSED.width}" height="${COMPOSED.height}"><defs><radialGradient id="g" cx="${0.3 + i * 0.1}" cy="0.4" r="0.9">` +
+      `<stop offset="0" stop-color="#ffffff"/><stop offset="1" stop-color="${i === 4 ? '#505050' : '#9a9a9a'}"/></radialGradient></defs><rect width="100%" height="100%" fill="url(#g)"/></svg>`,
+  );
+  const noise = await sharp({ create: { width: 251, height: 257, channels: 3, background: '#808080', noise: { type: 'gaussian', mean: 128, sigma: 16 } } }).png().toBuffer();
+  const composed = await sharp({ create: { ...COMPOSED, channels: 3, background } })
+    .composite([
+      { input: tilted.data, left: Math.round((COMPOSED.width - tilted.info.width) * (0.2 + i * 0.15)), top: Math.round((COMPOSED.height - tilted.info.height) / 2) },
+      { input: light, blend: 'multiply' },
+      { input: noise, blend: 'soft-light', tile: true },
+    ])
+    .flatten({ background: '#000000' })
+    .blur(0.6)
+    .raw()
+    .toBuffer({ resolveWithObject: true });
+  // Enlarged to the camera's 12 megapixels; encoding them is most of what the photo costs (~0.5 s).
+  return sharp(composed.data, { raw: { width: composed.info.width, height: composed.info.height, channels: composed.info.channels } })
+    .resize(CAMERA.width, CAMERA.height)
+    .jpeg({ quality: 88 })
+    .toBuffer();
+}
 
 /** The slip in a phone's screenshot: a tall, mostly empty screen with the slip card somewhere in it. */
 async function onTallScreen(card: Buffer, width: number, height: number): Promise<Buffer> {

@@ -8,7 +8,7 @@ import type { ChangeLog, Logger } from '../ports/logger.js';
 import type { Store } from '../ports/store.js';
 import type { SecretBox } from '../secret-box.js';
 import { parseSlipQr } from '../slip-qr.js';
-import { imageFormat } from '../verify-image-body.js';
+import { pictureBytes } from '../verify-image-body.js';
 import type { VerifiedSlip } from '../types.js';
 import type { ChannelVerifyInput, VerifyOutcome } from '../verify-types.js';
 import type { LineEvent } from './events.js';
@@ -121,8 +121,8 @@ export class LineBridge {
     this.loading(token, event);
     const content = await this.deps.api.content(token, message.id, this.deps.maxImageBytes);
     if (!content.ok) return { kind: content.problem === 'too_large' ? 'unreadable' : 'picture_unavailable' };
-    // By signature, as the verify route checks its image field: the decoder never sees other formats.
-    if (!imageFormat(content.bytes)) return { kind: 'unreadable' };
+    // The verify route's check of a picture's bytes: the decoder never sees other formats.
+    if (!pictureBytes(content.bytes).ok) return { kind: 'unreadable' };
     return this.verify(channel, event, { image: content.bytes });
   }
 
