@@ -69,6 +69,8 @@ export interface StoreServiceOptions {
   secretsKey?: Buffer | null;
   /** Slipgate's own admin listener: no webhook endpoint may point at it. */
   adminListener?: AdminListener | null;
+  /** WEBHOOK_ALLOW_PRIVATE: webhook URLs may point at loopback and private networks (default: refused). */
+  allowPrivateWebhooks?: boolean;
 }
 
 export function storeServices(store: Store, opts: StoreServiceOptions = {}): StoreServices {
@@ -80,7 +82,7 @@ export function storeServices(store: Store, opts: StoreServiceOptions = {}): Sto
   const admin = new AdminActions({ store, accounts, receivers, keyCache: keys, receiverCache: receiverDirectory, ...log });
   const subscriptions = new WebhookSubscriptions(store, opts.keyCacheTtlMs ?? 0);
   const secrets = secretBox(opts.secretsKey ?? null);
-  const webhooks = new WebhookEndpoints({ store, secrets, adminListener: opts.adminListener ?? null, forgetAccount: (id) => subscriptions.forget(id), ...log });
+  const webhooks = new WebhookEndpoints({ store, secrets, adminListener: opts.adminListener ?? null, allowPrivate: opts.allowPrivateWebhooks ?? false, forgetAccount: (id) => subscriptions.forget(id), ...log });
   const payments = new PaymentRequestService(store);
   const lineChannels = new LineChannels({ store, secrets, ...log });
   return { store, keys, receiverDirectory, accounts, admin, adminTokens: new AdminTokenService(store, undefined, opts.logger), subscriptions, webhooks, secrets, lineChannels, payments };
@@ -88,7 +90,13 @@ export function storeServices(store: Store, opts: StoreServiceOptions = {}): Sto
 
 /** What the store services need from the configuration. */
 export function storeServiceOptions(config: Config, logger: Logger): StoreServiceOptions {
-  return { keyCacheTtlMs: config.API_KEY_CACHE_TTL_MS, logger, secretsKey: config.SECRETS_KEY ?? null, adminListener: { host: config.ADMIN_HOST, port: config.ADMIN_PORT } };
+  return {
+    keyCacheTtlMs: config.API_KEY_CACHE_TTL_MS,
+    logger,
+    secretsKey: config.SECRETS_KEY ?? null,
+    adminListener: { host: config.ADMIN_HOST, port: config.ADMIN_PORT },
+    allowPrivateWebhooks: config.WEBHOOK_ALLOW_PRIVATE,
+  };
 }
 
 export interface ServerOptions {
@@ -170,7 +178,10 @@ export async function serverServices(config: Config, { logger, upstream: overrid
   });
   const services = storeServices(store, { ...storeServiceOptions(config, logger), ...(adminListener ? { adminListener } : {}) });
   // Its thread starts on the first delivery, like the image threads.
-  const webhookSender = new ThreadWebhookSender({ userAgent: `slipgate-webhooks/${packageVersion()}`, adminPort: adminListener?.port ?? config.ADMIN_PORT });
+  const webhookSender = new ThreadWebhookSender({
+    userAgent: `slipgate-webhooks/${packageVersion()}`,
+    guard: { adminPort: adminListener?.port ?? config.ADMIN_PORT, allowPrivate: config.WEBHOOK_ALLOW_PRIVATE },
+  });
   const webhookWorker = new WebhookWorker({
     store,
     sender: webhookSender,

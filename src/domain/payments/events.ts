@@ -34,11 +34,23 @@ export function paymentFacts(p: PaymentRequest) {
   };
 }
 
+/**
+ * What an event says of a request: the public view without `promptpay`. The
+ * EMVCo payload carries the receiver's PromptPay target (a sole trader's
+ * phone number or national ID); the merchant's own authenticated GET keeps
+ * it, an event body (kept for redelivery, sent wherever the endpoint points)
+ * does not. `receiver` (the receiver's id) says which one it was.
+ */
+function paymentEventFacts(p: PaymentRequest) {
+  const { promptpay: _personal, ...facts } = paymentFacts(p);
+  return facts;
+}
+
 /** The deliveries of one event about `p` for its listening endpoints (none: no event). */
 export function paymentEvent(type: PaymentEventType, endpointIds: readonly string[], now: () => Date) {
   return (p: PaymentRequest): NewWebhookDelivery[] => {
     if (endpointIds.length === 0) return [];
-    const event: WebhookEvent = { id: newId('evt'), type, createdAt: now(), data: paymentFacts(p) };
+    const event: WebhookEvent = { id: newId('evt'), type, createdAt: now(), data: paymentEventFacts(p) };
     return outboxRecords(event, p.accountId, endpointIds);
   };
 }
