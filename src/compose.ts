@@ -117,7 +117,7 @@ export interface ServerServices extends StoreServices {
   /** Whether the network came from the options rather than the configuration. */
   upstreamOverridden: boolean;
   lease: InstanceLease;
-  /** Removes personal data past RETENTION_DAYS, on one instance at a time. */
+  /** Removes personal data past RETENTION_DAYS and finished webhook deliveries past WEBHOOK_DELIVERY_RETENTION_DAYS, on one instance at a time. */
   retention: RetentionSchedule;
   /** Reads the slip QR of image bodies, off the event loop. */
   images: ImageDecodePool;
@@ -167,7 +167,13 @@ export async function serverServices(config: Config, { logger, upstream: overrid
     for (const step of undo) await step().catch(() => undefined);
     throw err;
   }
-  const retention = scheduleRetention(store, { days: config.RETENTION_DAYS, intervalMs: config.RETENTION_INTERVAL_MINUTES * 60_000, lease, logger });
+  const retention = scheduleRetention(store, {
+    days: config.RETENTION_DAYS,
+    webhookDeliveryDays: config.WEBHOOK_DELIVERY_RETENTION_DAYS,
+    intervalMs: config.RETENTION_INTERVAL_MINUTES * 60_000,
+    lease,
+    logger,
+  });
   // Threads start on the first image, so a server that never gets one pays nothing.
   const images = new ImageDecodePool({
     workers: config.IMAGE_WORKERS,
