@@ -11,7 +11,7 @@ import type { Store } from '../../src/domain/ports/store.js';
 import { outboxRecords, verificationSucceeded } from '../../src/domain/webhooks/events.js';
 import type { RetryPolicy } from '../../src/domain/webhooks/retry.js';
 import type { WebhookDelivery } from '../../src/domain/webhooks/types.js';
-import { WebhookWorker } from '../../src/domain/webhooks/worker.js';
+import { WebhookWorker, type WebhookWorkerOptions } from '../../src/domain/webhooks/worker.js';
 import { SqliteStore } from '../../src/store/sqlite/sqlite-store.js';
 import { httpWebhookSender, NO_ANSWER } from '../../src/webhooks/http-sender.js';
 import { eventually } from '../helpers/child.js';
@@ -33,7 +33,7 @@ afterAll(async () => {
 
 const FAST: RetryPolicy = { baseMs: 5, maxDelayMs: 7 * 86_400_000, windowMs: 86_400_000 };
 
-function worker(over: { retry?: RetryPolicy; timeoutMs?: number } = {}) {
+function worker(over: { retry?: RetryPolicy; timeoutMs?: number; logger?: WebhookWorkerOptions['logger'] } = {}) {
   return new WebhookWorker({
     store,
     sender: httpWebhookSender('slipgate-test', { adminPort: null, allowPrivate: true }),
@@ -43,7 +43,7 @@ function worker(over: { retry?: RetryPolicy; timeoutMs?: number } = {}) {
     leaseMs: 60_000,
     pollMs: 10,
     batch: 1000,
-    logger: createLogger('silent'),
+    logger: over.logger ?? createLogger('silent'),
   });
 }
 
@@ -156,9 +156,13 @@ describe('webhook delivery', () => {
   it('gives up on an endpoint that never answers after the timeout, and tries again later', async () => {
     const receiver = await startReceiver(() => 'hang');
     const { delivery } = await eventFor(receiver);
-    const after = await deliverUntil(worker({ timeoutMs: 200 }), delivery.id, (d) => d.attempts.length >= 1);
+    // The cause goes to the operator's log at debug only; the recorded error is the generic one.
+    const debug: { fields: object; message: string }[] = [];
+    const logger = { error() {}, warn() {}, debug: (fields: object, message: string) => void debug.push({ fields, message }) };
+    const after = await deliverUntil(worker({ timeoutMs: 200, logger }), delivery.id, (d) => d.attempts.length >= 1);
     expect(after.state).toBe('pending');
     expect(after.attempts[0]).toMatchObject({ statusCode: null, error: NO_ANSWER });
+    expect(debug).toContainEqual({ fields: { deliveryId: delivery.id, endpointId: delivery.endpointId, detail: 'timed out: no answer within the delivery timeout' }, message: 'webhook attempt: no answer' });
   });
 
   it('waits for a slow answer within the timeout', async () => {
