@@ -43,8 +43,13 @@ const SELF = "the URL leads to slipgate's own admin listener";
 
 /** Why connecting to `address` on `port` is refused, or null. */
 function refusal(address: string, port: number, guard: TargetGuard): string | null {
-  if (isAdminListener(address, port, guard.adminPort)) return SELF;
-  return targetRefusal(addressClass(address), guard.allowPrivate);
+  try {
+    if (isAdminListener(address, port, guard.adminPort)) return SELF;
+    return targetRefusal(addressClass(address), guard.allowPrivate);
+  } catch {
+    // An answer the rules cannot read is not connected to.
+    return targetRefusal('forbidden', guard.allowPrivate);
+  }
 }
 
 type LookupCallback = (err: NodeJS.ErrnoException | null, address: string | LookupAddress[], family?: number) => void;
