@@ -14,15 +14,16 @@
 // per event was most of a delivery's CPU. Node's agents pool sockets by
 // host:port (and TLS options), so a socket only ever carries requests to the
 // endpoint host and port it was opened for, and it was checked by the
-// target guard's lookup when it connected (self-guard.ts).
+// target guard's lookup when it connected (self-guard.ts). For a socket to
+// be reused, the response body must be read to its end: a small one is read
+// and dropped; one past RESPONSE_BODY_CAP (or announced as such) has its
+// connection destroyed instead, so an endpoint answering with a huge body
+// still costs nothing.
 //
 // What an attempt records is seen by dashboard viewers: a connection refused,
 // reset or timed out all read as one text (NO_ANSWER), or an endpoint URL
 // would probe which ports answer on the networks slipgate can reach. The
-// exact cause goes back as `detail`, for the operator's log at debug. For a socket to be reused, the
-// response body must be read to its end: a small one is read and dropped; one
-// past RESPONSE_BODY_CAP (or announced as such) has its connection destroyed
-// instead, so an endpoint answering with a huge body still costs nothing.
+// exact cause goes back as `detail`, for the operator's log at debug.
 import { Agent as HttpAgent, request as httpRequest, type ClientRequest, type IncomingMessage } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import type { WebhookAnswer, WebhookPost, WebhookSender } from '../domain/ports/webhook-sender.js';
