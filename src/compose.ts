@@ -69,6 +69,8 @@ export interface StoreServiceOptions {
   secretsKey?: Buffer | null;
   /** Slipgate's own admin listener: no webhook endpoint may point at it. */
   adminListener?: AdminListener | null;
+  /** WEBHOOK_ALLOW_PRIVATE: webhook URLs may point at loopback and private networks (default: refused). */
+  allowPrivateWebhooks?: boolean;
 }
 
 export function storeServices(store: Store, opts: StoreServiceOptions = {}): StoreServices {
@@ -80,7 +82,7 @@ export function storeServices(store: Store, opts: StoreServiceOptions = {}): Sto
   const admin = new AdminActions({ store, accounts, receivers, keyCache: keys, receiverCache: receiverDirectory, ...log });
   const subscriptions = new WebhookSubscriptions(store, opts.keyCacheTtlMs ?? 0);
   const secrets = secretBox(opts.secretsKey ?? null);
-  const webhooks = new WebhookEndpoints({ store, secrets, adminListener: opts.adminListener ?? null, forgetAccount: (id) => subscriptions.forget(id), ...log });
+  const webhooks = new WebhookEndpoints({ store, secrets, adminListener: opts.adminListener ?? null, allowPrivate: opts.allowPrivateWebhooks ?? false, forgetAccount: (id) => subscriptions.forget(id), ...log });
   const payments = new PaymentRequestService(store);
   const lineChannels = new LineChannels({ store, secrets, ...log });
   return { store, keys, receiverDirectory, accounts, admin, adminTokens: new AdminTokenService(store, undefined, opts.logger), subscriptions, webhooks, secrets, lineChannels, payments };
@@ -88,7 +90,13 @@ export function storeServices(store: Store, opts: StoreServiceOptions = {}): Sto
 
 /** What the store services need from the configuration. */
 export function storeServiceOptions(config: Config, logger: Logger): StoreServiceOptions {
-  return { keyCacheTtlMs: config.API_KEY_CACHE_TTL_MS, logger, secretsKey: config.SECRETS_KEY ?? null, adminListener: { host: config.ADMIN_HOST, port: config.ADMIN_PORT } };
+  return {
+    keyCacheTtlMs: config.API_KEY_CACHE_TTL_MS,
+    logger,
+    secretsKey: config.SECRETS_KEY ?? null,
+    adminListener: { host: config.ADMIN_HOST, port: config.ADMIN_PORT },
+    allowPrivateWebhooks: config.WEBHOOK_ALLOW_PRIVATE,
+  };
 }
 
 export interface ServerOptions {
@@ -109,7 +117,7 @@ export interface ServerServices extends StoreServices {
   /** Whether the network came from the options rather than the configuration. */
   upstreamOverridden: boolean;
   lease: InstanceLease;
-  /** Removes personal data past RETENTION_DAYS, on one instance at a time. */
+  /** Removes personal data past RETENTION_DAYS and finished webhook deliveries past WEBHOOK_DELIVERY_RETENTION_DAYS, on one instance at a time. */
   retention: RetentionSchedule;
   /** Reads the slip QR of image bodies, off the event loop. */
   images: ImageDecodePool;
@@ -159,7 +167,13 @@ export async function serverServices(config: Config, { logger, upstream: overrid
     for (const step of undo) await step().catch(() => undefined);
     throw err;
   }
-  const retention = scheduleRetention(store, { days: config.RETENTION_DAYS, intervalMs: config.RETENTION_INTERVAL_MINUTES * 60_000, lease, logger });
+  const retention = scheduleRetention(store, {
+    days: config.RETENTION_DAYS,
+    webhookDeliveryDays: config.WEBHOOK_DELIVERY_RETENTION_DAYS,
+    intervalMs: config.RETENTION_INTERVAL_MINUTES * 60_000,
+    lease,
+    logger,
+  });
   // Threads start on the first image, so a server that never gets one pays nothing.
   const images = new ImageDecodePool({
     workers: config.IMAGE_WORKERS,
@@ -170,7 +184,10 @@ export async function serverServices(config: Config, { logger, upstream: overrid
   });
   const services = storeServices(store, { ...storeServiceOptions(config, logger), ...(adminListener ? { adminListener } : {}) });
   // Its thread starts on the first delivery, like the image threads.
-  const webhookSender = new ThreadWebhookSender({ userAgent: `slipgate-webhooks/${packageVersion()}`, adminPort: adminListener?.port ?? config.ADMIN_PORT });
+  const webhookSender = new ThreadWebhookSender({
+    userAgent: `slipgate-webhooks/${packageVersion()}`,
+    guard: { adminPort: adminListener?.port ?? config.ADMIN_PORT, allowPrivate: config.WEBHOOK_ALLOW_PRIVATE },
+  });
   const webhookWorker = new WebhookWorker({
     store,
     sender: webhookSender,

@@ -152,6 +152,24 @@ export const configSchema = z.object({
   WEBHOOK_CONCURRENCY: z.coerce.number().int().min(1).max(1_024).default(128),
   /** How long a claimed delivery stays with the worker that claimed it; must exceed WEBHOOK_TIMEOUT_MS. */
   WEBHOOK_LEASE_MS: z.coerce.number().int().min(100).max(3_600_000).default(60_000),
+  /**
+   * Webhook URLs may lead to loopback and private network addresses
+   * (127/8, 10/8, 172.16/12, 192.168/16, 100.64/10, fc00::/7, ::1): a
+   * receiver on the same machine or network. Off, they are refused at
+   * registration and at every connection (domain/webhooks/target-address.ts);
+   * link-local and cloud metadata addresses are refused either way.
+   */
+  WEBHOOK_ALLOW_PRIVATE: z
+    .enum(['yes', 'no', 'true', 'false', '1', '0'], { error: 'must be true or false' })
+    .transform((v) => v === 'yes' || v === 'true' || v === '1')
+    .default(false),
+  /** Days a delivered or failed webhook delivery is kept (attempts and body) before the retention pass deletes it; 0 keeps them. */
+  WEBHOOK_DELIVERY_RETENTION_DAYS: z.coerce
+    .number({ error: 'must be a whole number of days from 0 to 36500 (0 keeps deliveries forever)' })
+    .int({ error: 'must be a whole number of days from 0 to 36500 (0 keeps deliveries forever)' })
+    .min(0, 'must be a whole number of days from 0 to 36500 (0 keeps deliveries forever)')
+    .max(36_500, 'must be a whole number of days from 0 to 36500 (0 keeps deliveries forever)')
+    .default(30),
   /** LINE's Messaging API and data API (content); the simulator's URL in tests and demos. */
   LINE_API_BASE_URL: z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' }).default('https://api.line.me'),
   LINE_DATA_API_BASE_URL: z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' }).default('https://api-data.line.me'),

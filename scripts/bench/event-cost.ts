@@ -74,7 +74,8 @@ async function shop(dir: string, name: string, receiver: DeliveryReceiver, dropL
     raw.close();
   }
   const store = new SqliteStore(file);
-  const services = storeServices(store);
+  // The receiver listens on 127.0.0.1 (WEBHOOK_ALLOW_PRIVATE=true).
+  const services = storeServices(store, { allowPrivateWebhooks: true });
   const accounts: Shop['accounts'] = [];
   for (let i = 0; i < ACCOUNTS; i++) {
     const { account } = await services.accounts.createAccount({ name: `Event cost ${i}`, credits: 10_000_000, actor: 'bench' });
@@ -128,7 +129,7 @@ if (untied && !allowDirty) {
 }
 const work = mkdtempSync(join(tmpdir(), 'slipgate-event-cost-'));
 const receiver = await startDeliveryReceiver();
-const sender = new ThreadWebhookSender({ userAgent: 'slipgate-bench', adminPort: null });
+const sender = new ThreadWebhookSender({ userAgent: 'slipgate-bench', guard: { adminPort: null, allowPrivate: true } });
 const samples = new Map<Mode, number[]>(MODES.map((m) => [m, []]));
 try {
   const shops = { served: await shop(work, 'served', receiver), rows: await shop(work, 'rows', receiver), bare: await shop(work, 'bare', receiver, true) };

@@ -154,6 +154,8 @@ export function startSlipgate(run: BenchRun, app: BuiltApp, db: BenchDatabase, b
       PORT: '0',
       ADMIN_PORT: '0',
       LOG_LEVEL: 'info',
+      // The bench's webhook receivers listen on 127.0.0.1.
+      WEBHOOK_ALLOW_PRIVATE: 'true',
       WORKERS: String(run.args.workers),
       UPSTREAMS: JSON.stringify([{ name: 'kbank-sim', provider: 'kbank', baseUrl: bankUrl, clientId: creds.id, clientSecret: creds.secret }]),
       ...env,

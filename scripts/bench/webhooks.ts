@@ -126,7 +126,8 @@ export async function receiverWithEndpoints(db: BenchDatabase, opts: { held?: bo
 export async function addEndpoints(db: BenchDatabase, receiver: DeliveryReceiver): Promise<string[]> {
   const store = await openStore(db.url);
   try {
-    const { webhooks } = storeServices(store);
+    // The receiver listens on 127.0.0.1 (WEBHOOK_ALLOW_PRIVATE=true, as startSlipgate sets).
+    const { webhooks } = storeServices(store, { allowPrivateWebhooks: true });
     const ids: string[] = [];
     for (const account of (await store.listAccounts({ limit: 1000 })).items) {
       const { endpoint, secret } = await webhooks.add('bench', account.id, { url: receiver.urlFor(account.id), events: ['verification.succeeded'], reason: 'bench --webhooks' });

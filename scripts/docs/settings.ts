@@ -91,6 +91,16 @@ export const SCHEMA_SETTINGS: Record<SchemaSetting, SettingDoc> = {
   WEBHOOK_POLL_MS: { topic: 'Webhooks', meaning: 'how often an idle delivery worker looks for due deliveries (a verification on the same process wakes it, within 20 ms: see webhooks.md)' },
   WEBHOOK_CONCURRENCY: { topic: 'Webhooks', meaning: 'delivery attempts one process keeps under way at once: at most this many per round trip to the endpoints (128 at 100 ms is 1,280 a second)' },
   WEBHOOK_LEASE_MS: { topic: 'Webhooks', meaning: 'how long a claim holds a delivery; must be longer than `WEBHOOK_TIMEOUT_MS`' },
+  WEBHOOK_ALLOW_PRIVATE: {
+    topic: 'Webhooks',
+    meaning:
+      'webhook URLs may lead to loopback and private network addresses (127.0.0.0/8, 10/8, 172.16/12, 192.168/16, 100.64/10, fc00::/7, ::1, 0.0.0.0): a receiver on the same machine or network, tests, the quickstart. Off, they are refused at registration and before every connection; link-local and cloud metadata addresses are refused either way (see [webhooks.md](webhooks.md#urls-slipgate-accepts))',
+    accepts: '`true` or `false` (also `yes`/`no`, `1`/`0`)',
+  },
+  WEBHOOK_DELIVERY_RETENTION_DAYS: {
+    topic: 'Retention',
+    meaning: 'days a finished webhook delivery (delivered or failed) is kept, with its body and attempts, before the retention pass deletes it; pending and retrying ones are never deleted (`0`: kept forever)',
+  },
   LINE_API_BASE_URL: { topic: 'LINE', meaning: "LINE's Messaging API (replies, pushes, the loading animation); `slipgate simulate-line`'s URL in tests and demos (see [line.md](line.md))" },
   LINE_DATA_API_BASE_URL: { topic: 'LINE', meaning: "LINE's data API, where slip pictures are downloaded from; the simulator's URL in tests and demos" },
   LINE_API_TIMEOUT_MS: { topic: 'LINE', meaning: 'one call to LINE (a picture download, a reply, a push) at most' },

@@ -5,6 +5,11 @@
 // (it reads account, transaction reference and sending bank, which stay).
 // Failed-request records are deleted: nothing is charged or counted by them.
 // The ledger, usage counters and admin events are never touched.
+//
+// The same pass deletes finished webhook deliveries (delivered or failed)
+// after WEBHOOK_DELIVERY_RETENTION_DAYS: their bodies and attempts are only
+// worth keeping while someone may look at or redeliver them, and at 1,000
+// events a second they are 86 million rows a day.
 import type { PassBatchResult, PassCursor, PersonalDataScope, PurgeReport, Store } from './ports/store.js';
 import { redactPersonalData } from './redaction.js';
 
@@ -72,6 +77,27 @@ export async function removePersonalData(store: Store, scope: PersonalDataScope,
   // Even a pass that found nothing: an earlier one's purge may not have finished (a busy WAL).
   if (!finished) return { ...totals, dryRun: false };
   return { ...totals, dryRun: false, purge: await store.purgeRemovedData() };
+}
+
+export interface PruneOptions {
+  batchSize?: number;
+  /** Asked between batches: true stops early (shutdown); the rest waits for the next pass. */
+  stopped?: () => boolean;
+}
+
+/**
+ * Deletes the webhook deliveries that finished before `finishedBefore`, in
+ * batches (each a short write from an index range that starts where the
+ * last one stopped), yielding between them. Pending and retrying deliveries
+ * have no finish time and are never deleted. Resolves to how many it deleted.
+ */
+export async function pruneWebhookDeliveries(store: Store, finishedBefore: Date, opts: PruneOptions = {}): Promise<number> {
+  const limit = opts.batchSize ?? RETENTION_BATCH;
+  let deleted = 0;
+  await inBatches((after) => store.deleteFinishedWebhookDeliveries(finishedBefore, { limit, after }), opts.stopped ?? (() => false), async (changed) => {
+    deleted += changed;
+  });
+  return deleted;
 }
 
 /** Runs `step` from the start of the scope to its end, each batch after the last; false when stopped before the end. */

@@ -14,15 +14,21 @@
 // per event was most of a delivery's CPU. Node's agents pool sockets by
 // host:port (and TLS options), so a socket only ever carries requests to the
 // endpoint host and port it was opened for, and it was checked by the
-// self-guard's lookup when it connected. For a socket to be reused, the
-// response body must be read to its end: a small one is read and dropped; one
-// past RESPONSE_BODY_CAP (or announced as such) has its connection destroyed
-// instead, so an endpoint answering with a huge body still costs nothing.
+// target guard's lookup when it connected (self-guard.ts). For a socket to
+// be reused, the response body must be read to its end: a small one is read
+// and dropped; one past RESPONSE_BODY_CAP (or announced as such) has its
+// connection destroyed instead, so an endpoint answering with a huge body
+// still costs nothing.
+//
+// What an attempt records is seen by dashboard viewers: a connection refused,
+// reset or timed out all read as one text (NO_ANSWER), or an endpoint URL
+// would probe which ports answer on the networks slipgate can reach. The
+// exact cause goes back as `detail`, for the operator's log at debug.
 import { Agent as HttpAgent, request as httpRequest, type ClientRequest, type IncomingMessage } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import type { WebhookAnswer, WebhookPost, WebhookSender } from '../domain/ports/webhook-sender.js';
 import { SIGNATURE_HEADER, signatureHeader } from '../domain/webhooks/signature.js';
-import { guardedLookup, literalIsAdminListener, SelfRequestError } from './self-guard.js';
+import { guardedLookup, literalRefusal, TargetRefusedError, type Resolve, type TargetGuard } from './self-guard.js';
 
 /** A body longer than this is not worth reading to keep a connection: the connection is closed. */
 export const RESPONSE_BODY_CAP = 16 * 1024;
@@ -35,6 +41,9 @@ export const RESPONSE_BODY_CAP = 16 * 1024;
  */
 const IDLE_SOCKET_MS = 4_000;
 
+/** What every failure to get an answer records, whatever its cause (the cause is in `detail`). */
+export const NO_ANSWER = 'no answer: the connection failed, was closed or timed out';
+
 class DeadlineError extends Error {
   override name = 'TimeoutError';
   constructor() {
@@ -42,9 +51,13 @@ class DeadlineError extends Error {
   }
 }
 
-/** `adminPort`: the admin listener's port, never connected to (self-guard.ts); null: no guard (tests of the sender alone). */
-export function httpWebhookSender(userAgent: string, adminPort: number | null): WebhookSender {
-  // One pool per sender: its lookups all guard the same admin port.
+/**
+ * `guard`: what is never connected to (self-guard.ts): the admin listener,
+ * link-local and metadata addresses, private ones unless allowed.
+ * `resolveName`: how names are looked up (dns.lookup; tests give names of their own).
+ */
+export function httpWebhookSender(userAgent: string, guard: TargetGuard, resolveName?: Resolve): WebhookSender {
+  // One pool per sender: its lookups all apply the same guard.
   const agents = { http: new HttpAgent({ keepAlive: true, timeout: IDLE_SOCKET_MS }), https: new HttpsAgent({ keepAlive: true, timeout: IDLE_SOCKET_MS }) };
   return {
     post(request: WebhookPost): Promise<WebhookAnswer> {
@@ -52,11 +65,12 @@ export function httpWebhookSender(userAgent: string, adminPort: number | null): 
       try {
         url = new URL(request.url);
       } catch (err) {
-        return Promise.resolve({ statusCode: null, error: describe(err) });
+        return Promise.resolve({ statusCode: null, error: `not a valid URL: ${(err as Error).message}` });
       }
-      if (adminPort !== null && literalIsAdminListener(url, adminPort)) return Promise.resolve({ statusCode: null, error: new SelfRequestError().message });
       const https = url.protocol === 'https:';
       if (!https && url.protocol !== 'http:') return Promise.resolve({ statusCode: null, error: `unsupported protocol ${url.protocol}` });
+      const refused = literalRefusal(url, guard);
+      if (refused) return Promise.resolve({ statusCode: null, error: refused });
       const port = Number(url.port || (https ? 443 : 80));
       const body = Buffer.from(request.body, 'utf8');
       return new Promise((resolve) => {
@@ -70,7 +84,7 @@ export function httpWebhookSender(userAgent: string, adminPort: number | null): 
           method: 'POST',
           agent: https ? agents.https : agents.http,
           headers: { 'content-type': 'application/json', 'content-length': body.length, 'user-agent': userAgent, ...request.headers, ...signed(request) },
-          ...(adminPort !== null ? { lookup: guardedLookup(port, adminPort) as never } : {}),
+          lookup: guardedLookup(port, guard, resolveName) as never,
         };
         const req: ClientRequest = (https ? httpsRequest : httpRequest)(url, options, (response) => {
           const retryAfter = response.headers['retry-after'];
@@ -82,7 +96,7 @@ export function httpWebhookSender(userAgent: string, adminPort: number | null): 
         const deadline = setTimeout(() => req.destroy(new DeadlineError()), request.timeoutMs);
         req.once('close', () => clearTimeout(deadline));
         // `on`, not `once`: a body cut short after the answer (the deadline, the cap) errors again, and is ignored.
-        req.on('error', (err) => settle({ statusCode: null, error: describe(err) }));
+        req.on('error', (err) => settle(failed(err)));
         req.end(body);
       });
     },
@@ -108,9 +122,9 @@ function drain(req: ClientRequest, response: IncomingMessage): void {
   });
 }
 
-function describe(err: unknown): string {
+/** A refusal by the guard as it is (it names the rule, not the port); anything else as NO_ANSWER, its cause in `detail`. */
+function failed(err: unknown): WebhookAnswer {
   const e = err as NodeJS.ErrnoException;
-  if (e instanceof SelfRequestError || e.code === 'ESELF') return new SelfRequestError().message;
-  if (e instanceof DeadlineError) return e.message;
-  return e.code ? `${e.code}: ${e.message}` : e.message;
+  if (e instanceof TargetRefusedError) return { statusCode: null, error: e.message };
+  return { statusCode: null, error: NO_ANSWER, detail: e.code ? `${e.code}: ${e.message}` : e.message };
 }

@@ -16,7 +16,7 @@ export class ThreadWebhookSender implements WebhookSender {
   /** Posts of this tick, sent to the thread together at its end. */
   private outbox: SenderRequest[] = [];
 
-  /** What the thread's httpWebhookSender is made with (adminPort: the self-guard's, self-guard.ts). */
+  /** What the thread's httpWebhookSender is made with (guard: what it never connects to, self-guard.ts). */
   constructor(private readonly data: SenderThreadData) {}
 
   /** The running thread, null before the first post or after it stopped (tests look at it). */

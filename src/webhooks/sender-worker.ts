@@ -6,10 +6,11 @@ import { setPriority } from 'node:os';
 import { parentPort, workerData } from 'node:worker_threads';
 import type { WebhookAnswer, WebhookPost } from '../domain/ports/webhook-sender.js';
 import { httpWebhookSender } from './http-sender.js';
+import type { TargetGuard } from './self-guard.js';
 
 export interface SenderThreadData {
   userAgent: string;
-  adminPort: number | null;
+  guard: TargetGuard;
 }
 export interface SenderRequest {
   id: number;
@@ -33,8 +34,8 @@ if (process.platform === 'linux') setPriority(SENDER_NICE);
 
 const port = parentPort;
 if (!port) throw new Error('sender-worker must run as a worker thread');
-const { userAgent, adminPort } = workerData as SenderThreadData;
-const sender = httpWebhookSender(userAgent, adminPort);
+const { userAgent, guard } = workerData as SenderThreadData;
+const sender = httpWebhookSender(userAgent, guard);
 
 // Answers that arrive in one turn of this thread's loop go back in one
 // message: one wake-up of the main thread for all of them.

@@ -18,7 +18,7 @@ let receiver: DeliveryReceiver;
 
 // A quick worker, and no cache of an account's endpoints: the removal below holds at the next verification.
 beforeAll(async () => {
-  app = await startApp({ env: { WEBHOOK_POLL_MS: '20', API_KEY_CACHE_TTL_MS: '0' } });
+  app = await startApp({ env: { WEBHOOK_POLL_MS: '20', API_KEY_CACHE_TTL_MS: '0', WEBHOOK_ALLOW_PRIVATE: 'true' } });
   db = { engine: 'sqlite', url: app.databaseUrl, description: 'test', drop: async () => {} };
   receiver = await startDeliveryReceiver();
 });

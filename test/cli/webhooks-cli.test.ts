@@ -20,8 +20,9 @@ describe('slipgate webhooks', () => {
   const key = randomBytes(32);
   afterAll(() => dir.remove());
 
-  const slipgate = async (...args: string[]) => {
-    const env = { ...process.env, DATABASE_URL: `sqlite:${file}`, LOG_LEVEL: 'silent', SECRETS_KEY: key.toString('hex'), ADMIN_PORT: '3901' };
+  const slipgate = (...args: string[]) => slipgateWith({}, ...args);
+  const slipgateWith = async (extraEnv: Record<string, string>, ...args: string[]) => {
+    const env = { ...process.env, DATABASE_URL: `sqlite:${file}`, LOG_LEVEL: 'silent', SECRETS_KEY: key.toString('hex'), ADMIN_PORT: '3901', ...extraEnv };
     try {
       const { stdout, stderr } = await run(process.execPath, ['--import', 'tsx', CLI, ...args], { env });
       return { code: 0, stdout, stderr };
@@ -78,6 +79,12 @@ describe('slipgate webhooks', () => {
       [['--url', 'http://shop.example/hooks'], /must use https/],
       [['--url', 'https://me:pw@shop.example/hooks'], /user name or password/],
       [['--url', 'http://127.0.0.1:3901/graphql'], /admin listener/],
+      [['--url', 'https://169.254.169.254/latest/meta-data/'], /link-local, cloud metadata or non-unicast address/],
+      [['--url', 'https://metadata.google.internal/computeMetadata/v1/'], /link-local, cloud metadata or non-unicast address/],
+      [['--url', 'https://[fd00:ec2::254]/latest/meta-data/'], /link-local, cloud metadata or non-unicast address/],
+      [['--url', 'https://127.0.0.1:5432/'], /loopback or private network address \(allowed only with WEBHOOK_ALLOW_PRIVATE=true\)/],
+      [['--url', 'https://10.0.0.5/hooks'], /loopback or private network address/],
+      [['--url', 'http://localhost:4000/hooks'], /loopback or private network address/],
       [['--url', 'https://shop.example/hooks', '--events', 'payment.maybe'], /unknown event type "payment.maybe"/],
     ];
     for (const [args, message] of refusals) {
@@ -89,5 +96,17 @@ describe('slipgate webhooks', () => {
     expect(unknown.stderr).toMatch(/account not found/);
     expect((await slipgate('webhooks', 'list', 'acc_missing')).stderr).toMatch(/account not found/);
     expect(rows(`SELECT * FROM webhook_endpoints WHERE account_id IN ('${accountId}', 'acc_missing')`)).toEqual([]);
+  });
+
+  it('accepts a private URL only with WEBHOOK_ALLOW_PRIVATE=true, and never a metadata one', { timeout: 90_000 }, async () => {
+    const { accountId } = JSON.parse((await slipgate('accounts', 'create', '--name', 'Local Shop', '--json')).stdout) as { accountId: string };
+    const allowed = { WEBHOOK_ALLOW_PRIVATE: 'true' };
+    const local = await slipgateWith(allowed, 'webhooks', 'add', accountId, '--url', 'http://127.0.0.1:4000/hooks', '--json');
+    expect(local.code).toBe(0);
+    expect(JSON.parse(local.stdout)).toMatchObject({ url: 'http://127.0.0.1:4000/hooks' });
+    const metadata = await slipgateWith(allowed, 'webhooks', 'add', accountId, '--url', 'https://169.254.169.254/latest/meta-data/');
+    expect(metadata.code).not.toBe(0);
+    expect(metadata.stderr).toMatch(/link-local, cloud metadata or non-unicast address/);
+    expect(rows(`SELECT url FROM webhook_endpoints WHERE account_id = '${accountId}'`)).toEqual([{ url: 'http://127.0.0.1:4000/hooks' }]);
   });
 });

@@ -18,7 +18,7 @@ describe('dashboard: webhooks on the account page', { timeout: 120_000 }, () => 
   beforeAll(async () => {
     receiver = await startReceiver(() => ({ status: 503 }));
     // A failed attempt is retried an hour later: the page shows it pending, with one attempt.
-    t = await startDashboardTest({ env: { WEBHOOK_POLL_MS: '20', WEBHOOK_RETRY_BASE_MS: '3600000' } });
+    t = await startDashboardTest({ env: { WEBHOOK_POLL_MS: '20', WEBHOOK_RETRY_BASE_MS: '3600000', WEBHOOK_ALLOW_PRIVATE: 'true' } });
     const { account, apiKey } = await t.app.accounts.createAccount({ name: 'ร้านข้าวมันไก่ Hook', credits: 5, actor: 'test' });
     accountId = account.id;
     ({ secret } = await t.app.webhooks.add('admin:test', accountId, { url: receiver.url }));

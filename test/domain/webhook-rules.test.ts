@@ -10,6 +10,9 @@ import { secretBox, SecretKeyMissingError } from '../../src/domain/secret-box.js
 import { generateWebhookSecret } from '../../src/domain/webhooks/signature.js';
 
 const admin = { host: '127.0.0.1', port: 3001 };
+/** WEBHOOK_ALLOW_PRIVATE=true: the local receivers of tests and the quickstart. */
+const local = { admin, allowPrivate: true };
+const strict = { admin, allowPrivate: false };
 
 describe('webhook endpoint URLs', () => {
   it.each([
@@ -19,7 +22,7 @@ describe('webhook endpoint URLs', () => {
     ['http://[::1]:9000/x', 'http://[::1]:9000/x'],
     ['https://127.0.0.1:3002/x', 'https://127.0.0.1:3002/x'],
   ])('accepts %s', (url, normalised) => {
-    expect(checkEndpointUrl(url, admin)).toEqual({ ok: true, url: normalised });
+    expect(checkEndpointUrl(url, local)).toEqual({ ok: true, url: normalised });
   });
 
   it.each([
@@ -33,15 +36,65 @@ describe('webhook endpoint URLs', () => {
     ['http://localhost:3001/graphql', /admin listener/],
     [`https://shop.example/${'a'.repeat(2100)}`, /longer than/],
   ])('refuses %s', (url, problem) => {
-    const checked = checkEndpointUrl(url, admin);
+    const checked = checkEndpointUrl(url, local);
     expect(checked.ok).toBe(false);
     expect(!checked.ok && checked.problem).toMatch(problem);
   });
 
   it('refuses any loopback name for an admin listener on every address', () => {
-    expect(checkEndpointUrl('http://127.0.0.2:4000/x', { host: '0.0.0.0', port: 4000 }).ok).toBe(false);
-    expect(checkEndpointUrl('https://admin.internal:4000/x', { host: 'admin.internal', port: 4000 }).ok).toBe(false);
-    expect(checkEndpointUrl('http://127.0.0.1:4001/x', { host: '0.0.0.0', port: 4000 }).ok).toBe(true);
+    const everywhere = { admin: { host: '0.0.0.0', port: 4000 }, allowPrivate: true };
+    expect(checkEndpointUrl('http://127.0.0.2:4000/x', everywhere).ok).toBe(false);
+    expect(checkEndpointUrl('https://admin.internal:4000/x', { admin: { host: 'admin.internal', port: 4000 }, allowPrivate: true }).ok).toBe(false);
+    expect(checkEndpointUrl('http://127.0.0.1:4001/x', everywhere).ok).toBe(true);
+  });
+
+  const METADATA_AND_LINK_LOCAL = [
+    'https://169.254.169.254/latest/meta-data/',
+    'https://169.254.1.2/x',
+    'https://[fe80::1]/x',
+    'https://[fd00:ec2::254]/latest/meta-data/',
+    'https://100.100.100.200/latest/meta-data/',
+    'https://metadata.google.internal/computeMetadata/v1/',
+    'https://metadata.google.internal./computeMetadata/v1/',
+    'https://[::ffff:169.254.169.254]/x',
+    'https://[::ffff:a9fe:a9fe]/x',
+    'https://2852039166/x', // 169.254.169.254 as one number: URL parsing writes it back as the address
+    'https://224.0.0.1/x',
+  ];
+  it.each(METADATA_AND_LINK_LOCAL)('always refuses the link-local or metadata target %s, whatever WEBHOOK_ALLOW_PRIVATE says', (url) => {
+    for (const rules of [strict, local]) {
+      const checked = checkEndpointUrl(url, rules);
+      expect(checked.ok, url).toBe(false);
+      expect(!checked.ok && checked.problem).toMatch(/link-local, cloud metadata or non-unicast address/);
+    }
+  });
+
+  const PRIVATE = [
+    ['http://127.0.0.1:8080/hooks', 'http://127.0.0.1:8080/hooks'],
+    ['http://localhost:9000/x', 'http://localhost:9000/x'],
+    ['http://[::1]:9000/x', 'http://[::1]:9000/x'],
+    ['https://127.0.0.1:5432/x', 'https://127.0.0.1:5432/x'],
+    ['https://10.0.0.5/hooks', 'https://10.0.0.5/hooks'],
+    ['https://172.16.0.1/hooks', 'https://172.16.0.1/hooks'],
+    ['https://172.31.255.254/hooks', 'https://172.31.255.254/hooks'],
+    ['https://192.168.1.10/hooks', 'https://192.168.1.10/hooks'],
+    ['https://100.64.0.1/hooks', 'https://100.64.0.1/hooks'],
+    ['https://[fc00::1]/hooks', 'https://[fc00::1]/hooks'],
+    ['https://[fd12:3456::1]/hooks', 'https://[fd12:3456::1]/hooks'],
+    ['https://[::ffff:10.0.0.1]/hooks', 'https://[::ffff:a00:1]/hooks'],
+    ['https://0.0.0.0/hooks', 'https://0.0.0.0/hooks'],
+    ['https://[::]/hooks', 'https://[::]/hooks'],
+    ['https://0x7f.1/hooks', 'https://127.0.0.1/hooks'],
+  ] as const;
+  it.each(PRIVATE)('refuses the loopback or private target %s unless WEBHOOK_ALLOW_PRIVATE=true', (url, normalised) => {
+    const checked = checkEndpointUrl(url, strict);
+    expect(checked.ok).toBe(false);
+    expect(!checked.ok && checked.problem).toMatch(/loopback or private network address \(allowed only with WEBHOOK_ALLOW_PRIVATE=true\)/);
+    expect(checkEndpointUrl(url, local)).toEqual({ ok: true, url: normalised });
+  });
+
+  it.each(['https://shop.example/hooks', 'https://8.8.8.8/hooks', 'https://172.32.0.1/hooks', 'https://[2606:4700::1]/hooks', 'https://100.128.0.1/hooks'])('accepts the public target %s without the setting', (url) => {
+    expect(checkEndpointUrl(url, strict)).toEqual({ ok: true, url });
   });
 });
 

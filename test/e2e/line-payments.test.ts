@@ -14,7 +14,8 @@ import { startReceiver, type Receiver } from '../helpers/webhook-receiver.js';
 import { slipFor } from '../payments/helpers.js';
 
 const USER = 'U0000000000000000000000000000abcd';
-const FAST = { WEBHOOK_POLL_MS: '20', WEBHOOK_RETRY_BASE_MS: '20' };
+// The webhook receiver listens on 127.0.0.1: WEBHOOK_ALLOW_PRIVATE=true.
+const FAST = { WEBHOOK_POLL_MS: '20', WEBHOOK_RETRY_BASE_MS: '20', WEBHOOK_ALLOW_PRIVATE: 'true' };
 const cleanup: (() => Promise<unknown>)[] = [];
 afterAll(async () => {
   for (const fn of cleanup.reverse()) await fn().catch(() => {});

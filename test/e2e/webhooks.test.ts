@@ -17,7 +17,8 @@ import { startReceiver, type Receiver } from '../helpers/webhook-receiver.js';
 import { scrape } from '../metrics/scrape.js';
 
 // Secrets sealed under SECRETS_KEY: the worker must open them to sign.
-const FAST = { WEBHOOK_POLL_MS: '20', WEBHOOK_RETRY_BASE_MS: '20', SECRETS_KEY: randomBytes(32).toString('hex') };
+// The receivers listen on 127.0.0.1: WEBHOOK_ALLOW_PRIVATE=true.
+const FAST = { WEBHOOK_POLL_MS: '20', WEBHOOK_RETRY_BASE_MS: '20', SECRETS_KEY: randomBytes(32).toString('hex'), WEBHOOK_ALLOW_PRIVATE: 'true' };
 
 describe.each(testEngines())('webhooks on %s', (engine) => {
   const cleanup: (() => Promise<unknown>)[] = [];
@@ -65,7 +66,7 @@ describe.each(testEngines())('webhooks on %s', (engine) => {
     const databaseUrl = await engine.databaseUrl();
     const own: Store = await openStore(databaseUrl);
     cleanup.push(() => own.close());
-    const services = storeServices(own);
+    const services = storeServices(own, { allowPrivateWebhooks: true });
     const { account, apiKey } = await services.accounts.createAccount({ name: 'Kill Shop', credits: 5, actor: 'test' });
     // The endpoint takes the request and never answers: the first process dies mid-attempt.
     let answering = false;
@@ -101,7 +102,7 @@ describe.each(testEngines())('webhooks on %s', (engine) => {
     const databaseUrl = await engine.databaseUrl();
     // A slow-ish endpoint widens the window in which both look for due deliveries.
     const receiver: Receiver = track(await startReceiver(() => ({ status: 200, delayMs: 5 })));
-    const env = { WEBHOOK_POLL_MS: '10' };
+    const env = { WEBHOOK_POLL_MS: '10', WEBHOOK_ALLOW_PRIVATE: 'true' };
     const a = track(await startApp({ databaseUrl, env }));
     const b = track(await startApp({ databaseUrl, env }));
     const { accountId, apiKey } = await a.account(60);

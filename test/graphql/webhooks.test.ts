@@ -21,7 +21,7 @@ describe('GraphQL admin API: webhooks', () => {
   let up = false;
   beforeAll(async () => {
     receiver = await startReceiver(() => ({ status: up ? 200 : 500 }));
-    app = await startGraphqlApp({ env: { WEBHOOK_POLL_MS: '20', WEBHOOK_RETRY_BASE_MS: '3600000' } });
+    app = await startGraphqlApp({ env: { WEBHOOK_POLL_MS: '20', WEBHOOK_RETRY_BASE_MS: '3600000', WEBHOOK_ALLOW_PRIVATE: 'true' } });
   });
   afterAll(async () => {
     await app?.stop();
@@ -31,7 +31,8 @@ describe('GraphQL admin API: webhooks', () => {
   it('support registers an endpoint, the secret shows once; viewers read it without; refusals write nothing', async () => {
     const { accountId } = await app.account(1);
     expect(errorCodes(await app.gql('viewer', ADD, { accountId, url: receiver.url }))).toEqual(['FORBIDDEN']);
-    for (const url of ['http://shop.example/hooks', `${app.adminUrl}/graphql`, 'https://u:p@shop.example/x']) {
+    // Metadata and link-local targets are refused even with WEBHOOK_ALLOW_PRIVATE=true.
+    for (const url of ['http://shop.example/hooks', `${app.adminUrl}/graphql`, 'https://u:p@shop.example/x', 'https://169.254.169.254/latest/meta-data/', 'https://[fe80::1]/x', 'https://metadata.google.internal/']) {
       expect(errorCodes(await app.gql('support', ADD, { accountId, url }))).toEqual(['BAD_USER_INPUT']);
     }
     expect(errorCodes(await app.gql('support', ADD, { accountId: 'acc_missing', url: receiver.url }))).toEqual(['NOT_FOUND']);

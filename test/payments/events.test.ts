@@ -15,7 +15,8 @@ import { testEngines } from '../helpers/engines.js';
 import { startReceiver } from '../helpers/webhook-receiver.js';
 import { call, create, PATH, shop, slipFor } from './helpers.js';
 
-const FAST = { WEBHOOK_POLL_MS: '20', WEBHOOK_RETRY_BASE_MS: '20', SECRETS_KEY: randomBytes(32).toString('hex') };
+// The receiver listens on 127.0.0.1: WEBHOOK_ALLOW_PRIVATE=true.
+const FAST = { WEBHOOK_POLL_MS: '20', WEBHOOK_RETRY_BASE_MS: '20', SECRETS_KEY: randomBytes(32).toString('hex'), WEBHOOK_ALLOW_PRIVATE: 'true' };
 
 describe.each(testEngines())('payment requests on %s', (engine) => {
   const cleanup: (() => Promise<unknown>)[] = [];

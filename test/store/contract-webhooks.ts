@@ -174,5 +174,53 @@ export function webhookContract(f: Fixtures): void {
       expect((await store.listWebhookDeliveries({ endpointId: e.id, limit: 10 })).items.map((d) => d.id)).toEqual(newestFirst);
       expect(first.items[0]).toMatchObject({ state: 'pending', body: deliveries[4]!.body, eventId: deliveries[4]!.eventId });
     });
+
+    it('deletes finished deliveries (delivered, failed) that finished before the cutoff, in batches from a cursor; never a pending, retrying or redelivered one', async () => {
+      const store = f.store();
+      // Finish times in 2001: no other case of the suite has deliveries finished that long ago.
+      const y2001 = (month: number) => new Date(Date.UTC(2001, month, 1));
+      const cutoff = y2001(6);
+      const { accountId, deliveries: ds } = await settledWith(7, 2000);
+      type D = NewWebhookDelivery;
+      const [delivered, failed, tiedDelivered, retrying, untouched, recent, redelivered] = ds as [D, D, D, D, D, D, D];
+      const claim = 'prune';
+      const claimed = (await store.claimWebhookDeliveries({ claim, now: new Date(), leaseMs: 60_000, limit: 1000 })).map((d) => d.id);
+      expect(claimed).toEqual(expect.arrayContaining(ds.map((d) => d.id)));
+      const attempt = (at: Date, statusCode: number | null) => ({ at, statusCode, error: statusCode === 200 ? null : 'HTTP 500', durationMs: 3 });
+      const finish = (d: NewWebhookDelivery, at: Date, next: Parameters<Store['finishWebhookAttempt']>[3]) => store.finishWebhookAttempt(d.id, claim, attempt(at, next.state === 'delivered' ? 200 : 500), next);
+      expect(await finish(delivered, y2001(1), { state: 'delivered' })).toBe(true);
+      expect(await finish(failed, y2001(2), { state: 'failed' })).toBe(true);
+      expect(await finish(tiedDelivered, y2001(2), { state: 'delivered' })).toBe(true);
+      // Attempted long ago and still retrying: no finish time.
+      expect(await finish(retrying, y2001(0), { state: 'pending', nextAttemptAt: new Date(Date.now() + 3_600_000) })).toBe(true);
+      expect(await finish(recent, y2001(8), { state: 'delivered' })).toBe(true);
+      expect(await finish(redelivered, y2001(0), { state: 'delivered' })).toBe(true);
+      expect(await store.redeliverWebhook(redelivered.id, new Date())).toBe(true);
+
+      // Oldest finished first, one at a time; the two finished at the same instant in id order.
+      const [tieFirst, tieSecond] = [failed, tiedDelivered].sort((a, b) => (a.id < b.id ? -1 : 1)) as [NewWebhookDelivery, NewWebhookDelivery];
+      const first = await store.deleteFinishedWebhookDeliveries(cutoff, { limit: 1, after: null });
+      expect(first).toEqual({ changed: 1, last: { createdAt: y2001(1), id: delivered.id } });
+      const second = await store.deleteFinishedWebhookDeliveries(cutoff, { limit: 1, after: first.last });
+      expect(second).toEqual({ changed: 1, last: { createdAt: y2001(2), id: tieFirst.id } });
+      const third = await store.deleteFinishedWebhookDeliveries(cutoff, { limit: 5, after: second.last });
+      expect(third).toEqual({ changed: 1, last: { createdAt: y2001(2), id: tieSecond.id } });
+      expect(await store.deleteFinishedWebhookDeliveries(cutoff, { limit: 5, after: third.last })).toEqual({ changed: 0, last: null });
+      expect(await store.deleteFinishedWebhookDeliveries(cutoff, { limit: 5, after: null })).toEqual({ changed: 0, last: null });
+
+      // As the engine's own driver sees it: the rows are gone; pending, retrying, redelivered and recent ones stay, whole.
+      expect(await f.probe().webhookDeliveryIds(accountId)).toEqual(sorted([retrying, untouched, recent, redelivered].map((d) => d.id)));
+      expect(await store.getWebhookDelivery(delivered.id)).toBeNull();
+      expect(await store.getWebhookDelivery(retrying.id)).toMatchObject({ state: 'pending', attempts: [expect.objectContaining({ statusCode: 500 })] });
+      expect(await store.getWebhookDelivery(redelivered.id)).toMatchObject({ state: 'pending', deliveredAt: y2001(0) });
+      expect(await store.getWebhookDelivery(untouched.id)).toMatchObject({ state: 'pending', attempts: [] });
+
+      // The redelivered one finishes again now: it counts from then, not from its first finish.
+      const again = new Date();
+      expect((await store.claimWebhookDeliveries({ claim: 'again', now: again, leaseMs: 60_000, limit: 1000 })).map((d) => d.id)).toContain(redelivered.id);
+      expect(await store.finishWebhookAttempt(redelivered.id, 'again', attempt(again, 200), { state: 'delivered' })).toBe(true);
+      expect(await store.deleteFinishedWebhookDeliveries(y2001(10), { limit: 10, after: null })).toEqual({ changed: 1, last: { createdAt: y2001(8), id: recent.id } });
+      expect(await f.probe().webhookDeliveryIds(accountId)).toEqual(sorted([retrying, untouched, redelivered].map((d) => d.id)));
+    });
   });
 }

@@ -12,7 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { auditFilter, NEWEST_FIRST, type Filter } from '../../src/store/mongo/filters.js';
 import { MongoStore } from '../../src/store/mongo/mongo-store.js';
 import { PENDING_ORDER } from '../../src/store/mongo/payments.js';
-import { passFilter } from '../../src/store/mongo/retention.js';
+import { finishedFilter, passFilter } from '../../src/store/mongo/retention.js';
 import { createMongoDatabase, type TestMongoDatabase } from '../helpers/mongo.js';
 import { PLANNED_LOOKUPS, PLANNED_USAGE, seedRows, type IndexRole, type SeedRow } from './query-plans.js';
 
@@ -166,6 +166,21 @@ describe('mongo retention and erasure batches', () => {
     const winning = stages(explained.queryPlanner.winningPlan);
     expect(winning.map((x) => x.stage)).not.toContain('SORT');
     expect(winning.map((x) => x.stage)).not.toContain('COLLSCAN');
+  });
+  it('webhook delivery retention: the finished deliveries, from the cursor, oldest finished first', async () => {
+    const filter = finishedFilter(new Date(Date.UTC(2026, 0, 2)), { createdAt: new Date(Date.UTC(2026, 0, 1, 3)), id: 'whd_010800' });
+    const key = { finishedAt: 1, _id: 1 } as const;
+    const order = { finishedAt: 1, _id: 1 } as const;
+    if (ferretdb) {
+      expect((await db.collection('webhook_deliveries').indexes()).map((ix) => ix.key)).toContainEqual(key);
+      expect(serves(key, filter, order)).toBe(true);
+      return;
+    }
+    const explained = (await db.collection('webhook_deliveries').find(filter).sort(order).limit(100).explain('queryPlanner')) as { queryPlanner: { winningPlan: unknown } };
+    const winning = stages(explained.queryPlanner.winningPlan);
+    expect(winning.map((x) => x.stage)).not.toContain('SORT');
+    expect(winning.map((x) => x.stage)).not.toContain('COLLSCAN');
+    expect(winning.filter((x) => x.stage === 'IXSCAN').map((x) => x.keyPattern)).toEqual([key]);
   });
 });
 

@@ -18,7 +18,8 @@ import { startReceiver, type Receiver } from '../helpers/webhook-receiver.js';
 
 const dir = tempDir();
 const store: Store = new SqliteStore(join(dir.path, 'claims.db'));
-const services = storeServices(store);
+// The receivers listen on 127.0.0.1: WEBHOOK_ALLOW_PRIVATE=true.
+const services = storeServices(store, { allowPrivateWebhooks: true });
 const receivers: Receiver[] = [];
 afterEach(async () => {
   for (const r of receivers.splice(0)) await r.close();
@@ -46,7 +47,7 @@ function countingClaims(): { store: Store; claims: number[]; taken: number[] } {
 function worker(on: Store, minClaimIntervalMs: number, batch = 32) {
   return new WebhookWorker({
     store: on,
-    sender: httpWebhookSender('slipgate-test', null),
+    sender: httpWebhookSender('slipgate-test', { adminPort: null, allowPrivate: true }),
     secrets: services.secrets,
     retry: { baseMs: 5, maxDelayMs: 60_000, windowMs: 86_400_000 },
     timeoutMs: 5_000,

@@ -1,5 +1,5 @@
-// The webhook settings: SECRETS_KEY's form (never echoed back), and a claim
-// that outlives one attempt.
+// The webhook settings: SECRETS_KEY's form (never echoed back), a claim
+// that outlives one attempt, and private targets off unless said.
 import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.js';
 
@@ -22,5 +22,12 @@ describe('webhook configuration', () => {
     const c = loadConfig({});
     expect([c.WEBHOOK_TIMEOUT_MS, c.WEBHOOK_RETRY_WINDOW_MS, c.WEBHOOK_LEASE_MS]).toEqual([10_000, 3 * 86_400_000, 60_000]);
     expect(() => loadConfig({ WEBHOOK_TIMEOUT_MS: '5000', WEBHOOK_LEASE_MS: '5000' })).toThrow(/WEBHOOK_LEASE_MS: must be longer than WEBHOOK_TIMEOUT_MS/);
+  });
+
+  it('refuses private webhook targets unless WEBHOOK_ALLOW_PRIVATE says true', () => {
+    expect(loadConfig({}).WEBHOOK_ALLOW_PRIVATE).toBe(false);
+    expect(loadConfig({ WEBHOOK_ALLOW_PRIVATE: 'true' }).WEBHOOK_ALLOW_PRIVATE).toBe(true);
+    expect(loadConfig({ WEBHOOK_ALLOW_PRIVATE: 'no' }).WEBHOOK_ALLOW_PRIVATE).toBe(false);
+    expect(() => loadConfig({ WEBHOOK_ALLOW_PRIVATE: 'maybe' })).toThrow(/WEBHOOK_ALLOW_PRIVATE: must be true or false/);
   });
 });

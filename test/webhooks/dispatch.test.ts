@@ -20,7 +20,8 @@ import { startReceiver, type Receiver } from '../helpers/webhook-receiver.js';
 
 const dir = tempDir();
 const store: Store = new SqliteStore(join(dir.path, 'dispatch.db'));
-const services = storeServices(store);
+// The receivers listen on 127.0.0.1: WEBHOOK_ALLOW_PRIVATE=true.
+const services = storeServices(store, { allowPrivateWebhooks: true });
 const receivers: Receiver[] = [];
 const workers: WebhookWorker[] = [];
 afterEach(async () => {
@@ -47,7 +48,7 @@ function counting(): { store: Store; claims: () => number } {
 function started(on: Store, o: { batch?: number; leaseMs?: number; timeoutMs?: number; pollMs?: number } = {}): WebhookWorker {
   const w = new WebhookWorker({
     store: on,
-    sender: httpWebhookSender('slipgate-test', null),
+    sender: httpWebhookSender('slipgate-test', { adminPort: null, allowPrivate: true }),
     secrets: services.secrets,
     retry: { baseMs: 5, maxDelayMs: 60_000, windowMs: 86_400_000 },
     timeoutMs: o.timeoutMs ?? 5_000,

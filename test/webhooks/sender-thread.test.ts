@@ -6,7 +6,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
 import { SIGNATURE_HEADER, verifyWebhookSignature } from '../../src/client/webhooks.js';
 import type { WebhookPost } from '../../src/domain/ports/webhook-sender.js';
-import { httpWebhookSender } from '../../src/webhooks/http-sender.js';
+import { httpWebhookSender, NO_ANSWER } from '../../src/webhooks/http-sender.js';
 import { ThreadWebhookSender } from '../../src/webhooks/sender-thread.js';
 import { startReceiver, type Answer, type Receiver } from '../helpers/webhook-receiver.js';
 
@@ -24,7 +24,7 @@ async function receiver(answer: () => Answer): Promise<Receiver> {
 }
 
 function threaded(): ThreadWebhookSender {
-  const sender = new ThreadWebhookSender({ userAgent: 'test', adminPort: null });
+  const sender = new ThreadWebhookSender({ userAgent: 'test', guard: { adminPort: null, allowPrivate: true } });
   senders.push(sender);
   return sender;
 }
@@ -62,13 +62,13 @@ describe('threaded webhook sender', () => {
     const ok = await receiver(() => ({ status: 200, body: '{"ok":true}' }));
     const busy = await receiver(() => ({ status: 503, headers: { 'retry-after': '120' } }));
     const silent = await receiver(() => 'hang');
-    const direct = httpWebhookSender('test', null);
+    const direct = httpWebhookSender('test', { adminPort: null, allowPrivate: true });
     const sender = threaded();
     for (const [url, timeoutMs] of [[ok.url, 5_000], [busy.url, 5_000], [silent.url, 300]] as const) {
       expect(await sender.post(request(url, timeoutMs))).toEqual(await direct.post(request(url, timeoutMs)));
     }
     expect(await sender.post(request(busy.url))).toEqual({ statusCode: 503, retryAfter: '120' });
-    expect(await sender.post(request(silent.url, 300))).toEqual({ statusCode: null, error: 'timed out: no answer within the delivery timeout' });
+    expect(await sender.post(request(silent.url, 300))).toEqual({ statusCode: null, error: NO_ANSWER, detail: 'timed out: no answer within the delivery timeout' });
     // The request as sent by the thread: body, the caller's headers and the user agent.
     expect(ok.received.at(-1)).toMatchObject({ body: '{"n":1}', headers: { 'x-test': 'yes', 'user-agent': 'test' } });
   });

@@ -37,11 +37,23 @@ const slipFacts = (s: PayingSlip) => ({
   transferredAt: at(s.transferredAt),
 });
 
+/**
+ * What an event says of a request: the public view without `promptpay`. The
+ * EMVCo payload carries the receiver's PromptPay target (a sole trader's
+ * phone number or national ID); the merchant's own authenticated GET keeps
+ * it, an event body (kept for redelivery, sent wherever the endpoint points)
+ * does not. `receiver` (the receiver's id) says which one it was.
+ */
+function paymentEventFacts(p: PaymentRequest) {
+  const { promptpay: _personal, ...facts } = paymentFacts(p);
+  return facts;
+}
+
 /** The deliveries of one event about `p` for its listening endpoints (none: no event). */
 export function paymentEvent(type: PaymentEventType, endpointIds: readonly string[], now: () => Date) {
   return (p: PaymentRequest): NewWebhookDelivery[] => {
     if (endpointIds.length === 0) return [];
-    const event: WebhookEvent = { id: newId('evt'), type, createdAt: now(), data: paymentFacts(p) };
+    const event: WebhookEvent = { id: newId('evt'), type, createdAt: now(), data: paymentEventFacts(p) };
     return outboxRecords(event, p.accountId, endpointIds);
   };
 }
@@ -57,7 +69,7 @@ export function lateTransferEvent(endpointIds: readonly string[], now: () => Dat
   return (p: PaymentRequest, slip: PayingSlip): NewWebhookDelivery[] => {
     if (endpointIds.length === 0) return [];
     const transfer = createHash('sha256').update(JSON.stringify([p.id, slip.sendingBank, slip.transactionId])).digest('hex').slice(0, 32);
-    const event: WebhookEvent = { id: `evt_${transfer}`, type: 'payment_request.late_transfer', createdAt: now(), data: { ...paymentFacts(p), transfer: slipFacts(slip) } };
+    const event: WebhookEvent = { id: `evt_${transfer}`, type: 'payment_request.late_transfer', createdAt: now(), data: { ...paymentEventFacts(p), transfer: slipFacts(slip) } };
     return outboxRecords(event, p.accountId, endpointIds);
   };
 }

@@ -3,6 +3,8 @@
 export interface Logger {
   error(fields: object, message: string): void;
   warn(fields: object, message: string): void;
+  /** Detail only an operator debugging wants (pino's debug). */
+  debug?(fields: object, message: string): void;
 }
 
 /** Where the domain records what people changed (money, keys, accounts): the operator's log at INFO. */

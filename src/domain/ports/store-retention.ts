@@ -12,7 +12,8 @@ export type Redact = (personal: { qrcode: string; response: VerifiedSlip }) => {
 
 /**
  * Where a retention or erasure pass has got to: the (createdAt, id) of the
- * last record its latest batch read. The next batch reads strictly after it
+ * last record its latest batch read (for webhook deliveries, `createdAt` is
+ * the time the delivery finished: the order that pass deletes in). The next batch reads strictly after it
  * in that order, from an index range that starts there, so a pass reads each
  * record once however many batches it takes (not the whole scope again).
  */
@@ -66,6 +67,15 @@ export interface RetentionStore {
   redactVerifyTransactions(scope: PersonalDataScope, redact: Redact, at: Date, batch: PassBatch): Promise<PassBatchResult>;
   /** Deletes the failed-request records in `scope` among the next `batch.limit` after `batch.after`. */
   deleteRequestErrors(scope: PersonalDataScope, batch: PassBatch): Promise<PassBatchResult>;
+  /**
+   * Deletes the next `batch.limit` webhook deliveries after `batch.after`
+   * that finished (delivered or failed) before `finishedBefore`, oldest
+   * finished first, with their bodies and attempts. A pending or retrying
+   * delivery has no finish time and is never deleted; one redelivered since
+   * it finished is pending again and kept. Read from an index on the finish
+   * time, so a batch costs the same whatever the history.
+   */
+  deleteFinishedWebhookDeliveries(finishedBefore: Date, batch: PassBatch): Promise<PassBatchResult>;
   /**
    * After a pass: makes the engine drop the old versions of what it
    * removed from its own files where it can (SQLite: checkpoint and truncate

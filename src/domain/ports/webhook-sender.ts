@@ -14,8 +14,13 @@ export interface WebhookPost {
   timeoutMs: number;
 }
 
-/** The endpoint's status (any, redirects included) or why none came. */
-export type WebhookAnswer = { statusCode: number; retryAfter: string | undefined } | { statusCode: null; error: string };
+/**
+ * The endpoint's status (any, redirects included) or why none came: `error`
+ * is recorded on the attempt (viewers see it), `detail` is the exact cause
+ * for the operator's log only (a refused, reset or timed-out connection
+ * read the same in `error`, so endpoints cannot be used to probe ports).
+ */
+export type WebhookAnswer = { statusCode: number; retryAfter: string | undefined } | { statusCode: null; error: string; detail?: string };
 
 export interface WebhookSender {
   /** Never rejects: a transport failure is an answer without a status. */

@@ -17,6 +17,8 @@ export interface WebhookEndpointsDeps {
   secrets: SecretBox;
   /** Where slipgate's own admin listener is, so no endpoint points at it (null: unknown, e.g. tests). */
   adminListener: AdminListener | null;
+  /** WEBHOOK_ALLOW_PRIVATE: loopback and private network URLs are accepted (default: refused). */
+  allowPrivate?: boolean;
   /** Evicts this process's subscription cache at once. */
   forgetAccount?: (accountId: string) => void;
   log?: ChangeLog;
@@ -57,7 +59,7 @@ export class WebhookEndpoints {
   /** `secret`: the operator's own signing secret (one the receiver already has); else a new one. */
   async add(actor: string, accountId: string, input: { url: string; events?: readonly string[]; reason?: string | null; secret?: string }): Promise<RegisteredEndpoint> {
     if (input.secret !== undefined && !OWN_SECRET.test(input.secret)) throw new InputError('a signing secret must be 32 to 512 printable ASCII characters without spaces');
-    const checked = checkEndpointUrl(input.url.trim(), this.deps.adminListener);
+    const checked = checkEndpointUrl(input.url.trim(), { admin: this.deps.adminListener, allowPrivate: this.deps.allowPrivate ?? false });
     if (!checked.ok) throw new InputError(`webhook URL refused: ${checked.problem}`);
     const events = parseEventTypes(input.events);
     const account = await this.deps.store.getAccount(accountId);

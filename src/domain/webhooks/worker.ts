@@ -245,6 +245,8 @@ export class WebhookWorker {
     const started = performance.now();
     const answer = await this.send(d, endpoint, at).catch((err: unknown): WebhookAnswer => ({ statusCode: null, error: `not sent: ${(err as Error).message}` }));
     const attempt: WebhookAttempt = { at, statusCode: answer.statusCode, error: failureOf(answer), durationMs: Math.round(performance.now() - started) };
+    // The recorded error is generic (viewers see it); the exact cause is for the operator.
+    if (answer.statusCode === null && answer.detail) this.o.logger.debug?.({ deliveryId: d.id, endpointId: d.endpointId, detail: answer.detail }, 'webhook attempt: no answer');
     const next = afterAttempt(this.o.retry, d, attempt, answer, endpoint !== null && !endpoint.removedAt);
     this.o.onAttempt?.(next.state === 'pending' ? 'retry' : next.state);
     if (next.state === 'failed') {

@@ -204,6 +204,8 @@ export interface WebhookDeliveryDoc {
   claim: string | null;
   leaseUntil: Date | null;
   deliveredAt: Date | null;
+  /** When it was delivered or failed; null or absent while pending (the retention pass deletes by it). */
+  finishedAt?: Date | null;
   createdAt: Date;
 }
 

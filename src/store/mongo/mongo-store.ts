@@ -107,6 +107,7 @@ export class MongoStore implements Store {
   countPersonalData: Store['countPersonalData'] = (...args) => retention.countPersonalData(this.m, ...args);
   redactVerifyTransactions: Store['redactVerifyTransactions'] = (...args) => retention.redactVerifyTransactions(this.m, ...args);
   deleteRequestErrors: Store['deleteRequestErrors'] = (...args) => retention.deleteRequestErrors(this.m, ...args);
+  deleteFinishedWebhookDeliveries: Store['deleteFinishedWebhookDeliveries'] = (...args) => retention.deleteFinishedWebhookDeliveries(this.m, ...args);
   purgeRemovedData: Store['purgeRemovedData'] = () => retention.compactRedacted(this.m);
   firstLiveLease: Store['firstLiveLease'] = (...args) => retention.firstLiveLease(this.m, ...args);
 
@@ -146,6 +147,7 @@ export class MongoStore implements Store {
         for (const index of indexes) await this.m[name as keyof Models].collection.dropIndex(index).catch(ignoreIndexNotFound);
       }
       await payments.backfillPaymentTargets(this.m);
+      await webhooks.backfillFinishedAt(this.m);
     });
   }
 

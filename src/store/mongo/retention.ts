@@ -81,6 +81,28 @@ export async function deleteRequestErrors(m: Models, scope: PersonalDataScope, b
   });
 }
 
+/** Exported for the plan test: what a batch of finished webhook deliveries reads (index { finishedAt, _id }). */
+export function finishedFilter(finishedBefore: Date, after: PassCursor | null): Filter {
+  const range: Filter[] = [{ finishedAt: { $lt: finishedBefore } }];
+  if (after) range.push({ finishedAt: { $gte: after.createdAt } }, { $or: [{ finishedAt: { $gt: after.createdAt } }, { finishedAt: after.createdAt, _id: { $gt: after.id } }] });
+  return all(range);
+}
+
+export async function deleteFinishedWebhookDeliveries(m: Models, finishedBefore: Date, batch: PassBatch): Promise<PassBatchResult> {
+  return mapped(async () => {
+    const docs = await m.webhookDeliveries
+      .find(finishedFilter(finishedBefore, batch.after), { _id: 1, finishedAt: 1 })
+      .sort({ finishedAt: 1, _id: 1 })
+      .limit(batch.limit)
+      .lean<{ _id: string; finishedAt: Date }[]>();
+    if (docs.length === 0) return { changed: 0, last: null };
+    // Still finished: one redelivered since the read is pending again (finishedAt null) and stays.
+    const r = await m.webhookDeliveries.deleteMany({ _id: { $in: docs.map((d) => d._id) }, finishedAt: { $lt: finishedBefore } });
+    const last = docs[docs.length - 1]!;
+    return { changed: r.deletedCount, last: { createdAt: last.finishedAt, id: last._id } };
+  });
+}
+
 /**
  * WiredTiger writes a changed document to new blocks and frees the old
  * ones without clearing them; `compact` rewrites the collection's files so

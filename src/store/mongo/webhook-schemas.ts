@@ -27,6 +27,7 @@ const webhookDeliverySchema = new Schema<WebhookDeliveryDoc>(
     claim: optStr,
     leaseUntil: optDate,
     deliveredAt: optDate,
+    finishedAt: optDate,
     createdAt: date,
   },
   OPTIONS,
@@ -35,6 +36,10 @@ const webhookDeliverySchema = new Schema<WebhookDeliveryDoc>(
 webhookDeliverySchema.index({ state: 1, nextAttemptAt: 1 });
 webhookDeliverySchema.index({ accountId: 1, ...NEWEST });
 webhookDeliverySchema.index({ endpointId: 1, ...NEWEST });
+// The retention pass: finished deliveries, oldest finished first. Not partial
+// (FerretDB, the test server, lacks partialFilterExpression): pending ones
+// sit at the null end, outside every range the pass reads.
+webhookDeliverySchema.index({ finishedAt: 1, _id: 1 });
 
 export interface WebhookModels {
   webhookEndpoints: Model<WebhookEndpointDoc>;

@@ -136,6 +136,7 @@ export async function finishWebhookAttempt(m: Models, id: string, claim: string,
   const set: Filter = { state: next.state, claim: null, leaseUntil: null };
   if (next.state === 'pending') set.nextAttemptAt = next.nextAttemptAt;
   if (next.state === 'delivered') set.deliveredAt = attempt.at;
+  set.finishedAt = next.state === 'pending' ? null : attempt.at;
   return mapped(async () => (await m.webhookDeliveries.collection.updateOne({ _id: id as never, claim }, { $set: set, $push: { attempts: attempt as never } })).modifiedCount === 1);
 }
 
@@ -160,9 +161,30 @@ export async function listWebhookDeliveries(m: Models, q: DeliveryQuery): Promis
   });
 }
 
+/**
+ * Deliveries that finished before the field existed get it, once: from
+ * their delivery, or their last due time. Run by migrate(); the null end of
+ * the finishedAt index holds only pending deliveries and these.
+ */
+const FINISHED = ['delivered', 'failed'];
+
+export async function backfillFinishedAt(m: Models): Promise<void> {
+  for (;;) {
+    const docs = await m.webhookDeliveries
+      .find({ finishedAt: null, state: { $in: FINISHED } }, { _id: 1, deliveredAt: 1, nextAttemptAt: 1 })
+      .limit(1000)
+      .lean<Pick<WebhookDeliveryDoc, '_id' | 'deliveredAt' | 'nextAttemptAt'>[]>();
+    if (docs.length === 0) return;
+    await m.webhookDeliveries.collection.bulkWrite(
+      docs.map((d) => ({ updateOne: { filter: { _id: d._id, finishedAt: null, state: { $in: FINISHED } } as never, update: { $set: { finishedAt: d.deliveredAt ?? d.nextAttemptAt } } } })),
+      { ordered: false },
+    );
+  }
+}
+
 export async function redeliverWebhook(m: Models, id: string, now: Date): Promise<boolean> {
   return mapped(async () => {
     await promoteOutboxes(m, now);
-    return (await m.webhookDeliveries.updateOne({ _id: id }, { $set: { state: 'pending', nextAttemptAt: now } })).matchedCount === 1;
+    return (await m.webhookDeliveries.updateOne({ _id: id }, { $set: { state: 'pending', nextAttemptAt: now, finishedAt: null } })).matchedCount === 1;
   });
 }

@@ -303,4 +303,14 @@ export const PG_MIGRATIONS: readonly string[] = [
   ALTER TABLE verify_transactions ADD COLUMN payment_status text;
   ALTER TABLE verify_transactions ADD COLUMN payment_reason text;
   `,
+  // When a webhook delivery finished (delivered or failed; null while pending
+  // or retrying), for the retention pass that deletes finished deliveries
+  // after WEBHOOK_DELIVERY_RETENTION_DAYS: the partial index holds only
+  // finished ones, in the order the pass deletes them. Deliveries finished
+  // before this version count from their delivery, or their last due time.
+  `
+  ALTER TABLE webhook_deliveries ADD COLUMN finished_at timestamptz;
+  UPDATE webhook_deliveries SET finished_at = coalesce(delivered_at, next_attempt_at) WHERE state <> 'pending';
+  CREATE INDEX webhook_deliveries_finished ON webhook_deliveries (finished_at, id) WHERE finished_at IS NOT NULL;
+  `,
 ];

@@ -7,6 +7,7 @@ import type { PassBatch, PassBatchResult, PersonalDataCounts, PersonalDataScope,
 import type { VerifiedSlip } from '../../domain/types.js';
 import type { AuditTable } from '../sql/audit-filter.js';
 import { passBatchQuery, personalDataScope } from '../sql/retention-scope.js';
+import { finishedBatchQuery } from '../sql/webhooks.js';
 import { time, type PgDb, type Run } from './db.js';
 import { numbered } from './sql.js';
 
@@ -68,6 +69,23 @@ export async function deleteRequestErrors(db: PgDb, scope: PersonalDataScope, ba
     if (rows.length === 0) return { changed: 0, last: null };
     const deleted = await run('DELETE FROM request_errors WHERE id = ANY($1::text[])', [rows.map((r) => r.id)]);
     return { changed: deleted.rowCount ?? 0, last: lastOf(rows) };
+  });
+}
+
+/**
+ * The batch's finished deliveries, locked (a worker's redelivery of one
+ * waits for the batch, then finds it gone); the DELETE checks again that
+ * each is still finished.
+ */
+export async function deleteFinishedWebhookDeliveries(db: PgDb, finishedBefore: Date, batch: PassBatch): Promise<PassBatchResult> {
+  return db.tx(async (run) => {
+    const q = finishedBatchQuery(finishedBefore, { limit: batch.limit, after: batch.after && { at: batch.after.createdAt, id: batch.after.id } });
+    await run(BATCH_PLANNER);
+    const { rows } = await run<{ id: string; finished_at: Date }>(numbered(`${q.sql} FOR UPDATE SKIP LOCKED`), q.params);
+    if (rows.length === 0) return { changed: 0, last: null };
+    const deleted = await run('DELETE FROM webhook_deliveries WHERE id = ANY($1::text[]) AND finished_at IS NOT NULL', [rows.map((r) => r.id)]);
+    const last = rows[rows.length - 1]!;
+    return { changed: deleted.rowCount ?? 0, last: { createdAt: last.finished_at, id: last.id } };
   });
 }
 

@@ -47,13 +47,14 @@ export async function claimWebhookDeliveries(db: PgDb, q: { claim: string; now: 
 
 const FINISH = `UPDATE webhook_deliveries
   SET attempts = attempts || jsonb_build_array($1::jsonb), state = $2, next_attempt_at = coalesce($3, next_attempt_at),
-      delivered_at = coalesce($4, delivered_at), claim = NULL, lease_until = NULL
-  WHERE id = $5 AND claim = $6`;
+      delivered_at = coalesce($4, delivered_at), finished_at = $5, claim = NULL, lease_until = NULL
+  WHERE id = $6 AND claim = $7`;
 
 export async function finishWebhookAttempt(db: PgDb, id: string, claim: string, attempt: WebhookAttempt, next: DeliveryNext): Promise<boolean> {
   const nextAt = next.state === 'pending' ? next.nextAttemptAt : null;
   const deliveredAt = next.state === 'delivered' ? attempt.at : null;
-  return (await db.run(FINISH, [sql.storedAttempt(attempt), next.state, nextAt, deliveredAt, id, claim])).rowCount === 1;
+  const finishedAt = next.state === 'pending' ? null : attempt.at;
+  return (await db.run(FINISH, [sql.storedAttempt(attempt), next.state, nextAt, deliveredAt, finishedAt, id, claim])).rowCount === 1;
 }
 
 export async function getWebhookDelivery(db: PgDb, id: string): Promise<WebhookDelivery | null> {

@@ -90,7 +90,22 @@ export const LIST_ENDPOINTS = 'SELECT * FROM webhook_endpoints WHERE account_id 
 export const REMOVE_ENDPOINT = 'UPDATE webhook_endpoints SET removed_at = ? WHERE id = ? AND removed_at IS NULL';
 export const GET_ENDPOINT = 'SELECT * FROM webhook_endpoints WHERE id = ?';
 export const GET_DELIVERY = 'SELECT * FROM webhook_deliveries WHERE id = ?';
-export const REDELIVER = "UPDATE webhook_deliveries SET state = 'pending', next_attempt_at = ? WHERE id = ?";
+export const REDELIVER = "UPDATE webhook_deliveries SET state = 'pending', next_attempt_at = ?, finished_at = NULL WHERE id = ?";
+
+/**
+ * A retention batch's read: the next `limit` finished deliveries (delivered
+ * or failed) that finished before the cutoff, after the cursor (its
+ * `createdAt` is the finish time), oldest finished first: a range of the
+ * partial index webhook_deliveries_finished that starts at the cursor.
+ */
+export function finishedBatchQuery(finishedBefore: unknown, batch: { limit: number; after: { at: unknown; id: string } | null }): { sql: string; params: unknown[] } {
+  const after = batch.after ? ' AND finished_at >= ? AND (finished_at, id) > (?, ?)' : '';
+  const afterParams = batch.after ? [batch.after.at, batch.after.at, batch.after.id] : [];
+  return {
+    sql: `SELECT id, finished_at FROM webhook_deliveries WHERE finished_at IS NOT NULL AND finished_at < ?${after} ORDER BY finished_at, id LIMIT ?`,
+    params: [finishedBefore, ...afterParams, batch.limit],
+  };
+}
 
 /** Newest first, by account or endpoint (each has an index in that order). */
 export function deliveryPageQuery(q: DeliveryQuery, time: (ms: number) => unknown): { sql: string; params: unknown[] } {

@@ -7,6 +7,7 @@ import type { PassBatch, PassBatchResult, PersonalDataCounts, PersonalDataScope,
 import type { VerifiedSlip } from '../../domain/types.js';
 import type { AuditTable } from '../sql/audit-filter.js';
 import { passBatchQuery, personalDataScope } from '../sql/retention-scope.js';
+import { finishedBatchQuery } from '../sql/webhooks.js';
 import type { Lite } from './connection.js';
 
 const ms = (value: number) => value;
@@ -65,6 +66,19 @@ export async function deleteRequestErrors(lite: Lite, scope: PersonalDataScope, 
     let changed = 0;
     for (const row of rows) changed += remove.run(row.id).changes;
     return { changed, last: lastOf(rows) };
+  });
+}
+
+export async function deleteFinishedWebhookDeliveries(lite: Lite, finishedBefore: Date, batch: PassBatch): Promise<PassBatchResult> {
+  return lite.writes.run(() => {
+    const q = finishedBatchQuery(ms(finishedBefore.getTime()), { limit: batch.limit, after: batch.after && { at: batch.after.createdAt.getTime(), id: batch.after.id } });
+    const rows = lite.sql(q.sql).all(...q.params) as { id: string; finished_at: number }[];
+    // Still finished (the same write transaction, so nothing changed it since the read).
+    const remove = lite.sql('DELETE FROM webhook_deliveries WHERE id = ? AND finished_at IS NOT NULL');
+    let changed = 0;
+    for (const row of rows) changed += remove.run(row.id).changes;
+    const last = rows[rows.length - 1];
+    return { changed, last: last ? { createdAt: new Date(last.finished_at), id: last.id } : null };
   });
 }
 

@@ -60,14 +60,15 @@ export async function claimWebhookDeliveries(lite: Lite, q: { claim: string; now
 
 const FINISH = `UPDATE webhook_deliveries
   SET attempts = json_insert(attempts, '$[#]', json(?)), state = ?, next_attempt_at = coalesce(?, next_attempt_at),
-      delivered_at = coalesce(?, delivered_at), claim = NULL, lease_until = NULL
+      delivered_at = coalesce(?, delivered_at), finished_at = ?, claim = NULL, lease_until = NULL
   WHERE id = ? AND claim = ?`;
 
 export async function finishWebhookAttempt(lite: Lite, id: string, claim: string, attempt: WebhookAttempt, next: DeliveryNext): Promise<boolean> {
   const nextAt = next.state === 'pending' ? ms(next.nextAttemptAt) : null;
   const deliveredAt = next.state === 'delivered' ? ms(attempt.at) : null;
+  const finishedAt = next.state === 'pending' ? null : ms(attempt.at);
   const stored = sql.storedAttempt(attempt);
-  return lite.writes.run(() => lite.sql(FINISH).run(stored, next.state, nextAt, deliveredAt, id, claim).changes === 1, false, { ride: true });
+  return lite.writes.run(() => lite.sql(FINISH).run(stored, next.state, nextAt, deliveredAt, finishedAt, id, claim).changes === 1, false, { ride: true });
 }
 
 export async function getWebhookDelivery(lite: Lite, id: string): Promise<WebhookDelivery | null> {
