@@ -13,7 +13,8 @@ import { concurrencyCase, testEngines } from '../helpers/engines.js';
 import { startReceiver, type Receiver } from '../helpers/webhook-receiver.js';
 import { create, shop, slipFor, type Shop } from './helpers.js';
 
-const FAST = { WEBHOOK_POLL_MS: '20', WEBHOOK_RETRY_BASE_MS: '20', SECRETS_KEY: randomBytes(32).toString('hex') };
+// The receiver listens on 127.0.0.1: WEBHOOK_ALLOW_PRIVATE=true.
+const FAST = { WEBHOOK_POLL_MS: '20', WEBHOOK_RETRY_BASE_MS: '20', SECRETS_KEY: randomBytes(32).toString('hex'), WEBHOOK_ALLOW_PRIVATE: 'true' };
 
 describe.each(testEngines())('one paid event per paid request on %s', (engine) => {
   const cleanup: (() => Promise<unknown>)[] = [];
