@@ -66,21 +66,22 @@ export class KeyGate {
 
   async admit(knock: Knock): Promise<Admission> {
     const address = knock.clientAddress ?? knock.clientIp ?? 'unknown';
-    const anonymous: Who = { id: this.deps.newId(), requestId: knock.requestId, accountId: null, keyId: null };
+    // Refusals only: a served key costs no record id here.
+    const anonymous = (): Who => ({ id: this.deps.newId(), requestId: knock.requestId, accountId: null, keyId: null });
     // No key: nothing to look up, and a braked address learns nothing new.
-    if (!knock.apiKey) return this.refuse('missing_api_key', anonymous, address);
+    if (!knock.apiKey) return this.refuse('missing_api_key', anonymous(), address);
     const found = await this.deps.keys.resolve(knock.apiKey, knock.clientIp);
     if (found.ok) {
       if (knock.trace) Object.assign(knock.trace, { accountId: found.key.accountId, keyId: found.key.id });
       return { ok: true, key: found.key };
     }
-    if (found.kind === 'invalid_api_key') return this.refuse('invalid_api_key', anonymous, address);
+    if (found.kind === 'invalid_api_key') return this.refuse('invalid_api_key', anonymous(), address);
     // Refused before anything about the account is read: a leaked key tells its holder nothing.
     // The answer stays the contract's; the record and the log say which address was judged, so a
     // proxy whose address slipgate saw (TRUST_PROXY_HOPS unset) is told apart from a wrong range.
     const seen = { clientIp: knock.clientIp ?? null, clientIpFrom: knock.clientIpFrom ?? null };
     if (knock.trace) Object.assign(knock.trace, { accountId: found.key.accountId, keyId: found.key.id, ...seen });
-    return this.refuse('ip_not_allowed', { ...anonymous, accountId: found.key.accountId, keyId: found.key.id }, address, ipRefusalRecorded(seen));
+    return this.refuse('ip_not_allowed', { ...anonymous(), accountId: found.key.accountId, keyId: found.key.id }, address, ipRefusalRecorded(seen));
   }
 
   /** Writes what the brake counted and has not written yet (the process stops). */
