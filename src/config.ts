@@ -73,9 +73,10 @@ export const configSchema = z.object({
   RATE_LIMIT_PER_IP_PER_MIN: z.coerce.number().int().min(0).max(10_000_000).default(0),
   /**
    * Refused authentications (1020, 1021, 1024) one client address may have
-   * recorded one by one per minute (per process); past it the address gets
-   * 429 for the rest of the minute, counted into one record. 0 = no brake
-   * (every refusal is a record). See SECURITY.md.
+   * recorded one by one per minute (per process), on every keyed route; past
+   * it the address's further refusals get 429 for the rest of the minute,
+   * counted into one record, while keys that resolve are served. 0 = no
+   * brake (every refusal is a record). See SECURITY.md.
    */
   AUTH_FAILURES_PER_IP_PER_MIN: z.coerce.number().int().min(0).max(1_000_000).default(20),
   /**

@@ -82,7 +82,7 @@ export async function run(config: Config, opts: RunOptions): Promise<Running> {
       maxImageBytes: config.MAX_IMAGE_BYTES,
       limits: config,
       metrics,
-      payments: { service: payments, keys: services.keys, store },
+      payments: { service: payments, store },
       line: services.lineBridge,
       tarpit,
       healthProof: (challenge) => (config.SECRETS_KEY ? instanceProof(config.SECRETS_KEY, challenge) : null),

@@ -91,7 +91,9 @@ export async function createPendingRequests(url: string, keys: string[], count: 
 
 /** A verify body that pays `request`: a sandbox slip to PAY_RECEIVER for its amount, transferred at `paidAt`. */
 export function payingBody(request: PendingRequest, paidAt: Date): string {
-  const qrcode = sandboxQr({ amount: request.amount, details: { receiverProxy: { type: 'MSISDN', digits: PAY_RECEIVER.promptPay }, paidAt } });
+  // Under the receiver's name (the rules want it to agree with the digits), cut as a bank cuts it to fit the sandbox reference.
+  const receiverName = PAY_RECEIVER.nameEn.slice(0, 12);
+  const qrcode = sandboxQr({ amount: request.amount, details: { receiverProxy: { type: 'MSISDN', digits: PAY_RECEIVER.promptPay }, receiverName, paidAt } });
   return JSON.stringify({ qrcode, paymentRequest: request.id });
 }
 

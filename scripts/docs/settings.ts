@@ -63,7 +63,7 @@ export const SCHEMA_SETTINGS: Record<SchemaSetting, SettingDoc> = {
   RATE_LIMIT_PER_IP_PER_MIN: { topic: 'Limits', meaning: 'requests a minute per client IP (per process), any route, checked first; `0` is off' },
   AUTH_FAILURES_PER_IP_PER_MIN: {
     topic: 'Limits',
-    meaning: 'refused authentications (1020/1021/1024) a minute per client address (IPv6 by /56) recorded one by one; beyond, 429 until the minute ends and one record per address and minute (see [SECURITY.md](../SECURITY.md)); `0` is off',
+    meaning: 'refused authentications (1020/1021/1024) a minute per client address (IPv6 by /56) recorded one by one, on every route that takes a key; beyond, further refusals get 429 until the minute ends and one record per address and minute, while keys that resolve are served (see [SECURITY.md](../SECURITY.md)); `0` is off',
   },
   AUTH_BRAKE_DELAY_MS: {
     topic: 'Limits',

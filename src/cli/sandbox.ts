@@ -5,6 +5,7 @@ import type { PaymentRequest } from '../domain/payments/types.js';
 import { InputError } from '../domain/errors.js';
 import { promptPayTarget } from '../domain/receiver-input.js';
 import { targetReceiver } from '../domain/payments/target.js';
+import { namePrintedAs } from '../domain/checks/receiver-rules.js';
 import type { Receiver } from '../domain/types.js';
 import { withExistingStore } from './context.js';
 import { sandboxQr } from '../upstream/sandbox/sandbox-qr.js';
@@ -103,7 +104,8 @@ function findReceiver(id: string): Promise<Receiver> {
  * A slip paid to a registered receiver: its own bank and number, under the
  * name its bank prints. The slip's reference has little room, so a long name
  * is cut as banks cut them (a cut surname still matches); a name the sandbox
- * cannot carry at all is left out (the digits decide anyway). A name given
+ * cannot carry, whole or cut so that it still agrees, is left out (the
+ * digits decide when a slip shows no name). A name given
  * with --receiver-name is used as it is.
  */
 function paidToRegistered(r: Receiver, qr: (extra: SandboxDetails) => string, nameGiven: boolean): string {
@@ -113,6 +115,8 @@ function paidToRegistered(r: Receiver, qr: (extra: SandboxDetails) => string, na
     for (let length = name.length; length > 0; length--) {
       const cut = name.slice(0, length).trim();
       if (cut === '') break;
+      // Only a cut the receiver rules still read as this name (never `ร้าน กา` for ร้านกาแฟ ดีดี).
+      if (!namePrintedAs(cut, name)) continue;
       try {
         return qr({ ...target, receiverName: cut });
       } catch (err) {

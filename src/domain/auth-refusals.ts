@@ -1,12 +1,11 @@
-// The verification path's side of the failed-authentication brake: asks it
-// before anything else, tells it of each 1020/1021/1024, and writes its
-// summaries (one record per braked address and window) when a window ends
-// and when the process stops.
+// The key gate's side of the failed-authentication brake (key-gate.ts): asks
+// it about each refused authentication (1020/1021/1024) on any keyed route,
+// and writes its summaries (one record per braked address and window) when a
+// window ends and when the process stops.
 import type { BrakeSummary, FailedAuthBrake } from './failed-auth-brake.js';
 import type { Logger } from './ports/logger.js';
 import type { Store } from './ports/store.js';
 import { requestErrorRecord } from './verify-records.js';
-import type { VerifyOutcome } from './verify-types.js';
 
 interface Deps {
   store: Store;
@@ -22,8 +21,8 @@ export class AuthRefusals {
 
   constructor(private readonly deps: Deps) {}
 
-  /** The 429 for an address past its limit, or null to go on. */
-  braked(address: string, requestId: string): VerifyOutcome | null {
+  /** For a refused authentication: the 429 when its address is past its limit (counted), or null to answer and record it. */
+  braked(address: string, requestId: string): { kind: 'throttled'; message: string; retryAfterSeconds: number } | null {
     const brake = this.deps.authBrake;
     const refused = brake?.refuse(address, requestId);
     if (!brake || !refused) return null;

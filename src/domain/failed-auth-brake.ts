@@ -6,9 +6,11 @@
 //
 //   - the first `perWindow` refusals are answered and recorded one by one,
 //     as the contract asks;
-//   - after that, every request from the address is answered 429 until the
-//     window ends, valid keys included (answering those would tell a
-//     guesser which of its keys are real), and counted in memory only;
+//   - after that, every refused authentication from the address is answered
+//     429 until the window ends, and counted in memory only. A key that
+//     resolves is served all along (key-gate.ts): one address may be a
+//     carrier NAT with many merchants behind it, and a 192-bit key is not
+//     guessed; what the brake bounds is the cost of the bad ones;
 //   - when the window ends (or the process stops) the address's count is
 //     written as ONE record of kind `auth_rate_limited`;
 //   - an address that sent at least `perWindow` requests while braked starts
@@ -17,7 +19,8 @@
 //     Retry-After) starts afresh.
 //
 // So one address costs at most perWindow + 1 records per window, and a
-// flood's cost to everyone else is a map lookup per request.
+// flood's cost to everyone else is a map lookup per request (with a key: its
+// lookup too, mostly from the key cache; see key-gate.ts).
 export interface FailedAuthBrakeOptions {
   /** Refused authentications one address may have recorded one by one per window; 0 turns the brake off. */
   perWindow: number;
@@ -61,8 +64,9 @@ export class FailedAuthBrake {
   }
 
   /**
-   * Before anything else is looked at: null when the address may go on, else
-   * how long until its window ends. A refused request is counted, never recorded.
+   * A refused authentication: null when the address is under its limit (the
+   * refusal is then answered as the contract says, see `failed`), else how long
+   * until its window ends. A braked refusal is counted, never recorded.
    */
   refuse(address: string, requestId: string): { retryAfterMs: number } | null {
     if (!this.enabled) return null;

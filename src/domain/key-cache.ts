@@ -1,7 +1,11 @@
 // A short-lived cache of API key lookups, so the hot path does not read the
 // key table on every request. Revocations and deletions made in this process
 // evict at once; those made elsewhere (another instance, the CLI) take effect
-// within the TTL.
+// within the TTL. Hashes that matched no live key are remembered apart, for
+// the same TTL: the same bad key sent again (a misconfigured client, a
+// flood that repeats itself) reads no row, and a flood of distinct bad keys
+// cannot push a merchant's live key out of the cache. A key is 192 random
+// bits, so no hash is ever looked up before its key exists.
 import type { ApiKey } from './types.js';
 
 interface Entry {
@@ -11,6 +15,8 @@ interface Entry {
 
 export class KeyCache {
   private readonly entries = new Map<string, Entry>();
+  /** Hashes of no live key, by when they are forgotten. */
+  private readonly unknown = new Map<string, number>();
 
   constructor(
     private readonly ttlMs: number,
@@ -36,6 +42,24 @@ export class KeyCache {
       if (oldest !== undefined) this.entries.delete(oldest);
     }
     this.entries.set(hash, { key, expiresAt: now + this.ttlMs });
+  }
+
+  /** True while `hash` is remembered as matching no live key. */
+  isUnknown(hash: string, now = Date.now()): boolean {
+    const expiresAt = this.unknown.get(hash);
+    if (expiresAt === undefined) return false;
+    if (expiresAt > now) return true;
+    this.unknown.delete(hash);
+    return false;
+  }
+
+  setUnknown(hash: string, now = Date.now()): void {
+    if (this.ttlMs <= 0) return;
+    if (this.unknown.size >= this.maxEntries) {
+      const oldest = this.unknown.keys().next().value;
+      if (oldest !== undefined) this.unknown.delete(oldest);
+    }
+    this.unknown.set(hash, now + this.ttlMs);
   }
 
   evictKey(keyId: string): void {

@@ -1,4 +1,4 @@
-// Resolving an API key on the verify path: the cached lookup, then whether
+// Resolving an API key on every keyed route (key-gate.ts): the cached lookup, then whether
 // the client's address may use it. Keys (and their allowed ranges) are
 // cached for keyCacheTtlMs; changes made in this process evict at once.
 import type { Store } from './ports/store.js';
@@ -31,8 +31,12 @@ export class KeyResolver {
     const hash = hashSecret(secret);
     const cached = this.cache.get(hash);
     if (cached) return cached;
+    if (this.cache.isUnknown(hash)) return null;
     const key = await this.store.findApiKeyByHash(hash);
-    if (!key || key.revokedAt) return null;
+    if (!key || key.revokedAt) {
+      this.cache.setUnknown(hash);
+      return null;
+    }
     this.cache.set(hash, key);
     return key;
   }

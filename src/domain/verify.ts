@@ -12,7 +12,7 @@ import { ReceiverDirectory } from './receiver-directory.js';
 import { receiverRefusal, receiverVerdict } from './receiver-policy.js';
 import { askNetwork } from './ask-network.js';
 import type { CheckRequest } from './checks.js';
-import { AuthRefusals } from './auth-refusals.js';
+import { KeyGate } from './key-gate.js';
 import { KeyTouches } from './key-touches.js';
 import { leased, outboxRecords, verificationSucceeded } from './webhooks/events.js';
 import { payableRequest, paidByThisSettle, paymentVerdict, recordedVerdict, type PaymentVerdict } from './payments/paying.js';
@@ -21,7 +21,7 @@ import { planPayment, type PaymentToPay } from './verify-payment.js';
 import { recordOfPayment } from './verify-replay.js';
 import type { ReceiverResult } from './checks/types.js';
 import { runChecks } from './verify-checks.js';
-import { bodyCheck, failure, successRecord, imageRefusal, ipRefusalRecorded, requestErrorRecord, type FailureFacts, type KeyedWho, type Who } from './verify-records.js';
+import { bodyCheck, failure, successRecord, imageRefusal, requestErrorRecord, type FailureFacts, type KeyedWho, type Who } from './verify-records.js';
 
 export type { VerifyInput, VerifyOutcome } from './verify-types.js';
 export type { VerificationDeps } from './verify-deps.js';
@@ -33,7 +33,8 @@ export class VerificationService {
   private readonly maxPerAccount: number;
   private readonly pictureSlots: AccountSlots;
   private readonly receivers: ReceiverDirectory;
-  private readonly refusals: AuthRefusals;
+  /** The door of every keyed route, this one and the payment request routes (src/http/keyed.ts). */
+  readonly keyGate: KeyGate;
   private readonly touches: KeyTouches;
 
   constructor(private readonly deps: VerificationDeps) {
@@ -41,7 +42,7 @@ export class VerificationService {
     this.now = deps.now ?? (() => new Date());
     this.maxPerAccount = deps.maxInFlightPerAccount ?? Number.POSITIVE_INFINITY;
     this.pictureSlots = new AccountSlots(deps.maxPicturesPerAccount ?? Number.POSITIVE_INFINITY);
-    this.refusals = new AuthRefusals(deps);
+    this.keyGate = new KeyGate(deps);
     this.touches = new KeyTouches(deps);
   }
 
@@ -66,7 +67,7 @@ export class VerificationService {
   async drain(): Promise<void> {
     while (this.inFlight.size > 0) await Promise.allSettled([...this.inFlight]);
     // What the brake counted but has not written yet is not lost with the process.
-    await this.refusals.writeSummaries(true);
+    await this.keyGate.drain();
   }
 
   get inFlightCount(): number {
@@ -74,25 +75,11 @@ export class VerificationService {
   }
 
   private async run(input: VerifyInput): Promise<VerifyOutcome> {
-    const address = input.clientAddress ?? input.clientIp ?? 'unknown';
-    const braked = this.refusals.braked(address, input.requestId);
-    if (braked) return braked;
-    const anonymous: Who = { id: this.deps.newId(), requestId: input.requestId, accountId: null, keyId: null };
-
-    if (!input.apiKey) return this.authRefusal('missing_api_key', anonymous, address);
-    const found = await this.deps.keys.resolve(input.apiKey, input.clientIp);
-    if (!found.ok && found.kind === 'invalid_api_key') return this.authRefusal('invalid_api_key', anonymous, address);
-    // Refused before anything about the account is read: a leaked key tells its holder nothing.
-    if (!found.ok) {
-      // The answer stays the contract's; the record and the log say which address was judged, so a
-      // proxy whose address slipgate saw (TRUST_PROXY_HOPS unset) is told apart from a wrong range.
-      const seen = { clientIp: input.clientIp ?? null, clientIpFrom: input.clientIpFrom ?? null };
-      if (input.trace) Object.assign(input.trace, { accountId: found.key.accountId, keyId: found.key.id, ...seen });
-      return this.authRefusal('ip_not_allowed', { ...anonymous, accountId: found.key.accountId, keyId: found.key.id }, address, ipRefusalRecorded(seen));
-    }
-    const { key } = found;
-    const who: KeyedWho = { ...anonymous, accountId: key.accountId, keyId: key.id };
-    if (input.trace) Object.assign(input.trace, { accountId: key.accountId, keyId: key.id });
+    // The key gate every keyed route shares (key-gate.ts): the brake, the lookup, the records of refusals.
+    const admitted = await this.keyGate.admit(input);
+    if (!admitted.ok) return admitted.refused;
+    const { key } = admitted;
+    const who: KeyedWho = { id: this.deps.newId(), requestId: input.requestId, accountId: key.accountId, keyId: key.id };
 
     // The hold below checks deletion and balance atomically; the account is
     // read only on the rare paths where the contract's error order needs it.
@@ -292,12 +279,6 @@ export class VerificationService {
     if (!account || account.deletedAt) return { ok: false, refused: await this.accountError('user_not_found', who, about) };
     if (mustPay && account.credits <= 0) return { ok: false, refused: await this.accountError('insufficient_fund', who, about, account.credits) };
     return { ok: true, credits: account.credits };
-  }
-
-  /** 1020, 1021 and 1024: recorded one by one until the address's brake counts them instead. */
-  private authRefusal(error: 'missing_api_key' | 'invalid_api_key' | 'ip_not_allowed', who: Who, address: string, recorded?: string): Promise<VerifyOutcome> | VerifyOutcome {
-    if (this.refusals.record(address, who.requestId)) return this.accountError(error, who, {}, undefined, recorded);
-    return { kind: 'account_error', error };
   }
 
   private async accountError(

@@ -1,17 +1,18 @@
 // The payment request routes of the public listener (docs/payments.md):
 // create, read by id or reference, cancel, and the QR as a picture. Same
-// x-api-key, error envelope and codes as POST /api/v1/verify.
+// x-api-key, key gate and brake (keyed.ts), error envelope and codes as
+// POST /api/v1/verify.
 import express, { type Request, type RequestHandler, type Response, type Router } from 'express';
 import QRCode from 'qrcode';
 import { ACCOUNT_ERRORS, REFERENCE_CONFLICT } from '../domain/errors.js';
-import type { KeyResolver } from '../domain/key-lookup.js';
 import type { Store } from '../domain/ports/store.js';
 import { paymentFacts } from '../domain/payments/events.js';
 import { parsePaymentRequestBody } from '../domain/payments/input.js';
-import { authenticateKey } from '../domain/payments/key-auth.js';
+import { liveAccountOf } from '../domain/payments/key-auth.js';
 import { PaymentRequestRefused, type PaymentRequestService } from '../domain/payments/service.js';
 import type { PaymentRequest } from '../domain/payments/types.js';
 import { methodNotAllowed, sendError } from './json-errors.js';
+import { callerOf } from './keyed.js';
 import { ACCOUNT_STATUS } from './verify-answer.js';
 
 export const PAYMENT_REQUESTS_PATH = '/api/v1/payment-requests';
@@ -21,11 +22,11 @@ const JSON_TYPE = /^application\/(?:[\w.+-]+\+)?json\s*(?:;|$)/i;
 
 export interface PaymentRouteDeps {
   service: PaymentRequestService;
-  keys: KeyResolver;
   store: Store;
 }
 
-export function paymentRoutes(deps: PaymentRouteDeps, byKey: RequestHandler): Router {
+/** `keyed`: the key gate every keyed route goes through (keyed.ts). */
+export function paymentRoutes(deps: PaymentRouteDeps & { keyed: RequestHandler }, byKey: RequestHandler): Router {
   const router = express.Router({ caseSensitive: true, strict: true });
   const body = express.raw({ type: () => true, limit: MAX_BODY_BYTES });
   const found = (res: Response, request: PaymentRequest | null) =>
@@ -79,21 +80,26 @@ function success(request: PaymentRequest) {
   return { status: 'success', data: paymentFacts(request) };
 }
 
-const accountOf = (res: Response): string => res.locals.paymentAccountId as string;
+const accountOf = (res: Response): string => {
+  const accountId = res.locals.paymentAccountId as string | undefined;
+  if (accountId === undefined || accountId !== callerOf(res).accountId) throw new Error('a payment request route read its account without authenticated()');
+  return accountId;
+};
 
-/** The key's account into res.locals, or the verify route's account error. */
-function authenticated(deps: PaymentRouteDeps): RequestHandler {
-  return (req, res, next) => {
-    const header = req.headers['x-api-key'];
-    authenticateKey(deps.keys, deps.store, typeof header === 'string' ? header : undefined, req.ip).then((auth) => {
-      if (!auth.ok) {
-        const { code, message } = ACCOUNT_ERRORS[auth.error];
-        return void res.status(ACCOUNT_STATUS[auth.error]).json({ status: 'error', code, message });
-      }
-      res.locals.paymentAccountId = auth.accountId;
-      next();
-    }, next);
-  };
+/** The key gate (keyed.ts: brake, lookup, refusals), then the key's account must be live (1022), or the verify route's account error. */
+function authenticated(deps: PaymentRouteDeps & { keyed: RequestHandler }): RequestHandler {
+  return (req, res, next) =>
+    deps.keyed(req, res, (err?: unknown) => {
+      if (err !== undefined) return next(err);
+      liveAccountOf(deps.store, callerOf(res).accountId).then((auth) => {
+        if (!auth.ok) {
+          const { code, message } = ACCOUNT_ERRORS[auth.error];
+          return void res.status(ACCOUNT_STATUS[auth.error]).json({ status: 'error', code, message });
+        }
+        res.locals.paymentAccountId = auth.accountId;
+        next();
+      }, next);
+    });
 }
 
 function parseJson(req: Request): { ok: true; value: unknown } | { ok: false; status: number; message: string } {

@@ -11,6 +11,7 @@ import type { BodyRead, VerifyTrace } from '../domain/verify-types.js';
 import { bodyReadProblem, errorHandler, methodNotAllowed, notFound } from './json-errors.js';
 import { verifyAnswer, type VerifyAnswer } from './verify-answer.js';
 import { PAYMENT_REQUESTS_PATH, paymentRoutes, type PaymentRouteDeps } from './payment-routes.js';
+import { keyed } from './keyed.js';
 import { accessLog } from './access-log.js';
 import { perIpLimit, perKeyLimit, type RateLimitSettings } from './rate-limit.js';
 import { requestId } from './request-id.js';
@@ -113,7 +114,9 @@ export function createPublicApp(deps: PublicAppDeps): express.Express {
   });
   app.all(VERIFY_PATH, methodNotAllowed('POST'));
   app.get('/healthz', (req, res) => res.json(publicHealth(req, deps.healthProof)));
-  if (deps.payments) app.use(PAYMENT_REQUESTS_PATH, paymentRoutes(deps.payments, byKey));
+  // Every other keyed route takes its key through the same gate as the verify route: one brake policy.
+  const keyedRoute = keyed(deps.verification.keyGate, { tarpit: deps.tarpit, metrics });
+  if (deps.payments) app.use(PAYMENT_REQUESTS_PATH, paymentRoutes({ ...deps.payments, keyed: keyedRoute }, byKey));
   app.use(notFound);
   app.use(errorHandler(deps.logger));
   return app;

@@ -97,9 +97,9 @@ describe('a flood of refused authentications from one address', () => {
     // While braked the refusals are counted, not written: one by one, only the first LIMIT (per window).
     const during = records().slice(before);
     expect(during.filter((r) => r.kind !== 'auth_rate_limited').length).toBeLessThanOrEqual(2 * LIMIT);
-    // A valid key from the braked address is refused too: it would tell a guesser which keys are real.
+    // A valid key from the braked address is served: it may be a merchant behind the same carrier NAT (nat-brake.test.ts).
     const valid = await from('203.0.113.66', merchant.apiKey);
-    if (valid.status === 429) expect(valid.body.message).toMatch(/failed authentications/);
+    expect(valid.body.message).toBe('slip verified');
 
     // The counts reach the database when the window ends or, as here, when the server stops.
     await app.stop();
@@ -109,7 +109,7 @@ describe('a flood of refused authentications from one address', () => {
     expect(summaries.length).toBeLessThanOrEqual(2);
     const counted = summaries.reduce((sum, r) => sum + Number(/^(\d+) requests from 203\.0\.113\.66 /.exec(r.message)![1]), 0);
     // Every request answered 429 is in a summary, none is lost.
-    expect(counted).toBe(limited.length + (valid.status === 429 ? 1 : 0));
+    expect(counted).toBe(limited.length);
     // The bound: per address and clock minute the run touched, LIMIT records one
     // by one and one summary (a run that starts late in a minute may record
     // some in that minute and LIMIT more in the next before it is braked).

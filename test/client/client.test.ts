@@ -188,8 +188,8 @@ describe('slipgate/client', () => {
       message: 'receiver not registered',
       creditsRemaining: 2,
     });
-    const paid = await c.verify(sandboxQr({ details: { receiverProxy: { type: 'MSISDN', digits: '0812345678' }, receiverName: 'SOMEONE ELSE' } }));
-    expect(paid.status === 'success' && paid.checks?.receiver).toMatchObject({ passed: true, policy: 'require', matchedBy: ['account'] });
+    const paid = await c.verify(sandboxQr({ details: { receiverProxy: { type: 'MSISDN', digits: '0812345678' }, receiverName: 'DEEDEE CO., LTD.' } }));
+    expect(paid.status === 'success' && paid.checks?.receiver).toMatchObject({ passed: true, policy: 'require', matchedBy: ['account', 'name'] });
   });
 
   it('a failed verification (HTTP 200 error) and a bad request are returned once, never retried', async () => {

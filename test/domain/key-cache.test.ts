@@ -51,4 +51,20 @@ describe('KeyCache', () => {
     expect(cache.get('h1', 1)).toBeUndefined();
     expect(cache.get('h3', 1)?.id).toBe('k3');
   });
+
+  it('remembers hashes of no live key for the TTL, apart from the live keys, so a flood of bad ones evicts none', () => {
+    const cache = new KeyCache(1000, 2);
+    cache.set('live', key('k1'), 0);
+    cache.setUnknown('bad1', 0);
+    expect(cache.isUnknown('bad1', 999)).toBe(true);
+    expect(cache.isUnknown('bad1', 1000)).toBe(false);
+    for (let i = 0; i < 10; i++) cache.setUnknown(`flood${i}`, 0);
+    expect(cache.get('live', 1)?.id).toBe('k1');
+    // Bounded: the oldest are forgotten first.
+    expect(cache.isUnknown('flood0', 1)).toBe(false);
+    expect(cache.isUnknown('flood9', 1)).toBe(true);
+    const off = new KeyCache(0);
+    off.setUnknown('bad', 0);
+    expect(off.isUnknown('bad', 0)).toBe(false);
+  });
 });

@@ -44,7 +44,8 @@ async function setup() {
   });
   const { account, apiKey } = await services.accounts.createAccount({ name: 'Shop', credits: 20, actor: 'test' });
   const verify = (details: { receiverAccount: string }) => {
-    const bytes = Buffer.from(JSON.stringify({ qrcode: sandboxQr({ details }) }));
+    // Under the receiver's name: the rules want the name the bank prints to agree with the digits.
+    const bytes = Buffer.from(JSON.stringify({ qrcode: sandboxQr({ details: { ...details, receiverName: 'ดีดี' } }) }));
     return verification.verify({ apiKey: apiKey.secret, readBody: async () => ({ ok: true, contentType: 'application/json', bytes }), requestId: newId('req') });
   };
   return { store, services, accountId: account.id, verify, reads };

@@ -97,9 +97,10 @@ describe('which registered receiver a slip paid', () => {
     expect(matchReceivers(verifiedSlip(), [receiver({})], 'require')).toEqual(none);
   });
 
-  it('matches a PromptPay target by its digits, whatever the names', () => {
-    const pp = receiver({ id: 'rcv_2', kind: 'promptpay', bankCode: null, number: '3101234561234', proxyType: 'NATID', nameTh: 'someone else', label: null });
-    expect(matchReceivers(verifiedSlip(), [receiver({}), pp], 'report')).toMatchObject({ passed: true, receiverId: 'rcv_2', matchedBy: ['account'] });
+  it('matches a PromptPay target by its digits and its name, never by the digits against another name', () => {
+    const pp = receiver({ id: 'rcv_2', kind: 'promptpay', bankCode: null, number: '3101234561234', proxyType: 'NATID', nameTh: 'บจก. ดีดี', label: null });
+    expect(matchReceivers(verifiedSlip(), [receiver({}), pp], 'report')).toMatchObject({ passed: true, receiverId: 'rcv_2', matchedBy: ['account', 'name'] });
+    expect(matchReceivers(verifiedSlip(), [receiver({}), { ...pp, nameTh: 'someone else' }], 'report')).toMatchObject({ passed: false, receiverId: null });
   });
 
   it('lets the name decide only when the slip shows no digits of the receiver kind', () => {

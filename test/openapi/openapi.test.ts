@@ -129,8 +129,8 @@ describe('openapi.json', () => {
     const key = { 'x-api-key': apiKey };
     await app.admin.addReceiver('test', { accountId, bankCode: '014', account: '1233131090', nameTh: 'ดีดี', label: 'till 1' });
     await app.admin.setReceiverPolicy('test', accountId, 'require');
-    const paid = await call({ qrcode: sandboxQr({ details: { receiverAccount: '1233131090' } }) }, key, 'VerifySuccess');
-    expect(paid.body.checks.receiver).toMatchObject({ passed: true, label: 'till 1', matchedBy: ['account'] });
+    const paid = await call({ qrcode: sandboxQr({ details: { receiverAccount: '1233131090', receiverName: 'ดีดี' } }) }, key, 'VerifySuccess');
+    expect(paid.body.checks.receiver).toMatchObject({ passed: true, label: 'till 1', matchedBy: ['account', 'name'] });
     const refused = await call({ qrcode: sandboxQr({ details: { receiverAccount: '9999999999' } }) }, key, 'Error1025');
     expect(refused.status).toBe(400);
     expect(refused.headers.get('x-credits-remaining')).toBe('2');

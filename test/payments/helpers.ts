@@ -33,5 +33,6 @@ export const create = (app: TestApp, s: Shop, body: Record<string, unknown>) => 
 
 /** A sandbox slip paid to `promptPay` for `amount` baht at `paidAt`. */
 export function slipFor(opts: { amount: number; promptPay?: string; paidAt?: Date }): string {
-  return sandboxQr({ amount: opts.amount, details: { receiverProxy: { type: 'MSISDN', digits: opts.promptPay ?? PROMPTPAY }, paidAt: opts.paidAt ?? new Date() } });
+  // The name as the shop's bank prints it: the receiver rules want the name to agree with the digits.
+  return sandboxQr({ amount: opts.amount, details: { receiverProxy: { type: 'MSISDN', digits: opts.promptPay ?? PROMPTPAY }, receiverName: 'SOMCHAI JAIDEE', paidAt: opts.paidAt ?? new Date() } });
 }

@@ -76,3 +76,46 @@ function boundaries(tokens: string[]): Set<number> {
   for (const t of tokens) out.add((at += t.length));
   return out;
 }
+
+/** A cut shorter than the registered name's first word must show at least this many characters of it. */
+const MIN_CUT_INSIDE_FIRST_WORD = 8;
+
+/**
+ * Stricter than nameMatches, for registered receivers: the slip's name is
+ * the registered one, whole or cut short by the bank (a fixed width, a cut
+ * surname `MR. SOMCHAI J`, a cut legal form `CO., LT`), never longer and
+ * never another first name. Titles, legal forms, case, spacing and trailing
+ * masks do not matter. A cut that ends inside the registered first word
+ * must still show MIN_CUT_INSIDE_FIRST_WORD characters of it: `ร้าน กา`
+ * is not `ร้านกาแฟ ดีดี`, while a long shop name cut at a bank's width is.
+ */
+export function namePrintedAs(actual: string, registered: string): boolean {
+  const a = unmaskLast(nameTokens(actual));
+  const aVariants = [a, gluedTitleVariant(a)].filter((v): v is string[] => v !== null && v.length > 0);
+  const r = nameTokens(registered);
+  const rVariants = [r, gluedTitleVariant(r)].filter((v): v is string[] => v !== null && v.length > 0);
+  // A cut legal form only after the whole name: `SOMCHAI LI` is not SOMCHAI JAIDEE's `LIMITED`.
+  const wholeThenCutForm = aVariants.map(withoutCutLegalForm).filter((v): v is string[] => v !== null);
+  return aVariants.some((av) => rVariants.some((rv) => cutOf(av, rv))) || wholeThenCutForm.some((av) => rVariants.some((rv) => av.join('') === rv.join('')));
+}
+
+/** True when the name shows letters at all (a wholly masked or title-only name shows none). */
+export function showsName(name: string): boolean {
+  return unmaskLast(nameTokens(name)).length > 0;
+}
+
+/** The tokens without a last one that is a legal form the bank cut (`LT` of LTD, `จำ` of จำกัด). */
+function withoutCutLegalForm(tokens: string[]): string[] | null {
+  const last = tokens.at(-1);
+  if (tokens.length < 2 || last === undefined) return null;
+  return [...COMPANY_WORDS].some((w) => w.length > last.length && w.startsWith(last)) ? tokens.slice(0, -1) : null;
+}
+
+function cutOf(actual: string[], registered: string[]): boolean {
+  const a = actual.join('');
+  const r = registered.join('');
+  if (a === '' || r === '') return false;
+  if (a === r) return true;
+  if (!r.startsWith(a)) return false;
+  return a.length >= registered[0]!.length || a.length >= MIN_CUT_INSIDE_FIRST_WORD;
+}

@@ -3,9 +3,9 @@
 // (receiverAccount, receiverName) and the registered receivers
 // (domain/receiver-policy.ts) both decide with these.
 import type { VerifiedSlip } from '../types.js';
-import { nameMatches } from './names.js';
+import { nameMatches, namePrintedAs, showsName } from './names.js';
 
-export { nameMatches };
+export { nameMatches, namePrintedAs };
 
 /** The receiver's masked values on a slip, with where each came from. */
 export function slipReceiverAccounts(slip: VerifiedSlip): { kind: 'bank' | 'promptpay'; value: string }[] {
@@ -18,6 +18,18 @@ export function slipReceiverAccounts(slip: VerifiedSlip): { kind: 'bank' | 'prom
 /** The receiver's names on a slip (Thai, English), blanks left out. */
 export function slipReceiverNames(slip: VerifiedSlip): string[] {
   return [slip.receiverName, slip.receiverNameEN].filter((v) => v.trim() !== '');
+}
+
+/** The names a slip shows of its receiver: those with letters left once titles, legal forms and masks are gone. */
+export function shownReceiverNames(slip: VerifiedSlip): string[] {
+  return slipReceiverNames(slip).filter(showsName);
+}
+
+const THAI_LETTER = /[\u0E00-\u0E7F]/;
+
+/** A Thai name and a Latin one cannot be compared: neither says anything about the other. */
+export function sameScript(a: string, b: string): boolean {
+  return THAI_LETTER.test(a) === THAI_LETTER.test(b);
 }
 
 /** True when the value shows at least one digit: a wholly masked value tells nothing. */

@@ -58,7 +58,7 @@ export interface ReceiverResult {
   /** The receiver paid, or null when none of the account's was. */
   receiverId: string | null;
   label: string | null;
-  /** What agreed for that receiver: its account digits, its name, or both. */
+  /** What the slip showed of its receiver, all of it agreeing with that receiver: its account digits, its name, or both. */
   matchedBy: ('account' | 'name')[];
 }
 

@@ -1,16 +1,12 @@
-// Who is asking, on the payment request routes: the same x-api-key rules
-// and codes as a verification (docs/contract.md#errors), without a body
-// or a credit involved.
-import type { KeyResolver } from '../key-lookup.js';
+// After the key gate (key-gate.ts) admitted a key on a payment request
+// route: its account must still be live, the verify route's 1022 otherwise
+// (docs/contract.md#errors), without a body or a credit involved.
 import type { Store } from '../ports/store.js';
 
-export type KeyAuth = { ok: true; accountId: string } | { ok: false; error: 'missing_api_key' | 'invalid_api_key' | 'ip_not_allowed' | 'user_not_found' };
+export type LiveAccount = { ok: true; accountId: string } | { ok: false; error: 'user_not_found' };
 
-export async function authenticateKey(keys: KeyResolver, store: Store, apiKey: string | undefined, clientIp: string | undefined): Promise<KeyAuth> {
-  if (!apiKey) return { ok: false, error: 'missing_api_key' };
-  const found = await keys.resolve(apiKey, clientIp);
-  if (!found.ok) return { ok: false, error: found.kind };
-  const account = await store.getAccount(found.key.accountId);
+export async function liveAccountOf(store: Store, accountId: string): Promise<LiveAccount> {
+  const account = await store.getAccount(accountId);
   if (!account || account.deletedAt) return { ok: false, error: 'user_not_found' };
   return { ok: true, accountId: account.id };
 }
