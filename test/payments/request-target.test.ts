@@ -45,7 +45,7 @@ describe('payment requests keep their target', () => {
     await receivers.remove(receiver.id);
   });
 
-  it('LINE matching finds the order after its receiver was removed and added again (a name fixed), and after it was removed', async () => {
+  it('LINE matching finds the order after its receiver was removed and added again (a name fixed), and by its own target after it was removed', async () => {
     accountId = await account('edited');
     const first = await receivers.add({ accountId, promptPay: '0812345678', nameTh: 'บจก. ดีด', nameEn: 'DEEDEE CO' });
     const request = await order('order-2');
@@ -55,7 +55,9 @@ describe('payment requests keep their target', () => {
     const matcher = new PendingRequestMatcher(store);
     expect(await matcher.match(accountId, slip)).toEqual({ kind: 'one', request });
     await receivers.remove(fixed.id);
-    expect(await matcher.match(accountId, slip)).toEqual({ kind: 'one', request });
+    // With no registration of its number left, the request's own target decides: its name as it was then.
+    expect(await matcher.match(accountId, slip)).toEqual({ kind: 'none' });
+    expect(await matcher.match(accountId, { ...slip, receiverName: 'บจก. ดีด' })).toEqual({ kind: 'one', request });
     // A slip to another PromptPay id is still no one's.
     expect(await matcher.match(accountId, { ...slip, receiverPromptpay: 'xxx-xxx-9999' })).toEqual({ kind: 'none' });
   });

@@ -7,11 +7,10 @@
 // the verify path's own atomic rules (payments/paying.ts): paid once, a slip
 // pays one request, the window.
 import type { Store } from '../ports/store.js';
-import { matchReceivers } from '../receiver-policy.js';
-import type { VerifiedSlip } from '../types.js';
+import type { Receiver, VerifiedSlip } from '../types.js';
 import { slipSatang } from '../payments/money.js';
 import type { PaymentRequest } from '../payments/types.js';
-import { targetReceiver } from '../payments/target.js';
+import { paidToTarget } from '../payments/target.js';
 
 export type PaymentMatch =
   /** The request the slip is offered to (its amount may still differ: then it is the receiver's only pending one). */
@@ -50,19 +49,22 @@ export class PendingRequestMatcher implements PaymentRequestMatcher {
    * of pending requests alone: the account's closed history is never read.
    */
   private async pendingPaidTo(accountId: string, slip: VerifiedSlip): Promise<PaymentRequest[]> {
-    const paidTo = new Map<string, boolean>();
+    const paidTo = new Map<string, Promise<boolean>>();
+    let receivers: Promise<readonly Receiver[]> | undefined;
+    const registered = () => (receivers ??= this.store.listReceivers(accountId));
     const pending = await this.store.pendingPaymentRequests(accountId, MAX_PENDING);
-    return pending.filter((request) => {
-      const target = targetReceiver(request);
-      if (!target) return false;
+    const verdicts = pending.map((request) => {
+      if (!request.target) return false;
       // Requests of one target share the verdict: each target is compared once.
-      const key = JSON.stringify([target.kind, target.bankCode, target.number, target.proxyType, target.nameTh, target.nameEn]);
+      const key = JSON.stringify(request.target);
       let paid = paidTo.get(key);
       if (paid === undefined) {
-        paid = matchReceivers(slip, [target], 'report').passed;
+        paid = paidToTarget(request, slip, registered);
         paidTo.set(key, paid);
       }
       return paid;
     });
+    const paid = await Promise.all(verdicts);
+    return pending.filter((_, i) => paid[i]);
   }
 }

@@ -8,10 +8,9 @@
 // a request expiry already marked `expired`; a late one is refused and
 // announced (`payment_request.late_transfer`).
 import type { SettlePayment, Store } from '../ports/store.js';
-import { matchReceivers } from '../receiver-policy.js';
 import type { VerifiedSlip } from '../types.js';
 import { slipSatang } from './money.js';
-import { targetReceiver } from './target.js';
+import { paidToTarget } from './target.js';
 import type { PayResult, PayingSlip, PaymentRecord, PaymentRefusal, PaymentRequest, PaymentStatus } from './types.js';
 import type { NewWebhookDelivery } from '../webhooks/types.js';
 import { transferredInTime } from './payable.js';
@@ -72,8 +71,7 @@ export async function preparePayment(store: Store, attempt: PayAttempt): Promise
   // A late transfer is judged with the rules below: announced only when it was for this order (receiver, amount).
   if (known && known !== 'expired') return refused(known);
   // The request's own target, as its receiver was when it was made: the QR named it.
-  const receiver = targetReceiver(request);
-  if (!receiver || !matchReceivers(slip, [receiver], 'report').passed) return refused('wrong_receiver');
+  if (!(await paidToTarget(request, slip, () => store.listReceivers(request.accountId)))) return refused('wrong_receiver');
   if (paying.amount !== request.amount) return refused('amount_mismatch');
   if (paying.transferredAt.getTime() < request.createdAt.getTime() - CLOCK_TOLERANCE_MS) return refused('transferred_before_request');
   if (!transferredInTime(request, paying)) return { ...refused('expired'), late: attempt.lateDeliveries(request, paying) };
