@@ -123,6 +123,19 @@ export const configSchema = z.object({
       return key;
     })
     .optional(),
+  /**
+   * The public listener's address as the outside world reaches it (https://pay.example.com), without
+   * query or fragment: payment requests' checkoutUrl and `doctor --go-live` use it. Unset: no checkout links.
+   */
+  PUBLIC_URL: z
+    .url({ protocol: /^https?$/, error: 'must be an http(s) URL' })
+    .refine((v) => !/[?#]/.test(v), 'must be an http(s) URL without query or fragment')
+    .transform((v) => v.replace(/\/+$/, ''))
+    .optional(),
+  /** Slip pictures one payment request's checkout page may have checked (each can cost the shop a credit). */
+  CHECKOUT_MAX_CHECKS: z.coerce.number().int().min(1).max(100).default(5),
+  /** Slip uploads one client address may make to checkout pages per minute (per process). */
+  CHECKOUT_UPLOADS_PER_IP_PER_MIN: z.coerce.number().int().min(1).max(100_000).default(10),
   /** One webhook attempt's whole budget. */
   WEBHOOK_TIMEOUT_MS: ms(10_000),
   /** Delay after the first failed attempt; doubles after each, with jitter. */

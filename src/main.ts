@@ -11,6 +11,7 @@ import { mountAuditExport } from './http/audit-export-route.js';
 import { defaultDashboardDir, mountDashboard } from './http/dashboard.js';
 import { mountMetrics } from './http/metrics-route.js';
 import { createPublicApp } from './http/public-app.js';
+import { checkoutLinks } from './domain/payments/checkout-link.js';
 import { Tarpit } from './http/tarpit.js';
 import { metricsText } from './metrics/serve.js';
 import { ListenError } from './listen-error.js';
@@ -73,6 +74,7 @@ export async function run(config: Config, opts: RunOptions): Promise<Running> {
   publicServer.headersTimeout = Math.min(config.HEADERS_TIMEOUT_MS, config.REQUEST_TIMEOUT_MS);
   answerClientErrorsWithJson(publicServer);
   const tarpit = new Tarpit(config.AUTH_BRAKE_DELAY_MS);
+  const checkout = checkoutLinks({ publicUrl: config.PUBLIC_URL, secretsKey: config.SECRETS_KEY });
   publicGate.open(
     createPublicApp({
       verification,
@@ -81,7 +83,8 @@ export async function run(config: Config, opts: RunOptions): Promise<Running> {
       maxImageBytes: config.MAX_IMAGE_BYTES,
       limits: config,
       metrics,
-      payments: { service: payments, keys: services.keys, store },
+      payments: { service: payments, keys: services.keys, store, checkoutUrl: (id) => checkout.url(id) },
+      checkout: { links: checkout, store, verification, maxImageBytes: config.MAX_IMAGE_BYTES, maxChecks: config.CHECKOUT_MAX_CHECKS, uploadsPerAddressPerMinute: config.CHECKOUT_UPLOADS_PER_IP_PER_MIN },
       line: services.lineBridge,
       tarpit,
     }),

@@ -23,11 +23,14 @@ export interface PaymentRouteDeps {
   service: PaymentRequestService;
   keys: KeyResolver;
   store: Store;
+  /** The request's checkout page (PUBLIC_URL and SECRETS_KEY set), else null. */
+  checkoutUrl?: (requestId: string) => string | null;
 }
 
 export function paymentRoutes(deps: PaymentRouteDeps, byKey: RequestHandler): Router {
   const router = express.Router({ caseSensitive: true, strict: true });
   const body = express.raw({ type: () => true, limit: MAX_BODY_BYTES });
+  const success = (request: PaymentRequest) => answer(request, deps.checkoutUrl?.(request.id) ?? null);
   const found = (res: Response, request: PaymentRequest | null) =>
     request ? res.status(200).json(success(request)) : sendError(res, 404, 'payment request not found');
 
@@ -75,8 +78,9 @@ export function paymentRoutes(deps: PaymentRouteDeps, byKey: RequestHandler): Ro
   return router;
 }
 
-function success(request: PaymentRequest) {
-  return { status: 'success', data: paymentFacts(request) };
+/** The request as every answer shows it, with its checkout page's address and where the page returns to. */
+function answer(request: PaymentRequest, checkoutUrl: string | null) {
+  return { status: 'success', data: { ...paymentFacts(request), checkoutUrl, successUrl: request.successUrl } };
 }
 
 const accountOf = (res: Response): string => res.locals.paymentAccountId as string;

@@ -14,6 +14,7 @@ import { perIpLimit, perKeyLimit, type RateLimitSettings } from './rate-limit.js
 import { requestId } from './request-id.js';
 import type { Tarpit } from './tarpit.js';
 import { mountLineWebhook } from './line-webhook-route.js';
+import { mountCheckout, type CheckoutDeps } from './checkout/routes.js';
 import type { LineBridge } from '../domain/line/bridge.js';
 import type { Metrics } from '../metrics/metrics.js';
 import { classifyOutcome, classifyStatus, type OutcomeLabel } from '../metrics/outcomes.js';
@@ -33,6 +34,8 @@ export interface PublicAppDeps {
   payments?: PaymentRouteDeps;
   /** The LINE bridge: POST /line/webhook/<channel id> (docs/line.md). */
   line?: LineBridge;
+  /** The payment requests' checkout pages (docs/payments.md#checkout-page); absent: not served. */
+  checkout?: CheckoutDeps;
   /** Holds the brake's 429s (tarpit.ts); absent: answered at once. */
   tarpit?: Tarpit;
 }
@@ -100,6 +103,7 @@ export function createPublicApp(deps: PublicAppDeps): express.Express {
   });
   app.all(VERIFY_PATH, methodNotAllowed('POST'));
   if (deps.payments) app.use(PAYMENT_REQUESTS_PATH, paymentRoutes(deps.payments, byKey));
+  if (deps.checkout) mountCheckout(app, deps.checkout);
   app.use(notFound);
   app.use(errorHandler(deps.logger));
   return app;

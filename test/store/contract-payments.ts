@@ -39,6 +39,7 @@ function request(accountId: string, over: Partial<PaymentRequest> = {}): Payment
     paidAt: null,
     paidBy: null,
     closedAt: null,
+    successUrl: null,
     ...over,
   };
 }

@@ -33,6 +33,7 @@ const toRequest = (d: PaymentRequestDoc): PaymentRequest => ({
   accountId: d.accountId,
   receiverId: d.receiverId,
   target: d.target ?? null,
+  successUrl: d.successUrl ?? null,
   reference: d.reference,
   amount: d.amount,
   requestedAmount: d.requestedAmount,

@@ -295,4 +295,8 @@ export const PG_MIGRATIONS: readonly string[] = [
   `
   CREATE INDEX payment_requests_pending ON payment_requests (account_id, created_at, id) WHERE status = 'pending';
   `,
+  // The checkout page's way back to the shop (docs/payments.md#checkout-page).
+  `
+  ALTER TABLE payment_requests ADD COLUMN success_url text;
+  `,
 ];
