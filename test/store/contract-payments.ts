@@ -74,6 +74,16 @@ export function paymentContract(f: Fixtures): void {
       expect(await f.store().findPaymentRequest(accountId, 'no-such-order')).toBeNull();
     });
 
+    it("keeps a request's successUrl (the checkout page's way back), and null without one", async () => {
+      const accountId = await f.account(100);
+      const back = request(accountId, { successUrl: 'https://shop.example/thanks?order=1' });
+      expect(await f.store().createPaymentRequest(back)).toEqual({ status: 'created' });
+      expect((await f.store().getPaymentRequest(back.id))?.successUrl).toBe('https://shop.example/thanks?order=1');
+      const none = request(accountId);
+      await f.store().createPaymentRequest(none);
+      expect((await f.store().getPaymentRequest(none.id))?.successUrl).toBeNull();
+    });
+
     it('keeps the unique-amount setting per account (off by default)', async () => {
       const accountId = await f.account(100);
       expect(await f.store().uniquePaymentAmounts(accountId)).toBe(false);

@@ -70,7 +70,7 @@ export function mountCheckout(app: express.Express, deps: CheckoutDeps): void {
       expiresAt: request.expiresAt,
       ...(verdict ? { verdict } : {}),
     };
-    safe(res).status(status).type('text/html').send(checkoutPage(view));
+    safe(res, request.successUrl).status(status).type('text/html').send(checkoutPage(view));
   };
 
   app.get(PAGE, pages, async (req, res) => {
@@ -142,9 +142,11 @@ export function successRedirect(request: PaymentRequest, links: CheckoutLinks): 
 }
 
 /** A page of its own: no third-party anything, no framing, no referrer carrying the token away. */
-function safe(res: Response): Response {
+/** `returnTo`: the successUrl the form's answer may redirect to (browsers hold a form's redirects to form-action). */
+function safe(res: Response, returnTo?: string | null): Response {
+  const formAction = returnTo ? `'self' ${new URL(returnTo).origin}` : "'self'";
   return res.set({
-    'content-security-policy': "default-src 'none'; img-src 'self'; style-src 'self'; script-src 'self'; connect-src 'self'; form-action 'self' https: http:; frame-ancestors 'none'; base-uri 'none'",
+    'content-security-policy': `default-src 'none'; img-src 'self'; style-src 'self'; script-src 'self'; connect-src 'self'; form-action ${formAction}; frame-ancestors 'none'; base-uri 'none'`,
     'x-content-type-options': 'nosniff',
     'referrer-policy': 'no-referrer',
     'cache-control': res.get('cache-control') ?? 'no-store',
