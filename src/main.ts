@@ -97,7 +97,7 @@ export async function run(config: Config, opts: RunOptions): Promise<Running> {
     logger,
     mount: (app) => {
       mountMetrics(app, { text: scrape.text, contentType: metrics.contentType, token: config.METRICS_TOKEN, logger });
-      mountGraphql(app, { ...services, upstreamHealth: () => pool.health(), logger });
+      mountGraphql(app, { ...services, payments: { service: payments, checkoutUrl: (id) => checkout.url(id) }, upstreamHealth: () => pool.health(), logger });
       mountAuditExport(app, { store, adminTokens: services.adminTokens, logger });
       mountDashboard(app, dashboard);
     },
