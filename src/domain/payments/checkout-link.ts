@@ -34,7 +34,7 @@ export function checkoutLinks(opts: { publicUrl?: string | undefined; secretsKey
 }
 
 /** What the redirect to successUrl signs: the request and its state, in this order. */
-export const checkoutSignedText = (paymentRequest: string, status: string) => `slipgate.checkout.v1:${paymentRequest}:${status}`;
+const checkoutSignedText = (paymentRequest: string, status: string) => `slipgate.checkout.v1:${paymentRequest}:${status}`;
 
 /** The `signature` query value: hex HMAC-SHA256 of checkoutSignedText under the account's checkout secret. */
 export const checkoutSignature = (secret: string, paymentRequest: string, status: string) => createHmac('sha256', secret).update(checkoutSignedText(paymentRequest, status)).digest('hex');

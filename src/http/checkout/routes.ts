@@ -130,7 +130,7 @@ function verdictOf(outcome: VerifyOutcome): TextKey {
 }
 
 /** successUrl with the shop's own query kept, plus paymentRequest, status and the signature; null without one. */
-export function successRedirect(request: PaymentRequest, links: CheckoutLinks): string | null {
+function successRedirect(request: PaymentRequest, links: CheckoutLinks): string | null {
   const secret = links.accountSecret(request.accountId);
   if (!request.successUrl || !secret) return null;
   const url = new URL(request.successUrl);
