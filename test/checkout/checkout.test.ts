@@ -156,6 +156,15 @@ describe('checkout page', () => {
     expect(log.join('')).toContain(`/checkout/${made.id}/[redacted]`);
     expect(log.join('')).not.toContain(token);
   });
+
+  it('logs the payment routes by their full path (they are mounted under a prefix)', async () => {
+    const made = (await create(app, merchant, { amount: 12, reference: 'co-path' })).body.data;
+    await call(app, 'GET', `${PATH}/${made.id}/qr.png`, merchant.apiKey);
+    await new Promise((r) => setTimeout(r, 50));
+    const paths = log.flatMap((line) => line.split('\n').filter(Boolean)).map((line) => JSON.parse(line).path as string | undefined);
+    expect(paths).toContain(`${PATH}/${made.id}/qr.png`);
+    expect(paths).toContain(PATH);
+  });
 });
 
 describe('checkout page uploads per address', () => {
