@@ -132,7 +132,7 @@ export const configSchema = z.object({
     .refine((v) => !/[?#]/.test(v), 'must be an http(s) URL without query or fragment')
     .transform((v) => v.replace(/\/+$/, ''))
     .optional(),
-  /** Slip pictures one payment request's checkout page may have checked (each can cost the shop a credit). */
+  /** Slip pictures one payment request's checkout page may have checked, counted in the database (each can cost the shop a credit). */
   CHECKOUT_MAX_CHECKS: z.coerce.number().int().min(1).max(100).default(5),
   /** Slip uploads one client address may make to checkout pages per minute (per process). */
   CHECKOUT_UPLOADS_PER_IP_PER_MIN: z.coerce.number().int().min(1).max(100_000).default(10),

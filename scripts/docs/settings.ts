@@ -81,7 +81,7 @@ export const SCHEMA_SETTINGS: Record<SchemaSetting, SettingDoc> = {
   },
   CHECKOUT_MAX_CHECKS: {
     topic: 'Limits',
-    meaning: 'slip pictures one payment request\'s checkout page may have checked (per process); each can cost the shop one credit, so this bounds what a visitor can spend (see [payments.md](payments.md#checkout-page))',
+    meaning: 'slip pictures one payment request\'s checkout page may have checked (counted in the database, shared by every instance); each can cost the shop one credit, so this bounds what a visitor can spend (see [payments.md](payments.md#checkout-page))',
   },
   CHECKOUT_UPLOADS_PER_IP_PER_MIN: { topic: 'Limits', meaning: 'slip uploads one client address may make to checkout pages per minute (per process); past it the page answers 429' },
   SECRETS_KEY: {

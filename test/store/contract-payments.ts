@@ -84,6 +84,17 @@ export function paymentContract(f: Fixtures): void {
       expect((await f.store().getPaymentRequest(none.id))?.successUrl).toBeNull();
     });
 
+    it('counts checkout checks of a request up to a bound, atomically under concurrency', async () => {
+      const accountId = await f.account(100);
+      const p = request(accountId);
+      await f.store().createPaymentRequest(p);
+      const taken = await Promise.all(Array.from({ length: 12 }, () => f.store().takeCheckoutCheck(p.id, 5)));
+      expect(taken.filter(Boolean)).toHaveLength(5);
+      expect(await f.store().takeCheckoutCheck(p.id, 5)).toBe(false);
+      expect(await f.store().takeCheckoutCheck(p.id, 6)).toBe(true);
+      expect(await f.store().takeCheckoutCheck('pr_missing', 5)).toBe(false);
+    });
+
     it('keeps the unique-amount setting per account (off by default)', async () => {
       const accountId = await f.account(100);
       expect(await f.store().uniquePaymentAmounts(accountId)).toBe(false);

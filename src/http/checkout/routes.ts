@@ -41,7 +41,7 @@ const PAGE = `${CHECKOUT_PATH}/:id/:token`;
 
 export function mountCheckout(app: express.Express, deps: CheckoutDeps): void {
   const now = deps.now ?? (() => new Date());
-  const attempts = new CheckoutAttempts(deps.maxChecks);
+  const attempts = new CheckoutAttempts(deps.store, deps.maxChecks);
   const pages = addressLimit(deps.perAddressPerMinute ?? 120);
   const uploads = addressLimit(deps.uploadsPerAddressPerMinute ?? 10);
 
@@ -98,7 +98,7 @@ export function mountCheckout(app: express.Express, deps: CheckoutDeps): void {
     }
     const upload = await readSlipUpload(req, deps.maxImageBytes);
     if (!upload.ok) return render(req, res, request, upload.problem === 'too_large' ? 'verdict_too_large' : upload.problem === 'no_file' ? 'verdict_no_file' : 'verdict_unreadable', 400);
-    const taken = attempts.take(request.id);
+    const taken = await attempts.take(request.id);
     if (!taken.ok) return render(req, res, request, taken.why === 'limit' ? 'verdict_limit' : 'verdict_busy', 429);
     let outcome: VerifyOutcome;
     try {

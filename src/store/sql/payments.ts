@@ -107,6 +107,7 @@ export const FIND_PAYMENT = 'SELECT * FROM payment_requests WHERE account_id = ?
 /** SQLite checks first, inside its write transaction; PostgreSQL leaves it to the partial unique index. */
 export const PENDING_AMOUNT = "SELECT 1 FROM payment_requests WHERE receiver_id = ? AND amount = ? AND status = 'pending' AND unique_amount = 1";
 export const PAID_BY_SLIP = 'SELECT id FROM payment_requests WHERE paid_transaction_id = ? AND paid_sending_bank = ?';
+export const TAKE_CHECKOUT_CHECK = 'UPDATE payment_requests SET checkout_checks = checkout_checks + 1 WHERE id = ? AND checkout_checks < ?';
 export const CANCEL_PAYMENT = "UPDATE payment_requests SET status = 'cancelled', closed_at = ? WHERE id = ? AND status = 'pending'";
 export const PAY = `UPDATE payment_requests
   SET status = 'paid', paid_at = ?, paid_verification_id = ?, paid_transaction_id = ?, paid_sending_bank = ?, paid_amount = ?, paid_transferred_at = ?

@@ -295,8 +295,9 @@ export const SQLITE_MIGRATIONS: readonly string[] = [
   `
   CREATE INDEX payment_requests_pending ON payment_requests (account_id, created_at, id) WHERE status = 'pending';
   `,
-  // The checkout page's way back to the shop (docs/payments.md#checkout-page).
+  // The checkout page's way back to the shop, and the slip checks its visitors made (docs/payments.md#checkout-page).
   `
   ALTER TABLE payment_requests ADD COLUMN success_url TEXT;
+  ALTER TABLE payment_requests ADD COLUMN checkout_checks INTEGER NOT NULL DEFAULT 0;
   `,
 ];
