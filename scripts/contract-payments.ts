@@ -39,7 +39,7 @@ export function paymentComponents(): Json {
     },
     PaymentRequest: {
       type: 'object',
-      required: ['id', 'reference', 'amount', 'status', 'receiver', 'promptpay', 'createdAt', 'expiresAt', 'paidAt', 'paidBy'],
+      required: ['id', 'reference', 'amount', 'status', 'receiver', 'promptpay', 'createdAt', 'expiresAt', 'paidAt', 'paidBy', 'checkoutUrl', 'successUrl'],
       additionalProperties: false,
       properties: {
         id: { type: 'string', pattern: '^pr_[0-9a-f]{32}$' },
@@ -64,6 +64,11 @@ export function paymentComponents(): Json {
             { type: 'null' },
           ],
         },
+        checkoutUrl: {
+          anyOf: [{ type: 'string', format: 'uri' }, { type: 'null' }],
+          description: "The request's checkout page, PUBLIC_URL/checkout/<id>/<token> (docs/payments.md#checkout-page): open it without a key. Null when the server has no PUBLIC_URL or SECRETS_KEY.",
+        },
+        successUrl: { anyOf: [{ type: 'string', format: 'uri' }, { type: 'null' }], description: 'Where the checkout page sends the customer once paid, as given on create.' },
       },
     },
     PaymentVerdict: {

@@ -128,14 +128,19 @@ export const configSchema = z.object({
     .optional(),
   /**
    * The public listener's outside address, as customers and LINE reach it
-   * through the proxy (https://pay.example.co.th): checked by
-   * `doctor --go-live`, and the base of links slipgate hands out.
+   * through the proxy (https://pay.example.co.th), without query or
+   * fragment: checked by `doctor --go-live`, and the base of the links
+   * slipgate hands out (payment requests' checkoutUrl). Unset: no checkout links.
    */
   PUBLIC_URL: z
     .url({ protocol: /^https?$/, error: 'must be an http(s) URL, e.g. https://pay.example.co.th' })
     .refine((v) => !/[?#]/.test(v), 'must be a plain address, without ?query or #fragment')
     .transform((v) => v.replace(/\/+$/, ''))
     .optional(),
+  /** Slip pictures one payment request's checkout page may have checked, counted in the database (each can cost the shop a credit). */
+  CHECKOUT_MAX_CHECKS: z.coerce.number().int().min(1).max(100).default(5),
+  /** Slip uploads one client address may make to checkout pages per minute (per process). */
+  CHECKOUT_UPLOADS_PER_IP_PER_MIN: z.coerce.number().int().min(1).max(100_000).default(10),
   /** One webhook attempt's whole budget. */
   WEBHOOK_TIMEOUT_MS: ms(10_000),
   /** Delay after the first failed attempt; doubles after each, with jitter. */

@@ -43,5 +43,6 @@ export function createLogger(level: string, destination?: NodeJS.WritableStream,
  * (/api/v1/verify/slip_…) must not get it written to the log.
  */
 export function scrubSecrets(text: string): string {
-  return text.replace(/(slip|sgadm)_[A-Za-z0-9_-]{4,}/g, '$1_[redacted]');
+  // A checkout page's token (/checkout/<id>/<token>) opens the page: the id stays, the token never is written.
+  return text.replace(/(slip|sgadm)_[A-Za-z0-9_-]{4,}/g, '$1_[redacted]').replace(/(\/checkout\/pr_[0-9a-f]{32}\/)[^/?#\s"]+/g, '$1[redacted]');
 }

@@ -12,6 +12,7 @@ import { defaultDashboardDir, mountDashboard } from './http/dashboard.js';
 import { mountMetrics } from './http/metrics-route.js';
 import { createPublicApp } from './http/public-app.js';
 import { instanceProof } from './domain/instance-proof.js';
+import { checkoutLinks } from './domain/payments/checkout-link.js';
 import { Tarpit } from './http/tarpit.js';
 import { metricsText } from './metrics/serve.js';
 import { ListenError } from './listen-error.js';
@@ -74,6 +75,7 @@ export async function run(config: Config, opts: RunOptions): Promise<Running> {
   publicServer.headersTimeout = Math.min(config.HEADERS_TIMEOUT_MS, config.REQUEST_TIMEOUT_MS);
   answerClientErrorsWithJson(publicServer);
   const tarpit = new Tarpit(config.AUTH_BRAKE_DELAY_MS);
+  const checkout = checkoutLinks({ publicUrl: config.PUBLIC_URL, secretsKey: config.SECRETS_KEY });
   publicGate.open(
     createPublicApp({
       verification,
@@ -82,7 +84,8 @@ export async function run(config: Config, opts: RunOptions): Promise<Running> {
       maxImageBytes: config.MAX_IMAGE_BYTES,
       limits: config,
       metrics,
-      payments: { service: payments, store },
+      payments: { service: payments, store, checkoutUrl: (id) => checkout.url(id) },
+      checkout: { links: checkout, store, verification, maxImageBytes: config.MAX_IMAGE_BYTES, maxChecks: config.CHECKOUT_MAX_CHECKS, uploadsPerAddressPerMinute: config.CHECKOUT_UPLOADS_PER_IP_PER_MIN },
       line: services.lineBridge,
       tarpit,
       healthProof: (challenge) => (config.SECRETS_KEY ? instanceProof(config.SECRETS_KEY, challenge) : null),
@@ -96,7 +99,7 @@ export async function run(config: Config, opts: RunOptions): Promise<Running> {
     logger,
     mount: (app) => {
       mountMetrics(app, { text: scrape.text, contentType: metrics.contentType, token: config.METRICS_TOKEN, logger });
-      mountGraphql(app, { ...services, upstreamHealth: () => pool.health(), logger });
+      mountGraphql(app, { ...services, payments: { service: payments, checkoutUrl: (id) => checkout.url(id) }, upstreamHealth: () => pool.health(), logger });
       mountAuditExport(app, { store, adminTokens: services.adminTokens, logger });
       mountDashboard(app, dashboard);
     },

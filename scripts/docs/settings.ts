@@ -27,7 +27,7 @@ export const SCHEMA_SETTINGS: Record<SchemaSetting, SettingDoc> = {
   ADMIN_HOST: { topic: 'Listeners', meaning: 'admin listener address; keep it off the public network' },
   PUBLIC_URL: {
     topic: 'Listeners',
-    meaning: "the public listener's outside address, through the proxy (`https://pay.example.co.th`); `slipgate doctor --go-live` checks that it is https and reaches this instance (see [deploy.md](deploy.md#go-live-check))",
+    meaning: "the public listener's outside address, through the proxy (`https://pay.example.co.th`); `slipgate doctor --go-live` checks that it is https and reaches this instance (see [deploy.md](deploy.md#go-live-check)), and payment requests' `checkoutUrl` is built on it (see [payments.md](payments.md#checkout-page)); unset, `checkoutUrl` is null",
   },
   DATABASE_URL: {
     topic: 'Storage',
@@ -79,6 +79,11 @@ export const SCHEMA_SETTINGS: Record<SchemaSetting, SettingDoc> = {
     accepts: 'whole days `0`–`36500`, or `off` (`0` and `off` keep everything)',
   },
   RETENTION_INTERVAL_MINUTES: { topic: 'Retention', meaning: 'how often a server runs the retention pass (also once at startup; only the longest-running instance does the work)' },
+  CHECKOUT_MAX_CHECKS: {
+    topic: 'Limits',
+    meaning: 'slip pictures one payment request\'s checkout page may have checked (counted in the database, shared by every instance); each can cost the shop one credit, so this bounds what a visitor can spend (see [payments.md](payments.md#checkout-page))',
+  },
+  CHECKOUT_UPLOADS_PER_IP_PER_MIN: { topic: 'Limits', meaning: 'slip uploads one client address may make to checkout pages per minute (per process); past it the page answers 429' },
   SECRETS_KEY: {
     topic: 'Webhooks',
     meaning: '32 bytes that seal webhook signing secrets and LINE channel secrets in the database (see [webhooks.md](webhooks.md#signing-secrets-at-rest-secrets_key)); unset, webhook secrets are stored as they are and LINE channels cannot be connected',

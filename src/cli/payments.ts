@@ -6,6 +6,10 @@ import { bahtOf } from '../domain/payments/money.js';
 import { PAYMENT_STATUSES, type PaymentStatus } from '../domain/payments/types.js';
 import { bangkokTime, printTable } from './output.js';
 import { positiveInt, printJson, withExistingStore } from './context.js';
+import { loadConfig } from '../config.js';
+import { checkoutLinks } from '../domain/payments/checkout-link.js';
+import { parsePaymentRequestBody } from '../domain/payments/input.js';
+import { PaymentRequestRefused } from '../domain/payments/service.js';
 
 export function registerPaymentCommands(program: Command): void {
   const payments = program.command('payments').description("an account's payment requests and its unique-amount setting (docs/payments.md)");
@@ -46,6 +50,55 @@ export function registerPaymentCommands(program: Command): void {
       withExistingStore(async ({ admin, actor }) => {
         await admin.setUniquePaymentAmounts(actor, accountId, setting === 'on', opts.reason ?? null);
         console.log(`Unique payment amounts of ${accountId} are now ${setting}.`);
+      }),
+    );
+
+  payments
+    .command('create <accountId>')
+    .description('make a payment request for the account (as POST /api/v1/payment-requests) and print its checkout link')
+    .requiredOption('--amount <baht>', 'what to ask for, in baht (250 or 250.50)')
+    .requiredOption('--reference <order>', "the shop's order id")
+    .option('--expires-in <minutes>', 'minutes until it expires (default 30)', positiveInt)
+    .option('--receiver <id>', 'the PromptPay receiver (rcv_…); optional when the account has one')
+    .option('--success-url <url>', 'where the checkout page sends the customer once paid')
+    .option('--json', 'print JSON')
+    .action((accountId: string, opts: { amount: string; reference: string; expiresIn?: number; receiver?: string; successUrl?: string; json?: boolean }) => {
+      const links = checkoutLinks({ publicUrl: loadConfig().PUBLIC_URL, secretsKey: loadConfig().SECRETS_KEY });
+      const input = parsePaymentRequestBody({
+        amount: opts.amount,
+        reference: opts.reference,
+        ...(opts.expiresIn === undefined ? {} : { expiresInMinutes: opts.expiresIn }),
+        ...(opts.receiver === undefined ? {} : { receiver: opts.receiver }),
+        ...(opts.successUrl === undefined ? {} : { successUrl: opts.successUrl }),
+      });
+      if (!input.ok) throw new InputError(input.message.replace(/^(\w+)/, (name) => `--${name.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`));
+      return withExistingStore(async ({ store, payments: service }) => {
+        if (!(await store.getAccount(accountId))) throw new InputError(`account ${accountId} not found`);
+        let made;
+        try {
+          made = await service.create(accountId, input.input);
+        } catch (err) {
+          if (err instanceof PaymentRequestRefused) throw new InputError(err.message);
+          throw err;
+        }
+        if (made.outcome === 'conflict') throw new InputError(`reference ${JSON.stringify(opts.reference)} was used before for another amount, receiver or expiry (${made.request.id})`);
+        const p = made.request;
+        const link = links.url(p.id);
+        if (opts.json) return printJson({ ...p, checkoutUrl: link });
+        console.log(`${made.outcome === 'created' ? 'Created' : 'Already made'} ${p.id}: ${bahtOf(p.amount).toFixed(2)} baht for ${p.reference}, ${p.status} until ${bangkokTime(p.expiresAt)} (Bangkok).`);
+        console.log(link ? `Checkout link: ${link}` : 'No checkout link: set PUBLIC_URL and SECRETS_KEY (docs/payments.md#checkout-page).');
+      });
+    });
+
+  payments
+    .command('checkout-secret <accountId>')
+    .description("print the secret the account's shop checks the checkout page's return signature with (derived from SECRETS_KEY)")
+    .action((accountId: string) =>
+      withExistingStore(async ({ store }) => {
+        if (!(await store.getAccount(accountId))) throw new InputError(`account ${accountId} not found`);
+        const secret = checkoutLinks({ secretsKey: loadConfig().SECRETS_KEY }).accountSecret(accountId);
+        if (!secret) throw new InputError('SECRETS_KEY is not set: the checkout secret is derived from it (docs/payments.md#checkout-page)');
+        console.log(secret);
       }),
     );
 }

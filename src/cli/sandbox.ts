@@ -1,4 +1,5 @@
 // `slipgate sandbox qr`: a slip QR the built-in sandbox network accepts.
+import QRCode from 'qrcode';
 import { Option, type Command } from 'commander';
 import { bahtOf } from '../domain/payments/money.js';
 import type { PaymentRequest } from '../domain/payments/types.js';
@@ -13,6 +14,8 @@ import { SandboxDetailsError, type SandboxDetails } from '../upstream/sandbox/sa
 import type { SandboxOutcome } from '../upstream/sandbox/transaction.js';
 
 interface QrOptions {
+  /** Also write the slip as a picture (PNG) to this file: what a customer uploads on a checkout page. */
+  png?: string;
   bank: string;
   amount: string;
   outcome: SandboxOutcome;
@@ -55,6 +58,7 @@ export function registerSandboxCommands(program: Command): void {
         "a slip that pays this payment request exactly (its receiver, its amount, a time inside its window); --amount, --receiver-promptpay/--receiver-account, --paid-at/--minutes-ago change one of them to get that refusal",
       ).conflicts('receiver'),
     )
+    .option('--png <file>', 'also write the slip QR as a PNG picture to this file (a slip picture to upload on a checkout page)')
     .action(async function (this: Command, opts: QrOptions) {
       if (!/^\d{3}$/.test(opts.bank)) throw new InputError('--bank must be a 3-digit bank code such as 004');
       if (!/^\d{1,8}(\.\d{1,2})?$/.test(opts.amount)) throw new InputError('--amount must look like 250 or 250.00');
@@ -66,7 +70,9 @@ export function registerSandboxCommands(program: Command): void {
       const time: SandboxDetails = paying && opts.paidAt === undefined && opts.minutesAgo === undefined ? { paidAt: insideWindow(paying.request) } : {};
       const qr = (extra: SandboxDetails) => sandboxQr({ bank: opts.bank, amount, outcome: opts.outcome, details: { ...time, ...details(opts), ...extra } });
       try {
-        console.log(registered && !ownTarget ? paidToRegistered(registered, qr, opts.receiverName !== undefined) : qr({}));
+        const payload = registered && !ownTarget ? paidToRegistered(registered, qr, opts.receiverName !== undefined) : qr({});
+        if (opts.png !== undefined) await QRCode.toFile(opts.png, payload, { type: 'png', width: 360, margin: 4 });
+        console.log(payload);
       } catch (err) {
         if (err instanceof SandboxDetailsError) throw new InputError(err.message);
         throw err;

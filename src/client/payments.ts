@@ -14,6 +14,8 @@ export interface NewPaymentRequest {
   expiresInMinutes?: number;
   /** A registered PromptPay receiver (`rcv_…`); optional when the account has exactly one. */
   receiver?: string;
+  /** Where the checkout page sends the customer once paid (https; http only for a loopback host): check its signature with verifyCheckoutReturn. */
+  successUrl?: string;
 }
 
 export interface PaymentRequestCalls {

@@ -9,7 +9,12 @@ import type { PaymentVerdict } from '../domain/payments/paying.js';
 export type { PaymentVerdict } from '../domain/payments/paying.js';
 export type { PaymentRefusal, PaymentStatus } from '../domain/payments/types.js';
 /** A payment request as every route answers it (docs/payments.md); amounts in baht, times in Bangkok time. */
-export type PaymentRequestData = ReturnType<typeof paymentFacts>;
+export type PaymentRequestData = ReturnType<typeof paymentFacts> & {
+  /** The request's checkout page (docs/payments.md#checkout-page); null when the server has no PUBLIC_URL or SECRETS_KEY. */
+  checkoutUrl: string | null;
+  /** Where the checkout page sends the customer once paid; null when none was given. */
+  successUrl: string | null;
+};
 
 export type {
   AmountResult,

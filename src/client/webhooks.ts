@@ -53,3 +53,29 @@ function parseHeader(header: string | null | undefined): { t: number; v1: string
   }
   return t !== null && v1.length > 0 ? { t, v1 } : null;
 }
+
+export type CheckoutReturnCheck = { ok: true; paymentRequest: string; status: 'paid' } | { ok: false; reason: 'malformed' | 'bad_signature' };
+
+/**
+ * Checks the address the checkout page sent a customer back to (successUrl
+ * with `paymentRequest`, `status` and `signature` added to its query,
+ * docs/payments.md#checkout-page): `signature` must be the hex
+ * HMAC-SHA256, under the account's checkout secret (`slipgate payments
+ * checkout-secret <account>`), of `slipgate.checkout.v1:<paymentRequest>:<status>`.
+ * A valid one says that request is paid; the shop's own query is not signed.
+ */
+export function verifyCheckoutReturn(url: string | URL, secret: string): CheckoutReturnCheck {
+  let query: URLSearchParams;
+  try {
+    query = new URL(url).searchParams;
+  } catch {
+    return { ok: false, reason: 'malformed' };
+  }
+  const [paymentRequest, status, signature] = ['paymentRequest', 'status', 'signature'].map((name) => query.getAll(name));
+  if (paymentRequest?.length !== 1 || status?.length !== 1 || signature?.length !== 1 || status[0] !== 'paid' || !/^[0-9a-f]{64}$/.test(signature[0]!)) {
+    return { ok: false, reason: 'malformed' };
+  }
+  const expected = createHmac('sha256', secret).update(`slipgate.checkout.v1:${paymentRequest[0]}:${status[0]}`).digest();
+  if (!timingSafeEqual(expected, Buffer.from(signature[0]!, 'hex'))) return { ok: false, reason: 'bad_signature' };
+  return { ok: true, paymentRequest: paymentRequest[0]!, status: 'paid' };
+}

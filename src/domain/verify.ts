@@ -20,6 +20,7 @@ import { failureOutcome, SettleFailedError } from './verify-failures.js';
 import { planPayment, type PaymentToPay } from './verify-payment.js';
 import { recordOfPayment } from './verify-replay.js';
 import type { ReceiverResult } from './checks/types.js';
+import type { PaymentRequest } from './payments/types.js';
 import { runChecks } from './verify-checks.js';
 import { bodyCheck, failure, successRecord, imageRefusal, requestErrorRecord, type FailureFacts, type KeyedWho, type Who } from './verify-records.js';
 
@@ -108,6 +109,18 @@ export class VerificationService {
   verifyForChannel(input: ChannelVerifyInput): Promise<VerifyOutcome> {
     const who: KeyedWho = { id: this.deps.newId(), requestId: input.requestId, accountId: input.accountId, keyId: input.keyId, source: 'line', lineUserId: input.lineUserId };
     return this.track(this.verifySlip(who, input.slip, input.checks, undefined, input.paymentRequestFor), input.requestId);
+  }
+
+  /**
+   * A slip picture uploaded on a payment request's checkout page: the
+   * request's account pays, `checkout:<request id>` stands for the key in
+   * the records, and the rest is the path of POST /api/v1/verify with
+   * `paymentRequest` and `image`. Never rejects, like verify().
+   */
+  verifyForCheckout(input: { request: PaymentRequest; image: Buffer; requestId: string }): Promise<VerifyOutcome> {
+    const { request } = input;
+    const who: KeyedWho = { id: this.deps.newId(), requestId: input.requestId, accountId: request.accountId, keyId: `checkout:${request.id}`, source: 'image' };
+    return this.track(this.verifySlip(who, { image: input.image }, undefined, undefined, request), input.requestId);
   }
 
   /** After the key: the picture or QR text read, then the hold and the network. */
@@ -235,7 +248,7 @@ export class VerificationService {
     const paidDeliveries = paidHere ? (plan?.payment?.deliveries ?? []) : [];
     if (deliveries.length > 0 || paidDeliveries.length > 0) this.deps.webhooks?.written?.([...deliveries, ...paidDeliveries]);
     // lastUsedAt is an API key's; a LINE channel has none.
-    if (who.source !== 'line') this.touches.touch(who.keyId);
+    if (who.source !== 'line' && !who.keyId.startsWith('checkout:')) this.touches.touch(who.keyId);
     // Settling only turns the hold into usage: the hold's balance is the one after the charge.
     return this.verifiedAnswer(who, { data, qrcode, credits: held.credits, payment, receiver }, checks);
   }

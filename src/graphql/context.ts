@@ -2,6 +2,7 @@
 // express before GraphQL runs (src/admin-auth.ts), so a request without
 // a live token never reaches the schema (401), and every context has an
 // acting admin.
+import type { PaymentRequestService } from '../domain/payments/service.js';
 import type { Logger } from 'pino';
 import type { AdminActions } from '../domain/admin-actions.js';
 import type { WebhookEndpoints } from '../domain/webhooks/endpoints.js';
@@ -22,6 +23,8 @@ export interface GraphqlDeps {
   lineChannels: LineChannels;
   upstreamHealth: () => DomainHealth[];
   logger: Logger;
+  /** Payment requests staff make and cancel from the dashboard, and their checkout links; absent: those mutations answer NOT_FOUND. */
+  payments?: { service: PaymentRequestService; checkoutUrl: (requestId: string) => string | null };
 }
 
 /** What yoga gets from express for each request. */

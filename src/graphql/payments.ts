@@ -4,7 +4,9 @@
 import { bahtOf } from '../domain/payments/money.js';
 import { PAYMENT_REFUSALS, PAYMENT_STATUSES, type PayingSlip, type PaymentRecord, type PaymentRefusal, type PaymentRequest, type PaymentStatus } from '../domain/payments/types.js';
 import { builder } from './builder.js';
-import { notFoundError } from './errors.js';
+import { notFoundError, userInputError } from './errors.js';
+import { parsePaymentRequestBody } from '../domain/payments/input.js';
+import { PaymentRequestRefused } from '../domain/payments/service.js';
 import { connection, pageArgs, pagedCost, pageSize, STORE_READ_COST, withCursor } from './pagination.js';
 import { AccountRef, VerifyTransactionRef } from './refs.js';
 
@@ -61,6 +63,12 @@ const PaymentRequestRef = builder.objectRef<PaymentRequest>('PaymentRequest').im
     paidAt: t.expose('paidAt', { type: 'DateTime', nullable: true }),
     paidBy: t.field({ type: PayingSlipRef, nullable: true, resolve: (p) => p.paidBy }),
     closedAt: t.expose('closedAt', { type: 'DateTime', nullable: true, description: 'When it was cancelled or marked expired (kept when a slip transferred in time paid it afterwards).' }),
+    checkoutUrl: t.string({
+      nullable: true,
+      description: "The customer's checkout page (docs/payments.md#checkout-page); null without PUBLIC_URL and SECRETS_KEY.",
+      resolve: (p, _args, ctx) => ctx.payments?.checkoutUrl(p.id) ?? null,
+    }),
+    successUrl: t.exposeString('successUrl', { nullable: true, description: 'Where the checkout page sends the customer once paid.' }),
   }),
 });
 
@@ -113,6 +121,55 @@ builder.mutationFields((t) => ({
     resolve: async (_root, args, ctx) => {
       await ctx.actions.setUniquePaymentAmounts(ctx.actor, String(args.accountId), args.on, args.reason);
       return (await ctx.store.getAccount(String(args.accountId)))!;
+    },
+  }),
+  createPaymentRequest: t.field({
+    type: PaymentRequestRef,
+    authScopes: { support: true },
+    description:
+      "Makes a payment request for the account, as POST /api/v1/payment-requests does (a reference used before with the same fields answers that request). Role: SUPPORT or ADMIN.",
+    args: {
+      accountId: t.arg.id({ required: true }),
+      amount: t.arg.string({ required: true, description: 'Baht: "250" or "250.50".' }),
+      reference: t.arg.string({ required: true }),
+      expiresInMinutes: t.arg.int({ required: false }),
+      successUrl: t.arg.string({ required: false }),
+    },
+    resolve: async (_root, args, ctx) => {
+      const payments = ctx.payments;
+      const accountId = String(args.accountId);
+      const account = await ctx.store.getAccount(accountId);
+      if (!payments || !account || account.deletedAt) throw notFoundError('account not found');
+      const input = parsePaymentRequestBody({
+        amount: args.amount,
+        reference: args.reference,
+        ...(args.expiresInMinutes == null ? {} : { expiresInMinutes: args.expiresInMinutes }),
+        ...(args.successUrl == null || args.successUrl === '' ? {} : { successUrl: args.successUrl }),
+      });
+      if (!input.ok) throw userInputError(input.message);
+      try {
+        const made = await payments.service.create(accountId, input.input);
+        if (made.outcome === 'conflict') throw userInputError(`reference already used for another amount, receiver or expiry (${made.request.id})`);
+        ctx.logger.info({ actor: ctx.actor, accountId, paymentRequestId: made.request.id }, 'payment request made by staff');
+        return made.request;
+      } catch (err) {
+        if (err instanceof PaymentRequestRefused) throw userInputError(err.message);
+        throw err;
+      }
+    },
+  }),
+  cancelPaymentRequest: t.field({
+    type: PaymentRequestRef,
+    authScopes: { support: true },
+    description: 'Cancels a pending payment request (cancelling twice is harmless; a paid or expired one stays as it is). Role: SUPPORT or ADMIN.',
+    args: { id: t.arg.id({ required: true }) },
+    resolve: async (_root, args, ctx) => {
+      const request = await ctx.store.getPaymentRequest(String(args.id));
+      if (!request || !ctx.payments) throw notFoundError('payment request not found');
+      const after = await ctx.payments.service.cancel(request.accountId, request.id);
+      if (!after) throw notFoundError('payment request not found');
+      ctx.logger.info({ actor: ctx.actor, accountId: request.accountId, paymentRequestId: request.id, status: after.status }, 'payment request cancelled by staff');
+      return after;
     },
   }),
 }));

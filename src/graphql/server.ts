@@ -11,7 +11,7 @@ import type { Store } from '../domain/ports/store.js';
 import type { DomainHealth } from '../upstream/pool.js';
 import { armorPlugins, introspectionForAdminsOnly } from './armor.js';
 import { requireAdminToken, signedInAdmin } from '../admin-auth.js';
-import { buildContext, type GraphqlContext, type ServerContext } from './context.js';
+import { buildContext, type GraphqlContext, type GraphqlDeps, type ServerContext } from './context.js';
 import { createMaskError } from './errors.js';
 import { graphiqlPagePolicy, mountGraphiqlSession } from './graphiql-session.js';
 import { graphqlSchema } from './schema.js';
@@ -28,12 +28,13 @@ export interface GraphqlServerDeps {
   lineChannels: LineChannels;
   upstreamHealth: () => DomainHealth[];
   logger: Logger;
+  payments?: GraphqlDeps['payments'];
   maxBodyBytes?: number;
 }
 
 export function mountGraphql(app: Express, deps: GraphqlServerDeps): void {
   const logger = deps.logger.child({ component: 'graphql' });
-  const context = { store: deps.store, actions: deps.admin, webhooks: deps.webhooks, lineChannels: deps.lineChannels, upstreamHealth: deps.upstreamHealth, logger };
+  const context = { store: deps.store, actions: deps.admin, webhooks: deps.webhooks, lineChannels: deps.lineChannels, upstreamHealth: deps.upstreamHealth, logger, ...(deps.payments ? { payments: deps.payments } : {}) };
 
   const yoga = createYoga<ServerContext, GraphqlContext>({
     schema: graphqlSchema(),

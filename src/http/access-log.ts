@@ -19,7 +19,8 @@ export function accessLog(logger: Logger, opts: AccessLogOptions = {}): RequestH
       const fields = {
         requestId: res.locals.requestId,
         method: req.method,
-        path: scrubSecrets(req.path),
+        // The full path: a router mounted under a prefix (the payment routes) sees only its rest in req.path.
+        path: scrubSecrets(req.originalUrl.split('?')[0] ?? req.path),
         status: res.statusCode,
         ms: Math.round((performance.now() - started) * 10) / 10,
       };

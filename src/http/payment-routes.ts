@@ -23,12 +23,15 @@ const JSON_TYPE = /^application\/(?:[\w.+-]+\+)?json\s*(?:;|$)/i;
 export interface PaymentRouteDeps {
   service: PaymentRequestService;
   store: Store;
+  /** The request's checkout page (PUBLIC_URL and SECRETS_KEY set), else null. */
+  checkoutUrl?: (requestId: string) => string | null;
 }
 
 /** `keyed`: the key gate every keyed route goes through (keyed.ts). */
 export function paymentRoutes(deps: PaymentRouteDeps & { keyed: RequestHandler }, byKey: RequestHandler): Router {
   const router = express.Router({ caseSensitive: true, strict: true });
   const body = express.raw({ type: () => true, limit: MAX_BODY_BYTES });
+  const success = (request: PaymentRequest) => answer(request, deps.checkoutUrl?.(request.id) ?? null);
   const found = (res: Response, request: PaymentRequest | null) =>
     request ? res.status(200).json(success(request)) : sendError(res, 404, 'payment request not found');
 
@@ -76,8 +79,9 @@ export function paymentRoutes(deps: PaymentRouteDeps & { keyed: RequestHandler }
   return router;
 }
 
-function success(request: PaymentRequest) {
-  return { status: 'success', data: paymentFacts(request) };
+/** The request as every answer shows it, with its checkout page's address and where the page returns to. */
+function answer(request: PaymentRequest, checkoutUrl: string | null) {
+  return { status: 'success', data: { ...paymentFacts(request), checkoutUrl, successUrl: request.successUrl } };
 }
 
 const accountOf = (res: Response): string => {

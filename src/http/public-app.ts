@@ -19,6 +19,7 @@ import type { Tarpit } from './tarpit.js';
 import { mountLineWebhook } from './line-webhook-route.js';
 import { multipartPicture, rawPicture } from './picture-body.js';
 import { pictureForm } from '../domain/verify-picture-body.js';
+import { mountCheckout, type CheckoutDeps } from './checkout/routes.js';
 import type { LineBridge } from '../domain/line/bridge.js';
 import type { Metrics } from '../metrics/metrics.js';
 import { classifyOutcome, classifyStatus, type OutcomeLabel } from '../metrics/outcomes.js';
@@ -38,6 +39,8 @@ export interface PublicAppDeps {
   payments?: PaymentRouteDeps;
   /** The LINE bridge: POST /line/webhook/<channel id> (docs/line.md). */
   line?: LineBridge;
+  /** The payment requests' checkout pages (docs/payments.md#checkout-page); absent: not served. */
+  checkout?: CheckoutDeps;
   /** Holds the brake's 429s (tarpit.ts); absent: answered at once. */
   tarpit?: Tarpit;
   /** The proof /healthz gives for a challenge (domain/instance-proof.ts); absent or null: SECRETS_KEY is not set. */
@@ -117,6 +120,7 @@ export function createPublicApp(deps: PublicAppDeps): express.Express {
   // Every other keyed route takes its key through the same gate as the verify route: one brake policy.
   const keyedRoute = keyed(deps.verification.keyGate, { tarpit: deps.tarpit, metrics });
   if (deps.payments) app.use(PAYMENT_REQUESTS_PATH, paymentRoutes({ ...deps.payments, keyed: keyedRoute }, byKey));
+  if (deps.checkout) mountCheckout(app, deps.checkout);
   app.use(notFound);
   app.use(errorHandler(deps.logger));
   return app;

@@ -14,7 +14,7 @@ describe('dashboard: payment requests on the account page', { timeout: 120_000 }
   let refusedTx: string;
 
   beforeAll(async () => {
-    t = await startDashboardTest();
+    t = await startDashboardTest({ env: { PUBLIC_URL: 'https://pay.example.com', SECRETS_KEY: 'e'.repeat(64) } });
     merchant = await shop(t.app, 5);
     const paid = (await create(t.app, merchant, { amount: 150, reference: 'ORDER-PAID-1' })).body.data;
     const verified = await t.app.post({ qrcode: slipFor({ amount: 150 }), paymentRequest: paid.id }, { 'x-api-key': merchant.apiKey });
@@ -73,5 +73,32 @@ describe('dashboard: payment requests on the account page', { timeout: 120_000 }
     await rowOf(refusedTx).waitFor();
     expect(await rowOf(refusedTx).getByTestId('payment-verdict').innerText()).toBe('ไม่ได้ชำระคำขอ: คำขอชำระแล้ว');
     await page.context().close();
+  });
+
+  it('support staff create a request, copy its checkout link and cancel it; a viewer sees the link but no form', async () => {
+    const viewer = await accountPage(t.app.tokens.viewer);
+    expect(await viewer.locator('#payment-amount').count()).toBe(0);
+    expect(await viewer.locator('[data-testid="checkout-link"]').first().inputValue()).toMatch(/^https:\/\/pay\.example\.com\/checkout\/pr_/);
+    const page = await accountPage(t.app.tokens.support);
+    await page.locator('#payment-amount').fill('320.50');
+    await page.locator('#payment-reference').fill('PHONE-ORDER-3');
+    await page.getByRole('button', { name: 'Create request' }).click();
+    await page.getByText('Payment request for PHONE-ORDER-3 created.').waitFor();
+    const made = (await t.app.store.findPaymentRequest(merchant.accountId, 'PHONE-ORDER-3'))!;
+    expect(made.amount).toBe(32_050);
+    const link = page.getByRole('textbox', { name: 'Checkout link of PHONE-ORDER-3' });
+    expect(await link.inputValue()).toMatch(new RegExp(`^https://pay\\.example\\.com/checkout/${made.id}/[A-Za-z0-9_-]{22}$`));
+    await page.locator('[data-testid="payments"]').scrollIntoViewIfNeeded();
+    await screenshot(page, 'account-payments-create');
+    const row = page.locator('[data-testid="payments"] tr', { hasText: 'PHONE-ORDER-3' });
+    await row.getByRole('button', { name: 'Cancel' }).click();
+    await page.getByText('Payment request PHONE-ORDER-3 cancelled.').waitFor();
+    expect((await t.app.store.getPaymentRequest(made.id))?.status).toBe('cancelled');
+    // A bad amount is the API's own message, and makes nothing.
+    await page.locator('#payment-amount').fill('-5');
+    await page.locator('#payment-reference').fill('PHONE-ORDER-4');
+    await page.getByRole('button', { name: 'Create request' }).click();
+    expect(await page.locator('[data-testid="payments-error"]').innerText()).toContain('amount must be a positive number');
+    expect(await t.app.store.findPaymentRequest(merchant.accountId, 'PHONE-ORDER-4')).toBeNull();
   });
 });

@@ -11,6 +11,7 @@
 // are the key and admin token made last (by the page, or beforehand), and
 // `acc_…` / `adm_…` an account and admin token made beforehand.
 import { execFileSync } from 'node:child_process';
+import { createServer, type AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { spawnSlipgate, type Child } from '../helpers/child.js';
@@ -28,7 +29,10 @@ let removeDir: () => void;
 let dir: string;
 let seeded: { accountId: string; apiKey: string; adminId: string; adminToken: string };
 
-const env = () => ({ ...process.env, DATABASE_URL: `sqlite:${join(dir, 'slipgate.db')}` });
+// The checkout page's links (docs/payments.md#checkout-page) need SECRETS_KEY, and PUBLIC_URL naming this server: its port is chosen first.
+const SECRETS_KEY = '0123456789abcdef'.repeat(4);
+let port: number;
+const env = () => ({ ...process.env, DATABASE_URL: `sqlite:${join(dir, 'slipgate.db')}`, SECRETS_KEY, PUBLIC_URL: `http://127.0.0.1:${port}` });
 const cli = (...args: string[]) => JSON.parse(execFileSync('node', ['--import', TSX, CLI, ...args], { cwd: dir, env: env(), encoding: 'utf8' })) as Record<string, string>;
 
 function substituted(command: string): string {
@@ -61,8 +65,9 @@ __t=$(grep -o 'sgadm_[A-Za-z0-9_-]\\{20,\\}' "$__o" | head -n1); if [ -n "$__t" 
 
 beforeAll(async () => {
   ({ path: dir, remove: removeDir } = tempDir());
+  port = await freePort();
   // As the pages that deliver webhooks to a receiver on 127.0.0.1 start it (payments.md).
-  server = await spawnSlipgate({ DATABASE_URL: `sqlite:${join(dir, 'slipgate.db')}`, WEBHOOK_ALLOW_PRIVATE: 'true' });
+  server = await spawnSlipgate({ DATABASE_URL: `sqlite:${join(dir, 'slipgate.db')}`, PORT: String(port), SECRETS_KEY, PUBLIC_URL: `http://127.0.0.1:${port}`, WEBHOOK_ALLOW_PRIVATE: 'true' });
   const account = cli('accounts', 'create', '--name', 'Docs shop', '--credits', '1000', '--json');
   const admin = cli('admin-tokens', 'create', '--name', 'docs', '--role', 'admin', '--json');
   seeded = { accountId: account.accountId!, apiKey: account.apiKey!, adminId: admin.id!, adminToken: admin.token! };
@@ -91,3 +96,13 @@ describe('docs examples, as written', () => {
     }
   }, 90_000);
 });
+
+/** A port free a moment ago. */
+function freePort(): Promise<number> {
+  return new Promise((resolve) => {
+    const probe = createServer().listen(0, '127.0.0.1', () => {
+      const { port: free } = probe.address() as AddressInfo;
+      probe.close(() => resolve(free));
+    });
+  });
+}

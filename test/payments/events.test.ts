@@ -114,5 +114,6 @@ function toStored(shown: { id: string; reference: string; promptpay: string; rec
     paidAt: null,
     paidBy: null,
     closedAt: null,
+    successUrl: null,
   };
 }

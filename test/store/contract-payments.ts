@@ -40,6 +40,7 @@ function request(accountId: string, over: Partial<PaymentRequest> = {}): Payment
     paidAt: null,
     paidBy: null,
     closedAt: null,
+    successUrl: null,
     ...over,
   };
 }
@@ -94,6 +95,27 @@ export function paymentContract(f: Fixtures): void {
       expect(await f.store().createPaymentRequest(request(other, { reference: first.reference }))).toEqual({ status: 'created' });
       expect(await f.store().getPaymentRequest('pr_missing')).toBeNull();
       expect(await f.store().findPaymentRequest(accountId, 'no-such-order')).toBeNull();
+    });
+
+    it("keeps a request's successUrl (the checkout page's way back), and null without one", async () => {
+      const accountId = await f.account(100);
+      const back = request(accountId, { successUrl: 'https://shop.example/thanks?order=1' });
+      expect(await f.store().createPaymentRequest(back)).toEqual({ status: 'created' });
+      expect((await f.store().getPaymentRequest(back.id))?.successUrl).toBe('https://shop.example/thanks?order=1');
+      const none = request(accountId);
+      await f.store().createPaymentRequest(none);
+      expect((await f.store().getPaymentRequest(none.id))?.successUrl).toBeNull();
+    });
+
+    it('counts checkout checks of a request up to a bound, atomically under concurrency', async () => {
+      const accountId = await f.account(100);
+      const p = request(accountId);
+      await f.store().createPaymentRequest(p);
+      const taken = await Promise.all(Array.from({ length: 12 }, () => f.store().takeCheckoutCheck(p.id, 5)));
+      expect(taken.filter(Boolean)).toHaveLength(5);
+      expect(await f.store().takeCheckoutCheck(p.id, 5)).toBe(false);
+      expect(await f.store().takeCheckoutCheck(p.id, 6)).toBe(true);
+      expect(await f.store().takeCheckoutCheck('pr_missing', 5)).toBe(false);
     });
 
     it('keeps the unique-amount setting per account (off by default)', async () => {

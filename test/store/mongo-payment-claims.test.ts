@@ -53,6 +53,7 @@ describe('mongo store: payment claims left by a crash', () => {
     paidAt: null,
     paidBy: null,
     closedAt: null,
+    successUrl: null,
     ...over,
   });
   const slip = (transactionId: string) => ({ verificationId: id('vt'), transactionId, sendingBank: '004', amount: 10_000, transferredAt: new Date() });
@@ -138,7 +139,7 @@ describe('mongo store: one slip sent twice at once for one request', () => {
     const make = async () => {
       const p: PaymentRequest = {
         id: id('pr'), accountId, receiverId: 'rcv_t', target: null, reference: id('order'), amount: 500, requestedAmount: 500, uniqueAmount: false, promptpay: 'qr',
-        status: 'pending', createdAt: new Date(), expiresAt: new Date(Date.now() + 600_000), paidAt: null, paidBy: null, closedAt: null,
+        status: 'pending', createdAt: new Date(), expiresAt: new Date(Date.now() + 600_000), paidAt: null, paidBy: null, closedAt: null, successUrl: null,
       };
       await store.createPaymentRequest(p);
       return p;

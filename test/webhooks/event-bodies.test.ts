@@ -39,6 +39,7 @@ const request = (target: Receiver, status: PaymentRequest['status']): PaymentReq
   accountId: 'acc_shop',
   receiverId: target.id,
   target: targetOf(target),
+  successUrl: null,
   reference: 'order-123',
   amount: 25_000,
   requestedAmount: 25_000,

@@ -1,6 +1,10 @@
 // The account page's payment requests: the latest ones with their status,
-// the slip that paid each, and whether unique amounts are on. Read-only here;
-// merchants make and cancel requests through the public API.
+// the slip that paid each, and whether unique amounts are on. Support and
+// admin staff make a request (an order taken by phone or LINE), cancel a
+// pending one and copy its checkout link (docs/payments.md#checkout-page);
+// the API enforces the roles and rules and its message is shown as it says.
+import { gql } from '../api.js';
+import { canChangeCredits, describeError, type PageContext } from '../context.js';
 import { h } from '../dom.js';
 import { formatThb } from '../format.js';
 import { t } from '../i18n/index.js';
@@ -18,6 +22,7 @@ export interface PaymentRequestRow {
   createdAt: string;
   expiresAt: string;
   paidBy: { transactionId: string; sendingBank: string; transferredAt: string } | null;
+  checkoutUrl: string | null;
 }
 
 export interface AccountPayments {
@@ -28,32 +33,98 @@ export interface AccountPayments {
 /** The fields account.ts adds to its query. */
 export const PAYMENT_FIELDS = `
     uniquePaymentAmounts
-    paymentRequests(first: 10) { nodes { id reference amount requestedAmount status createdAt expiresAt paidBy { transactionId sendingBank transferredAt } } }`;
+    paymentRequests(first: 10) { nodes { id reference amount requestedAmount status createdAt expiresAt checkoutUrl paidBy { transactionId sendingBank transferredAt } } }`;
+
+const RELOAD = `query ($id: ID!) { account(id: $id) { ${PAYMENT_FIELDS} } }`;
+const CREATE = `mutation ($accountId: ID!, $amount: String!, $reference: String!, $successUrl: String) { createPaymentRequest(accountId: $accountId, amount: $amount, reference: $reference, successUrl: $successUrl) { id } }`;
+const CANCEL = `mutation ($id: ID!) { cancelPaymentRequest(id: $id) { id } }`;
 
 const STATUS_TONE = { PENDING: 'warn', PAID: 'ok', EXPIRED: 'neutral', CANCELLED: 'neutral' } as const;
 
-export function paymentsSection(data: AccountPayments): HTMLElement {
+/** The section; after a change it reloads its own rows. */
+export function paymentsSection(ctx: PageContext, accountId: string, first: AccountPayments, deleted: boolean): HTMLElement {
   const m = t().payments;
-  const rows = data.paymentRequests.nodes;
-  return h(
-    'section',
-    { 'aria-labelledby': 'payments-h', 'data-testid': 'payments' },
-    h('h2', { id: 'payments-h' }, m.heading),
-    h('p', { class: 'muted' }, data.uniquePaymentAmounts ? m.uniqueOn : m.uniqueOff),
-    rows.length === 0
-      ? empty(m.none)
-      : dataTable(
-          m.caption,
-          [{ label: m.created }, { label: m.reference }, { label: m.amount, numeric: true }, { label: m.status }, { label: m.paidBy }, { label: m.expires }],
-          rows.map((p) => [
-            time(p.createdAt),
-            h('span', { title: p.id }, p.reference),
-            p.amount === p.requestedAmount ? formatThb(p.amount) : h('span', { title: m.requested(formatThb(p.requestedAmount)) }, formatThb(p.amount)),
-            badge(m.statuses[p.status], STATUS_TONE[p.status]),
-            p.paidBy ? h('span', {}, h('code', {}, p.paidBy.transactionId), ` · ${bankLabel(p.paidBy.sendingBank)} · `, time(p.paidBy.transferredAt)) : h('span', { class: 'muted' }, '—'),
-            time(p.expiresAt),
-          ]),
-          { captionHidden: true },
-        ),
-  );
+  const editable = canChangeCredits(ctx.me) && !deleted;
+  const body = h('div', {});
+  const result = h('div', { 'aria-live': 'polite' });
+  const section = h('section', { 'aria-labelledby': 'payments-h', 'data-testid': 'payments' }, h('h2', { id: 'payments-h' }, m.heading), body, editable ? createForm() : null, result);
+
+  function render(data: AccountPayments): void {
+    body.replaceChildren(
+      h('p', { class: 'muted' }, data.uniquePaymentAmounts ? m.uniqueOn : m.uniqueOff),
+      data.paymentRequests.nodes.length === 0 ? empty(m.none) : table(data.paymentRequests.nodes),
+    );
+  }
+
+  async function change(query: string, variables: Record<string, unknown>, done: string): Promise<void> {
+    try {
+      await gql(query, variables);
+      const { account } = await gql<{ account: AccountPayments }>(RELOAD, { id: accountId });
+      if (!ctx.isCurrent()) return;
+      render(account);
+      result.replaceChildren(h('p', { class: 'notice ok', role: 'status' }, done));
+      ctx.announce(done);
+    } catch (err) {
+      result.replaceChildren(h('p', { class: 'notice error', role: 'alert', 'data-testid': 'payments-error' }, describeError(err, ctx.me)));
+    }
+  }
+
+  function linkCell(p: PaymentRequestRow): HTMLElement {
+    if (!p.checkoutUrl) return h('span', { class: 'muted', title: m.noLink }, '—');
+    const field = h('input', { type: 'text', readonly: true, value: p.checkoutUrl, 'aria-label': m.linkLabel(p.reference), 'data-testid': 'checkout-link', size: 24 });
+    const copy = h('button', {
+      type: 'button',
+      class: 'secondary',
+      onclick: () => {
+        field.select();
+        void navigator.clipboard?.writeText(p.checkoutUrl!).then(() => ctx.announce(m.copied), () => undefined);
+      },
+    }, m.copy);
+    const cancel = editable && p.status === 'PENDING' ? h('button', { type: 'button', class: 'secondary', onclick: () => void change(CANCEL, { id: p.id }, m.cancelled(p.reference)) }, m.cancel) : null;
+    return h('span', { class: 'buttons' }, field, copy, cancel);
+  }
+
+  function table(rows: PaymentRequestRow[]): HTMLElement {
+    return dataTable(
+      m.caption,
+      [{ label: m.created }, { label: m.reference }, { label: m.amount, numeric: true }, { label: m.status }, { label: m.paidBy }, { label: m.expires }, { label: m.actions }],
+      rows.map((p) => [
+        time(p.createdAt),
+        h('span', { title: p.id }, p.reference),
+        p.amount === p.requestedAmount ? formatThb(p.amount) : h('span', { title: m.requested(formatThb(p.requestedAmount)) }, formatThb(p.amount)),
+        badge(m.statuses[p.status], STATUS_TONE[p.status]),
+        p.paidBy ? h('span', {}, h('code', {}, p.paidBy.transactionId), ` · ${bankLabel(p.paidBy.sendingBank)} · `, time(p.paidBy.transferredAt)) : h('span', { class: 'muted' }, '—'),
+        time(p.expiresAt),
+        p.status === 'PENDING' ? linkCell(p) : h('span', { class: 'muted' }, '—'),
+      ]),
+      { captionHidden: true },
+    );
+  }
+
+  function createForm(): HTMLElement {
+    const amount = h('input', { id: 'payment-amount', name: 'amount', type: 'text', inputmode: 'decimal', required: true, autocomplete: 'off' });
+    const reference = h('input', { id: 'payment-reference', name: 'reference', type: 'text', required: true, maxlength: 128, autocomplete: 'off' });
+    const successUrl = h('input', { id: 'payment-success-url', name: 'successUrl', type: 'url', autocomplete: 'off' });
+    return h(
+      'form',
+      {
+        class: 'card',
+        'aria-labelledby': 'payment-create-h',
+        onsubmit: (event: SubmitEvent) => {
+          event.preventDefault();
+          const ref = reference.value.trim();
+          void change(CREATE, { accountId, amount: amount.value.trim(), reference: ref, successUrl: successUrl.value.trim() || null }, m.madeNotice(ref));
+        },
+      },
+      h('h3', { id: 'payment-create-h' }, m.create),
+      h('p', { class: 'hint' }, m.createHint),
+      h('div', { class: 'field' }, h('label', { for: 'payment-amount' }, m.amountBaht), amount),
+      h('div', { class: 'field' }, h('label', { for: 'payment-reference' }, m.reference), reference),
+      h('div', { class: 'field' }, h('label', { for: 'payment-success-url' }, m.successUrl), successUrl),
+      h('div', { class: 'buttons' }, h('button', { type: 'submit' }, m.createButton)),
+    );
+  }
+
+  render(first);
+  return section;
 }

@@ -104,7 +104,7 @@ export async function accountPage(ctx: PageContext): Promise<void> {
       h('section', { 'aria-labelledby': 'ledger-h' }, h('h2', { id: 'ledger-h' }, m.ledger), ledger(a.ledger)),
     ),
     receiversSection(ctx, a.id),
-    paymentsSection(a),
+    paymentsSection(ctx, a.id, a, a.deletedAt !== null),
     webhooksSection(a, ctx.me, (message) => ctx.announce(message)),
     lineSection(a),
   );

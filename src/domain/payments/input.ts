@@ -9,6 +9,7 @@ const DEFAULT_EXPIRY_MINUTES = 30;
 
 const AMOUNT = `amount must be a positive number of baht with at most 2 decimals, at most ${MAX_AMOUNT_SATANG / 100} (a PromptPay QR's maximum)`;
 const REFERENCE = `reference must be 1 to ${MAX_REFERENCE_LENGTH} characters without control characters`;
+const SUCCESS_URL = 'successUrl must be an https URL (http only for localhost or a loopback address) without credentials or fragment, at most 2048 characters';
 const EXPIRY = `expiresInMinutes must be a whole number from 1 to ${MAX_EXPIRY_MINUTES}`;
 
 export const paymentRequestBody = z
@@ -38,6 +39,12 @@ export const paymentRequestBody = z
       .max(64, 'receiver must be a registered receiver id (rcv_…)')
       .optional()
       .meta({ description: 'A registered, active PromptPay receiver of the account; optional when it has exactly one.' }),
+    successUrl: z
+      .string({ error: SUCCESS_URL })
+      .max(2048, SUCCESS_URL)
+      .refine(isSuccessUrl, SUCCESS_URL)
+      .optional()
+      .meta({ description: 'Where the checkout page sends the customer (303) once paid, with paymentRequest, status=paid and signature added to its query (docs/payments.md#checkout-page).' }),
   })
   .strict();
 
@@ -46,6 +53,7 @@ export interface PaymentRequestInput {
   reference: string;
   expiresInMinutes: number;
   receiver?: string;
+  successUrl?: string;
 }
 
 /** The body as the domain uses it (amount in satang), or the message of its first problem. */
@@ -57,12 +65,25 @@ export function parsePaymentRequestBody(body: unknown): { ok: true; input: Payme
     const message = issue.code === 'unrecognized_keys' ? `unknown field ${issue.keys.map((k) => JSON.stringify(k)).join(', ')}` : issue.message;
     return { ok: false, message };
   }
-  const { amount, reference, expiresInMinutes, receiver } = parsed.data;
+  const { amount, reference, expiresInMinutes, receiver, successUrl } = parsed.data;
   return {
     ok: true,
-    input: { amount: satangOf(amount)!, reference, expiresInMinutes: expiresInMinutes ?? DEFAULT_EXPIRY_MINUTES, ...(receiver === undefined ? {} : { receiver }) },
+    input: { amount: satangOf(amount)!, reference, expiresInMinutes: expiresInMinutes ?? DEFAULT_EXPIRY_MINUTES, ...(receiver === undefined ? {} : { receiver }), ...(successUrl === undefined ? {} : { successUrl }) },
   };
 }
 
 /** Payment request ids as slipgate makes them: anything else is refused before a lookup. */
 export const isPaymentRequestId = (value: unknown): value is string => typeof value === 'string' && /^pr_[0-9a-f]{32}$/.test(value);
+
+/** https anywhere; http only for a loopback host (a shop testing on its own machine). */
+function isSuccessUrl(value: string): boolean {
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    return false;
+  }
+  if (url.username || url.password || url.hash || value.includes('#')) return false;
+  if (url.protocol === 'https:') return true;
+  return url.protocol === 'http:' && (url.hostname === 'localhost' || url.hostname === '[::1]' || /^127\.\d+\.\d+\.\d+$/.test(url.hostname));
+}

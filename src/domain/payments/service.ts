@@ -55,6 +55,7 @@ export class PaymentRequestService {
       paidAt: null,
       paidBy: null,
       closedAt: null,
+      successUrl: input.successUrl ?? null,
     };
     // Without the setting one try; with it, the extra satang from a random start, so concurrent creates rarely collide.
     const start = randomInt(EXTRA_SATANG);

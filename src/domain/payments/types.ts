@@ -64,6 +64,8 @@ export interface PaymentRequest {
   paidBy: PayingSlip | null;
   /** When it was cancelled or marked expired. */
   closedAt: Date | null;
+  /** Where the checkout page sends the customer once paid (docs/payments.md#checkout-page); null: it shows the paid state. */
+  successUrl: string | null;
 }
 
 /** What a store's create did: a reference used before hands back the first request, never a second. */

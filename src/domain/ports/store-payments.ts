@@ -27,6 +27,13 @@ export interface PaymentRequestStore {
   pendingPaymentRequests(accountId: string, limit: number): Promise<PaymentRequest[]>;
   /** Pending → cancelled; the request as it is after (unchanged when not pending), null for an unknown id. */
   cancelPaymentRequest(id: string, at: Date): Promise<PaymentRequest | null>;
+  /**
+   * Counts one checkout-page slip check of the request if fewer than `max`
+   * were counted, atomically whatever runs at the same time on other
+   * instances: the bound on what a page's visitors can spend. False when
+   * `max` were counted already (or the request is unknown).
+   */
+  takeCheckoutCheck(id: string, max: number): Promise<boolean>;
   /** Up to `limit` pending requests that expired at or before `now`, soonest expired first. */
   duePaymentRequests(now: Date, limit: number): Promise<PaymentRequest[]>;
   /**

@@ -12,6 +12,8 @@ export interface PaymentRequestDoc {
   receiverId: string;
   /** Absent only on a request made before targets were kept, until migrate() back-fills it (null: its receiver was gone). */
   target?: PaymentTarget | null;
+  /** Absent on requests made before the checkout page. */
+  successUrl?: string | null;
   reference: string;
   amount: number;
   requestedAmount: number;
@@ -54,6 +56,7 @@ const paymentRequestSchema = new Schema<PaymentRequestDoc>(
     accountId: str,
     receiverId: str,
     target: { type: Schema.Types.Mixed, default: null },
+    successUrl: { type: String, default: null },
     reference: str,
     amount: { type: Number, required: true },
     requestedAmount: { type: Number, required: true },

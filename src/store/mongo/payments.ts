@@ -35,6 +35,7 @@ const toRequest = (d: PaymentRequestDoc): PaymentRequest => ({
   accountId: d.accountId,
   receiverId: d.receiverId,
   target: d.target ?? null,
+  successUrl: d.successUrl ?? null,
   reference: d.reference,
   amount: d.amount,
   requestedAmount: d.requestedAmount,
@@ -151,6 +152,27 @@ async function claimAmount(m: Models, p: PaymentRequest): Promise<boolean> {
 
 async function releaseAmount(m: Models, p: PaymentRequest): Promise<void> {
   if (p.uniqueAmount) await m.paymentAmounts.deleteOne({ _id: amountKey(p), requestId: p.id });
+}
+
+/**
+ * A claim per check, decided by a unique _id (`<request id>#<n>`, n from 1 to
+ * max) as the pending-amount claims are: the first free n is this check's,
+ * and none free means the bound is reached, whatever runs at the same time.
+ */
+export async function takeCheckoutCheck(m: Models, id: string, max: number): Promise<boolean> {
+  return mapped(async () => {
+    if (!(await m.paymentRequests.exists({ _id: id }))) return false;
+    const claims = m.paymentRequests.db.collection<{ _id: string; requestId: string }>('checkout_checks');
+    for (let n = 1; n <= max; n++) {
+      try {
+        await claims.insertOne({ _id: `${id}#${n}`, requestId: id });
+        return true;
+      } catch (err) {
+        if (!isDuplicateKey(err)) throw err;
+      }
+    }
+    return false;
+  });
 }
 
 export async function cancelPaymentRequest(m: Models, id: string, at: Date): Promise<PaymentRequest | null> {

@@ -313,4 +313,9 @@ export const PG_MIGRATIONS: readonly string[] = [
   UPDATE webhook_deliveries SET finished_at = coalesce(delivered_at, next_attempt_at) WHERE state <> 'pending';
   CREATE INDEX webhook_deliveries_finished ON webhook_deliveries (finished_at, id) WHERE finished_at IS NOT NULL;
   `,
+  // The checkout page's way back to the shop, and the slip checks its visitors made (docs/payments.md#checkout-page).
+  `
+  ALTER TABLE payment_requests ADD COLUMN success_url text;
+  ALTER TABLE payment_requests ADD COLUMN checkout_checks integer NOT NULL DEFAULT 0;
+  `,
 ];

@@ -67,6 +67,11 @@ export async function pendingPaymentRequests(db: PgDb, accountId: string, limit:
   return rows.map(map);
 }
 
+export async function takeCheckoutCheck(db: PgDb, id: string, max: number): Promise<boolean> {
+  const { rows } = await db.run(`${numbered(sql.TAKE_CHECKOUT_CHECK)} RETURNING id`, [id, max]);
+  return rows.length === 1;
+}
+
 export async function cancelPaymentRequest(db: PgDb, id: string, at: Date): Promise<PaymentRequest | null> {
   await db.run(numbered(sql.CANCEL_PAYMENT), [at, id]);
   return getOn(db.run, id);

@@ -17,6 +17,8 @@ export interface PaymentRow<Time, Int, Bool> {
   target_name_th: string | null;
   target_name_en: string | null;
   reference: string;
+  /** Null for requests made without one (and before the column). */
+  success_url: string | null;
   amount: Int;
   requested_amount: Int;
   unique_amount: Bool;
@@ -51,6 +53,7 @@ export function paymentMapper<Time, Int, Bool>(date: (value: Time) => Date) {
             nameEn: r.target_name_en,
           },
     reference: r.reference,
+    successUrl: r.success_url ?? null,
     amount: Number(r.amount),
     requestedAmount: Number(r.requested_amount),
     uniqueAmount: Boolean(r.unique_amount),
@@ -75,8 +78,8 @@ export function paymentMapper<Time, Int, Bool>(date: (value: Time) => Date) {
 
 export const INSERT_PAYMENT = `INSERT INTO payment_requests
   (id, account_id, receiver_id, target_kind, target_bank_code, target_number, target_proxy_type, target_name_th, target_name_en,
-   reference, amount, requested_amount, unique_amount, promptpay, status, created_at, expires_at)
-  VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`;
+   reference, amount, requested_amount, unique_amount, promptpay, status, created_at, expires_at, success_url)
+  VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`;
 
 export const paymentValues = (p: PaymentRequest, time: (at: Date) => unknown, bool: (b: boolean) => unknown): unknown[] => [
   p.id,
@@ -96,6 +99,7 @@ export const paymentValues = (p: PaymentRequest, time: (at: Date) => unknown, bo
   p.status,
   time(p.createdAt),
   time(p.expiresAt),
+  p.successUrl,
 ];
 
 export const GET_PAYMENT = 'SELECT * FROM payment_requests WHERE id = ?';
@@ -103,6 +107,7 @@ export const FIND_PAYMENT = 'SELECT * FROM payment_requests WHERE account_id = ?
 /** SQLite checks first, inside its write transaction; PostgreSQL leaves it to the partial unique index. */
 export const PENDING_AMOUNT = "SELECT 1 FROM payment_requests WHERE receiver_id = ? AND amount = ? AND status = 'pending' AND unique_amount = 1";
 export const PAID_BY_SLIP = 'SELECT id FROM payment_requests WHERE paid_transaction_id = ? AND paid_sending_bank = ?';
+export const TAKE_CHECKOUT_CHECK = 'UPDATE payment_requests SET checkout_checks = checkout_checks + 1 WHERE id = ? AND checkout_checks < ?';
 export const CANCEL_PAYMENT = "UPDATE payment_requests SET status = 'cancelled', closed_at = ? WHERE id = ? AND status = 'pending'";
 /** Run after the payable check (payments/payable.ts) under the write's lock: an `expired` request is paid by an in-time transfer. */
 export const PAY = `UPDATE payment_requests

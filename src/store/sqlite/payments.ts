@@ -63,6 +63,10 @@ export async function pendingPaymentRequests(lite: Lite, accountId: string, limi
   return (lite.sql(sql.PENDING_OF_ACCOUNT).all(accountId, limit) as Row[]).map(map);
 }
 
+export async function takeCheckoutCheck(lite: Lite, id: string, max: number): Promise<boolean> {
+  return lite.sql(sql.TAKE_CHECKOUT_CHECK).run(id, max).changes === 1;
+}
+
 export async function cancelPaymentRequest(lite: Lite, id: string, at: Date): Promise<PaymentRequest | null> {
   lite.sql(sql.CANCEL_PAYMENT).run(ms(at), id);
   return getSync(lite, id);

@@ -115,6 +115,7 @@ export class SqliteStore implements Store {
   listPaymentRequests: Store['listPaymentRequests'] = (...args) => payments.listPaymentRequests(this.lite, ...args);
   pendingPaymentRequests: Store['pendingPaymentRequests'] = (...args) => payments.pendingPaymentRequests(this.lite, ...args);
   cancelPaymentRequest: Store['cancelPaymentRequest'] = (...args) => payments.cancelPaymentRequest(this.lite, ...args);
+  takeCheckoutCheck: Store['takeCheckoutCheck'] = (...args) => payments.takeCheckoutCheck(this.lite, ...args);
   duePaymentRequests: Store['duePaymentRequests'] = (...args) => payments.duePaymentRequests(this.lite, ...args);
   expirePaymentRequests: Store['expirePaymentRequests'] = (...args) => payments.expirePaymentRequests(this.lite, ...args);
 

@@ -1,0 +1,168 @@
+// The checkout page of a payment request on the public listener, with no API
+// key (docs/payments.md#checkout-page): /checkout/<id>/<token>, where the
+// token is the request's (domain/payments/checkout-link.ts); anything else
+// is 404. The page, its framed QR picture, a small status JSON for page.js,
+// and the slip upload, which pays exactly as POST /api/v1/verify with
+// `paymentRequest` and `image` (VerificationService.verifyForCheckout).
+// Registered on the app itself, so the access log sees the full path (with
+// the token redacted, log.ts scrubSecrets).
+import type express from 'express';
+import type { Request, RequestHandler, Response } from 'express';
+import { rateLimit } from 'express-rate-limit';
+import type { CheckoutLinks } from '../../domain/payments/checkout-link.js';
+import { checkoutSignature, CHECKOUT_PATH } from '../../domain/payments/checkout-link.js';
+import { isPaymentRequestId } from '../../domain/payments/input.js';
+import { bahtOf } from '../../domain/payments/money.js';
+import type { PaymentRequest } from '../../domain/payments/types.js';
+import type { Store } from '../../domain/ports/store.js';
+import type { VerificationService, VerifyOutcome } from '../../domain/verify.js';
+import { CheckoutAttempts } from './attempts.js';
+import { checkoutPage, PAGE_CSS, PAGE_JS, type PageView } from './page.js';
+import { framedQrPng } from './qr-frame.js';
+import { pickLang, type TextKey } from './texts.js';
+import { readSlipUpload } from './upload.js';
+
+export interface CheckoutDeps {
+  links: CheckoutLinks;
+  store: Store;
+  verification: VerificationService;
+  /** The verify route's cap on a picture's bytes (MAX_IMAGE_BYTES); pixels are the image pool's. */
+  maxImageBytes: number;
+  /** CHECKOUT_MAX_CHECKS. */
+  maxChecks: number;
+  /** Page loads (and pictures, status polls) per client address per minute (per process). */
+  perAddressPerMinute?: number;
+  /** Slip uploads per client address per minute (per process). */
+  uploadsPerAddressPerMinute?: number;
+  now?: () => Date;
+}
+
+const PAGE = `${CHECKOUT_PATH}/:id/:token`;
+
+export function mountCheckout(app: express.Express, deps: CheckoutDeps): void {
+  const now = deps.now ?? (() => new Date());
+  const attempts = new CheckoutAttempts(deps.store, deps.maxChecks);
+  const pages = addressLimit(deps.perAddressPerMinute ?? 120);
+  const uploads = addressLimit(deps.uploadsPerAddressPerMinute ?? 10);
+
+  app.get(`${CHECKOUT_PATH}/assets/page.css`, pages, (_req, res) => void safe(res).type('text/css').set('cache-control', 'public, max-age=3600').send(PAGE_CSS));
+  app.get(`${CHECKOUT_PATH}/assets/page.js`, pages, (_req, res) => void safe(res).type('text/javascript').set('cache-control', 'public, max-age=3600').send(PAGE_JS));
+
+  /** The request the path names, when its token is right; otherwise the 404 page is sent. */
+  const requestOf = async (req: Request, res: Response): Promise<PaymentRequest | null> => {
+    const id = String(req.params.id);
+    const token = String(req.params.token);
+    const request = isPaymentRequestId(id) && deps.links.matches(id, token) ? await deps.store.getPaymentRequest(id) : null;
+    if (!request) safe(res).status(404).type('text/html').send('<!doctype html><meta charset="utf-8"><title>404</title><p>Not found / ไม่พบหน้านี้</p>');
+    return request;
+  };
+  const stateOf = (request: PaymentRequest): PageView['state'] =>
+    request.status === 'pending' && request.expiresAt.getTime() <= now().getTime() ? 'expired' : request.status;
+  const render = async (req: Request, res: Response, request: PaymentRequest, verdict?: TextKey, status = 200) => {
+    const account = await deps.store.getAccount(request.accountId);
+    const view: PageView = {
+      lang: pickLang(req.query.lang, req.headers['accept-language']),
+      base: `${CHECKOUT_PATH}/${request.id}/${String(req.params.token)}`,
+      shop: account?.name ?? '',
+      amount: bahtOf(request.amount).toFixed(2),
+      reference: request.reference,
+      state: stateOf(request),
+      expiresAt: request.expiresAt,
+      ...(verdict ? { verdict } : {}),
+    };
+    safe(res, request.successUrl).status(status).type('text/html').send(checkoutPage(view));
+  };
+
+  app.get(PAGE, pages, async (req, res) => {
+    const request = await requestOf(req, res);
+    if (request) await render(req, res, request);
+  });
+  app.get(`${PAGE}/status.json`, pages, async (req, res) => {
+    const request = await requestOf(req, res);
+    if (request) safe(res).json({ status: stateOf(request) });
+  });
+  app.get(`${PAGE}/qr.png`, pages, async (req, res) => {
+    const request = await requestOf(req, res);
+    if (!request) return;
+    const account = await deps.store.getAccount(request.accountId);
+    const png = await framedQrPng(request.promptpay, { amount: bahtOf(request.amount).toFixed(2), shop: account?.name ?? '' });
+    if (req.query.download !== undefined) res.set('content-disposition', `attachment; filename="promptpay-${request.id}.png"`);
+    safe(res).type('image/png').send(png);
+  });
+  app.post(PAGE, uploads, async (req, res) => {
+    const request = await requestOf(req, res);
+    if (!request) return void req.resume();
+    if (stateOf(request) !== 'pending') {
+      req.resume();
+      return render(req, res, request, stateOf(request) === 'paid' ? 'verdict_already_paid' : `verdict_${stateOf(request) as 'expired' | 'cancelled'}`, 409);
+    }
+    const upload = await readSlipUpload(req, deps.maxImageBytes);
+    if (!upload.ok) return render(req, res, request, upload.problem === 'too_large' ? 'verdict_too_large' : upload.problem === 'no_file' ? 'verdict_no_file' : 'verdict_unreadable', 400);
+    const taken = await attempts.take(request.id);
+    if (!taken.ok) return render(req, res, request, taken.why === 'limit' ? 'verdict_limit' : 'verdict_busy', 429);
+    let outcome: VerifyOutcome;
+    try {
+      outcome = await deps.verification.verifyForCheckout({ request, image: upload.image, requestId: String(res.locals.requestId) });
+    } finally {
+      taken.release();
+    }
+    const paid = outcome.kind === 'verified' && outcome.paymentRequest?.status === 'paid' && outcome.paymentRequest.reason === undefined;
+    if (!paid) return render(req, res, (await deps.store.getPaymentRequest(request.id)) ?? request, verdictOf(outcome), 422);
+    const back = successRedirect(request, deps.links);
+    res.redirect(303, back ?? `${CHECKOUT_PATH}/${request.id}/${String(req.params.token)}?lang=${pickLang(req.query.lang, req.headers['accept-language'])}`);
+  });
+}
+
+/** The page's answer to a slip that did not pay the request. */
+function verdictOf(outcome: VerifyOutcome): TextKey {
+  switch (outcome.kind) {
+    case 'verified':
+      return `verdict_${outcome.paymentRequest?.reason ?? 'already_paid'}`;
+    case 'failed':
+      return outcome.reason === 'unreadable_image' || outcome.reason === 'invalid_qr' ? 'verdict_unreadable' : 'verdict_not_confirmed';
+    case 'account_error':
+      return outcome.error === 'receiver_not_registered' ? 'verdict_wrong_receiver' : 'verdict_shop';
+    case 'bad_request':
+      return outcome.problem === 'too_large' ? 'verdict_too_large' : 'verdict_unreadable';
+    default:
+      return 'verdict_busy';
+  }
+}
+
+/** successUrl with the shop's own query kept, plus paymentRequest, status and the signature; null without one. */
+function successRedirect(request: PaymentRequest, links: CheckoutLinks): string | null {
+  const secret = links.accountSecret(request.accountId);
+  if (!request.successUrl || !secret) return null;
+  const url = new URL(request.successUrl);
+  for (const name of ['paymentRequest', 'status', 'signature']) url.searchParams.delete(name);
+  url.searchParams.append('paymentRequest', request.id);
+  url.searchParams.append('status', 'paid');
+  url.searchParams.append('signature', checkoutSignature(secret, request.id, 'paid'));
+  return url.toString();
+}
+
+/** A page of its own: no third-party anything, no framing, no referrer carrying the token away. */
+/** `returnTo`: the successUrl the form's answer may redirect to (browsers hold a form's redirects to form-action). */
+function safe(res: Response, returnTo?: string | null): Response {
+  const formAction = returnTo ? `'self' ${new URL(returnTo).origin}` : "'self'";
+  return res.set({
+    'content-security-policy': `default-src 'none'; img-src 'self'; style-src 'self'; script-src 'self'; connect-src 'self'; form-action ${formAction}; frame-ancestors 'none'; base-uri 'none'`,
+    'x-content-type-options': 'nosniff',
+    'referrer-policy': 'no-referrer',
+    'cache-control': res.get('cache-control') ?? 'no-store',
+    'x-frame-options': 'DENY',
+  });
+}
+
+function addressLimit(perMinute: number): RequestHandler {
+  return rateLimit({
+    windowMs: 60_000,
+    limit: perMinute,
+    standardHeaders: 'draft-7',
+    legacyHeaders: false,
+    handler: (req, res) => {
+      req.resume();
+      safe(res).status(429).type('text/html').send('<!doctype html><meta charset="utf-8"><title>429</title><p>Too many tries from this address. Wait a minute. / ลองบ่อยเกินไป กรุณารอสักครู่</p>');
+    },
+  });
+}
