@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { promisify } from 'node:util';
 import { afterAll, describe, expect, it } from 'vitest';
+import { eventually } from '../helpers/child.js';
 import { tempDir } from '../helpers/temp.js';
 
 const ENTRY = new URL('../../dist/entry.cjs', import.meta.url).pathname;
@@ -64,6 +65,8 @@ describe('files holding personal data are created mode 0600 whatever the umask',
     const served = await serveCreate(env);
     try {
       expect({ db: mode(db), wal: mode(`${db}-wal`), shm: mode(`${db}-shm`), folder: mode(join(dir.path, 'state')) }).toEqual({ db: 0o600, wal: 0o600, shm: 0o600, folder: 0o700 });
+      // Said once it is up, after the listening line: waited for, then the server stopped and every line read.
+      await eventually(async () => served.stderr().includes('slipgate: warning: SECRETS_KEY is not set'));
       await served.stop();
       const warnings = served.logs.filter((l) => l.level === 40 && /SECRETS_KEY is not set/.test(String(l.msg)));
       expect(warnings).toHaveLength(1);
