@@ -3,8 +3,9 @@
 // the bank's answer (domain/line/payment-match.ts), and then paid by the same
 // rules.
 import type { SettlePayment, Store } from './ports/store.js';
-import type { VerifiedSlip } from './types.js';
-import { preparePayment, type PaymentRefused } from './payments/paying.js';
+import type { VerifiedSlip, VerifyTransactionRecord } from './types.js';
+import { paidByThisSettle, paymentVerdict, preparePayment, type PaymentRefused, type PaymentVerdict } from './payments/paying.js';
+import type { NewWebhookDelivery } from './webhooks/types.js';
 import { lateTransferEvent, paymentEvent } from './payments/events.js';
 import type { PaymentRequest } from './payments/types.js';
 import { SettleFailedError } from './verify-failures.js';
@@ -38,6 +39,31 @@ export async function planPayment(
     const deliveries = paymentEvent('payment_request.paid', paid.listeners.paid, () => at);
     const lateDeliveries = lateTransferEvent(paid.listeners.late, () => at);
     return await preparePayment(store, { request, slip: paid.slip, verificationId: paid.verificationId, at, deliveries, lateDeliveries });
+  } catch (err) {
+    throw new SettleFailedError(err);
+  }
+}
+
+/**
+ * The settle: charged, with the payment (when there is one to write) decided
+ * in the same atomic write, or neither. `paidHere`: this settle paid the
+ * request and stored its paid event (not one found paid by this slip under
+ * another verification, which wrote none).
+ */
+export async function settleWithPayment(
+  store: Store,
+  record: VerifyTransactionRecord,
+  deliveries: readonly NewWebhookDelivery[],
+  plan: PaymentPlan,
+): Promise<{ payment: PaymentVerdict | undefined; paidHere: boolean }> {
+  try {
+    if (plan?.payment) {
+      const found = await store.settleHold(record, deliveries, plan.payment);
+      if (!found) throw new Error('the store settled a payment without saying what it found');
+      return { payment: paymentVerdict(plan.payment, found), paidHere: paidByThisSettle(plan.payment, found) };
+    }
+    await (deliveries.length > 0 ? store.settleHold(record, deliveries) : store.settleHold(record));
+    return { payment: plan?.refused, paidHere: false };
   } catch (err) {
     throw new SettleFailedError(err);
   }

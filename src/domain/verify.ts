@@ -15,9 +15,9 @@ import type { CheckRequest } from './checks.js';
 import { KeyGate } from './key-gate.js';
 import { KeyTouches } from './key-touches.js';
 import { leased, outboxRecords, verificationSucceeded } from './webhooks/events.js';
-import { payableRequest, paidByThisSettle, paymentVerdict, recordedVerdict, type PaymentVerdict } from './payments/paying.js';
-import { failureOutcome, SettleFailedError } from './verify-failures.js';
-import { planPayment, type PaymentToPay } from './verify-payment.js';
+import { payableRequest, recordedVerdict, type PaymentVerdict } from './payments/paying.js';
+import { failureOutcome } from './verify-failures.js';
+import { planPayment, settleWithPayment, type PaymentToPay } from './verify-payment.js';
 import { recordOfPayment } from './verify-replay.js';
 import type { ReceiverResult } from './checks/types.js';
 import type { PaymentRequest } from './payments/types.js';
@@ -30,8 +30,8 @@ export type { VerificationDeps } from './verify-deps.js';
 export class VerificationService {
   private readonly inFlight = new Set<Promise<unknown>>();
   private readonly now: () => Date;
-  private readonly perAccount = new Map<string, number>();
-  private readonly maxPerAccount: number;
+  /** Verifications of one account in flight to the bank (per process). */
+  private readonly upstreamSlots: AccountSlots;
   private readonly pictureSlots: AccountSlots;
   private readonly receivers: ReceiverDirectory;
   /** The door of every keyed route, this one and the payment request routes (src/http/keyed.ts). */
@@ -41,7 +41,7 @@ export class VerificationService {
   constructor(private readonly deps: VerificationDeps) {
     this.receivers = deps.receivers ?? new ReceiverDirectory(deps.store, 0);
     this.now = deps.now ?? (() => new Date());
-    this.maxPerAccount = deps.maxInFlightPerAccount ?? Number.POSITIVE_INFINITY;
+    this.upstreamSlots = new AccountSlots(deps.maxInFlightPerAccount ?? Number.POSITIVE_INFINITY);
     this.pictureSlots = new AccountSlots(deps.maxPicturesPerAccount ?? Number.POSITIVE_INFINITY);
     this.keyGate = new KeyGate(deps);
     this.touches = new KeyTouches(deps);
@@ -166,17 +166,12 @@ export class VerificationService {
     }
 
     // One account must not take all upstream capacity (per process).
-    const inFlight = this.perAccount.get(who.accountId) ?? 0;
-    if (inFlight >= this.maxPerAccount) {
-      return { kind: 'busy', message: 'too many verifications in flight for this account; retry shortly' };
-    }
-    this.perAccount.set(who.accountId, inFlight + 1);
+    const release = this.upstreamSlots.take(who.accountId);
+    if (!release) return { kind: 'busy', message: 'too many verifications in flight for this account; retry shortly' };
     try {
       return await this.holdAndVerify(who, qrcode, parsed.slip, started, checks, trace, paying);
     } finally {
-      const left = (this.perAccount.get(who.accountId) ?? 1) - 1;
-      if (left > 0) this.perAccount.set(who.accountId, left);
-      else this.perAccount.delete(who.accountId);
+      release();
     }
   }
 
@@ -231,19 +226,7 @@ export class VerificationService {
     const succeeded = listeners.length > 0 ? outboxRecords(verificationSucceeded(record), who.accountId, listeners) : [];
     const deliveries = leased(plan?.late?.length ? [...succeeded, ...plan.late] : succeeded, lease);
     if (plan?.payment && lease) plan.payment = { ...plan.payment, deliveries: leased(plan.payment.deliveries, lease) };
-    let payment: PaymentVerdict | undefined = plan?.refused;
-    let paidHere = false;
-    try {
-      // The payment, when there is one to write, is decided in the settle's own write: charged and paid, or neither.
-      if (plan?.payment) {
-        const found = await store.settleHold(record, deliveries, plan.payment);
-        if (!found) throw new Error('the store settled a payment without saying what it found');
-        payment = paymentVerdict(plan.payment, found);
-        paidHere = paidByThisSettle(plan.payment, found);
-      } else await (deliveries.length > 0 ? store.settleHold(record, deliveries) : store.settleHold(record));
-    } catch (err) {
-      throw new SettleFailedError(err);
-    }
+    const { payment, paidHere } = await settleWithPayment(store, record, deliveries, plan);
     // Only what the settle stored: a request found paid by this slip under another verification wrote no event here.
     const paidDeliveries = paidHere ? (plan?.payment?.deliveries ?? []) : [];
     if (deliveries.length > 0 || paidDeliveries.length > 0) this.deps.webhooks?.written?.([...deliveries, ...paidDeliveries]);
