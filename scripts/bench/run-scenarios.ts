@@ -16,7 +16,8 @@ import { summariseProfiles } from './profile.js';
 import { aVariants } from './extras.js';
 import { measureDrain } from './drain.js';
 import { chosen, type BenchRun } from './run.js';
-import { CREDITS_PER_ACCOUNT, onSeededDatabase, onSeededDatabases, reconcile } from './seeding.js';
+import { CREDITS_PER_ACCOUNT, onSeededDatabase, onSeededDatabases, reconcile, revisionSeeder } from './seeding.js';
+import type { BenchDatabase } from './engines.js';
 
 export async function benchEngine(run: BenchRun, app: BuiltApp, engine: EngineName): Promise<void> {
   await onSeededDatabase(run, engine, async (db, keys) => {
@@ -36,7 +37,8 @@ export async function benchEngine(run: BenchRun, app: BuiltApp, engine: EngineNa
 }
 
 /**
- * --repeat N: D and A alternately, N rounds, on one database per engine; the
+ * --repeat N: D and A alternately, N rounds, on one database per engine (and
+ * one more per engine for the --against revision, made by its code); the
  * report gives medians. With several engines, A runs on each of them in every
  * round, the engines taking turns going first, so their ratio is measured
  * within one round on one machine. With --receiver-policy, --payments or
@@ -44,37 +46,53 @@ export async function benchEngine(run: BenchRun, app: BuiltApp, engine: EngineNa
  * first; with --webhooks, W then drains its backlog once a round.
  */
 export async function repeatAD(run: BenchRun, app: BuiltApp, engines: EngineName[], other?: BuiltApp & { revision: string }): Promise<void> {
-  await onSeededDatabases(run, engines, async (seeded) => {
-    for (let round = 1; round <= run.args.repeat; round++) {
-      run.report.rows.push({ ...(await measure(run, app, run.scenarios.D, 'none', null, [])), round });
-      const turn = (round - 1) % seeded.length;
-      for (const { engine, db, keys } of [...seeded.slice(turn), ...seeded.slice(0, turn)]) {
-        // Odd rounds: A, then its variants; even rounds: the variants in reverse, then A.
-        const order = [run.scenarios.A, ...aVariants(run)];
-        const thisTree = async () => {
-          for (const scenario of round % 2 === 1 ? order : order.reverse()) run.report.rows.push({ ...(await measure(run, app, scenario, engine, db, keys)), round });
-          // W measures the worker alone, not against A: once a round, after the alternated runs.
-          if (run.args.webhooks) run.report.drains.push(await measureDrain(run, app, engine, db, keys, round));
-        };
-        const thatRevision = async () => run.report.rows.push({ ...(await measure(run, other!, run.scenarios.A, engine, db, keys)), round, revision: other!.revision });
-        // --against: the two versions take turns going first.
-        if (other && round % 2 === 0) await thatRevision();
-        await thisTree();
-        if (other && round % 2 === 1) await thatRevision();
+  // --against: the other revision on databases of its own, made by its own code (its schema may be older).
+  const otherSeeder = other && (await revisionSeeder(other.dir, other.revision));
+  const withOthers = (body: (theirs: Map<EngineName, { db: BenchDatabase; keys: string[] }>) => Promise<void>) =>
+    otherSeeder ? onSeededDatabases(run, engines, (seeded) => body(new Map(seeded.map((s) => [s.engine, s]))), otherSeeder) : body(new Map());
+  await withOthers((theirs) =>
+    onSeededDatabases(run, engines, async (seeded) => {
+      for (let round = 1; round <= run.args.repeat; round++) {
+        run.report.rows.push({ ...(await measure(run, app, run.scenarios.D, 'none', null, [])), round });
+        const turn = (round - 1) % seeded.length;
+        for (const { engine, db, keys } of [...seeded.slice(turn), ...seeded.slice(0, turn)]) {
+          // Odd rounds: A, then its variants; even rounds: the variants in reverse, then A.
+          const order = [run.scenarios.A, ...aVariants(run)];
+          const thisTree = async () => {
+            for (const scenario of round % 2 === 1 ? order : order.reverse()) run.report.rows.push({ ...(await measure(run, app, scenario, engine, db, keys)), round });
+            // W measures the worker alone, not against A: once a round, after the alternated runs.
+            if (run.args.webhooks) run.report.drains.push(await measureDrain(run, app, engine, db, keys, round));
+          };
+          const their = theirs.get(engine);
+          const thatRevision = async () => run.report.rows.push({ ...(await measure(run, other!, run.scenarios.A, engine, their!.db, their!.keys)), round, revision: other!.revision });
+          // --against: the two versions take turns going first.
+          if (their && round % 2 === 0) await thatRevision();
+          await thisTree();
+          if (their && round % 2 === 1) await thatRevision();
+        }
       }
-    }
-  });
+    }),
+  );
 }
 
 /** Scenario I in --repeat rounds, on each engine; with --against the two versions take turns going first. */
 export async function pictureRounds(run: BenchRun, app: BuiltApp, other?: BuiltApp & { revision: string }): Promise<void> {
+  const otherSeeder = other && (await revisionSeeder(other.dir, other.revision));
   for (const engine of run.args.engines) {
-    await onSeededDatabase(run, engine, async (db, keys) => {
-      for (let round = 1; round <= run.args.repeat; round++) {
-        const versions = other ? (round % 2 === 0 ? [other, app] : [app, other]) : [app];
-        for (const version of versions) run.report.pictures.push(await measureImages(run, version, run.scenarios.I, engine, db, keys, round));
-      }
-    });
+    const rounds = async (theirs?: { db: BenchDatabase; keys: string[] }) =>
+      onSeededDatabase(run, engine, async (db, keys) => {
+        for (let round = 1; round <= run.args.repeat; round++) {
+          const mineFirst = !theirs || round % 2 === 1;
+          const ours = () => measureImages(run, app, run.scenarios.I, engine, db, keys, round);
+          const that = () => measureImages(run, other!, run.scenarios.I, engine, theirs!.db, theirs!.keys, round);
+          if (!mineFirst) run.report.pictures.push(await that());
+          run.report.pictures.push(await ours());
+          if (theirs && mineFirst) run.report.pictures.push(await that());
+        }
+      });
+    // --against: the other revision on a database of its own, made by its own code (its schema may be older).
+    if (otherSeeder) await onSeededDatabase(run, engine, (db, keys) => rounds({ db, keys }), otherSeeder);
+    else await rounds();
   }
 }
 
