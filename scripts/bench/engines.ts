@@ -29,7 +29,8 @@ export async function createDatabase(engine: EngineName, workDir: string, root: 
   try {
     switch (engine) {
       case 'sqlite':
-        return { ok: true, db: { engine, url: `sqlite:${join(workDir, 'bench.db')}`, description: 'SQLite (WAL; answered charges fsynced before the answer), file in tmp', drop: async () => {} } };
+        // A name of its own: with --against the other revision has a database beside this tree's.
+        return { ok: true, db: { engine, url: `sqlite:${join(workDir, `bench-${randomBytes(4).toString('hex')}.db`)}`, description: 'SQLite (WAL; answered charges fsynced before the answer), file in tmp', drop: async () => {} } };
       case 'postgres':
         return await postgres();
       case 'mongodb':
