@@ -4,12 +4,12 @@
 // counted and held on the payment request routes as on the verify route, so
 // no route tells a bad key from a good one by answering it differently.
 // Through a real server, behind a proxy as deployed (X-Forwarded-For).
-import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.js';
 import { generateApiKey } from '../../src/domain/api-key.js';
 import { sandboxQr } from '../../src/upstream/sandbox/sandbox-qr.js';
 import { startApp, type TestApp } from '../helpers/app.js';
+import { sqliteRows } from '../helpers/sqlite-rows.js';
 import { tempDir } from '../helpers/temp.js';
 import openapi from '../../openapi.json' with { type: 'json' };
 
@@ -33,14 +33,7 @@ describe('the failed-auth brake on every keyed route', () => {
     dir.remove();
   });
   /** The refusal records, read from the file (also once the server stopped). */
-  const records = () => {
-    const db = new Database(file, { readonly: true });
-    try {
-      return db.prepare('SELECT kind, message FROM request_errors').all() as { kind: string; message: string }[];
-    } finally {
-      db.close();
-    }
-  };
+  const records = () => sqliteRows<{ kind: string; message: string }>(file, 'SELECT kind, message FROM request_errors');
   const refusalRecords = () => records().filter((r) => r.kind === 'invalid_api_key' || r.kind === 'missing_api_key').length;
 
   const verify = (ip: string, apiKey: string | null) => app.post({ qrcode: sandboxQr() }, { 'x-forwarded-for': ip, ...(apiKey === null ? {} : { 'x-api-key': apiKey }) });

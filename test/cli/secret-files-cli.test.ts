@@ -6,9 +6,9 @@ import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import Database from 'better-sqlite3';
 import { afterAll, describe, expect, it } from 'vitest';
 import { secretBox } from '../../src/domain/secret-box.js';
+import { sqliteRows } from '../helpers/sqlite-rows.js';
 import { tempDir } from '../helpers/temp.js';
 
 const CLI = new URL('../../src/cli.ts', import.meta.url).pathname;
@@ -29,14 +29,7 @@ describe('secrets from files and stdin in the CLI', { timeout: 120_000 }, () => 
       );
       child.stdin!.end(stdin);
     });
-  const rows = (sql: string) => {
-    const db = new Database(file, { readonly: true });
-    try {
-      return db.prepare(sql).all() as Record<string, unknown>[];
-    } finally {
-      db.close();
-    }
-  };
+  const rows = (sql: string) => sqliteRows(file, sql);
 
   it('line connect reads the channel secret from a file and the access token from stdin, with SECRETS_KEY from a credential', async () => {
     const { accountId } = JSON.parse((await slipgate(keyed, ['accounts', 'create', '--name', 'LINE Shop', '--credits', '1', '--json'])).stdout) as { accountId: string };
