@@ -16,6 +16,7 @@ import { lineHttpApi } from './line/line-http-api.js';
 import { ReceiverDirectory } from './domain/receiver-directory.js';
 import { ReceiverService } from './domain/receivers.js';
 import { PaymentRequestService } from './domain/payments/service.js';
+import { PaymentResolutions } from './domain/payments/resolve.js';
 import type { Store } from './domain/ports/store.js';
 import type { BankAdapter } from './domain/ports/upstream.js';
 import { VerificationService } from './domain/verify.js';
@@ -60,6 +61,8 @@ export interface StoreServices {
   payments: PaymentRequestService;
   /** LINE channels connected to accounts, with the admin event trail. */
   lineChannels: LineChannels;
+  /** Staff attaching a verified slip to the payment request it paid, with the admin event trail. */
+  resolutions: PaymentResolutions;
 }
 
 export interface StoreServiceOptions {
@@ -85,7 +88,8 @@ export function storeServices(store: Store, opts: StoreServiceOptions = {}): Sto
   const webhooks = new WebhookEndpoints({ store, secrets, adminListener: opts.adminListener ?? null, allowPrivate: opts.allowPrivateWebhooks ?? false, forgetAccount: (id) => subscriptions.forget(id), ...log });
   const payments = new PaymentRequestService(store);
   const lineChannels = new LineChannels({ store, secrets, ...log });
-  return { store, keys, receiverDirectory, accounts, admin, adminTokens: new AdminTokenService(store, undefined, opts.logger), subscriptions, webhooks, secrets, lineChannels, payments };
+  const resolutions = new PaymentResolutions({ store, endpointsFor: (accountId) => subscriptions.endpointsFor(accountId, 'payment_request.paid'), ...log });
+  return { store, keys, receiverDirectory, accounts, admin, adminTokens: new AdminTokenService(store, undefined, opts.logger), subscriptions, webhooks, secrets, lineChannels, payments, resolutions };
 }
 
 /** What the store services need from the configuration. */

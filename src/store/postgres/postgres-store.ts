@@ -110,6 +110,7 @@ export class PostgresStore implements Store {
   pendingPaymentRequests: Store['pendingPaymentRequests'] = (...args) => payments.pendingPaymentRequests(this.db, ...args);
   cancelPaymentRequest: Store['cancelPaymentRequest'] = (...args) => payments.cancelPaymentRequest(this.db, ...args);
   takeCheckoutCheck: Store['takeCheckoutCheck'] = (...args) => payments.takeCheckoutCheck(this.db, ...args);
+  resolvePaymentRequest: Store['resolvePaymentRequest'] = (...args) => payments.resolvePaymentRequest(this.db, ...args);
   duePaymentRequests: Store['duePaymentRequests'] = (...args) => payments.duePaymentRequests(this.db, ...args);
   expirePaymentRequests: Store['expirePaymentRequests'] = (...args) => payments.expirePaymentRequests(this.db, ...args);
 

@@ -116,6 +116,7 @@ export class SqliteStore implements Store {
   pendingPaymentRequests: Store['pendingPaymentRequests'] = (...args) => payments.pendingPaymentRequests(this.lite, ...args);
   cancelPaymentRequest: Store['cancelPaymentRequest'] = (...args) => payments.cancelPaymentRequest(this.lite, ...args);
   takeCheckoutCheck: Store['takeCheckoutCheck'] = (...args) => payments.takeCheckoutCheck(this.lite, ...args);
+  resolvePaymentRequest: Store['resolvePaymentRequest'] = (...args) => payments.resolvePaymentRequest(this.lite, ...args);
   duePaymentRequests: Store['duePaymentRequests'] = (...args) => payments.duePaymentRequests(this.lite, ...args);
   expirePaymentRequests: Store['expirePaymentRequests'] = (...args) => payments.expirePaymentRequests(this.lite, ...args);
 
