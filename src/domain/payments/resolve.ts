@@ -17,7 +17,7 @@ import { paidToTarget } from './target.js';
 import { paidBySameSlip } from './payable.js';
 import type { PayingSlip, PaymentRequest } from './types.js';
 
-export const RESOLVE_ACTION = 'resolvePaymentRequest';
+const RESOLVE_ACTION = 'resolvePaymentRequest';
 
 export type ResolveRefusal = 'request_not_found' | 'verification_not_found' | 'other_account' | 'already_paid' | 'cancelled' | 'slip_already_used' | 'wrong_receiver';
 
