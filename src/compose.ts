@@ -17,6 +17,7 @@ import { ReceiverDirectory } from './domain/receiver-directory.js';
 import { ReceiverService } from './domain/receivers.js';
 import { PaymentRequestService } from './domain/payments/service.js';
 import { PaymentResolutions } from './domain/payments/resolve.js';
+import { CreditsLowWatch } from './domain/credits-low.js';
 import type { Store } from './domain/ports/store.js';
 import type { BankAdapter } from './domain/ports/upstream.js';
 import { VerificationService } from './domain/verify.js';
@@ -63,6 +64,8 @@ export interface StoreServices {
   lineChannels: LineChannels;
   /** Staff attaching a verified slip to the payment request it paid, with the admin event trail. */
   resolutions: PaymentResolutions;
+  /** account.credits_low: the per-account threshold cache and the announce-once write. */
+  creditsLow: CreditsLowWatch;
 }
 
 export interface StoreServiceOptions {
@@ -82,14 +85,20 @@ export function storeServices(store: Store, opts: StoreServiceOptions = {}): Sto
   const accounts = new AccountService(store);
   const receivers = new ReceiverService(store);
   const log = opts.logger ? { log: opts.logger } : {};
-  const admin = new AdminActions({ store, accounts, receivers, keyCache: keys, receiverCache: receiverDirectory, ...log });
   const subscriptions = new WebhookSubscriptions(store, opts.keyCacheTtlMs ?? 0);
+  const creditsLow = new CreditsLowWatch({
+    store,
+    ttlMs: opts.keyCacheTtlMs ?? 0,
+    endpointsFor: (accountId) => subscriptions.endpointsFor(accountId, 'account.credits_low'),
+    ...(opts.logger ? { logger: opts.logger } : {}),
+  });
+  const admin = new AdminActions({ store, accounts, receivers, keyCache: keys, receiverCache: receiverDirectory, creditsLow, ...log });
   const secrets = secretBox(opts.secretsKey ?? null);
   const webhooks = new WebhookEndpoints({ store, secrets, adminListener: opts.adminListener ?? null, allowPrivate: opts.allowPrivateWebhooks ?? false, forgetAccount: (id) => subscriptions.forget(id), ...log });
   const payments = new PaymentRequestService(store);
   const lineChannels = new LineChannels({ store, secrets, ...log });
   const resolutions = new PaymentResolutions({ store, endpointsFor: (accountId) => subscriptions.endpointsFor(accountId, 'payment_request.paid'), ...log });
-  return { store, keys, receiverDirectory, accounts, admin, adminTokens: new AdminTokenService(store, undefined, opts.logger), subscriptions, webhooks, secrets, lineChannels, payments, resolutions };
+  return { store, keys, receiverDirectory, accounts, admin, adminTokens: new AdminTokenService(store, undefined, opts.logger), subscriptions, webhooks, secrets, lineChannels, payments, resolutions, creditsLow };
 }
 
 /** What the store services need from the configuration. */
@@ -205,6 +214,7 @@ export async function serverServices(config: Config, { logger, upstream: overrid
     onAttempt: (result) => metrics.webhookAttempt(result),
   });
   const verification = new VerificationService({
+    creditsLow: services.creditsLow,
     webhooks: {
       endpointsFor: (accountId, type) => services.subscriptions.endpointsFor(accountId, type),
       lease: () => webhookWorker.lease(),
