@@ -84,6 +84,10 @@ storeContract(
           const a = await c.collection<{ _id: string; receiverPolicy?: string }>('accounts').findOne({ _id: id });
           return a ? (a.receiverPolicy ?? null) : null;
         },
+        storedCreditsLow: async (id) => {
+          const a = await c.collection<{ _id: string; creditsLowAt?: number | null; creditsLowNotified?: boolean }>('accounts').findOne({ _id: id });
+          return a ? { at: a.creditsLowAt ?? null, notified: a.creditsLowNotified === true } : null;
+        },
         storedPayment: async (id) => {
           const p = await c.collection<{ _id: string; status: string; paidBy?: { verificationId: string } | null }>('payment_requests').findOne({ _id: id });
           return p ? { status: p.status, paidVerificationId: p.paidBy?.verificationId ?? null } : null;
