@@ -13,6 +13,7 @@ import type { PaymentRequest } from '../../src/domain/payments/types.js';
 import type { Receiver, VerifyTransactionRecord } from '../../src/domain/types.js';
 import { outboxRecords, verificationSucceeded } from '../../src/domain/webhooks/events.js';
 import { creditsLowEvent } from '../../src/domain/credits-low.js';
+import type { WebhookEvent } from '../../src/client/webhooks.js';
 import { WEBHOOK_EVENT_TYPES, type WebhookEventType } from '../../src/domain/webhooks/types.js';
 
 const PHONE = '0812345678';
@@ -120,6 +121,13 @@ function walk(value: unknown, path: string, found: string[]): void {
 }
 
 describe('webhook event bodies carry no PromptPay id, account number or name', () => {
+  it('the SDK types every event type, and only those', () => {
+    // Checked by the compiler: the SDK's union names exactly the types slipgate sends.
+    type Sdk = WebhookEvent['type'];
+    const same: [Sdk] extends [WebhookEventType] ? ([WebhookEventType] extends [Sdk] ? true : false) : false = true;
+    expect(same).toBe(true);
+  });
+
   it('every event type has a builder here', () => {
     expect(Object.keys(BUILDERS).sort()).toEqual([...WEBHOOK_EVENT_TYPES].sort());
   });

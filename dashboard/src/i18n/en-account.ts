@@ -161,7 +161,7 @@ export const enAccount = {
     redeliver: 'Redeliver',
     queued: 'Redelivery queued',
     states: { PENDING: 'pending', DELIVERED: 'delivered', FAILED: 'failed' } as Record<'PENDING' | 'DELIVERED' | 'FAILED', string>,
-    eventTypes: { VERIFICATION_SUCCEEDED: 'verification succeeded', PAYMENT_REQUEST_PAID: 'payment request paid', PAYMENT_REQUEST_EXPIRED: 'payment request expired', PAYMENT_REQUEST_LATE_TRANSFER: 'transfer after expiry' } as Record<string, string>,
+    eventTypes: { VERIFICATION_SUCCEEDED: 'verification succeeded', PAYMENT_REQUEST_PAID: 'payment request paid', PAYMENT_REQUEST_EXPIRED: 'payment request expired', PAYMENT_REQUEST_LATE_TRANSFER: 'transfer after expiry', ACCOUNT_CREDITS_LOW: 'credits low' } as Record<string, string>,
   },
 };
 
