@@ -12,6 +12,7 @@ describe('dashboard: staff resolution of a payment request', { timeout: 120_000 
   let merchant: Shop;
   let orderId: string;
   let verificationId: string;
+  let transactionId: string;
 
   beforeAll(async () => {
     t = await startDashboardTest();
@@ -20,6 +21,7 @@ describe('dashboard: staff resolution of a payment request', { timeout: 120_000 
     const sent = await t.app.post({ qrcode: slipFor({ amount: 79 }), paymentRequest: orderId }, { 'x-api-key': merchant.apiKey });
     expect(sent.body.paymentRequest).toEqual({ id: orderId, status: 'pending', reason: 'amount_mismatch' });
     verificationId = (await t.app.store.listVerifyTransactions({ accountId: merchant.accountId, limit: 1 })).items[0]!.id;
+    transactionId = sent.body.data.transactionId;
   });
   afterAll(() => t?.stop());
 
@@ -48,17 +50,22 @@ describe('dashboard: staff resolution of a payment request', { timeout: 120_000 
     await page.context().close();
   });
 
-  it('support staff attach the slip: a wrong id is refused as the API says it, the right one pays the order', async () => {
+  it('support staff attach the slip by its transaction reference: a wrong one is refused and changes nothing, the right one pays the order', async () => {
     const page = await accountPage(t.app.tokens.support);
     const row = page.locator('[data-testid="payments"] tr', { hasText: 'LINE-ORDER-7' });
     await row.getByRole('button', { name: 'Resolve with a slip…' }).click();
     const form = page.getByTestId('payment-resolve');
-    await form.getByLabel('Verification id (req_…, from the audit log)').fill('req_nope');
+    const slipField = form.getByLabel('The slip: its transaction reference (on the slip, in the audit log) or verification id (req_…)');
+    await slipField.fill('req_nope');
     await form.getByRole('button', { name: 'Mark paid by this slip' }).click();
     expect(await page.getByTestId('payments-error').innerText()).toContain('verification not found');
+    await slipField.fill('NOSUCHTRANSACTION123');
+    await form.getByRole('button', { name: 'Mark paid by this slip' }).click();
+    await page.getByText('No verified slip of this account has the transaction reference NOSUCHTRANSACTION123.').waitFor();
     expect((await t.app.store.getPaymentRequest(orderId))?.status).toBe('pending');
 
-    await form.getByLabel('Verification id (req_…, from the audit log)').fill(verificationId);
+    // The reference printed on the customer's slip (the audit log shows it too) finds its verification.
+    await slipField.fill(transactionId);
     await form.getByLabel('Note: why').fill('paid 79, shop accepts');
     await page.locator('[data-testid="payments"]').scrollIntoViewIfNeeded();
     await screenshot(page, 'account-payments-resolve');

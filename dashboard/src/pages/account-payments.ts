@@ -39,6 +39,8 @@ export const PAYMENT_FIELDS = `
 const RELOAD = `query ($id: ID!) { account(id: $id) { ${PAYMENT_FIELDS} } }`;
 const CREATE = `mutation ($accountId: ID!, $amount: String!, $reference: String!, $successUrl: String) { createPaymentRequest(accountId: $accountId, amount: $amount, reference: $reference, successUrl: $successUrl) { id } }`;
 const CANCEL = `mutation ($id: ID!) { cancelPaymentRequest(id: $id) { id } }`;
+/** The account's verified slips of one transaction reference, newest first (a slip sent twice has two). */
+const SLIP = `query ($accountId: ID!, $transactionId: String!) { verifyTransactions(filter: { accountId: $accountId, transactionId: $transactionId }, first: 1) { nodes { id } } }`;
 const RESOLVE = `mutation ($id: ID!, $verificationId: ID!, $note: String, $force: Boolean) {
   resolvePaymentRequest(paymentRequestId: $id, verificationId: $verificationId, note: $note, force: $force) { changed }
 }`;
@@ -78,12 +80,14 @@ export function paymentsSection(ctx: PageContext, accountId: string, first: Acco
 
   /** The form that attaches a verified slip to `p`, shown under the table. */
   function resolveForm(p: PaymentRequestRow): HTMLElement {
-    const verification = h('input', { id: 'resolve-verification', name: 'verificationId', type: 'text', required: true, autocomplete: 'off', pattern: 'req_.+' });
+    const verification = h('input', { id: 'resolve-verification', name: 'verificationId', type: 'text', required: true, autocomplete: 'off' });
     const note = h('input', { id: 'resolve-note', name: 'note', type: 'text', maxlength: 500, autocomplete: 'off' });
     const force = h('input', { id: 'resolve-force', name: 'force', type: 'checkbox' });
     const submit = async (event: SubmitEvent) => {
       event.preventDefault();
-      const vars = { id: p.id, verificationId: verification.value.trim(), note: note.value.trim() || null, force: force.checked };
+      const verificationId = await slipOf(verification.value.trim());
+      if (verificationId === null) return;
+      const vars = { id: p.id, verificationId, note: note.value.trim() || null, force: force.checked };
       if (await change(RESOLVE, vars, m.resolvedNotice(p.reference))) resolving.replaceChildren();
     };
     return h(
@@ -96,6 +100,24 @@ export function paymentsSection(ctx: PageContext, accountId: string, first: Acco
       h('div', { class: 'field' }, h('label', { for: 'resolve-force' }, force, ' ', m.force)),
       h('div', { class: 'buttons' }, h('button', { type: 'submit' }, m.resolveButton)),
     );
+  }
+
+  /**
+   * The verification to attach: a `req_…` id as given, or the account's
+   * verified slip of a transaction reference (printed on the slip, shown in
+   * the audit log). Null, with the reason shown, when there is none.
+   */
+  async function slipOf(given: string): Promise<string | null> {
+    if (given.startsWith('req_')) return given;
+    try {
+      const { verifyTransactions } = await gql<{ verifyTransactions: { nodes: { id: string }[] } }>(SLIP, { accountId, transactionId: given });
+      const found = verifyTransactions.nodes[0]?.id ?? null;
+      if (found === null) result.replaceChildren(h('p', { class: 'notice error', role: 'alert', 'data-testid': 'payments-error' }, m.noSlip(given)));
+      return found;
+    } catch (err) {
+      result.replaceChildren(h('p', { class: 'notice error', role: 'alert', 'data-testid': 'payments-error' }, describeError(err, ctx.me)));
+      return null;
+    }
   }
 
   function resolveButton(p: PaymentRequestRow): HTMLElement | null {
