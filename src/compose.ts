@@ -18,6 +18,8 @@ import { ReceiverService } from './domain/receivers.js';
 import { PaymentRequestService } from './domain/payments/service.js';
 import { PaymentResolutions } from './domain/payments/resolve.js';
 import { CreditsLowWatch } from './domain/credits-low.js';
+import { lineCustomerNotice } from './domain/payments/resolve-notice.js';
+import type { LineApi } from './domain/ports/line-api.js';
 import type { Store } from './domain/ports/store.js';
 import type { BankAdapter } from './domain/ports/upstream.js';
 import { VerificationService } from './domain/verify.js';
@@ -77,6 +79,8 @@ export interface StoreServiceOptions {
   adminListener?: AdminListener | null;
   /** WEBHOOK_ALLOW_PRIVATE: webhook URLs may point at loopback and private networks (default: refused). */
   allowPrivateWebhooks?: boolean;
+  /** LINE's Messaging API: a staff resolution of a slip sent in a chat is pushed to its customer; absent: not. */
+  lineApi?: Pick<LineApi, 'push'>;
 }
 
 export function storeServices(store: Store, opts: StoreServiceOptions = {}): StoreServices {
@@ -97,7 +101,8 @@ export function storeServices(store: Store, opts: StoreServiceOptions = {}): Sto
   const webhooks = new WebhookEndpoints({ store, secrets, adminListener: opts.adminListener ?? null, allowPrivate: opts.allowPrivateWebhooks ?? false, forgetAccount: (id) => subscriptions.forget(id), ...log });
   const payments = new PaymentRequestService(store);
   const lineChannels = new LineChannels({ store, secrets, ...log });
-  const resolutions = new PaymentResolutions({ store, endpointsFor: (accountId) => subscriptions.endpointsFor(accountId, 'payment_request.paid'), ...log });
+  const tellCustomer = opts.lineApi ? { tellCustomer: lineCustomerNotice({ store, secrets, api: opts.lineApi, ...(opts.logger ? { logger: opts.logger } : {}) }) } : {};
+  const resolutions = new PaymentResolutions({ store, endpointsFor: (accountId) => subscriptions.endpointsFor(accountId, 'payment_request.paid'), ...tellCustomer, ...log });
   return { store, keys, receiverDirectory, accounts, admin, adminTokens: new AdminTokenService(store, undefined, opts.logger), subscriptions, webhooks, secrets, lineChannels, payments, resolutions, creditsLow };
 }
 
@@ -109,7 +114,18 @@ export function storeServiceOptions(config: Config, logger: Logger): StoreServic
     secretsKey: config.SECRETS_KEY ?? null,
     adminListener: { host: config.ADMIN_HOST, port: config.ADMIN_PORT },
     allowPrivateWebhooks: config.WEBHOOK_ALLOW_PRIVATE,
+    lineApi: lineApiOf(config),
   };
+}
+
+/** LINE's Messaging API at the configured base URLs (the simulator's in tests and demos). */
+function lineApiOf(config: Config): LineApi {
+  return lineHttpApi({
+    apiBaseUrl: config.LINE_API_BASE_URL,
+    dataApiBaseUrl: config.LINE_DATA_API_BASE_URL,
+    timeoutMs: config.LINE_API_TIMEOUT_MS,
+    userAgent: `slipgate/${packageVersion()}`,
+  });
 }
 
 export interface ServerOptions {
@@ -242,12 +258,7 @@ export async function serverServices(config: Config, { logger, upstream: overrid
   const lineBridge = new LineBridge({
     store,
     secrets: services.secrets,
-    api: lineHttpApi({
-      apiBaseUrl: config.LINE_API_BASE_URL,
-      dataApiBaseUrl: config.LINE_DATA_API_BASE_URL,
-      timeoutMs: config.LINE_API_TIMEOUT_MS,
-      userAgent: `slipgate/${packageVersion()}`,
-    }),
+    api: lineApiOf(config),
     verification,
     maxImageBytes: config.MAX_IMAGE_BYTES,
     userLimit: new LineUserLimit(config.LINE_EVENTS_PER_USER_PER_MIN),

@@ -55,6 +55,8 @@ export interface PaymentResolutionsDeps {
   endpointsFor(accountId: string): Promise<readonly string[]>;
   log?: ChangeLog;
   now?: () => Date;
+  /** Tells the customer who sent the slip, where the store knows them (resolve-notice.ts); never rejects. */
+  tellCustomer?(record: VerifyTransactionRecord, request: PaymentRequest): Promise<void>;
 }
 
 export class PaymentResolutions {
@@ -89,6 +91,7 @@ export class PaymentResolutions {
     // Paid by this slip; the customer's own send of it may have won the race, and that is no staff resolution.
     if (result.request.paidBy?.verificationId !== slip.verificationId) return { request: result.request, changed: false };
     await this.record(input, request, slip, receiverMatches, at);
+    await this.deps.tellCustomer?.(record, result.request);
     return { request: result.request, changed: true };
   }
 
