@@ -16,6 +16,10 @@ import { lineHttpApi } from './line/line-http-api.js';
 import { ReceiverDirectory } from './domain/receiver-directory.js';
 import { ReceiverService } from './domain/receivers.js';
 import { PaymentRequestService } from './domain/payments/service.js';
+import { PaymentResolutions } from './domain/payments/resolve.js';
+import { CreditsLowWatch } from './domain/credits-low.js';
+import { lineCustomerNotice } from './domain/payments/resolve-notice.js';
+import type { LineApi } from './domain/ports/line-api.js';
 import type { Store } from './domain/ports/store.js';
 import type { BankAdapter } from './domain/ports/upstream.js';
 import { VerificationService } from './domain/verify.js';
@@ -60,6 +64,10 @@ export interface StoreServices {
   payments: PaymentRequestService;
   /** LINE channels connected to accounts, with the admin event trail. */
   lineChannels: LineChannels;
+  /** Staff attaching a verified slip to the payment request it paid, with the admin event trail. */
+  resolutions: PaymentResolutions;
+  /** account.credits_low: the per-account threshold cache and the announce-once write. */
+  creditsLow: CreditsLowWatch;
 }
 
 export interface StoreServiceOptions {
@@ -71,6 +79,8 @@ export interface StoreServiceOptions {
   adminListener?: AdminListener | null;
   /** WEBHOOK_ALLOW_PRIVATE: webhook URLs may point at loopback and private networks (default: refused). */
   allowPrivateWebhooks?: boolean;
+  /** LINE's Messaging API: a staff resolution of a slip sent in a chat is pushed to its customer; absent: not. */
+  lineApi?: Pick<LineApi, 'push'>;
 }
 
 export function storeServices(store: Store, opts: StoreServiceOptions = {}): StoreServices {
@@ -79,13 +89,21 @@ export function storeServices(store: Store, opts: StoreServiceOptions = {}): Sto
   const accounts = new AccountService(store);
   const receivers = new ReceiverService(store);
   const log = opts.logger ? { log: opts.logger } : {};
-  const admin = new AdminActions({ store, accounts, receivers, keyCache: keys, receiverCache: receiverDirectory, ...log });
   const subscriptions = new WebhookSubscriptions(store, opts.keyCacheTtlMs ?? 0);
+  const creditsLow = new CreditsLowWatch({
+    store,
+    ttlMs: opts.keyCacheTtlMs ?? 0,
+    endpointsFor: (accountId) => subscriptions.endpointsFor(accountId, 'account.credits_low'),
+    ...(opts.logger ? { logger: opts.logger } : {}),
+  });
+  const admin = new AdminActions({ store, accounts, receivers, keyCache: keys, receiverCache: receiverDirectory, creditsLow, ...log });
   const secrets = secretBox(opts.secretsKey ?? null);
   const webhooks = new WebhookEndpoints({ store, secrets, adminListener: opts.adminListener ?? null, allowPrivate: opts.allowPrivateWebhooks ?? false, forgetAccount: (id) => subscriptions.forget(id), ...log });
   const payments = new PaymentRequestService(store);
   const lineChannels = new LineChannels({ store, secrets, ...log });
-  return { store, keys, receiverDirectory, accounts, admin, adminTokens: new AdminTokenService(store, undefined, opts.logger), subscriptions, webhooks, secrets, lineChannels, payments };
+  const tellCustomer = opts.lineApi ? { tellCustomer: lineCustomerNotice({ store, secrets, api: opts.lineApi, ...(opts.logger ? { logger: opts.logger } : {}) }) } : {};
+  const resolutions = new PaymentResolutions({ store, endpointsFor: (accountId) => subscriptions.endpointsFor(accountId, 'payment_request.paid'), ...tellCustomer, ...log });
+  return { store, keys, receiverDirectory, accounts, admin, adminTokens: new AdminTokenService(store, undefined, opts.logger), subscriptions, webhooks, secrets, lineChannels, payments, resolutions, creditsLow };
 }
 
 /** What the store services need from the configuration. */
@@ -96,7 +114,18 @@ export function storeServiceOptions(config: Config, logger: Logger): StoreServic
     secretsKey: config.SECRETS_KEY ?? null,
     adminListener: { host: config.ADMIN_HOST, port: config.ADMIN_PORT },
     allowPrivateWebhooks: config.WEBHOOK_ALLOW_PRIVATE,
+    lineApi: lineApiOf(config),
   };
+}
+
+/** LINE's Messaging API at the configured base URLs (the simulator's in tests and demos). */
+function lineApiOf(config: Config): LineApi {
+  return lineHttpApi({
+    apiBaseUrl: config.LINE_API_BASE_URL,
+    dataApiBaseUrl: config.LINE_DATA_API_BASE_URL,
+    timeoutMs: config.LINE_API_TIMEOUT_MS,
+    userAgent: `slipgate/${packageVersion()}`,
+  });
 }
 
 export interface ServerOptions {
@@ -201,6 +230,7 @@ export async function serverServices(config: Config, { logger, upstream: overrid
     onAttempt: (result) => metrics.webhookAttempt(result),
   });
   const verification = new VerificationService({
+    creditsLow: services.creditsLow,
     webhooks: {
       endpointsFor: (accountId, type) => services.subscriptions.endpointsFor(accountId, type),
       lease: () => webhookWorker.lease(),
@@ -228,12 +258,7 @@ export async function serverServices(config: Config, { logger, upstream: overrid
   const lineBridge = new LineBridge({
     store,
     secrets: services.secrets,
-    api: lineHttpApi({
-      apiBaseUrl: config.LINE_API_BASE_URL,
-      dataApiBaseUrl: config.LINE_DATA_API_BASE_URL,
-      timeoutMs: config.LINE_API_TIMEOUT_MS,
-      userAgent: `slipgate/${packageVersion()}`,
-    }),
+    api: lineApiOf(config),
     verification,
     maxImageBytes: config.MAX_IMAGE_BYTES,
     userLimit: new LineUserLimit(config.LINE_EVENTS_PER_USER_PER_MIN),

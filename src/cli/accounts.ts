@@ -47,6 +47,18 @@ export function registerAccountCommands(program: Command): void {
     );
 
   accounts
+    .command('credits-low <accountId> <threshold>')
+    .description('send account.credits_low once when credits fall below <threshold> (a whole number), or stop with "off"')
+    .option('--reason <text>', 'why (kept in the admin events)')
+    .action((accountId: string, threshold: string, opts: { reason?: string }) => {
+      if (threshold !== 'off' && !/^[1-9]\d{0,9}$/.test(threshold)) throw new InputError('<threshold> must be a whole number of credits from 1, or off');
+      return withExistingStore(async ({ admin, actor }) => {
+        const set = await admin.setCreditsLowAt(actor, accountId, threshold === 'off' ? null : Number(threshold), opts.reason ?? null);
+        console.log(set === null ? `account.credits_low is off for ${accountId}.` : `account.credits_low fires for ${accountId} when its credits fall below ${set}.`);
+      });
+    });
+
+  accounts
     .command('list')
     .description('list accounts, newest first')
     .option('--search <text>', 'name contains')

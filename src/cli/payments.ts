@@ -10,6 +10,7 @@ import { loadConfig } from '../config.js';
 import { checkoutLinks } from '../domain/payments/checkout-link.js';
 import { parsePaymentRequestBody } from '../domain/payments/input.js';
 import { PaymentRequestRefused } from '../domain/payments/service.js';
+import { ResolveRefused } from '../domain/payments/resolve.js';
 
 export function registerPaymentCommands(program: Command): void {
   const payments = program.command('payments').description("an account's payment requests and its unique-amount setting (docs/payments.md)");
@@ -89,6 +90,29 @@ export function registerPaymentCommands(program: Command): void {
         console.log(link ? `Checkout link: ${link}` : 'No checkout link: set PUBLIC_URL and SECRETS_KEY (docs/payments.md#checkout-page).');
       });
     });
+
+  payments
+    .command('resolve <paymentRequestId>')
+    .description('staff resolution: the verified slip of --verification paid this pending or expired request (no credit; one paid event; audited)')
+    .requiredOption('--verification <id>', 'the verification (req_…) whose slip paid it, from the audit log')
+    .option('--note <text>', 'why, for the admin event trail')
+    .option('--force', "accept a slip paid to another receiver than the request's (check first: it may be fraud)")
+    .option('--json', 'print JSON')
+    .action((paymentRequestId: string, opts: { verification: string; note?: string; force?: boolean; json?: boolean }) =>
+      withExistingStore(async ({ resolutions, actor }) => {
+        let resolved;
+        try {
+          resolved = await resolutions.resolve({ paymentRequestId, verificationId: opts.verification, actor, note: opts.note ?? null, force: opts.force === true });
+        } catch (err) {
+          if (err instanceof ResolveRefused) throw new InputError(`${err.message} (${err.reason}); nothing changed`);
+          throw err;
+        }
+        const p = resolved.request;
+        if (opts.json) return printJson({ changed: resolved.changed, paymentRequest: p });
+        const how = resolved.changed ? 'is now paid by' : 'was already paid by';
+        console.log(`${p.id} (${p.reference}) ${how} verification ${p.paidBy?.verificationId ?? opts.verification}.`);
+      }),
+    );
 
   payments
     .command('checkout-secret <accountId>')

@@ -79,3 +79,48 @@ export function verifyCheckoutReturn(url: string | URL, secret: string): Checkou
   if (!timingSafeEqual(expected, Buffer.from(signature[0]!, 'hex'))) return { ok: false, reason: 'bad_signature' };
   return { ok: true, paymentRequest: paymentRequest[0]!, status: 'paid' };
 }
+
+/** The slip that paid a payment request, or a late transfer's (amounts in baht, times in Bangkok time). */
+export interface WebhookPayingSlip {
+  verificationId: string;
+  transactionId: string;
+  sendingBank: string;
+  amount: number;
+  transferredAt: string;
+}
+
+/** A payment request as its events carry it: `GET /api/v1/payment-requests/{id}` without `promptpay`. */
+export interface WebhookPaymentRequest {
+  id: string;
+  reference: string;
+  amount: number;
+  /** Under unique amounts only. */
+  requestedAmount?: number;
+  status: 'pending' | 'paid' | 'expired' | 'cancelled';
+  /** The receiver's id (`rcv_…`). */
+  receiver: string;
+  createdAt: string;
+  expiresAt: string;
+  paidAt: string | null;
+  paidBy: WebhookPayingSlip | null;
+}
+
+interface EventOf<T extends string, D> {
+  id: string;
+  type: T;
+  createdAt: string;
+  data: D;
+}
+
+/** A webhook body as slipgate sends it (docs/webhooks.md): parse the raw body after verifyWebhookSignature says ok. */
+export type WebhookEvent =
+  | EventOf<
+      'verification.succeeded',
+      { verificationId: string; requestId: string; transactionId: string; amount: number; sendingBank: string; receivingBank: string; source: 'qrcode' | 'image' | 'line'; verifiedAt: string }
+    >
+  /** `resolvedBy: "staff"` when staff attached the slip (docs/payments.md#staff-resolution). */
+  | EventOf<'payment_request.paid', WebhookPaymentRequest & { resolvedBy?: 'staff' }>
+  | EventOf<'payment_request.expired', WebhookPaymentRequest>
+  | EventOf<'payment_request.late_transfer', WebhookPaymentRequest & { transfer: WebhookPayingSlip }>
+  /** The account's credits fell below its threshold (`creditsLowAt`): once per fall. */
+  | EventOf<'account.credits_low', { accountId: string; credits: number; creditsLowAt: number }>;

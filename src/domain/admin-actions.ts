@@ -3,6 +3,7 @@
 // reason. The money rules stay in AccountService and the store.
 import type { LedgerResult, Store } from './ports/store.js';
 import { StoreError } from './ports/store.js';
+import { InputError } from './errors.js';
 import type { AccountService, IssuedKey } from './accounts.js';
 import { recordAdminEvent } from './admin-events.js';
 import { ERASURE_ACTION } from './erasure-register.js';
@@ -17,6 +18,9 @@ interface KeyCacheControl {
   forgetAccount(accountId: string): void;
 }
 
+/** The largest credits_low threshold: what every engine's credits column holds (32-bit). */
+const MAX_THRESHOLD = 2_147_483_647;
+
 /** The idempotency key was used before for another account or amount. */
 export class IdempotencyConflictError extends Error {
   override name = 'IdempotencyConflictError';
@@ -29,6 +33,8 @@ export interface AdminActionsDeps {
   receivers?: ReceiverService;
   /** Absent in the CLI: other processes drop cached keys after their TTL. */
   keyCache?: KeyCacheControl;
+  /** account.credits_low (credits-low.ts): settled after every balance or threshold change; absent: never announced from here. */
+  creditsLow?: { afterChange(accountId: string): Promise<void>; forget(accountId: string): void };
   /** The verify path's cached receivers (receiver-directory.ts); absent in the CLI, like keyCache. */
   receiverCache?: { forgetAccount(accountId: string): void };
   /** Every change is also a log line, whichever surface made it (GraphQL, dashboard, CLI). */
@@ -50,6 +56,7 @@ const CHANGE_MESSAGES: Record<string, string> = {
   removeReceiver: 'receiver removed',
   setReceiverPolicy: 'receiver policy changed',
   setUniquePaymentAmounts: 'unique payment amounts turned on or off',
+  setCreditsLowAt: 'credits-low threshold changed',
 };
 
 export class AdminActions {
@@ -79,12 +86,14 @@ export class AdminActions {
   async topUp(actor: string, input: { accountId: string; credits: number; reason: string; idempotencyKey: string | null }): Promise<LedgerResult> {
     const result = await idempotent(input.idempotencyKey, () => this.deps.accounts.topUp({ ...input, actor }));
     await this.recordLedgerChange('topUpCredits', result, actor);
+    await this.deps.creditsLow?.afterChange(input.accountId);
     return result;
   }
 
   async adjust(actor: string, input: { accountId: string; delta: number; reason: string; idempotencyKey?: string | null }): Promise<LedgerResult> {
     const result = await idempotent(input.idempotencyKey ?? null, () => this.deps.accounts.adjust({ ...input, actor }));
     await this.recordLedgerChange('adjustCredits', result, actor);
+    await this.deps.creditsLow?.afterChange(input.accountId);
     return result;
   }
 
@@ -151,6 +160,20 @@ export class AdminActions {
     if (!(await this.deps.store.setUniquePaymentAmounts(accountId, on))) throw new StoreError('not_found', 'account not found');
     await this.change(actor, 'setUniquePaymentAmounts', accountId, reason, { from, to: on });
     return on;
+  }
+
+  /**
+   * The account.credits_low threshold (null: off). A new threshold re-arms
+   * the event, and an account already below it is announced at once.
+   */
+  async setCreditsLowAt(actor: string, accountId: string, threshold: number | null, reason?: string | null): Promise<number | null> {
+    if (threshold !== null && !(Number.isInteger(threshold) && threshold >= 1 && threshold <= MAX_THRESHOLD)) throw new InputError(`creditsLowAt must be a whole number of credits from 1 to ${MAX_THRESHOLD} (or off)`);
+    const from = await this.deps.store.creditsLowAt(accountId);
+    if (!(await this.deps.store.setCreditsLowAt(accountId, threshold))) throw new StoreError('not_found', 'account not found');
+    this.deps.creditsLow?.forget(accountId);
+    await this.change(actor, 'setCreditsLowAt', accountId, reason, { from, to: threshold });
+    await this.deps.creditsLow?.afterChange(accountId);
+    return threshold;
   }
 
   private async receiverChange(actor: string, action: string, r: Receiver, reason: string | null | undefined) {

@@ -34,6 +34,8 @@ export interface VerificationDeps {
   maxPicturesPerAccount?: number;
   /** Bounds what refused authentications from one address cost (failed-auth-brake.ts); without it each is recorded. */
   authBrake?: FailedAuthBrake;
+  /** account.credits_low (credits-low.ts): told the balance each hold left; absent: never announced from the verify path. */
+  creditsLow?: { afterHold(accountId: string, creditsLeft: number): Promise<void> };
   /** Webhook listeners (a per-account cache); absent: no events are written. */
   webhooks?: {
     endpointsFor(accountId: string, type: WebhookEventType): Promise<string[]>;

@@ -230,6 +230,7 @@ export class VerificationService {
     // Only what the settle stored: a request found paid by this slip under another verification wrote no event here.
     const paidDeliveries = paidHere ? (plan?.payment?.deliveries ?? []) : [];
     if (deliveries.length > 0 || paidDeliveries.length > 0) this.deps.webhooks?.written?.([...deliveries, ...paidDeliveries]);
+    await this.deps.creditsLow?.afterHold(who.accountId, held.credits);
     // lastUsedAt is an API key's; a LINE channel has none.
     if (who.source !== 'line' && !who.keyId.startsWith('checkout:')) this.touches.touch(who.keyId);
     // Settling only turns the hold into usage: the hold's balance is the one after the charge.

@@ -7,6 +7,7 @@ import type { Logger } from 'pino';
 import type { AdminActions } from '../domain/admin-actions.js';
 import type { WebhookEndpoints } from '../domain/webhooks/endpoints.js';
 import type { LineChannels } from '../domain/line/channels.js';
+import type { PaymentResolutions } from '../domain/payments/resolve.js';
 import { tokenActor } from '../domain/admin-tokens.js';
 import type { AdminToken } from '../domain/types.js';
 import type { Store } from '../domain/ports/store.js';
@@ -21,6 +22,8 @@ export interface GraphqlDeps {
   webhooks: WebhookEndpoints;
   /** LINE channels of accounts, with their audit trail. */
   lineChannels: LineChannels;
+  /** Staff resolutions of payment requests ("this slip paid that order"), with their audit trail. */
+  resolutions: PaymentResolutions;
   upstreamHealth: () => DomainHealth[];
   logger: Logger;
   /** Payment requests staff make and cancel from the dashboard, and their checkout links; absent: those mutations answer NOT_FOUND. */

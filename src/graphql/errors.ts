@@ -25,6 +25,8 @@ function coded(code: string, message: string): GraphQLError {
 
 export const userInputError = (message: string) => coded(ERROR_CODES.badUserInput, message);
 export const notFoundError = (message: string) => coded(ERROR_CODES.notFound, message);
+/** A change the data's state refuses; `reason` names which refusal, for clients to branch on. */
+export const conflictError = (message: string, reason: string) => new graphqlJs.GraphQLError(message, { extensions: { code: ERROR_CODES.conflict, reason } });
 export const forbiddenError = () => coded(ERROR_CODES.forbidden, 'your admin role may not do this');
 export const tooComplexError = (cost: number, max: number) =>
   coded(ERROR_CODES.queryTooComplex, `query cost ${cost} is over the limit of ${max}: ask for fewer items (first) or fewer nested lists`);

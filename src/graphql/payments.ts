@@ -4,7 +4,10 @@
 import { bahtOf } from '../domain/payments/money.js';
 import { PAYMENT_REFUSALS, PAYMENT_STATUSES, type PayingSlip, type PaymentRecord, type PaymentRefusal, type PaymentRequest, type PaymentStatus } from '../domain/payments/types.js';
 import { builder } from './builder.js';
-import { notFoundError, userInputError } from './errors.js';
+import { conflictError, notFoundError, userInputError } from './errors.js';
+import { recordAdminEvent } from '../domain/admin-events.js';
+import { ResolveRefused } from '../domain/payments/resolve.js';
+import type { GraphqlContext } from './context.js';
 import { parsePaymentRequestBody } from '../domain/payments/input.js';
 import { PaymentRequestRefused } from '../domain/payments/service.js';
 import { connection, pageArgs, pagedCost, pageSize, STORE_READ_COST, withCursor } from './pagination.js';
@@ -69,6 +72,14 @@ const PaymentRequestRef = builder.objectRef<PaymentRequest>('PaymentRequest').im
       resolve: (p, _args, ctx) => ctx.payments?.checkoutUrl(p.id) ?? null,
     }),
     successUrl: t.exposeString('successUrl', { nullable: true, description: 'Where the checkout page sends the customer once paid.' }),
+  }),
+});
+
+const PaymentResolutionRef = builder.objectRef<{ request: PaymentRequest; changed: boolean }>('PaymentResolution').implement({
+  description: 'What a staff resolution did.',
+  fields: (t) => ({
+    paymentRequest: t.field({ type: PaymentRequestRef, resolve: (r) => r.request }),
+    changed: t.exposeBoolean('changed', { description: 'False when this slip had paid the request already (resolved before, or sent by the customer): nothing was written.' }),
   }),
 });
 
@@ -151,6 +162,7 @@ builder.mutationFields((t) => ({
         const made = await payments.service.create(accountId, input.input);
         if (made.outcome === 'conflict') throw userInputError(`reference already used for another amount, receiver or expiry (${made.request.id})`);
         ctx.logger.info({ actor: ctx.actor, accountId, paymentRequestId: made.request.id }, 'payment request made by staff');
+        if (made.outcome === 'created') await auditPaymentChange(ctx, 'createPaymentRequest', made.request);
         return made.request;
       } catch (err) {
         if (err instanceof PaymentRequestRefused) throw userInputError(err.message);
@@ -169,7 +181,36 @@ builder.mutationFields((t) => ({
       const after = await ctx.payments.service.cancel(request.accountId, request.id);
       if (!after) throw notFoundError('payment request not found');
       ctx.logger.info({ actor: ctx.actor, accountId: request.accountId, paymentRequestId: request.id, status: after.status }, 'payment request cancelled by staff');
+      // Only the call that cancelled it is a change: cancelling again, or a paid one, leaves no event.
+      if (request.status === 'pending' && after.status === 'cancelled') await auditPaymentChange(ctx, 'cancelPaymentRequest', after);
       return after;
     },
   }),
+  resolvePaymentRequest: t.field({
+    type: PaymentResolutionRef,
+    authScopes: { support: true },
+    description:
+      'Staff resolution: the verified slip of `verificationId` (a success of the same account that paid no request) paid this pending or expired request. Another amount is accepted and recorded; a slip paid to another receiver needs `force`. No credit is charged; one payment_request.paid event (data.resolvedBy "staff"); the same pair again answers the same request and changes nothing. Refusals: NOT_FOUND, or CONFLICT with extensions.reason (already_paid, cancelled, slip_already_used, wrong_receiver, other_account). Role: SUPPORT or ADMIN.',
+    args: {
+      paymentRequestId: t.arg.id({ required: true }),
+      verificationId: t.arg.id({ required: true, description: 'The verification (req_…) whose slip paid it, from the audit log.' }),
+      note: t.arg.string({ required: false, description: 'Why (kept in the admin event).' }),
+      force: t.arg.boolean({ required: false, description: "Accept a slip paid to another receiver than the request's (check first: it may be fraud)." }),
+    },
+    resolve: async (_root, args, ctx) => {
+      try {
+        return await ctx.resolutions.resolve({ paymentRequestId: String(args.paymentRequestId), verificationId: String(args.verificationId), actor: ctx.actor, note: args.note, force: args.force === true });
+      } catch (err) {
+        if (!(err instanceof ResolveRefused)) throw err;
+        if (err.reason === 'request_not_found' || err.reason === 'verification_not_found') throw notFoundError(err.message);
+        throw conflictError(err.message, err.reason);
+      }
+    },
+  }),
 }));
+
+/** Requests made and cancelled by staff join the account's admin event trail, like its other changes. */
+function auditPaymentChange(ctx: GraphqlContext, action: string, p: PaymentRequest) {
+  const details = { paymentRequestId: p.id, reference: p.reference, amount: bahtOf(p.amount), status: p.status };
+  return recordAdminEvent(ctx.store, new Date(), { actor: ctx.actor, action, targetId: p.accountId, details });
+}

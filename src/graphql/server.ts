@@ -5,6 +5,7 @@ import { createYoga } from 'graphql-yoga';
 import type { Logger } from 'pino';
 import type { AdminActions } from '../domain/admin-actions.js';
 import type { LineChannels } from '../domain/line/channels.js';
+import type { PaymentResolutions } from '../domain/payments/resolve.js';
 import type { WebhookEndpoints } from '../domain/webhooks/endpoints.js';
 import type { AdminTokenService } from '../domain/admin-tokens.js';
 import type { Store } from '../domain/ports/store.js';
@@ -26,6 +27,7 @@ export interface GraphqlServerDeps {
   adminTokens: AdminTokenService;
   webhooks: WebhookEndpoints;
   lineChannels: LineChannels;
+  resolutions: PaymentResolutions;
   upstreamHealth: () => DomainHealth[];
   logger: Logger;
   payments?: GraphqlDeps['payments'];
@@ -34,7 +36,7 @@ export interface GraphqlServerDeps {
 
 export function mountGraphql(app: Express, deps: GraphqlServerDeps): void {
   const logger = deps.logger.child({ component: 'graphql' });
-  const context = { store: deps.store, actions: deps.admin, webhooks: deps.webhooks, lineChannels: deps.lineChannels, upstreamHealth: deps.upstreamHealth, logger, ...(deps.payments ? { payments: deps.payments } : {}) };
+  const context = { store: deps.store, actions: deps.admin, webhooks: deps.webhooks, lineChannels: deps.lineChannels, resolutions: deps.resolutions, upstreamHealth: deps.upstreamHealth, logger, ...(deps.payments ? { payments: deps.payments } : {}) };
 
   const yoga = createYoga<ServerContext, GraphqlContext>({
     schema: graphqlSchema(),

@@ -134,3 +134,26 @@ builder.mutationFields((t) => ({
     },
   }),
 }));
+
+// account.credits_low (docs/webhooks.md#accountcredits_low): the account's threshold.
+builder.objectFields(AccountRef, (t) => ({
+  creditsLowAt: t.int({
+    nullable: true,
+    description: 'account.credits_low fires once when credits fall below this (again after a top-up brings them back); null: off (the default).',
+    complexity: STORE_READ_COST,
+    resolve: (account, _args, ctx) => ctx.store.creditsLowAt(account.id),
+  }),
+}));
+
+builder.mutationFields((t) => ({
+  setCreditsLowAt: t.field({
+    type: AccountRef,
+    authScopes: { support: true },
+    description: 'Sets the account.credits_low threshold (null: off); re-arms the event, and an account already below it is announced at once. Role: SUPPORT or ADMIN.',
+    args: { accountId: t.arg.id({ required: true }), creditsLowAt: t.arg.int({ required: false }), reason: t.arg.string({ required: false, description: 'Why (kept in the admin events).' }) },
+    resolve: async (_root, args, ctx) => {
+      await ctx.actions.setCreditsLowAt(ctx.actor, String(args.accountId), args.creditsLowAt ?? null, args.reason);
+      return (await ctx.store.getAccount(String(args.accountId)))!;
+    },
+  }),
+}));

@@ -3,7 +3,7 @@
 // the settle's own write (VerifyPathStore.settleHold).
 import { randomUUID } from 'node:crypto';
 import type { SettlePayment, Store } from '../../src/domain/ports/store.js';
-import type { PayResult, PayingSlip, PaymentRequest } from '../../src/domain/payments/types.js';
+import type { PayResult, PayingSlip, PaymentRecord, PaymentRequest } from '../../src/domain/payments/types.js';
 import type { VerifyTransactionRecord } from '../../src/domain/types.js';
 import type { NewWebhookDelivery } from '../../src/domain/webhooks/types.js';
 
@@ -38,4 +38,12 @@ export async function payBySettle(store: Store, request: PaymentRequest, paying:
   if (held.status !== 'held') throw new Error(`no credit held to pay with: ${held.status}`);
   const payment: SettlePayment = { request, slip: paying, at, deliveries };
   return store.settleHold(paidRecord(request.accountId, paying), [], payment);
+}
+
+/** A charged verification whose record carries the verdict the domain decided alone (no payment to write), or none. */
+export async function settleWithVerdict(store: Store, accountId: string, paying: PayingSlip, payment: PaymentRecord | undefined): Promise<void> {
+  await fundAccount(store, accountId, 1);
+  const held = await store.holdCredit({ id: paying.verificationId, accountId, keyId: 'key_test', createdAt: new Date(), instanceId: null });
+  if (held.status !== 'held') throw new Error(held.status);
+  await store.settleHold({ ...paidRecord(accountId, paying), ...(payment ? { payment } : {}) });
 }

@@ -9,7 +9,7 @@ import type { Store } from '../../src/domain/ports/store.js';
 import type { PayingSlip, PaymentRequest } from '../../src/domain/payments/types.js';
 import type { NewWebhookDelivery } from '../../src/domain/webhooks/types.js';
 import type { CaseFn } from '../helpers/skipped-guarantees.js';
-import { fundAccount, paidRecord, payBySettle } from '../helpers/pay-by-settle.js';
+import { payBySettle, settleWithVerdict } from '../helpers/pay-by-settle.js';
 import type { PaymentRecord } from '../../src/domain/payments/types.js';
 
 interface Fixtures {
@@ -22,7 +22,7 @@ const id = (kind: string) => `${kind}_${randomUUID().replaceAll('-', '')}`;
 const sorted = (ids: Iterable<string>) => [...ids].sort();
 const MINUTE = 60_000;
 
-function request(accountId: string, over: Partial<PaymentRequest> = {}): PaymentRequest {
+export function request(accountId: string, over: Partial<PaymentRequest> = {}): PaymentRequest {
   const createdAt = new Date();
   return {
     id: id('pr'),
@@ -45,7 +45,7 @@ function request(accountId: string, over: Partial<PaymentRequest> = {}): Payment
   };
 }
 
-function slip(over: Partial<PayingSlip> = {}): PayingSlip {
+export function slip(over: Partial<PayingSlip> = {}): PayingSlip {
   return { verificationId: id('vt'), transactionId: id('TX').slice(0, 25), sendingBank: '004', amount: 25_000, transferredAt: new Date(), ...over };
 }
 
@@ -56,10 +56,10 @@ function events(endpointId: string, type: 'payment_request.paid' | 'payment_requ
     return [{ id: id('whd'), eventId, endpointId, accountId: p.accountId, type, body: JSON.stringify({ id: eventId, type, data: { id: p.id, status: p.status } }), createdAt: new Date() }];
   };
 }
-const paidEvents = (endpointId: string, pr: PaymentRequest) => events(endpointId, 'payment_request.paid')({ ...pr, status: 'paid' });
+export const paidEvents = (endpointId: string, pr: PaymentRequest) => events(endpointId, 'payment_request.paid')({ ...pr, status: 'paid' });
 
 /** The distinct paid event ids in the account's outbox. */
-async function paidEventIds(store: Store, accountId: string): Promise<string[]> {
+export async function paidEventIds(store: Store, accountId: string): Promise<string[]> {
   const deliveries = (await store.listWebhookDeliveries({ accountId, limit: 100 })).items;
   return [...new Set(deliveries.filter((d) => d.type === 'payment_request.paid').map((d) => d.eventId))];
 }
@@ -72,13 +72,6 @@ async function verdictOf(store: Store, accountId: string, paying: PayingSlip): P
   return record.payment ?? undefined;
 }
 
-/** A charged verification whose record carries the verdict the domain decided alone (no payment to write). */
-async function settleWithVerdict(store: Store, accountId: string, paying: PayingSlip, payment: PaymentRecord | undefined): Promise<void> {
-  await fundAccount(store, accountId, 1);
-  const held = await store.holdCredit({ id: paying.verificationId, accountId, keyId: 'key_test', createdAt: new Date(), instanceId: null });
-  if (held.status !== 'held') throw new Error(held.status);
-  await store.settleHold({ ...paidRecord(accountId, paying), ...(payment ? { payment } : {}) });
-}
 
 export function paymentContract(f: Fixtures): void {
   describe('payment requests', () => {

@@ -6,11 +6,13 @@ import type { ApiKey, LedgerEntry, Receiver, RequestErrorRecord, VerifyTransacti
 import { StoreError, type Store } from '../../src/domain/ports/store.js';
 import { skippedNote, skippingCase, type CaseFn } from '../helpers/skipped-guarantees.js';
 import { paymentContract } from './contract-payments.js';
+import { paymentResolveContract, type PaymentProbe } from './contract-payment-resolve.js';
+import { creditsLowContract, type CreditsLowProbe } from './contract-credits-low.js';
 import { lineContract, type LineProbe } from './contract-line.js';
 import { webhookContract, type WebhookProbe } from './contract-webhooks.js';
 
 /** Direct reads through the engine's own driver, bypassing the adapter. */
-interface EngineProbe extends WebhookProbe, LineProbe {
+interface EngineProbe extends WebhookProbe, LineProbe, PaymentProbe, CreditsLowProbe {
   balance(accountId: string): Promise<{ credits: number; usage: number } | null>;
   holdIds(accountId: string): Promise<string[]>;
   countVerifyTransactions(accountId: string): Promise<number>;
@@ -648,6 +650,8 @@ export function storeContract(name: string, open: () => Promise<EngineUnderTest>
 
     webhookContract({ store: () => store, probe: () => probe, account, hold, vt, concurrency });
     paymentContract({ store: () => store, account, concurrency });
+    paymentResolveContract({ store: () => store, probe: () => probe, account, concurrency });
+    creditsLowContract({ store: () => store, probe: () => probe, account, concurrency });
     lineContract({ store: () => store, probe: () => probe, account, hold, vt, failure });
 
     it('answers a ping', async () => {

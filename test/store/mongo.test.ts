@@ -84,6 +84,19 @@ storeContract(
           const a = await c.collection<{ _id: string; receiverPolicy?: string }>('accounts').findOne({ _id: id });
           return a ? (a.receiverPolicy ?? null) : null;
         },
+        storedCreditsLow: async (id) => {
+          const a = await c.collection<{ _id: string; creditsLowAt?: number | null; creditsLowNotified?: boolean }>('accounts').findOne({ _id: id });
+          return a ? { at: a.creditsLowAt ?? null, notified: a.creditsLowNotified === true } : null;
+        },
+        storedPayment: async (id) => {
+          const p = await c.collection<{ _id: string; status: string; paidBy?: { verificationId: string } | null }>('payment_requests').findOne({ _id: id });
+          return p ? { status: p.status, paidVerificationId: p.paidBy?.verificationId ?? null } : null;
+        },
+        storedVerdict: async (id) => {
+          const v = await c.collection<{ _id: string; payment?: { requestId: string; status: string; reason?: string | null } | null }>('verify_transactions').findOne({ _id: id });
+          if (!v) return null;
+          return { requestId: v.payment?.requestId ?? null, status: v.payment?.status ?? null, reason: v.payment?.reason ?? null };
+        },
       },
       dispose: async () => {
         await client.close();

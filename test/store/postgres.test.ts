@@ -43,6 +43,16 @@ storeContract('postgres', async () => {
           id,
         ),
       storedReceiverPolicy: async (id) => (await all<{ receiver_policy: string }>('SELECT receiver_policy FROM accounts WHERE id = $1', id))[0]?.receiver_policy ?? null,
+      storedCreditsLow: async (id) => (await all<{ at: number | null; notified: boolean }>('SELECT credits_low_at AS at, credits_low_notified AS notified FROM accounts WHERE id = $1', id))[0] ?? null,
+      storedPayment: async (id) =>
+        (await all<{ status: string; paidVerificationId: string | null }>('SELECT status, paid_verification_id AS "paidVerificationId" FROM payment_requests WHERE id = $1', id))[0] ?? null,
+      storedVerdict: async (id) =>
+        (
+          await all<{ requestId: string | null; status: string | null; reason: string | null }>(
+            'SELECT payment_request_id AS "requestId", payment_status AS status, payment_reason AS reason FROM verify_transactions WHERE id = $1',
+            id,
+          )
+        )[0] ?? null,
     },
     dispose: async () => {
       await client.end();

@@ -52,6 +52,16 @@ storeContract('sqlite', async () => {
           (r) => ({ id: r.id, number: r.number, bankCode: r.bank_code, active: r.active === 1 }),
         ),
       storedReceiverPolicy: async (id) => (db.prepare('SELECT receiver_policy FROM accounts WHERE id = ?').get(id) as { receiver_policy: string } | undefined)?.receiver_policy ?? null,
+      storedCreditsLow: async (id) => {
+        const r = db.prepare('SELECT credits_low_at AS at, credits_low_notified AS notified FROM accounts WHERE id = ?').get(id) as { at: number | null; notified: number } | undefined;
+        return r ? { at: r.at, notified: r.notified === 1 } : null;
+      },
+      storedPayment: async (id) =>
+        (db.prepare('SELECT status, paid_verification_id AS paidVerificationId FROM payment_requests WHERE id = ?').get(id) as { status: string; paidVerificationId: string | null } | undefined) ?? null,
+      storedVerdict: async (id) =>
+        (db.prepare('SELECT payment_request_id AS requestId, payment_status AS status, payment_reason AS reason FROM verify_transactions WHERE id = ?').get(id) as
+          | { requestId: string | null; status: string | null; reason: string | null }
+          | undefined) ?? null,
     },
     dispose: async () => {
       db.close();

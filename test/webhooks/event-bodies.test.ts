@@ -12,6 +12,8 @@ import { targetOf } from '../../src/domain/payments/target.js';
 import type { PaymentRequest } from '../../src/domain/payments/types.js';
 import type { Receiver, VerifyTransactionRecord } from '../../src/domain/types.js';
 import { outboxRecords, verificationSucceeded } from '../../src/domain/webhooks/events.js';
+import { creditsLowEvent } from '../../src/domain/credits-low.js';
+import type { WebhookEvent } from '../../src/client/webhooks.js';
 import { WEBHOOK_EVENT_TYPES, type WebhookEventType } from '../../src/domain/webhooks/types.js';
 
 const PHONE = '0812345678';
@@ -95,6 +97,7 @@ const BUILDERS: Record<WebhookEventType, (target: Receiver) => string> = {
   'payment_request.expired': (target) => paymentEvent('payment_request.expired', ['whe_1'], () => at)(request(target, 'expired'))[0]!.body,
   'payment_request.late_transfer': (target) =>
     lateTransferEvent(['whe_1'], () => at)(request(target, 'expired'), { verificationId: 'vt_1', transactionId: 'TX123', sendingBank: '004', amount: 25_000, transferredAt: at })[0]!.body,
+  'account.credits_low': () => outboxRecords(creditsLowEvent({ accountId: 'acc_shop', credits: 9, threshold: 10 }, at), 'acc_shop', ['whe_1'])[0]!.body,
 };
 
 /** Field names that would carry a PromptPay id, an account number or a name. */
@@ -118,6 +121,13 @@ function walk(value: unknown, path: string, found: string[]): void {
 }
 
 describe('webhook event bodies carry no PromptPay id, account number or name', () => {
+  it('the SDK types every event type, and only those', () => {
+    // Checked by the compiler: the SDK's union names exactly the types slipgate sends.
+    type Sdk = WebhookEvent['type'];
+    const same: [Sdk] extends [WebhookEventType] ? ([WebhookEventType] extends [Sdk] ? true : false) : false = true;
+    expect(same).toBe(true);
+  });
+
   it('every event type has a builder here', () => {
     expect(Object.keys(BUILDERS).sort()).toEqual([...WEBHOOK_EVENT_TYPES].sort());
   });

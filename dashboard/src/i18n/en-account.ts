@@ -116,6 +116,15 @@ export const enAccount = {
     copied: 'Checkout link copied.',
     linkLabel: (reference: string) => `Checkout link of ${reference}`,
     noLink: 'No checkout link: the server needs PUBLIC_URL and SECRETS_KEY.',
+    resolve: 'Resolve with a slip…',
+    resolveHeading: (reference: string) => `A verified slip paid ${reference}`,
+    resolveHint: 'Attach a verified slip that paid no request (two open orders of one amount, another amount, sent without the order). No credit is charged; the shop gets one paid event.',
+    verificationId: 'The slip: its transaction reference (on the slip, in the audit log) or verification id (req_…)',
+    noSlip: (given: string) => `No verified slip of this account has the transaction reference ${given}.`,
+    note: 'Note: why',
+    force: "The slip was paid to another receiver, and I checked it is this order's",
+    resolveButton: 'Mark paid by this slip',
+    resolvedNotice: (reference: string) => `Payment request ${reference} is paid by the slip.`,
   },
   line: {
     heading: 'LINE channels',
@@ -153,7 +162,7 @@ export const enAccount = {
     redeliver: 'Redeliver',
     queued: 'Redelivery queued',
     states: { PENDING: 'pending', DELIVERED: 'delivered', FAILED: 'failed' } as Record<'PENDING' | 'DELIVERED' | 'FAILED', string>,
-    eventTypes: { VERIFICATION_SUCCEEDED: 'verification succeeded', PAYMENT_REQUEST_PAID: 'payment request paid', PAYMENT_REQUEST_EXPIRED: 'payment request expired', PAYMENT_REQUEST_LATE_TRANSFER: 'transfer after expiry' } as Record<string, string>,
+    eventTypes: { VERIFICATION_SUCCEEDED: 'verification succeeded', PAYMENT_REQUEST_PAID: 'payment request paid', PAYMENT_REQUEST_EXPIRED: 'payment request expired', PAYMENT_REQUEST_LATE_TRANSFER: 'transfer after expiry', ACCOUNT_CREDITS_LOW: 'credits low' } as Record<string, string>,
   },
 };
 

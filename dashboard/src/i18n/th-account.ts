@@ -118,6 +118,15 @@ export const thAccount: AccountMessages = {
     copied: 'คัดลอกลิงก์ชำระเงินแล้ว',
     linkLabel: (reference: string) => `ลิงก์ชำระเงินของ ${reference}`,
     noLink: 'ไม่มีลิงก์ชำระเงิน: เซิร์ฟเวอร์ต้องตั้ง PUBLIC_URL และ SECRETS_KEY',
+    resolve: 'ผูกกับสลิป…',
+    resolveHeading: (reference: string) => `สลิปที่ตรวจแล้วชำระ ${reference}`,
+    resolveHint: 'ผูกสลิปที่ตรวจแล้วแต่ยังไม่ได้ชำระคำขอใด (มีคำสั่งซื้อยอดเดียวกันสองรายการ ยอดไม่ตรง หรือส่งโดยไม่ระบุคำสั่งซื้อ) ไม่หักเครดิตเพิ่ม ร้านค้าได้รับแจ้งว่าชำระแล้วหนึ่งครั้ง',
+    verificationId: 'สลิป: เลขอ้างอิงรายการ (บนสลิป ในบันทึกตรวจสอบ) หรือรหัสการตรวจสอบ (req_…)',
+    noSlip: (given: string) => `ไม่พบสลิปที่ตรวจแล้วของบัญชีนี้ที่มีเลขอ้างอิงรายการ ${given}`,
+    note: 'หมายเหตุ: เหตุผล',
+    force: 'สลิปโอนไปยังผู้รับรายอื่น และตรวจแล้วว่าเป็นของคำสั่งซื้อนี้',
+    resolveButton: 'บันทึกว่าชำระด้วยสลิปนี้',
+    resolvedNotice: (reference: string) => `คำขอชำระเงิน ${reference} ชำระด้วยสลิปแล้ว`,
   },
   line: {
     heading: 'ช่อง LINE',
@@ -155,6 +164,6 @@ export const thAccount: AccountMessages = {
     redeliver: 'ส่งอีกครั้ง',
     queued: 'จัดคิวส่งอีกครั้งแล้ว',
     states: { PENDING: 'รอส่ง', DELIVERED: 'ส่งถึงแล้ว', FAILED: 'ส่งไม่สำเร็จ' } as Record<'PENDING' | 'DELIVERED' | 'FAILED', string>,
-    eventTypes: { VERIFICATION_SUCCEEDED: 'ตรวจสลิปสำเร็จ', PAYMENT_REQUEST_PAID: 'ชำระคำขอแล้ว', PAYMENT_REQUEST_EXPIRED: 'คำขอหมดอายุ', PAYMENT_REQUEST_LATE_TRANSFER: 'โอนหลังคำขอหมดอายุ' } as Record<string, string>,
+    eventTypes: { VERIFICATION_SUCCEEDED: 'ตรวจสลิปสำเร็จ', PAYMENT_REQUEST_PAID: 'ชำระคำขอแล้ว', PAYMENT_REQUEST_EXPIRED: 'คำขอหมดอายุ', PAYMENT_REQUEST_LATE_TRANSFER: 'โอนหลังคำขอหมดอายุ', ACCOUNT_CREDITS_LOW: 'เครดิตใกล้หมด' } as Record<string, string>,
   },
 };

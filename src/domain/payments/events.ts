@@ -49,11 +49,11 @@ function paymentEventFacts(p: PaymentRequest) {
   return facts;
 }
 
-/** The deliveries of one event about `p` for its listening endpoints (none: no event). */
-export function paymentEvent(type: PaymentEventType, endpointIds: readonly string[], now: () => Date) {
+/** The deliveries of one event about `p` for its listening endpoints (none: no event); `extra` adds to its data (a staff resolution's `resolvedBy`). */
+export function paymentEvent(type: PaymentEventType, endpointIds: readonly string[], now: () => Date, extra: Record<string, unknown> = {}) {
   return (p: PaymentRequest): NewWebhookDelivery[] => {
     if (endpointIds.length === 0) return [];
-    const event: WebhookEvent = { id: newId('evt'), type, createdAt: now(), data: paymentEventFacts(p) };
+    const event: WebhookEvent = { id: newId('evt'), type, createdAt: now(), data: { ...paymentEventFacts(p), ...extra } };
     return outboxRecords(event, p.accountId, endpointIds);
   };
 }

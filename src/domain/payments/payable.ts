@@ -11,3 +11,10 @@ export const transferredInTime = (request: Pick<PaymentRequest, 'expiresAt'>, sl
 /** Pending, or marked expired while this slip's transfer had come in time. */
 export const payableBy = (request: PaymentRequest, slip: PayingSlip): boolean =>
   request.status === 'pending' || (request.status === 'expired' && transferredInTime(request, slip));
+
+/** Staff resolution (resolve.ts): pending or expired, whenever the transfer came; never paid or cancelled. */
+export const openToStaff = (request: PaymentRequest): boolean => request.status === 'pending' || request.status === 'expired';
+
+/** Whether the request is paid by this very slip (its transaction id at its sending bank): a retry, or a resolution again. */
+export const paidBySameSlip = (request: PaymentRequest, slip: Pick<PayingSlip, 'transactionId' | 'sendingBank'>): boolean =>
+  request.status === 'paid' && request.paidBy?.transactionId === slip.transactionId && request.paidBy.sendingBank === slip.sendingBank;

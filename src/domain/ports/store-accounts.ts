@@ -1,6 +1,7 @@
 // Storage port: accounts and their API keys.
 import type { Account, ApiKey } from '../types.js';
 import type { Page } from './store-page.js';
+import type { NewWebhookDelivery } from '../webhooks/types.js';
 
 export interface AccountQuery {
   search?: string;
@@ -27,4 +28,18 @@ export interface AccountStore {
   /** Replaces the key's allowed CIDR ranges (empty = any address); false for an unknown key. */
   setApiKeyAllowedIps(id: string, allowedIps: readonly string[]): Promise<boolean>;
   touchApiKey(id: string, at: Date): Promise<void>;
+
+  /** The account's account.credits_low threshold (domain/credits-low.ts); null: off, or no such account. */
+  creditsLowAt(accountId: string): Promise<number | null>;
+  /** Sets the threshold (null: off) and re-arms the event; false for an unknown or deleted account. */
+  setCreditsLowAt(accountId: string, threshold: number | null): Promise<boolean>;
+  /**
+   * The credits_low state, settled in one write: credits below the threshold
+   * and not announced yet → marked announced, with the deliveries
+   * `announce` builds written in the same write (`fell`); at or above it
+   * and announced → re-armed (`rearmed`); otherwise nothing (`none`).
+   * MongoDB writes the deliveries just after the mark: a crash between
+   * loses that one event (at most once there).
+   */
+  settleCreditsLow(accountId: string, announce: (credits: number, threshold: number) => readonly NewWebhookDelivery[]): Promise<'fell' | 'rearmed' | 'none'>;
 }

@@ -1,5 +1,6 @@
 // Storage port: payment requests (domain/payments).
-import type { CreatePaymentResult, PaymentQuery, PaymentRequest } from '../payments/types.js';
+import type { CreatePaymentResult, PayResult, PaymentQuery, PaymentRequest } from '../payments/types.js';
+import type { SettlePayment } from './store-verify-path.js';
 import type { NewWebhookDelivery } from '../webhooks/types.js';
 import type { Page } from './store-page.js';
 
@@ -34,6 +35,17 @@ export interface PaymentRequestStore {
    * `max` were counted already (or the request is unknown).
    */
   takeCheckoutCheck(id: string, max: number): Promise<boolean>;
+  /**
+   * Staff resolution (payments/resolve.ts): pays the request with the slip of
+   * a verification charged already, iff the request is pending or expired
+   * (whatever the transfer time: a person looked) and the slip paid no
+   * request; the slip that already paid it is `paid` again and writes
+   * nothing. When it pays, the same write keeps the verdict (paid) with the
+   * verification's record and writes `deliveries`. MongoDB writes the
+   * record's verdict right after the payment: a crash between the two leaves
+   * the old verdict, which resolving the same pair again sets.
+   */
+  resolvePaymentRequest(payment: SettlePayment): Promise<PayResult>;
   /** Up to `limit` pending requests that expired at or before `now`, soonest expired first. */
   duePaymentRequests(now: Date, limit: number): Promise<PaymentRequest[]>;
   /**

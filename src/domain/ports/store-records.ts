@@ -4,6 +4,8 @@ import type { Page } from './store-page.js';
 
 export interface AuditQuery {
   accountId?: string;
+  /** The record's own id (a verification's `req_…`). */
+  id?: string;
   from?: Date;
   /** Exclusive upper bound. */
   to?: Date;

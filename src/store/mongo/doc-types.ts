@@ -26,6 +26,8 @@ export interface AccountDoc {
   /** Absent on accounts written before receivers existed: 'off'. */
   receiverPolicy?: string;
   uniquePaymentAmounts?: boolean;
+  creditsLowAt?: number | null;
+  creditsLowNotified?: boolean;
 }
 
 export interface ReceiverDoc {

@@ -25,6 +25,7 @@ export function all(clauses: Filter[]): Filter {
 export function auditFilter(q: Omit<AuditQuery, 'limit'>, collection: 'verify_transactions' | 'request_errors'): Filter {
   const clauses: Filter[] = [];
   if (q.accountId) clauses.push({ accountId: q.accountId });
+  if (q.id) clauses.push({ _id: q.id });
   if (q.from || q.to) clauses.push({ createdAt: { ...(q.from ? { $gte: q.from } : {}), ...(q.to ? { $lt: q.to } : {}) } });
   if (q.upstream) clauses.push({ upstream: q.upstream });
   if (q.requestId) clauses.push({ requestId: q.requestId });

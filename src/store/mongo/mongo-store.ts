@@ -14,6 +14,7 @@ import {
   type Store,
 } from '../../domain/ports/store.js';
 import * as accountOps from './accounts.js';
+import * as creditsLow from './credits-low.js';
 import * as payments from './payments.js';
 import * as line from './line.js';
 import * as receivers from './receivers.js';
@@ -130,6 +131,10 @@ export class MongoStore implements Store {
   pendingPaymentRequests: Store['pendingPaymentRequests'] = (...args) => payments.pendingPaymentRequests(this.m, ...args);
   cancelPaymentRequest: Store['cancelPaymentRequest'] = (...args) => payments.cancelPaymentRequest(this.m, ...args);
   takeCheckoutCheck: Store['takeCheckoutCheck'] = (...args) => payments.takeCheckoutCheck(this.m, ...args);
+  creditsLowAt: Store['creditsLowAt'] = (...args) => creditsLow.creditsLowAt(this.m, ...args);
+  setCreditsLowAt: Store['setCreditsLowAt'] = (...args) => creditsLow.setCreditsLowAt(this.m, ...args);
+  settleCreditsLow: Store['settleCreditsLow'] = (...args) => creditsLow.settleCreditsLow(this.m, ...args);
+  resolvePaymentRequest: Store['resolvePaymentRequest'] = (...args) => payments.resolvePaymentRequest(this.m, ...args);
   duePaymentRequests: Store['duePaymentRequests'] = (...args) => payments.duePaymentRequests(this.m, ...args);
   expirePaymentRequests: Store['expirePaymentRequests'] = (...args) => payments.expirePaymentRequests(this.m, ...args);
 

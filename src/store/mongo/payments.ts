@@ -14,7 +14,7 @@
 // charges the slip (holds.ts), which recovery finishes after a crash.
 import { StoreError, type Page, type SettlePayment } from '../../domain/ports/store.js';
 import type { CreatePaymentResult, PayResult, PayingSlip, PaymentQuery, PaymentRecord, PaymentRequest, PaymentStatus } from '../../domain/payments/types.js';
-import { payableBy, transferredInTime } from '../../domain/payments/payable.js';
+import { openToStaff, payableBy } from '../../domain/payments/payable.js';
 import { paymentVerdict, recordedVerdict } from '../../domain/payments/paying.js';
 import type { NewWebhookDelivery } from '../../domain/webhooks/types.js';
 import { toPage } from '../cursor.js';
@@ -191,16 +191,16 @@ export const payingVerdict = (p: PayingDoc, result: PayResult): PaymentRecord =>
   recordedVerdict(paymentVerdict({ request: { id: p.requestId, status: p.requestStatus ?? 'pending' }, slip: p.slip }, result));
 
 /** Pays the request iff it is still pending and the slip paid no other; again for a slip that already paid it (a retried or recovered settle). */
-export async function payRequest(m: Models, { requestId: id, slip, at, outbox, outboxAt }: PayingDoc): Promise<PayResult> {
+export async function payRequest(m: Models, { requestId: id, slip, at, outbox, outboxAt }: PayingDoc, payable: (request: PaymentRequest, slip: PayingSlip) => boolean = payableBy): Promise<PayResult> {
   const request = await getPaymentRequest(m, id);
   if (!request) throw new StoreError('not_found', 'payment request not found');
   if (paidBySame(request, slip)) return { status: 'paid', request };
-  if (!payableBy(request, slip)) return { status: 'not_pending', request };
+  if (!payable(request, slip)) return { status: 'not_pending', request };
   const other = await claimSlip(m, id, slip, at);
   if (other) return { status: 'slip_used', otherRequestId: other };
   const paid: PaymentRequest = { ...request, status: 'paid', paidAt: at, paidBy: slip };
-  // An in-time transfer pays a request expiry marked meanwhile too (payable.ts); expiresAt never changes.
-  const payableStatus = transferredInTime(request, slip) ? { $in: ['pending', 'expired'] } : 'pending';
+  // An in-time transfer (or staff) pays a request expiry marked meanwhile too (payable.ts); expiresAt never changes.
+  const payableStatus = payable({ ...request, status: 'expired' }, slip) ? { $in: ['pending', 'expired'] } : 'pending';
   const won = await m.paymentRequests.collection.updateOne({ _id: id as never, status: payableStatus as never }, { $set: { status: 'paid', paidAt: at, paidBy: slip, ...(outbox ? { outbox, outboxAt } : {}) } });
   if (won.modifiedCount === 1) {
     await releaseAmount(m, paid);
@@ -212,6 +212,15 @@ export async function payRequest(m: Models, { requestId: id, slip, at, outbox, o
   // Another slip paid it first (or it was cancelled or expired): the slip is free again.
   await m.paymentSlips.deleteOne({ _id: slipKey(slip), requestId: id });
   return { status: 'not_pending', request: now };
+}
+
+/** Staff resolution: the payment by the same rules as a settle's, then the verification's verdict (see the port). */
+export async function resolvePaymentRequest(m: Models, payment: SettlePayment): Promise<PayResult> {
+  return mapped(async () => {
+    const result = await payRequest(m, payingDoc(payment), openToStaff);
+    if (result.status === 'paid') await m.verifyTransactions.updateOne({ _id: payment.slip.verificationId }, { $set: { payment: { requestId: payment.request.id, status: 'paid', reason: null } } });
+    return result;
+  });
 }
 
 /** Null when the slip is now claimed for `id`; otherwise the request it paid (or is paying). */

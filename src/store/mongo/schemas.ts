@@ -38,6 +38,9 @@ const accountSchema = new Schema<AccountDoc>(
     deletedAt: optDate,
     receiverPolicy: { type: String, default: 'off' },
     uniquePaymentAmounts: { type: Boolean, default: false },
+    // account.credits_low (domain/credits-low.ts): the threshold (absent or null: off) and whether the fall was announced.
+    creditsLowAt: { type: Int32, default: null },
+    creditsLowNotified: { type: Boolean, default: false },
   },
   OPTIONS,
 );

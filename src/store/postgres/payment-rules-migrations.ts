@@ -47,4 +47,10 @@ export const PG_PAYMENT_RULES_MIGRATIONS: readonly string[] = [
   ALTER TABLE payment_requests ADD COLUMN success_url text;
   ALTER TABLE payment_requests ADD COLUMN checkout_checks integer NOT NULL DEFAULT 0;
   `,
+  // The account.credits_low threshold (null: off) and whether the fall below
+  // it was announced; a top-up back above it re-arms (domain/credits-low.ts).
+  `
+  ALTER TABLE accounts ADD COLUMN credits_low_at integer;
+  ALTER TABLE accounts ADD COLUMN credits_low_notified boolean NOT NULL DEFAULT false;
+  `,
 ];

@@ -4,7 +4,7 @@
 // transaction and then fails on the index; both are read back and answered
 // as what they are. Paying is part of the settle that charges the slip.
 import { constraintViolation, StoreError, type Page, type SettlePayment } from '../../domain/ports/store.js';
-import type { CreatePaymentResult, PayResult, PaymentQuery, PaymentRequest } from '../../domain/payments/types.js';
+import type { CreatePaymentResult, PayResult, PayingSlip, PaymentQuery, PaymentRequest } from '../../domain/payments/types.js';
 import type { NewWebhookDelivery } from '../../domain/webhooks/types.js';
 import { toPage } from '../cursor.js';
 import * as sql from '../sql/payments.js';
@@ -12,7 +12,7 @@ import { DELIVERY_COLUMNS, deliveryValues } from '../sql/webhooks.js';
 import { time, type PgDb, type Run } from './db.js';
 import { isDeadlock, numbered } from './sql.js';
 import { holdGone, settleMany, type Settle } from './settle-batch.js';
-import { payableBy } from '../../domain/payments/payable.js';
+import { openToStaff, payableBy } from '../../domain/payments/payable.js';
 import { paymentVerdict, recordedVerdict } from '../../domain/payments/paying.js';
 
 type Row = sql.PaymentRow<Date, string, boolean>;
@@ -121,13 +121,29 @@ export async function settleWithVerdict(db: PgDb, settle: Settle): Promise<void>
   }
 }
 
-async function payOn(run: Run, { request: { id }, slip, at, deliveries }: SettlePayment): Promise<PayResult> {
+/** Staff resolution: the payment and the verification's verdict in one transaction, retried as a settle's payment is. */
+export async function resolvePaymentRequest(db: PgDb, payment: SettlePayment): Promise<PayResult> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await db.tx(async (run) => {
+        const result = await payOn(run, payment, openToStaff);
+        if (result.status === 'paid') await run(numbered(sql.SET_VT_PAYMENT), sql.vtPaymentValues(payment.slip.verificationId, sql.paidVerdict(payment.request.id)));
+        return result;
+      });
+    } catch (err) {
+      const again = constraintViolation(err)?.constraint === 'payment_requests_paying_slip' || isDeadlock(err);
+      if (!again || attempt >= PAY_ATTEMPTS) throw err;
+    }
+  }
+}
+
+async function payOn(run: Run, { request: { id }, slip, at, deliveries }: SettlePayment, payable: (request: PaymentRequest, slip: PayingSlip) => boolean = payableBy): Promise<PayResult> {
   // The row lock makes two slips for one request take turns: the second sees it paid.
   const { rows } = await run<Row>(`${numbered(sql.GET_PAYMENT)} FOR UPDATE`, [id]);
   if (!rows[0]) throw new StoreError('not_found', 'payment request not found');
   const request = map(rows[0]);
   if (sql.paidBySameSlip(request, slip)) return { status: 'paid', request };
-  if (!payableBy(request, slip)) return { status: 'not_pending', request };
+  if (!payable(request, slip)) return { status: 'not_pending', request };
   const other = await run<{ id: string }>(numbered(sql.PAID_BY_SLIP), [slip.transactionId, slip.sendingBank]);
   if (other.rows[0]) return { status: 'slip_used', otherRequestId: other.rows[0].id };
   await run(numbered(sql.PAY), sql.payValues(id, slip, at, asIs));

@@ -10,6 +10,7 @@ import * as audit from './audit.js';
 import { PgDb } from './db.js';
 import * as holds from './holds.js';
 import * as ledger from './ledger.js';
+import * as creditsLow from './credits-low.js';
 import * as payments from './payments.js';
 import * as line from './line.js';
 import * as receivers from './receivers.js';
@@ -110,6 +111,10 @@ export class PostgresStore implements Store {
   pendingPaymentRequests: Store['pendingPaymentRequests'] = (...args) => payments.pendingPaymentRequests(this.db, ...args);
   cancelPaymentRequest: Store['cancelPaymentRequest'] = (...args) => payments.cancelPaymentRequest(this.db, ...args);
   takeCheckoutCheck: Store['takeCheckoutCheck'] = (...args) => payments.takeCheckoutCheck(this.db, ...args);
+  creditsLowAt: Store['creditsLowAt'] = (...args) => creditsLow.creditsLowAt(this.db, ...args);
+  setCreditsLowAt: Store['setCreditsLowAt'] = (...args) => creditsLow.setCreditsLowAt(this.db, ...args);
+  settleCreditsLow: Store['settleCreditsLow'] = (...args) => creditsLow.settleCreditsLow(this.db, ...args);
+  resolvePaymentRequest: Store['resolvePaymentRequest'] = (...args) => payments.resolvePaymentRequest(this.db, ...args);
   duePaymentRequests: Store['duePaymentRequests'] = (...args) => payments.duePaymentRequests(this.db, ...args);
   expirePaymentRequests: Store['expirePaymentRequests'] = (...args) => payments.expirePaymentRequests(this.db, ...args);
 

@@ -23,6 +23,7 @@ function auditFilter(q: AuditQuery, table: AuditTable, time: (ms: number) => unk
     params.push(...values);
   };
   if (q.accountId) add('account_id = ?', q.accountId);
+  if (q.id) add('id = ?', q.id);
   if (q.from) add('created_at >= ?', time(q.from.getTime()));
   if (q.to) add('created_at < ?', time(q.to.getTime()));
   if (q.upstream) add('upstream = ?', q.upstream);

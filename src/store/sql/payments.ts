@@ -115,6 +115,8 @@ export const PAY = `UPDATE payment_requests
   WHERE id = ? AND status IN ('pending', 'expired')`;
 /** The payment verdict kept with the verification's record, in the settle's write. */
 export const SET_VT_PAYMENT = 'UPDATE verify_transactions SET payment_request_id = ?, payment_status = ?, payment_reason = ? WHERE id = ?';
+/** The verdict a staff resolution keeps with the verification that paid the request. */
+export const paidVerdict = (requestId: string): PaymentRecord => ({ requestId, status: 'paid', reason: null });
 export const vtPaymentValues = (verificationId: string, v: PaymentRecord): unknown[] => [v.requestId, v.status, v.reason, verificationId];
 export const EXPIRE_ONE = "UPDATE payment_requests SET status = 'expired', closed_at = ? WHERE id = ? AND status = 'pending' AND expires_at <= ?";
 /**
@@ -138,8 +140,7 @@ export const payValues = (id: string, slip: PayingSlip, at: Date, time: (at: Dat
 ];
 
 /** Whether a slip that found the request paid had paid it itself (a retried verification). */
-export const paidBySameSlip = (request: PaymentRequest, slip: PayingSlip): boolean =>
-  request.status === 'paid' && request.paidBy?.transactionId === slip.transactionId && request.paidBy.sendingBank === slip.sendingBank;
+export { paidBySameSlip } from '../../domain/payments/payable.js';
 
 /** Newest first, by account (its index) or over every account. */
 export function paymentPageQuery(q: PaymentQuery, time: (ms: number) => unknown): { sql: string; params: unknown[] } {

@@ -46,4 +46,10 @@ export const SQLITE_PAYMENT_RULES_MIGRATIONS: readonly string[] = [
   ALTER TABLE payment_requests ADD COLUMN success_url TEXT;
   ALTER TABLE payment_requests ADD COLUMN checkout_checks INTEGER NOT NULL DEFAULT 0;
   `,
+  // The account.credits_low threshold (null: off) and whether the fall below
+  // it was announced; a top-up back above it re-arms (domain/credits-low.ts).
+  `
+  ALTER TABLE accounts ADD COLUMN credits_low_at INTEGER;
+  ALTER TABLE accounts ADD COLUMN credits_low_notified INTEGER NOT NULL DEFAULT 0;
+  `,
 ];

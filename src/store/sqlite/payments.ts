@@ -4,14 +4,14 @@
 // its change are never split.
 import type { Page, SettlePayment } from '../../domain/ports/store.js';
 import { StoreError } from '../../domain/ports/store.js';
-import type { CreatePaymentResult, PayResult, PaymentQuery, PaymentRecord, PaymentRequest } from '../../domain/payments/types.js';
+import type { CreatePaymentResult, PayResult, PayingSlip, PaymentQuery, PaymentRecord, PaymentRequest } from '../../domain/payments/types.js';
 import type { NewWebhookDelivery } from '../../domain/webhooks/types.js';
 import { toPage } from '../cursor.js';
 import * as sql from '../sql/payments.js';
 import { deliveryValues } from '../sql/webhooks.js';
 import type { Lite } from './connection.js';
 import { mapError } from './errors.js';
-import { payableBy } from '../../domain/payments/payable.js';
+import { openToStaff, payableBy } from '../../domain/payments/payable.js';
 import { paymentVerdict, recordedVerdict } from '../../domain/payments/paying.js';
 
 type Row = sql.PaymentRow<number, number, number>;
@@ -88,12 +88,23 @@ export function keepVerdict(lite: Lite, verificationId: string, verdict: Payment
   lite.sql(sql.SET_VT_PAYMENT).run(...sql.vtPaymentValues(verificationId, verdict));
 }
 
-function payOnce(lite: Lite, payment: SettlePayment): PayResult {
+/** Staff resolution: the payment and the verification's verdict in one IMMEDIATE transaction. */
+export async function resolvePaymentRequest(lite: Lite, payment: SettlePayment): Promise<PayResult> {
+  return lite.db
+    .transaction((): PayResult => {
+      const result = payOnce(lite, payment, openToStaff);
+      if (result.status === 'paid') keepVerdict(lite, payment.slip.verificationId, sql.paidVerdict(payment.request.id));
+      return result;
+    })
+    .immediate();
+}
+
+function payOnce(lite: Lite, payment: SettlePayment, payable: (request: PaymentRequest, slip: PayingSlip) => boolean = payableBy): PayResult {
   const { request: { id }, slip } = payment;
   const request = getSync(lite, id);
   if (!request) throw new StoreError('not_found', 'payment request not found');
   if (sql.paidBySameSlip(request, slip)) return { status: 'paid', request };
-  if (!payableBy(request, slip)) return { status: 'not_pending', request };
+  if (!payable(request, slip)) return { status: 'not_pending', request };
   const other = lite.sql(sql.PAID_BY_SLIP).get(slip.transactionId, slip.sendingBank) as { id: string } | undefined;
   if (other) return { status: 'slip_used', otherRequestId: other.id };
   lite.sql(sql.PAY).run(...sql.payValues(id, slip, payment.at, ms));

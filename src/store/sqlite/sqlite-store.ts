@@ -10,6 +10,7 @@ import * as audit from './audit.js';
 import { migrate, openLite, type Lite } from './connection.js';
 import * as holds from './holds.js';
 import * as ledger from './ledger.js';
+import * as creditsLow from './credits-low.js';
 import * as payments from './payments.js';
 import * as line from './line.js';
 import * as receivers from './receivers.js';
@@ -116,6 +117,10 @@ export class SqliteStore implements Store {
   pendingPaymentRequests: Store['pendingPaymentRequests'] = (...args) => payments.pendingPaymentRequests(this.lite, ...args);
   cancelPaymentRequest: Store['cancelPaymentRequest'] = (...args) => payments.cancelPaymentRequest(this.lite, ...args);
   takeCheckoutCheck: Store['takeCheckoutCheck'] = (...args) => payments.takeCheckoutCheck(this.lite, ...args);
+  creditsLowAt: Store['creditsLowAt'] = (...args) => creditsLow.creditsLowAt(this.lite, ...args);
+  setCreditsLowAt: Store['setCreditsLowAt'] = (...args) => creditsLow.setCreditsLowAt(this.lite, ...args);
+  settleCreditsLow: Store['settleCreditsLow'] = (...args) => creditsLow.settleCreditsLow(this.lite, ...args);
+  resolvePaymentRequest: Store['resolvePaymentRequest'] = (...args) => payments.resolvePaymentRequest(this.lite, ...args);
   duePaymentRequests: Store['duePaymentRequests'] = (...args) => payments.duePaymentRequests(this.lite, ...args);
   expirePaymentRequests: Store['expirePaymentRequests'] = (...args) => payments.expirePaymentRequests(this.lite, ...args);
 
