@@ -235,6 +235,7 @@ export async function serverServices(config: Config, { logger, upstream: overrid
       userAgent: `slipgate/${packageVersion()}`,
     }),
     verification,
+    pictures: { decoder: images, slots: verification.pictureSlots },
     maxImageBytes: config.MAX_IMAGE_BYTES,
     userLimit: new LineUserLimit(config.LINE_EVENTS_PER_USER_PER_MIN),
     logger,

@@ -1,7 +1,7 @@
 // `slipgate line …`: LINE Official Account channels connected to merchant
 // accounts (docs/line.md). The channel secret and access token are sealed
 // with SECRETS_KEY and never printed back.
-import type { Command } from 'commander';
+import { Option, type Command } from 'commander';
 import type { LineChannelView } from '../domain/line/types.js';
 import { bangkokTime, printTable } from './output.js';
 import { printJson, withExistingStore } from './context.js';
@@ -17,6 +17,7 @@ interface ConnectFlags {
   lang?: string;
   checks: boolean;
   matchPaymentRequests?: boolean;
+  hints?: boolean;
   reason?: string;
   json?: boolean;
 }
@@ -27,6 +28,7 @@ const row = (c: LineChannelView) => ({
   lang: c.lang,
   checks: c.checks ? 'on' : 'off',
   'payment requests': c.matchPaymentRequests ? 'match' : 'off',
+  hints: c.hints ? 'on' : 'off',
   secret: c.secret,
   'access token': c.accessToken,
   'connected (Bangkok)': bangkokTime(c.createdAt),
@@ -46,6 +48,7 @@ export function registerLineCommands(program: Command): void {
     .option('--lang <lang>', 'language of the replies: th or en', 'th')
     .option('--no-checks', "answer without the duplicate check and the account's reported receiver verdict")
     .option('--match-payment-requests', 'a slip sent in the chat pays the pending payment request of its receiver and amount (docs/line.md#payment-requests)')
+    .option('--hints', 'answer chat that is not a slip (text, stickers, pictures without a slip QR) with a hint on what to send; by default such messages get no bot message')
     .option('--reason <text>', 'why, for the admin event trail')
     .option('--json', 'print JSON (secrets masked)')
     .action((accountId: string, opts: ConnectFlags) => {
@@ -62,6 +65,7 @@ export function registerLineCommands(program: Command): void {
           lang: opts.lang ?? null,
           checks: opts.checks,
           matchPaymentRequests: opts.matchPaymentRequests ?? false,
+          hints: opts.hints ?? false,
           reason: opts.reason ?? null,
         });
         if (opts.json) return printJson(channel);
@@ -82,6 +86,18 @@ export function registerLineCommands(program: Command): void {
         if (opts.json) return printJson(list);
         if (list.length === 0) return console.log('No LINE channels connected.');
         printTable(list.map(row));
+      }),
+    );
+
+  line
+    .command('set <channelId>')
+    .description("change a connected channel's options")
+    .addOption(new Option('--hints <setting>', 'on: chat that is not a slip gets a hint on what to send; off (the default): no bot message').choices(['on', 'off']).makeOptionMandatory())
+    .option('--reason <text>', 'why, for the admin event trail')
+    .action((channelId: string, opts: { hints: 'on' | 'off'; reason?: string }) =>
+      withExistingStore(async ({ lineChannels, actor }) => {
+        const channel = await lineChannels.setHints(actor, channelId, opts.hints === 'on', opts.reason ?? null);
+        console.log(`LINE channel ${channel.channelId}: hints ${channel.hints ? 'on' : 'off'}.`);
       }),
     );
 

@@ -20,6 +20,7 @@ const LineChannelRef = builder.objectRef<LineChannelView>('LineChannel').impleme
     lang: t.expose('lang', { type: LineLanguageEnum }),
     checks: t.exposeBoolean('checks', { description: "Whether the duplicate check and the account's reported receiver verdict decide the answer." }),
     matchPaymentRequests: t.exposeBoolean('matchPaymentRequests', { description: 'Whether a slip sent in the chat pays the pending payment request of its receiver and amount (docs/line.md#payment-requests).' }),
+    hints: t.exposeBoolean('hints', { description: 'Whether chat that is not a slip (text, stickers, pictures without a slip QR) is answered with a hint; false (the default): no bot message.' }),
     credentials: t.string({
       description: 'The channel secret and access token, always masked: set, and never readable again (no field of this API reads them).',
       resolve: (c) => `${c.secret} / ${c.accessToken}`,
@@ -54,6 +55,7 @@ builder.mutationFields((t) => ({
       lang: t.arg({ type: LineLanguageEnum, required: false }),
       checks: t.arg.boolean({ required: false }),
       matchPaymentRequests: t.arg.boolean({ required: false }),
+      hints: t.arg.boolean({ required: false, description: 'Answer chat that is not a slip with a hint; default false (quiet).' }),
       ...reason,
     },
     resolve: (_root, args, ctx) =>
@@ -64,8 +66,16 @@ builder.mutationFields((t) => ({
         lang: args.lang ?? null,
         checks: args.checks ?? null,
         matchPaymentRequests: args.matchPaymentRequests ?? null,
+        hints: args.hints ?? null,
         reason: args.reason,
       }),
+  }),
+  setLineChannelHints: t.field({
+    type: LineChannelRef,
+    authScopes: { support: true },
+    description: 'Turns the hint for chat that is not a slip on or off (docs/line.md#quiet-by-default). Role: SUPPORT or ADMIN.',
+    args: { channelId: t.arg.string({ required: true }), hints: t.arg.boolean({ required: true }), ...reason },
+    resolve: (_root, args, ctx) => ctx.lineChannels.setHints(ctx.actor, args.channelId, args.hints, args.reason),
   }),
   disconnectLineChannel: t.field({
     type: LineChannelRef,

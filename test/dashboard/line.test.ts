@@ -49,6 +49,8 @@ describe('dashboard: LINE channels and slips', { timeout: 120_000 }, () => {
       expect(text).toContain('/line/webhook/1650000042');
       expect(text).toContain(lang);
       expect(text).toContain('•••••••• / ••••••••');
+      // Quiet by default: the hint column says off.
+      expect(text).toContain(locale ? 'ตอบแชตที่ไม่ใช่สลิป' : 'Hint for chat');
       const html = await page.content();
       expect(html).not.toContain(secret);
       expect(html).not.toContain(token);

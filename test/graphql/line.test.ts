@@ -8,9 +8,10 @@ import { dataOf, errorCodes, startGraphqlApp, type GraphqlTestApp } from './help
 
 const CONNECT = `mutation($accountId: ID!, $channelId: String!, $channelSecret: String!, $accessToken: String!, $lang: LineLanguage) {
   connectLineChannel(accountId: $accountId, channelId: $channelId, channelSecret: $channelSecret, accessToken: $accessToken, lang: $lang, reason: "go live") {
-    channelId accountId lang checks matchPaymentRequests credentials
+    channelId accountId lang checks matchPaymentRequests hints credentials
   }
 }`;
+const HINTS = `mutation($channelId: String!, $hints: Boolean!) { setLineChannelHints(channelId: $channelId, hints: $hints, reason: "shop asked") { channelId hints credentials } }`;
 const READ = `query($id: ID!) { account(id: $id) { lineChannels { channelId lang credentials } } }`;
 const DISCONNECT = `mutation($channelId: String!) { disconnectLineChannel(channelId: $channelId) { channelId } }`;
 
@@ -45,8 +46,14 @@ describe('GraphQL admin API: LINE channels', () => {
       lang: 'EN',
       checks: true,
       matchPaymentRequests: false,
+      hints: false,
       credentials: '•••••••• / ••••••••',
     });
+    // Quiet by default; support turns the hint on, a viewer cannot, an unknown channel is not found.
+    expect(errorCodes(await app.gql('viewer', HINTS, { channelId: '1650000001', hints: true }))).toEqual(['FORBIDDEN']);
+    expect(errorCodes(await app.gql('support', HINTS, { channelId: '1650000009', hints: true }))).toEqual(['NOT_FOUND']);
+    expect(dataOf(await app.gql('support', HINTS, { channelId: '1650000001', hints: true })).setLineChannelHints).toEqual({ channelId: '1650000001', hints: true, credentials: '•••••••• / ••••••••' });
+    expect((await app.store.getLineChannel('1650000001'))!.hints).toBe(true);
     expect(errorCodes(await app.gql('support', CONNECT, vars))).toEqual(['BAD_USER_INPUT']);
     const read = await app.gql('viewer', READ, { id: accountId });
     expect(dataOf(read).account.lineChannels).toEqual([{ channelId: '1650000001', lang: 'EN', credentials: '•••••••• / ••••••••' }]);
@@ -57,7 +64,8 @@ describe('GraphQL admin API: LINE channels', () => {
     }
     expect(stored!.sealedSecret).toMatch(/^aesgcm1:/);
     const events = await app.store.listAdminEvents({ targetId: '1650000001', limit: 5 });
-    expect(events.items).toEqual([expect.objectContaining({ action: 'connectLineChannel', actor: expect.stringMatching(/^admin:.*support-token/), reason: 'go live' })]);
+    expect(events.items.map((e) => [e.action, e.reason])).toEqual(expect.arrayContaining([['connectLineChannel', 'go live'], ['setLineChannelHints', 'shop asked']]));
+    expect(events.items).toContainEqual(expect.objectContaining({ action: 'connectLineChannel', actor: expect.stringMatching(/^admin:.*support-token/), reason: 'go live' }));
 
     expect(dataOf(await app.gql('support', DISCONNECT, { channelId: '1650000001' })).disconnectLineChannel).toEqual({ channelId: '1650000001' });
     expect(errorCodes(await app.gql('support', DISCONNECT, { channelId: '1650000001' }))).toEqual(['NOT_FOUND']);

@@ -9,6 +9,8 @@ export interface LineRig {
   app: TestApp;
   sim: LineSimulator;
   accountId: string;
+  /** The account's API key, for verifications outside the chat. */
+  apiKey: string;
   channelId: string;
   channelSecret: string;
   accessToken: string;
@@ -23,15 +25,15 @@ export interface LineRig {
 
 export const SECRETS_KEY = randomBytes(32).toString('hex');
 
-export async function startLineRig(opts: TestAppOptions & { credits?: number; lang?: 'th' | 'en'; checks?: boolean; matchPaymentRequests?: boolean } = {}): Promise<LineRig> {
+export async function startLineRig(opts: TestAppOptions & { credits?: number; lang?: 'th' | 'en'; checks?: boolean; matchPaymentRequests?: boolean; hints?: boolean } = {}): Promise<LineRig> {
   const channelId = String(1_000_000_000 + Math.floor(Math.random() * 8_999_999_999));
   const channelSecret = randomBytes(16).toString('hex');
   const accessToken = randomBytes(32).toString('base64url');
   const sim = await startLineSimulator({ port: 0, channelId, channelSecret, accessToken, slipgateUrl: 'http://127.0.0.1:1' });
   const app = await startApp({ ...opts, env: { SECRETS_KEY, LINE_API_BASE_URL: sim.url, LINE_DATA_API_BASE_URL: sim.url, ...opts.env } });
   sim.setSlipgate(app.publicUrl);
-  const { accountId } = await app.account(opts.credits ?? 5);
-  await app.lineChannels.connect('admin:test', accountId, { channelId, channelSecret, accessToken, lang: opts.lang ?? 'en', checks: opts.checks ?? true, matchPaymentRequests: opts.matchPaymentRequests ?? false });
+  const { accountId, apiKey } = await app.account(opts.credits ?? 5);
+  await app.lineChannels.connect('admin:test', accountId, { channelId, channelSecret, accessToken, lang: opts.lang ?? 'en', checks: opts.checks ?? true, matchPaymentRequests: opts.matchPaymentRequests ?? false, hints: opts.hints ?? false });
   const answers = async (n: number) => {
     const chat = () => sim.log.filter((e) => e.kind !== 'loading');
     await eventually(async () => chat().length >= n);
@@ -41,6 +43,7 @@ export async function startLineRig(opts: TestAppOptions & { credits?: number; la
     app,
     sim,
     accountId,
+    apiKey,
     channelId,
     channelSecret,
     accessToken,

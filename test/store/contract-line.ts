@@ -35,6 +35,7 @@ function channel(accountId: string, over: Partial<LineChannel> = {}): LineChanne
     lang: 'th',
     checks: true,
     matchPaymentRequests: false,
+    hints: false,
     createdAt: new Date(Math.floor(Date.now() / 1000) * 1000),
     ...over,
   };
@@ -58,6 +59,16 @@ export function lineContract(f: Fixtures): void {
       expect(await store.getLineChannel(first.channelId)).toBeNull();
       expect(await f.probe().storedLineSecrets(first.channelId)).toBeNull();
       expect(await store.listLineChannels(accountId)).toEqual([second]);
+    });
+
+    it('turns a channel\'s hints on and off, a channel not connected answering null', async () => {
+      const store = f.store();
+      const c = channel(await f.account(), { hints: true });
+      await store.createLineChannel(c);
+      expect(await store.getLineChannel(c.channelId)).toEqual(c);
+      expect(await store.setLineChannelHints(c.channelId, false)).toEqual({ ...c, hints: false });
+      expect(await store.getLineChannel(c.channelId)).toEqual({ ...c, hints: false });
+      expect(await store.setLineChannelHints(channelId(), true)).toBeNull();
     });
 
     it('refuses a channel id connected already and an unknown account, leaving the first as it was', async () => {

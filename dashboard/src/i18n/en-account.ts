@@ -126,6 +126,7 @@ export const enAccount = {
     lang: 'Replies in',
     checks: 'Checks',
     paymentRequests: 'Payment requests',
+    hints: 'Hint for chat',
     credentials: 'Secret / token',
     connected: 'Connected',
     on: 'on',

@@ -128,6 +128,7 @@ export const thAccount: AccountMessages = {
     lang: 'ภาษาที่ตอบ',
     checks: 'การตรวจ',
     paymentRequests: 'คำขอชำระเงิน',
+    hints: 'ตอบแชตที่ไม่ใช่สลิป',
     credentials: 'ความลับ / โทเค็น',
     connected: 'เชื่อมต่อเมื่อ',
     on: 'เปิด',

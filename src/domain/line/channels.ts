@@ -25,6 +25,8 @@ export interface ConnectInput {
   /** Duplicate check and receiver policy decide the reply; default on. */
   checks?: boolean | null;
   matchPaymentRequests?: boolean | null;
+  /** Answer chat that is not a slip with a hint; default off (quiet). */
+  hints?: boolean | null;
   reason?: string | null;
 }
 
@@ -73,11 +75,12 @@ export class LineChannels {
       lang,
       checks: input.checks ?? true,
       matchPaymentRequests: input.matchPaymentRequests ?? false,
+      hints: input.hints ?? false,
       createdAt: this.now(),
     };
     await this.deps.store.createLineChannel(channel);
-    const { lang: l, checks, matchPaymentRequests } = channel;
-    await this.change(actor, 'connectLineChannel', channelId, input.reason, { accountId, lang: l, checks, matchPaymentRequests }, 'LINE channel connected');
+    const { lang: l, checks, matchPaymentRequests, hints } = channel;
+    await this.change(actor, 'connectLineChannel', channelId, input.reason, { accountId, lang: l, checks, matchPaymentRequests, hints }, 'LINE channel connected');
     return lineChannelView(channel);
   }
 
@@ -85,6 +88,14 @@ export class LineChannels {
   async list(accountId?: string): Promise<LineChannelView[]> {
     if (accountId !== undefined && !(await this.deps.store.getAccount(accountId))) throw new StoreError('not_found', 'account not found');
     return (await this.deps.store.listLineChannels(accountId)).map(lineChannelView);
+  }
+
+  /** Turns the hint for chat that is not a slip on or off (docs/line.md#quiet-by-default). */
+  async setHints(actor: string, channelId: string, hints: boolean, reason?: string | null): Promise<LineChannelView> {
+    const updated = await this.deps.store.setLineChannelHints(parseChannelId(channelId), hints);
+    if (!updated) throw new StoreError('not_found', 'LINE channel not found');
+    await this.change(actor, 'setLineChannelHints', updated.channelId, reason, { accountId: updated.accountId, hints }, 'LINE channel hints set');
+    return lineChannelView(updated);
   }
 
   async disconnect(actor: string, channelId: string, reason?: string | null): Promise<LineChannelView> {

@@ -18,6 +18,8 @@ export interface LineChannel {
   checks: boolean;
   /** Whether a verified slip pays the account's pending payment request it matches (line/payment-match.ts). */
   matchPaymentRequests: boolean;
+  /** Whether chat that is not a slip (text, stickers, pictures without a slip QR) is answered with a hint; off: such messages get no bot message. */
+  hints: boolean;
   createdAt: Date;
 }
 

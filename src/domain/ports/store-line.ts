@@ -10,6 +10,8 @@ export interface LineStore {
   listLineChannels(accountId?: string): Promise<LineChannel[]>;
   /** False for a channel not connected. */
   deleteLineChannel(channelId: string): Promise<boolean>;
+  /** Turns the hint for chat that is not a slip on or off; null for a channel not connected. */
+  setLineChannelHints(channelId: string, hints: boolean): Promise<LineChannel | null>;
   /**
    * Records that a webhook event was taken for processing. True the first
    * time; false for a redelivery of an event already taken (any process,

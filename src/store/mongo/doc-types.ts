@@ -218,6 +218,8 @@ export interface LineChannelDoc {
   lang: string;
   checks: boolean;
   matchPaymentRequests: boolean;
+  /** Absent on channels connected before hints were an option: off. */
+  hints?: boolean;
   createdAt: Date;
 }
 

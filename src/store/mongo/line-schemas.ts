@@ -12,6 +12,7 @@ const lineChannelSchema = new Schema<LineChannelDoc>(
     lang: str,
     checks: { type: Boolean, required: true },
     matchPaymentRequests: { type: Boolean, required: true },
+    hints: { type: Boolean, default: false },
     createdAt: date,
   },
   OPTIONS,

@@ -17,6 +17,7 @@ export async function createLineChannel(m: Models, c: LineChannel): Promise<void
       lang: c.lang,
       checks: c.checks,
       matchPaymentRequests: c.matchPaymentRequests,
+      hints: c.hints,
       createdAt: c.createdAt,
     });
   });
@@ -35,6 +36,13 @@ export async function listLineChannels(m: Models, accountId?: string): Promise<L
 
 export async function deleteLineChannel(m: Models, channelId: string): Promise<boolean> {
   return mapped(async () => (await m.lineChannels.deleteOne({ _id: channelId })).deletedCount === 1);
+}
+
+export async function setLineChannelHints(m: Models, channelId: string, hints: boolean): Promise<LineChannel | null> {
+  return mapped(async () => {
+    const d = await m.lineChannels.findOneAndUpdate({ _id: channelId }, { $set: { hints } }, { new: true }).lean<doc.LineChannelDoc>();
+    return d ? doc.lineChannel(d) : null;
+  });
 }
 
 export async function pruneLineEvents(m: Models, before: Date): Promise<number> {

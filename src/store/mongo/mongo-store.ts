@@ -91,6 +91,7 @@ export class MongoStore implements Store {
   getLineChannel: Store['getLineChannel'] = (...args) => line.getLineChannel(this.m, ...args);
   listLineChannels: Store['listLineChannels'] = (...args) => line.listLineChannels(this.m, ...args);
   deleteLineChannel: Store['deleteLineChannel'] = (...args) => line.deleteLineChannel(this.m, ...args);
+  setLineChannelHints: Store['setLineChannelHints'] = (...args) => line.setLineChannelHints(this.m, ...args);
   claimLineEvent: Store['claimLineEvent'] = (...args) => line.claimLineEvent(this.m, ...args);
   pruneLineEvents: Store['pruneLineEvents'] = (...args) => line.pruneLineEvents(this.m, ...args);
 

@@ -5,8 +5,8 @@ import * as row from './rows.js';
 
 export async function createLineChannel(db: PgDb, c: LineChannel): Promise<void> {
   await db.run(
-    'INSERT INTO line_channels (channel_id, account_id, secret, access_token, lang, checks, match_payment_requests, created_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)',
-    [row.noNul(c.channelId), c.accountId, c.sealedSecret, c.sealedToken, c.lang, c.checks, c.matchPaymentRequests, c.createdAt],
+    'INSERT INTO line_channels (channel_id, account_id, secret, access_token, lang, checks, match_payment_requests, hints, created_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)',
+    [row.noNul(c.channelId), c.accountId, c.sealedSecret, c.sealedToken, c.lang, c.checks, c.matchPaymentRequests, c.hints, c.createdAt],
   );
 }
 
@@ -25,6 +25,11 @@ export async function listLineChannels(db: PgDb, accountId?: string): Promise<Li
 
 export async function deleteLineChannel(db: PgDb, channelId: string): Promise<boolean> {
   return (await db.run('DELETE FROM line_channels WHERE channel_id = $1', [row.noNul(channelId)])).rowCount === 1;
+}
+
+export async function setLineChannelHints(db: PgDb, channelId: string, hints: boolean): Promise<LineChannel | null> {
+  const { rows } = await db.run<row.LineChannelRow>('UPDATE line_channels SET hints = $2 WHERE channel_id = $1 RETURNING *', [row.noNul(channelId), hints]);
+  return rows[0] ? row.lineChannel(rows[0]) : null;
 }
 
 export async function pruneLineEvents(db: PgDb, before: Date): Promise<number> {

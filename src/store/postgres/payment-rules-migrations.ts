@@ -47,4 +47,9 @@ export const PG_PAYMENT_RULES_MIGRATIONS: readonly string[] = [
   ALTER TABLE payment_requests ADD COLUMN success_url text;
   ALTER TABLE payment_requests ADD COLUMN checkout_checks integer NOT NULL DEFAULT 0;
   `,
+  // LINE channels are quiet in ordinary chat (docs/line.md#quiet-by-default):
+  // only a slip is answered, unless the channel turns the hint back on.
+  `
+  ALTER TABLE line_channels ADD COLUMN hints boolean NOT NULL DEFAULT false;
+  `,
 ];

@@ -56,6 +56,7 @@ export class PostgresStore implements Store {
   getLineChannel: Store['getLineChannel'] = (...args) => line.getLineChannel(this.db, ...args);
   listLineChannels: Store['listLineChannels'] = (...args) => line.listLineChannels(this.db, ...args);
   deleteLineChannel: Store['deleteLineChannel'] = (...args) => line.deleteLineChannel(this.db, ...args);
+  setLineChannelHints: Store['setLineChannelHints'] = (...args) => line.setLineChannelHints(this.db, ...args);
   claimLineEvent: Store['claimLineEvent'] = (...args) => line.claimLineEvent(this.db, ...args);
   pruneLineEvents: Store['pruneLineEvents'] = (...args) => line.pruneLineEvents(this.db, ...args);
 

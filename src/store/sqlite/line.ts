@@ -7,8 +7,8 @@ import * as row from './rows.js';
 export async function createLineChannel(lite: Lite, c: LineChannel): Promise<void> {
   try {
     lite
-      .sql('INSERT INTO line_channels (channel_id, account_id, secret, access_token, lang, checks, match_payment_requests, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)')
-      .run(c.channelId, c.accountId, c.sealedSecret, c.sealedToken, c.lang, c.checks ? 1 : 0, c.matchPaymentRequests ? 1 : 0, c.createdAt.getTime());
+      .sql('INSERT INTO line_channels (channel_id, account_id, secret, access_token, lang, checks, match_payment_requests, hints, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)')
+      .run(c.channelId, c.accountId, c.sealedSecret, c.sealedToken, c.lang, c.checks ? 1 : 0, c.matchPaymentRequests ? 1 : 0, c.hints ? 1 : 0, c.createdAt.getTime());
   } catch (err) {
     throw mapError(err);
   }
@@ -29,6 +29,11 @@ export async function listLineChannels(lite: Lite, accountId?: string): Promise<
 
 export async function deleteLineChannel(lite: Lite, channelId: string): Promise<boolean> {
   return lite.sql('DELETE FROM line_channels WHERE channel_id = ?').run(channelId).changes === 1;
+}
+
+export async function setLineChannelHints(lite: Lite, channelId: string, hints: boolean): Promise<LineChannel | null> {
+  if (lite.sql('UPDATE line_channels SET hints = ? WHERE channel_id = ?').run(hints ? 1 : 0, channelId).changes !== 1) return null;
+  return getLineChannel(lite, channelId);
 }
 
 export async function pruneLineEvents(lite: Lite, before: Date): Promise<number> {

@@ -46,4 +46,9 @@ export const SQLITE_PAYMENT_RULES_MIGRATIONS: readonly string[] = [
   ALTER TABLE payment_requests ADD COLUMN success_url TEXT;
   ALTER TABLE payment_requests ADD COLUMN checkout_checks INTEGER NOT NULL DEFAULT 0;
   `,
+  // LINE channels are quiet in ordinary chat (docs/line.md#quiet-by-default):
+  // only a slip is answered, unless the channel turns the hint back on.
+  `
+  ALTER TABLE line_channels ADD COLUMN hints INTEGER NOT NULL DEFAULT 0;
+  `,
 ];

@@ -62,6 +62,7 @@ export class SqliteStore implements Store {
   getLineChannel: Store['getLineChannel'] = (...args) => line.getLineChannel(this.lite, ...args);
   listLineChannels: Store['listLineChannels'] = (...args) => line.listLineChannels(this.lite, ...args);
   deleteLineChannel: Store['deleteLineChannel'] = (...args) => line.deleteLineChannel(this.lite, ...args);
+  setLineChannelHints: Store['setLineChannelHints'] = (...args) => line.setLineChannelHints(this.lite, ...args);
   claimLineEvent: Store['claimLineEvent'] = (...args) => line.claimLineEvent(this.lite, ...args);
   pruneLineEvents: Store['pruneLineEvents'] = (...args) => line.pruneLineEvents(this.lite, ...args);
 
