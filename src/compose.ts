@@ -8,6 +8,7 @@ import { AdminActions } from './domain/admin-actions.js';
 import { AdminTokenService } from './domain/admin-tokens.js';
 import { newId } from './domain/api-key.js';
 import { KeyResolver } from './domain/key-lookup.js';
+import { LineStaffNotifier } from './domain/line/staff-notifier.js';
 import { LineBridge } from './domain/line/bridge.js';
 import { LineChannels } from './domain/line/channels.js';
 import { PendingRequestMatcher } from './domain/line/payment-match.js';
@@ -132,6 +133,7 @@ export interface ServerServices extends StoreServices {
   paymentExpiry: PaymentExpirySchedule;
   /** Slips sent in LINE chats of connected channels; drained before the store closes. */
   lineBridge: LineBridge;
+  lineStaff: LineStaffNotifier;
 }
 
 export async function serverServices(config: Config, { logger, upstream: override, adminListener }: ServerOptions): Promise<ServerServices> {
@@ -225,15 +227,18 @@ export async function serverServices(config: Config, { logger, upstream: overrid
     endpointsFor: (accountId) => services.subscriptions.endpointsFor(accountId, 'payment_request.expired'),
     written: () => webhookWorker.wake(),
   });
+  const lineApi = lineHttpApi({
+    apiBaseUrl: config.LINE_API_BASE_URL,
+    dataApiBaseUrl: config.LINE_DATA_API_BASE_URL,
+    timeoutMs: config.LINE_API_TIMEOUT_MS,
+    userAgent: `slipgate/${packageVersion()}`,
+  });
+  const lineStaff = new LineStaffNotifier({ store, secrets: services.secrets, api: lineApi, logger, batchMs: config.LINE_STAFF_BATCH_MS });
   const lineBridge = new LineBridge({
     store,
     secrets: services.secrets,
-    api: lineHttpApi({
-      apiBaseUrl: config.LINE_API_BASE_URL,
-      dataApiBaseUrl: config.LINE_DATA_API_BASE_URL,
-      timeoutMs: config.LINE_API_TIMEOUT_MS,
-      userAgent: `slipgate/${packageVersion()}`,
-    }),
+    api: lineApi,
+    staff: lineStaff,
     verification,
     pictures: { decoder: images, slots: verification.pictureSlots },
     maxImageBytes: config.MAX_IMAGE_BYTES,
@@ -248,7 +253,7 @@ export async function serverServices(config: Config, { logger, upstream: overrid
     imageStats: () => images.stats,
     onReadError: (err) => logger.warn({ err }, 'metrics: reading the open credit holds failed'),
   });
-  return { ...services, metrics, pool, upstream, upstreamOverridden: override !== undefined, lease, retention, images, verification, upstreamConfigs, webhookWorker, webhookSender, lineBridge, paymentExpiry };
+  return { ...services, metrics, pool, upstream, upstreamOverridden: override !== undefined, lease, retention, images, verification, upstreamConfigs, webhookWorker, webhookSender, lineBridge, lineStaff, paymentExpiry };
 }
 
 /** The configured bank domains, or the sandbox network when none are configured. */

@@ -183,6 +183,8 @@ export const configSchema = z.object({
   LINE_API_TIMEOUT_MS: ms(10_000),
   /** Slips one LINE user may send a channel per minute (0: no limit). */
   LINE_EVENTS_PER_USER_PER_MIN: z.coerce.number().int().min(0).max(100_000).default(10),
+  /** How long a channel's staff notes are collected before one push to each staff target (a group push counts once per member against LINE's quota). */
+  LINE_STAFF_BATCH_MS: ms(60_000),
   WORKERS: z.union([z.literal('auto'), z.coerce.number().int().min(0).max(256)], { error: 'must be a whole number from 0 to 256, or "auto"' }).default(1),
 });
 

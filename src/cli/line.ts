@@ -7,6 +7,7 @@ import { bangkokTime, printTable } from './output.js';
 import { printJson, withExistingStore } from './context.js';
 import { loadConfig } from '../config.js';
 import { readSecrets } from './secret-input.js';
+import { InputError } from '../domain/errors.js';
 
 interface ConnectFlags {
   channelId: string;
@@ -102,6 +103,45 @@ export function registerLineCommands(program: Command): void {
     );
 
   line
+    .command('notify <channelId>')
+    .description('staff targets: the LINE users, groups and rooms pushed the slips that need a person, in batches (docs/line.md#staff-notifications)')
+    .option('--to <id>', 'add a target: a LINE user id (U…), group id (C…, see `line groups`) or room id (R…)')
+    .option('--remove <id>', 'remove a target')
+    .option('--list', 'list the targets (what it does with no option)')
+    .option('--reason <text>', 'why, for the admin event trail')
+    .option('--json', 'print JSON')
+    .action((channelId: string, opts: { to?: string; remove?: string; list?: boolean; reason?: string; json?: boolean }) => {
+      if ([opts.to, opts.remove, opts.list].filter((o) => o !== undefined).length > 1) throw new InputError('give one of --to, --remove and --list');
+      return withExistingStore(async ({ lineChannels, actor }) => {
+        if (opts.to !== undefined) {
+          const added = await lineChannels.addStaffTarget(actor, channelId, opts.to, opts.reason ?? null);
+          return opts.json ? printJson(added) : console.log(`${added.targetId} is told the slips of LINE channel ${added.channelId} that need a person.`);
+        }
+        if (opts.remove !== undefined) {
+          await lineChannels.removeStaffTarget(actor, channelId, opts.remove, opts.reason ?? null);
+          return opts.json ? printJson({ removed: opts.remove.trim() }) : console.log(`${opts.remove.trim()} is no longer told.`);
+        }
+        const targets = await lineChannels.staffTargets(channelId);
+        if (opts.json) return printJson(targets);
+        if (targets.length === 0) return console.log('No staff targets: nobody is told of slips that need a person.');
+        printTable(targets.map((t) => ({ target: t.targetId, kind: targetKind(t.targetId), 'added (Bangkok)': bangkokTime(t.createdAt) })));
+      });
+    });
+
+  line
+    .command('groups <channelId>')
+    .description("the groups and rooms the channel's bot was added to (LINE join and leave events): candidates for `line notify --to`")
+    .option('--json', 'print JSON')
+    .action((channelId: string, opts: { json?: boolean }) =>
+      withExistingStore(async ({ lineChannels }) => {
+        const groups = await lineChannels.groups(channelId);
+        if (opts.json) return printJson(groups);
+        if (groups.length === 0) return console.log('The bot is in no group: add it to the staff group in LINE, then look again.');
+        printTable(groups.map((g) => ({ group: g.groupId, kind: g.kind, 'joined (Bangkok)': bangkokTime(g.joinedAt), 'left (Bangkok)': g.leftAt ? bangkokTime(g.leftAt) : '-' })));
+      }),
+    );
+
+  line
     .command('disconnect <channelId>')
     .description("disconnect a channel: its webhook answers 404 and its sealed secret and token are deleted")
     .option('--reason <text>', 'why, for the admin event trail')
@@ -112,3 +152,5 @@ export function registerLineCommands(program: Command): void {
       }),
     );
 }
+
+const targetKind = (id: string) => (id.startsWith('C') ? 'group' : id.startsWith('R') ? 'room' : 'user');

@@ -1,4 +1,4 @@
-// `slipgate line connect|set|list|disconnect` as real processes against a real
+// `slipgate line connect|set|notify|groups|list|disconnect` as real processes against a real
 // SQLite file: refused without SECRETS_KEY, secret and token sealed and
 // never printed back, bad input refused with nothing written, each change in
 // the admin event trail with the operator as actor.
@@ -69,6 +69,22 @@ describe('slipgate line', () => {
     expect((await slipgate(keyed, 'line', 'set', '1650000008', '--hints', 'off')).code).toBe(2);
     expect(rows('SELECT hints FROM line_channels')).toEqual([{ hints: 1 }]);
 
+    // Staff targets: added, listed, refused when malformed or twice, removed; no group yet.
+    const group = 'C' + 'ab'.repeat(16);
+    const added = await slipgate(keyed, 'line', 'notify', '1650000009', '--to', group, '--reason', 'staff group');
+    expect(added).toMatchObject({ code: 0, stdout: `${group} is told the slips of LINE channel 1650000009 that need a person.\n` });
+    expect((await slipgate(keyed, 'line', 'notify', '1650000009', '--to', group)).code).toBe(2);
+    const malformed = await slipgate(keyed, 'line', 'notify', '1650000009', '--to', 'staff-room');
+    expect(malformed.code).toBe(2);
+    expect(malformed.stderr).toContain('staff target must be a LINE user id');
+    expect((await slipgate(keyed, 'line', 'notify', '1650000009', '--to', group, '--list')).code).toBe(2);
+    expect(JSON.parse((await slipgate(keyed, 'line', 'notify', '1650000009', '--list', '--json')).stdout)).toEqual([{ channelId: '1650000009', targetId: group, createdAt: expect.any(String) }]);
+    expect((await slipgate(keyed, 'line', 'notify', '1650000009')).stdout).toContain(group);
+    expect((await slipgate(keyed, 'line', 'groups', '1650000009')).stdout).toContain('The bot is in no group');
+    expect((await slipgate(keyed, 'line', 'notify', '1650000009', '--remove', group)).code).toBe(0);
+    expect((await slipgate(keyed, 'line', 'notify', '1650000009', '--remove', group)).code).toBe(2);
+    expect(rows('SELECT * FROM line_staff_targets')).toEqual([]);
+
     const listed = await slipgate(keyed, 'line', 'list', '--json');
     expect(JSON.parse(listed.stdout)).toEqual([expect.objectContaining({ channelId: '1650000009', accountId, lang: 'en', checks: false, hints: true, secret: '••••••••', accessToken: '••••••••' })]);
     const table = await slipgate(keyed, 'line', 'list');
@@ -85,6 +101,8 @@ describe('slipgate line', () => {
     expect(events).toEqual([
       { action: 'connectLineChannel', actor: expect.stringMatching(/^cli:/), reason: 'go live' },
       { action: 'setLineChannelHints', actor: expect.stringMatching(/^cli:/), reason: 'shop asked' },
+      { action: 'addLineStaffTarget', actor: expect.stringMatching(/^cli:/), reason: 'staff group' },
+      { action: 'removeLineStaffTarget', actor: expect.stringMatching(/^cli:/), reason: null },
       { action: 'disconnectLineChannel', actor: expect.stringMatching(/^cli:/), reason: 'closed' },
     ]);
   });

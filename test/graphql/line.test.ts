@@ -54,6 +54,19 @@ describe('GraphQL admin API: LINE channels', () => {
     expect(errorCodes(await app.gql('support', HINTS, { channelId: '1650000009', hints: true }))).toEqual(['NOT_FOUND']);
     expect(dataOf(await app.gql('support', HINTS, { channelId: '1650000001', hints: true })).setLineChannelHints).toEqual({ channelId: '1650000001', hints: true, credentials: '•••••••• / ••••••••' });
     expect((await app.store.getLineChannel('1650000001'))!.hints).toBe(true);
+
+    // Staff targets: support adds and removes, a viewer reads them (and the groups) on the channel.
+    const target = 'C' + 'd'.repeat(32);
+    const ADD = `mutation($t: String!) { addLineStaffTarget(channelId: "1650000001", targetId: $t, reason: "staff") { targetId } }`;
+    const REMOVE = `mutation($t: String!) { removeLineStaffTarget(channelId: "1650000001", targetId: $t) { channelId } }`;
+    const TARGETS = `query($id: ID!) { account(id: $id) { lineChannels { staffTargets { targetId } groups { groupId kind leftAt } } } }`;
+    expect(errorCodes(await app.gql('viewer', ADD, { t: target }))).toEqual(['FORBIDDEN']);
+    expect(errorCodes(await app.gql('support', ADD, { t: 'Cnot-an-id' }))).toEqual(['BAD_USER_INPUT']);
+    expect(dataOf(await app.gql('support', ADD, { t: target })).addLineStaffTarget).toEqual({ targetId: target });
+    await app.store.recordLineGroup({ channelId: '1650000001', groupId: target, kind: 'group', at: new Date(), present: true });
+    expect(dataOf(await app.gql('viewer', TARGETS, { id: accountId })).account.lineChannels).toEqual([{ staffTargets: [{ targetId: target }], groups: [{ groupId: target, kind: 'group', leftAt: null }] }]);
+    expect(dataOf(await app.gql('support', REMOVE, { t: target })).removeLineStaffTarget).toEqual({ channelId: '1650000001' });
+    expect(errorCodes(await app.gql('support', REMOVE, { t: target }))).toEqual(['NOT_FOUND']);
     expect(errorCodes(await app.gql('support', CONNECT, vars))).toEqual(['BAD_USER_INPUT']);
     const read = await app.gql('viewer', READ, { id: accountId });
     expect(dataOf(read).account.lineChannels).toEqual([{ channelId: '1650000001', lang: 'EN', credentials: '•••••••• / ••••••••' }]);

@@ -14,6 +14,7 @@ import type { LineEvent, LineMessage } from './events.js';
 import { slipInPicture, slipInText, type FoundSlip, type PictureReader } from './message-slip.js';
 import type { PaymentMatch, PaymentRequestMatcher } from './payment-match.js';
 import { paymentReply } from './payment-reply.js';
+import { staffCase, staffNoteText, type StaffCase } from './staff-notes.js';
 import { outcomeReply } from './outcome-reply.js';
 import { replyText, type LineReply } from './replies.js';
 import { signatureBytes, signatureMatches } from './signature.js';
@@ -35,13 +36,15 @@ export interface LineBridgeDeps {
   onEvent?: (outcome: string) => void;
   /** Chooses the pending request a slip pays on channels that match payment requests. */
   paymentRequests?: PaymentRequestMatcher;
+  /** Where the slips that need a person are told (batched pushes to the channel's staff targets). */
+  staff?: { note(channel: LineChannel, text: string): void };
   now?: () => Date;
 }
 
 export type WebhookCheck = { ok: true; channel: LineChannel } | { ok: false; refused: 'unsigned' | 'unknown_channel' | 'bad_signature' };
 
 /** `quiet`: a message that carries no slip, on a channel without hints: no bot message. */
-type EventOutcome = LineReply['kind'] | 'quiet' | 'redelivery' | 'ignored' | 'rate_limited_quiet' | 'error';
+type EventOutcome = LineReply['kind'] | 'quiet' | 'joined' | 'left' | 'redelivery' | 'ignored' | 'rate_limited_quiet' | 'error';
 
 /** What a message gets: a reply, or nothing but the hint (a picture without a slip QR, a picture too large to be a slip). */
 type Answer = LineReply | { kind: 'not_a_slip' };
@@ -101,6 +104,12 @@ export class LineBridge {
     const taken = await this.deps.store.claimLineEvent({ channelId: channel.channelId, eventId: event.webhookEventId, at: this.now() });
     if (!taken) return 'redelivery';
     this.pruneOldClaims();
+    if (event.group) {
+      // The groups staff may pick as targets (`slipgate line groups`).
+      const present = event.type === 'join';
+      await this.deps.store.recordLineGroup({ channelId: channel.channelId, groupId: event.group.id, kind: event.group.kind, at: this.now(), present });
+      return present ? 'joined' : 'left';
+    }
     const message = event.message;
     if (!message) return 'ignored';
     const token = this.deps.secrets.open(channel.sealedToken);
@@ -142,11 +151,14 @@ export class LineBridge {
     this.loading(token, event);
     const earlier = await earlierSlip(this.deps.store, channel, event.userId, found.slip);
     if (earlier?.kind === 'own') return resentReply(this.deps.store, earlier.record);
-    if (earlier?.kind === 'other') return { kind: 'sent_before' };
-    return this.verify(channel, event, found.qrcode);
+    if (earlier?.kind === 'other') {
+      this.tellStaff(channel, { kind: 'sent_before', slip: earlier.record.response, ref: found.slip });
+      return { kind: 'sent_before' };
+    }
+    return this.verify(channel, event, found);
   }
 
-  private async verify(channel: LineChannel, event: LineEvent, qrcode: string): Promise<LineReply> {
+  private async verify(channel: LineChannel, event: LineEvent, { qrcode, slip }: Extract<FoundSlip, { ok: true }>): Promise<LineReply> {
     const matcher = channel.matchPaymentRequests ? this.deps.paymentRequests : undefined;
     // Chosen from the bank's answer, inside the verification, so the normal paying rules apply to it.
     let match: PaymentMatch | null = null;
@@ -167,8 +179,15 @@ export class LineBridge {
     if (outcome.kind === 'account_error' && outcome.error !== 'receiver_not_registered') {
       this.deps.logger.warn({ channelId: channel.channelId, accountId: channel.accountId, error: outcome.error }, 'LINE slip not checked: the account cannot pay for verifications');
     }
-    if (!matcher || outcome.kind !== 'verified') return reply;
-    return paymentReply(outcome.slip, reply, match, outcome.paymentRequest);
+    const verdict = outcome.kind === 'verified' ? outcome.paymentRequest : undefined;
+    const final = matcher && outcome.kind === 'verified' ? paymentReply(outcome.slip, reply, match, verdict) : reply;
+    const staff = staffCase(final, slip, match, verdict);
+    if (staff) this.tellStaff(channel, staff);
+    return final;
+  }
+
+  private tellStaff(channel: LineChannel, c: StaffCase): void {
+    this.deps.staff?.note(channel, staffNoteText(c, channel.lang));
   }
 
   /** At most hourly per process, in the background; every instance doing it is harmless. */

@@ -33,6 +33,22 @@ export function lineChannelView({ sealedSecret: _s, sealedToken: _t, ...view }: 
   return { ...view, secret: MASKED, accessToken: MASKED };
 }
 
+/** Who at the shop is pushed the slips that need a person (docs/line.md#staff-notifications): a LINE user, group or room id. */
+export interface LineStaffTarget {
+  channelId: string;
+  targetId: string;
+  createdAt: Date;
+}
+
+/** A group or room the channel's bot was added to (LINE's join event); `leftAt` once it left or was removed. */
+export interface LineGroup {
+  channelId: string;
+  groupId: string;
+  kind: 'group' | 'room';
+  joinedAt: Date;
+  leftAt: Date | null;
+}
+
 /** A webhook event id seen for a channel: redeliveries of it are ignored, across restarts. */
 export interface LineEventClaim {
   channelId: string;

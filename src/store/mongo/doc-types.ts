@@ -223,6 +223,24 @@ export interface LineChannelDoc {
   createdAt: Date;
 }
 
+export interface LineStaffTargetDoc {
+  /** `<channel id>:<target id>`: one entry per target. */
+  _id: string;
+  channelId: string;
+  targetId: string;
+  createdAt: Date;
+}
+
+export interface LineGroupDoc {
+  /** `<channel id>:<group id>`. */
+  _id: string;
+  channelId: string;
+  groupId: string;
+  kind: string;
+  joinedAt: Date;
+  leftAt: Date | null;
+}
+
 export interface LineEventDoc {
   /** `<channel id>:<webhookEventId>`: the unique key makes a second claim fail. */
   _id: string;
