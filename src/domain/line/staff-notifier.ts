@@ -88,7 +88,7 @@ export class LineStaffNotifier {
 }
 
 /** One text: a heading, the notes as paragraphs, cut to LINE's limit. */
-export function staffMessage(notes: readonly string[], dropped: number, lang: LineChannel['lang']): string {
+function staffMessage(notes: readonly string[], dropped: number, lang: LineChannel['lang']): string {
   const th = lang === 'th';
   const heading = th ? `🔔 สลิปที่ต้องให้ร้านตรวจสอบ (${notes.length + dropped})` : `🔔 Slips that need a person (${notes.length + dropped})`;
   const lines = [heading, ...(dropped > 0 ? [th ? `(${dropped} รายการก่อนหน้าไม่ได้แสดง)` : `(${dropped} earlier notes left out)`] : [])];
