@@ -1,8 +1,8 @@
 // A slip sent in a LINE chat that the account verified before is answered
 // from the record, before any credit is held or the bank is asked
 // (docs/line.md#a-slip-sent-again): the customer who sent it through this
-// channel reads its result again, free; anyone else (another LINE user, or
-// the slip used elsewhere while the channel's checks are on) reads only
+// channel reads its result again, free; while the channel's checks are on,
+// anyone else (another LINE user, or the slip used elsewhere) reads only
 // that it was sent before, and the staff are told.
 import type { Store } from '../ports/store.js';
 import type { SlipRef } from '../slip-qr.js';
@@ -16,7 +16,7 @@ const SAME_SLIP_READ = 50;
 export type EarlierSlip =
   /** This customer sent it through this channel before: their record, newest first. */
   | { kind: 'own'; record: VerifyTransactionRecord }
-  /** Verified before for someone else (or its record no longer says who): never answered as a fresh payment. */
+  /** Verified before for someone else (or its record no longer says who): not answered as a fresh payment. */
   | { kind: 'other'; record: VerifyTransactionRecord };
 
 export async function earlierSlip(store: Store, channel: LineChannel, userId: string, slip: SlipRef): Promise<EarlierSlip | null> {
@@ -25,8 +25,8 @@ export async function earlierSlip(store: Store, channel: LineChannel, userId: st
   // Redacted by retention or erasure: the user and the names are gone, so it cannot be told as theirs.
   const own = page.items.find((r) => r.keyId === keyId && r.lineUserId === userId && !r.redactedAt);
   if (own) return { kind: 'own', record: own };
-  // Another customer of this channel: always. Used elsewhere (the API, another channel): only when the duplicate check decides.
-  const other = page.items.find((r) => r.keyId === keyId) ?? (channel.checks ? page.items[0] : undefined);
+  // With the channel's checks off, a slip verified before is verified again, as the duplicate check no longer decides.
+  const other = channel.checks ? page.items[0] : undefined;
   return other ? { kind: 'other', record: other } : null;
 }
 
