@@ -25,6 +25,7 @@ import { ImageDecodePool } from './images/decode-pool.js';
 import { startInstanceLease, type InstanceLease } from './lease.js';
 import { scheduleRetention, type RetentionSchedule } from './retention-schedule.js';
 import { schedulePaymentExpiry, type PaymentExpirySchedule } from './payment-expiry-schedule.js';
+import { scheduleLineSummary, type LineSummarySchedule } from './line-summary-schedule.js';
 import { Metrics } from './metrics/metrics.js';
 import { timedStore } from './metrics/timing.js';
 import { openStore } from './store/open.js';
@@ -134,6 +135,7 @@ export interface ServerServices extends StoreServices {
   /** Slips sent in LINE chats of connected channels; drained before the store closes. */
   lineBridge: LineBridge;
   lineStaff: LineStaffNotifier;
+  lineSummary: LineSummarySchedule;
 }
 
 export async function serverServices(config: Config, { logger, upstream: override, adminListener }: ServerOptions): Promise<ServerServices> {
@@ -234,6 +236,7 @@ export async function serverServices(config: Config, { logger, upstream: overrid
     userAgent: `slipgate/${packageVersion()}`,
   });
   const lineStaff = new LineStaffNotifier({ store, secrets: services.secrets, api: lineApi, logger, batchMs: config.LINE_STAFF_BATCH_MS });
+  const lineSummary = scheduleLineSummary(store, { lease, logger, secrets: services.secrets, api: lineApi, at: config.LINE_SUMMARY_AT === 'off' ? null : config.LINE_SUMMARY_AT });
   const lineBridge = new LineBridge({
     store,
     secrets: services.secrets,
@@ -253,7 +256,7 @@ export async function serverServices(config: Config, { logger, upstream: overrid
     imageStats: () => images.stats,
     onReadError: (err) => logger.warn({ err }, 'metrics: reading the open credit holds failed'),
   });
-  return { ...services, metrics, pool, upstream, upstreamOverridden: override !== undefined, lease, retention, images, verification, upstreamConfigs, webhookWorker, webhookSender, lineBridge, lineStaff, paymentExpiry };
+  return { ...services, metrics, pool, upstream, upstreamOverridden: override !== undefined, lease, retention, images, verification, upstreamConfigs, webhookWorker, webhookSender, lineBridge, lineStaff, lineSummary, paymentExpiry };
 }
 
 /** The configured bank domains, or the sandbox network when none are configured. */
