@@ -8,8 +8,10 @@ import type { Logger } from 'pino';
 import type { LineApi } from './domain/ports/line-api.js';
 import type { Store } from './domain/ports/store.js';
 import type { SecretBox } from './domain/secret-box.js';
-import { bangkokDayStart, sendDailySummaries } from './domain/line/daily-summary.js';
+import { bangkokDayStart } from './domain/bangkok-time.js';
+import { sendDailySummaries } from './domain/line/daily-summary.js';
 import type { InstanceLease } from './lease.js';
+import { leasedPass, type LeasedPass } from './leased-pass.js';
 
 /** Looked at this often; the summary goes out within a tick of its time. */
 const TICK_MS = 60_000;
@@ -26,40 +28,20 @@ export interface LineSummaryOptions {
   now?: () => Date;
 }
 
-export interface LineSummarySchedule {
-  /** Sends the summary now if it is due, unsent today and this process's turn; how many pushes went out, null when none was due. */
-  runOnce(): Promise<number | null>;
-  stop(): Promise<void>;
-}
+/** runOnce: how many pushes went out, null when none was due (or it is another instance's turn). */
+export type LineSummarySchedule = LeasedPass<number>;
 
 export function scheduleLineSummary(store: Store, opts: LineSummaryOptions): LineSummarySchedule {
-  const now = opts.now ?? (() => new Date());
   const [hours, minutes] = (opts.at ?? '00:00').split(':').map(Number) as [number, number];
   let sentDay: number | null = null;
-  let stopped = false;
-  let running: Promise<number | null> | null = null;
-
-  const pass = async (): Promise<number | null> => {
-    const at = now();
+  const options = { ...opts, intervalMs: TICK_MS, failure: 'LINE daily summary failed', now: opts.now ?? (() => new Date()) };
+  return leasedPass(store, options, async (at) => {
     const day = bangkokDayStart(at).getTime();
     const due = day + (hours * 60 + minutes) * 60_000;
-    if (opts.at === null || stopped || sentDay === day || at.getTime() < due || at.getTime() >= due + WINDOW_MS) return null;
-    const mine = opts.lease.instanceId();
-    if (mine === null || (await store.firstLiveLease(at)) !== mine) return null;
+    if (opts.at === null || sentDay === day || at.getTime() < due || at.getTime() >= due + WINDOW_MS) return null;
     sentDay = day;
     const sent = await sendDailySummaries({ store, secrets: opts.secrets, api: opts.api }, at);
     opts.logger.info({ pushes: sent }, 'LINE daily summary sent');
     return sent;
-  };
-  const runOnce = () => (running ??= pass().finally(() => (running = null)));
-  const timer = setInterval(() => void runOnce().catch((err: unknown) => opts.logger.error({ err }, 'LINE daily summary failed')), TICK_MS);
-  timer.unref();
-  return {
-    runOnce,
-    async stop() {
-      stopped = true;
-      clearInterval(timer);
-      await running?.catch(() => {});
-    },
-  };
+  });
 }

@@ -3,23 +3,15 @@
 // know, one paid to another receiver, and a flood from one customer. Plain words, no internal codes, no secrets in the chat or
 // in slipgate's log.
 import { Writable } from 'node:stream';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createLogger } from '../../src/log.js';
 import { sandboxQr } from '../../src/upstream/sandbox/sandbox-qr.js';
 import { SandboxUpstream } from '../../src/upstream/sandbox/sandbox-upstream.js';
 import { counting } from '../helpers/app.js';
-import { startLineRig, type LineRig } from '../helpers/line.js';
+import { rigsOfThisFile, sendText } from '../helpers/line.js';
 
-const rigs: LineRig[] = [];
-afterAll(async () => {
-  for (const rig of rigs) await rig.stop().catch(() => {});
-});
-async function rig(opts: Parameters<typeof startLineRig>[0] = {}): Promise<LineRig> {
-  const r = await startLineRig(opts);
-  rigs.push(r);
-  return r;
-}
-const text = (r: LineRig, body: string, user = 'U00000000000000000000000000000001') => r.control(`/sim/send-text?user=${user}`, { text: body });
+const rig = rigsOfThisFile();
+const text = sendText;
 
 describe('LINE answers', () => {
   it('verifies a slip QR sent as text; the same slip again from the same customer is answered from the record, free; the bank not knowing a slip is said plainly', { timeout: 30_000 }, async () => {

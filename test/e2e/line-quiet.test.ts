@@ -5,27 +5,19 @@
 // same slip is never answered as a fresh payment and reads none of its
 // details; and no reply names an order the slip did not pay.
 import sharp from 'sharp';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { SandboxUpstream } from '../../src/upstream/sandbox/sandbox-upstream.js';
 import { sandboxQr } from '../../src/upstream/sandbox/sandbox-qr.js';
 import { counting } from '../helpers/app.js';
 import { eventually } from '../helpers/child.js';
-import { startLineRig, type LineRig } from '../helpers/line.js';
+import { rigsOfThisFile, sendText, type LineRig } from '../helpers/line.js';
 import { scrape } from '../metrics/scrape.js';
 import { slipFor } from '../payments/helpers.js';
 
 const A = 'U000000000000000000000000000000a1';
 const B = 'U000000000000000000000000000000b2';
-const rigs: LineRig[] = [];
-afterAll(async () => {
-  for (const rig of rigs) await rig.stop().catch(() => {});
-});
-async function rig(opts: Parameters<typeof startLineRig>[0] = {}): Promise<LineRig> {
-  const r = await startLineRig(opts);
-  rigs.push(r);
-  return r;
-}
-const text = (r: LineRig, body: string, user = A) => r.control(`/sim/send-text?user=${user}`, { text: body });
+const rig = rigsOfThisFile();
+const text = (r: LineRig, body: string, user = A) => sendText(r, body, user);
 const image = (r: LineRig, qrcode: string, user = A) => r.control(`/sim/send-image?user=${user}&qrcode=${encodeURIComponent(qrcode)}`);
 const events = async (r: LineRig, outcome: string) => (await scrape(r.app.adminUrl)).value('slipgate_line_events_total', { outcome });
 /** A product photo: a real JPEG with no QR in it. */

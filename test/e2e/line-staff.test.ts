@@ -5,10 +5,10 @@
 // from another customer, a transfer after an order expired), collected into
 // one push per target per batch, and sent on a normal shutdown rather than
 // lost; the customers' replies still name none of those orders.
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { sandboxQr } from '../../src/upstream/sandbox/sandbox-qr.js';
 import { eventually } from '../helpers/child.js';
-import { startLineRig, type LineRig } from '../helpers/line.js';
+import { rigsOfThisFile, sendText, type LineRig } from '../helpers/line.js';
 import { slipFor } from '../payments/helpers.js';
 
 const A = 'U000000000000000000000000000000a1';
@@ -16,16 +16,8 @@ const B = 'U000000000000000000000000000000b2';
 const OWNER = 'U0000000000000000000000000000fee1';
 const STAFF_GROUP = 'C0000000000000000000000000000c0de';
 const OLD_GROUP = 'C00000000000000000000000000000001';
-const rigs: LineRig[] = [];
-afterAll(async () => {
-  for (const rig of rigs) await rig.stop().catch(() => {});
-});
-async function rig(opts: Parameters<typeof startLineRig>[0] = {}): Promise<LineRig> {
-  const r = await startLineRig(opts);
-  rigs.push(r);
-  return r;
-}
-const text = (r: LineRig, body: string, user = A) => r.control(`/sim/send-text?user=${user}`, { text: body });
+const rig = rigsOfThisFile();
+const text = (r: LineRig, body: string, user = A) => sendText(r, body, user);
 const pushesTo = (r: LineRig, to: string) => r.sim.log.filter((e) => e.kind === 'push' && e.to === to);
 
 describe('LINE staff notifications', () => {

@@ -5,7 +5,7 @@
 // by the instance that holds the (only) live lease.
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { bangkokDayStart } from '../../src/domain/line/daily-summary.js';
+import { bangkokDayStart } from '../../src/domain/bangkok-time.js';
 import { secretBox } from '../../src/domain/secret-box.js';
 import { createLogger } from '../../src/log.js';
 import { startInstanceLease } from '../../src/lease.js';

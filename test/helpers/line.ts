@@ -2,6 +2,7 @@
 // LINE platform simulator playing that channel's customers against it.
 import { randomBytes } from 'node:crypto';
 import { startLineSimulator, type LineSimulator, type SimLogEntry } from '../../src/line/simulator/line-simulator.js';
+import { afterAll } from 'vitest';
 import { startApp, type TestApp, type TestAppOptions } from './app.js';
 import { eventually } from './child.js';
 
@@ -64,3 +65,21 @@ export async function startLineRig(opts: TestAppOptions & { credits?: number; la
   };
   return rig;
 }
+
+type RigOptions = Parameters<typeof startLineRig>[0];
+
+/** Starts rigs for one test file and stops them all after it (call at the file's top level). */
+export function rigsOfThisFile(): (opts?: RigOptions) => Promise<LineRig> {
+  const rigs: LineRig[] = [];
+  afterAll(async () => {
+    for (const rig of rigs) await rig.stop().catch(() => {});
+  });
+  return async (opts = {}) => {
+    const rig = await startLineRig(opts);
+    rigs.push(rig);
+    return rig;
+  };
+}
+
+/** A customer of the rig's channel sends a text message. */
+export const sendText = (rig: LineRig, text: string, user = 'U00000000000000000000000000000001') => rig.control(`/sim/send-text?user=${user}`, { text });

@@ -5,11 +5,10 @@
 import type { LineApi } from '../ports/line-api.js';
 import type { Store } from '../ports/store.js';
 import type { SecretBox } from '../secret-box.js';
+import { bangkokDayStart } from '../bangkok-time.js';
 import { baht } from './replies.js';
 import type { LineChannel } from './types.js';
 
-const BANGKOK_OFFSET_MS = 7 * 3_600_000;
-const DAY_MS = 86_400_000;
 /** Records read per page while the day is summed. */
 const PAGE = 500;
 /** Open orders counted at most (the LINE matcher's own ceiling). */
@@ -21,11 +20,6 @@ export interface DaySummary {
   ordersPaid: number;
   ordersOpen: number;
   credits: number;
-}
-
-/** Midnight in Bangkok (UTC+7, no daylight saving) of the day `at` falls in. */
-export function bangkokDayStart(at: Date): Date {
-  return new Date(Math.floor((at.getTime() + BANGKOK_OFFSET_MS) / DAY_MS) * DAY_MS - BANGKOK_OFFSET_MS);
 }
 
 async function summariseDay(store: Store, accountId: string, now: Date): Promise<DaySummary> {
