@@ -8,6 +8,7 @@ import { AdminActions } from './domain/admin-actions.js';
 import { AdminTokenService } from './domain/admin-tokens.js';
 import { newId } from './domain/api-key.js';
 import { KeyResolver } from './domain/key-lookup.js';
+import { LineStaffNotifier } from './domain/line/staff-notifier.js';
 import { LineBridge } from './domain/line/bridge.js';
 import { LineChannels } from './domain/line/channels.js';
 import { PendingRequestMatcher } from './domain/line/payment-match.js';
@@ -28,6 +29,7 @@ import { ImageDecodePool } from './images/decode-pool.js';
 import { startInstanceLease, type InstanceLease } from './lease.js';
 import { scheduleRetention, type RetentionSchedule } from './retention-schedule.js';
 import { schedulePaymentExpiry, type PaymentExpirySchedule } from './payment-expiry-schedule.js';
+import { scheduleLineSummary, type LineSummarySchedule } from './line-summary-schedule.js';
 import { Metrics } from './metrics/metrics.js';
 import { timedStore } from './metrics/timing.js';
 import { openStore } from './store/open.js';
@@ -161,6 +163,8 @@ export interface ServerServices extends StoreServices {
   paymentExpiry: PaymentExpirySchedule;
   /** Slips sent in LINE chats of connected channels; drained before the store closes. */
   lineBridge: LineBridge;
+  lineStaff: LineStaffNotifier;
+  lineSummary: LineSummarySchedule;
 }
 
 export async function serverServices(config: Config, { logger, upstream: override, adminListener }: ServerOptions): Promise<ServerServices> {
@@ -255,11 +259,16 @@ export async function serverServices(config: Config, { logger, upstream: overrid
     endpointsFor: (accountId) => services.subscriptions.endpointsFor(accountId, 'payment_request.expired'),
     written: () => webhookWorker.wake(),
   });
+  const lineApi = lineApiOf(config);
+  const lineStaff = new LineStaffNotifier({ store, secrets: services.secrets, api: lineApi, logger, batchMs: config.LINE_STAFF_BATCH_MS });
+  const lineSummary = scheduleLineSummary(store, { lease, logger, secrets: services.secrets, api: lineApi, at: config.LINE_SUMMARY_AT === 'off' ? null : config.LINE_SUMMARY_AT });
   const lineBridge = new LineBridge({
     store,
     secrets: services.secrets,
-    api: lineApiOf(config),
+    api: lineApi,
+    staff: lineStaff,
     verification,
+    pictures: { decoder: images, slots: verification.pictureSlots },
     maxImageBytes: config.MAX_IMAGE_BYTES,
     userLimit: new LineUserLimit(config.LINE_EVENTS_PER_USER_PER_MIN),
     logger,
@@ -272,7 +281,7 @@ export async function serverServices(config: Config, { logger, upstream: overrid
     imageStats: () => images.stats,
     onReadError: (err) => logger.warn({ err }, 'metrics: reading the open credit holds failed'),
   });
-  return { ...services, metrics, pool, upstream, upstreamOverridden: override !== undefined, lease, retention, images, verification, upstreamConfigs, webhookWorker, webhookSender, lineBridge, paymentExpiry };
+  return { ...services, metrics, pool, upstream, upstreamOverridden: override !== undefined, lease, retention, images, verification, upstreamConfigs, webhookWorker, webhookSender, lineBridge, lineStaff, lineSummary, paymentExpiry };
 }
 
 /** The configured bank domains, or the sandbox network when none are configured. */

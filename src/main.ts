@@ -134,6 +134,8 @@ export async function run(config: Config, opts: RunOptions): Promise<Running> {
       // LINE events first: their verifications join the drain below.
       await services.lineBridge.drain();
       await verification.drain();
+      // The staff notes of those events, waiting for their batch: sent now rather than lost.
+      await services.lineStaff.drain();
       // After the drain: the last settles' events are written; attempts under way are recorded.
       await services.webhookWorker.stop();
       await services.webhookSender.close();
@@ -141,6 +143,7 @@ export async function run(config: Config, opts: RunOptions): Promise<Running> {
       await stopped;
       await retention.stop();
       await paymentExpiry.stop();
+      await services.lineSummary.stop();
       // Nothing is held under the lease any more: ending it tells the others at once.
       await lease.end().catch((err: unknown) => logger.error({ err }, 'ending the lease failed; it expires by itself'));
       scrape.stop();

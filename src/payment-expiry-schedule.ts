@@ -7,6 +7,7 @@ import type { Logger } from 'pino';
 import type { Store } from './domain/ports/store.js';
 import { expireDuePayments } from './domain/payments/expiry.js';
 import type { InstanceLease } from './lease.js';
+import { leasedPass, type LeasedPass } from './leased-pass.js';
 
 /** How often pending requests are looked at: a request is marked within this after its expiresAt. */
 const PAYMENT_EXPIRY_INTERVAL_MS = 15_000;
@@ -21,39 +22,16 @@ export interface PaymentExpiryOptions {
   now?: () => Date;
 }
 
-export interface PaymentExpirySchedule {
-  /** One pass now, if this process's turn; null when another instance runs it. */
-  runOnce(): Promise<number | null>;
-  stop(): Promise<void>;
-}
+export type PaymentExpirySchedule = LeasedPass<number>;
 
 export function schedulePaymentExpiry(store: Store, opts: PaymentExpiryOptions): PaymentExpirySchedule {
-  const now = opts.now ?? (() => new Date());
-  let stopped = false;
-  let running: Promise<number | null> | null = null;
-
-  const pass = async (): Promise<number | null> => {
-    const mine = opts.lease.instanceId();
-    if (mine === null || stopped) return null;
-    const at = now();
-    if ((await store.firstLiveLease(at)) !== mine) return null;
-    const marked = await expireDuePayments({ store, endpointsFor: opts.endpointsFor, now: at, stopped: () => stopped });
+  const options = { ...opts, intervalMs: opts.intervalMs ?? PAYMENT_EXPIRY_INTERVAL_MS, failure: 'payment expiry pass failed; it runs again at the next interval', now: opts.now ?? (() => new Date()) };
+  return leasedPass(store, options, async (at, stopped) => {
+    const marked = await expireDuePayments({ store, endpointsFor: opts.endpointsFor, now: at, stopped });
     if (marked > 0) {
       opts.logger.info({ expired: marked }, 'payment requests expired');
       opts.written?.();
     }
     return marked;
-  };
-  const runOnce = () => (running ??= pass().finally(() => (running = null)));
-  const tick = () => void runOnce().catch((err: unknown) => opts.logger.error({ err }, 'payment expiry pass failed; it runs again at the next interval'));
-  const timer = setInterval(tick, opts.intervalMs ?? PAYMENT_EXPIRY_INTERVAL_MS);
-  timer.unref();
-  return {
-    runOnce,
-    async stop() {
-      stopped = true;
-      clearInterval(timer);
-      await running?.catch(() => {});
-    },
-  };
+  });
 }

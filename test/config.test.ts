@@ -37,4 +37,13 @@ describe('loadConfig', () => {
       expect(() => loadConfig({ RETENTION_INTERVAL_MINUTES: bad })).toThrow(/RETENTION_INTERVAL_MINUTES: must be a whole number of minutes from 1 to 10080/);
     }
   });
+
+  it('pushes the LINE daily summary at 21:00 Bangkok unless told another HH:MM or off; anything else is refused', () => {
+    expect(loadConfig({}).LINE_SUMMARY_AT).toBe('21:00');
+    expect(loadConfig({ LINE_SUMMARY_AT: '07:30' }).LINE_SUMMARY_AT).toBe('07:30');
+    expect(loadConfig({ LINE_SUMMARY_AT: 'off' }).LINE_SUMMARY_AT).toBe('off');
+    for (const bad of ['24:00', '9:00', '21:60', 'nine']) {
+      expect(() => loadConfig({ LINE_SUMMARY_AT: bad })).toThrow(/LINE_SUMMARY_AT: must be a Bangkok time as HH:MM \(00:00 to 23:59\), or "off"/);
+    }
+  });
 });

@@ -41,15 +41,17 @@ let pictureSet: Promise<Buffer[]> | undefined;
  * A new account with credits and a channel connected to it as `slipgate line
  * connect` does (sealed with `secretsKey`), replying in English (the bench
  * recognises the verified reply by its words) with checks off: the set of
- * pictures repeats, and a duplicate check would answer a repeat as used on
- * LINE where the verify route, asked for no checks, verifies it.
+ * pictures repeats (each time from another customer), and a duplicate check
+ * would answer a repeat as sent before on LINE where the verify route, asked
+ * for no checks, verifies it. Hints on: a picture without a slip QR is
+ * answered (not verified) rather than left quiet, so it is counted.
  */
 export async function connectBenchChannel(databaseUrl: string, secretsKey: string): Promise<BenchChannel> {
   const channel = { channelId: String(1_650_000_000 + Math.floor(Math.random() * 1_000_000)), channelSecret: randomBytes(16).toString('hex'), accessToken: randomBytes(32).toString('base64url') };
   const store = await openStore(databaseUrl);
   try {
     const { account, apiKey } = await new AccountService(store).createAccount({ name: 'Bench LINE shop', credits: CREDITS_PER_ACCOUNT, actor: 'bench' });
-    await new LineChannels({ store, secrets: secretBox(Buffer.from(secretsKey, 'hex')) }).connect('bench', account.id, { ...channel, lang: 'en', checks: false });
+    await new LineChannels({ store, secrets: secretBox(Buffer.from(secretsKey, 'hex')) }).connect('bench', account.id, { ...channel, lang: 'en', checks: false, hints: true });
     return { accountId: account.id, apiKey: apiKey.secret, ...channel };
   } finally {
     await store.close();

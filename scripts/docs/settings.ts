@@ -109,7 +109,9 @@ export const SCHEMA_SETTINGS: Record<SchemaSetting, SettingDoc> = {
   LINE_API_BASE_URL: { topic: 'LINE', meaning: "LINE's Messaging API (replies, pushes, the loading animation); `slipgate simulate-line`'s URL in tests and demos (see [line.md](line.md))" },
   LINE_DATA_API_BASE_URL: { topic: 'LINE', meaning: "LINE's data API, where slip pictures are downloaded from; the simulator's URL in tests and demos" },
   LINE_API_TIMEOUT_MS: { topic: 'LINE', meaning: 'one call to LINE (a picture download, a reply, a push) at most' },
-  LINE_EVENTS_PER_USER_PER_MIN: { topic: 'LINE', meaning: 'messages one LINE user may send one channel per minute; beyond, one polite answer and nothing checked (`0`: no limit)' },
+  LINE_EVENTS_PER_USER_PER_MIN: { topic: 'LINE', meaning: 'slips and pictures one LINE user may send one channel per minute; beyond, one polite answer and nothing checked (`0`: no limit)' },
+  LINE_SUMMARY_AT: { topic: 'LINE', accepts: '`HH:MM` (`00:00`–`23:59`), or `off`', meaning: "Bangkok time (`HH:MM`) the day's summary is pushed to each channel's staff targets (docs/line.md#daily-summary); `off`: none" },
+  LINE_STAFF_BATCH_MS: { topic: 'LINE', meaning: "how long a channel's staff notes are collected before one push to each staff target (docs/line.md#staff-notifications); a crash loses at most this window's notes" },
   WORKERS: { topic: 'Processes', meaning: '`serve` processes sharing the listeners (node:cluster); `0` or `auto` is one per CPU core; `serve --workers N` overrides it' },
 };
 

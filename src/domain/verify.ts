@@ -32,7 +32,8 @@ export class VerificationService {
   private readonly now: () => Date;
   /** Verifications of one account in flight to the bank (per process). */
   private readonly upstreamSlots: AccountSlots;
-  private readonly pictureSlots: AccountSlots;
+  /** Pictures of one account being read (per process); the LINE bridge reads its pictures under the same cap. */
+  readonly pictureSlots: AccountSlots;
   private readonly receivers: ReceiverDirectory;
   /** The door of every keyed route, this one and the payment request routes (src/http/keyed.ts). */
   readonly keyGate: KeyGate;

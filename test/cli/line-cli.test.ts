@@ -1,4 +1,4 @@
-// `slipgate line connect|list|disconnect` as real processes against a real
+// `slipgate line connect|set|notify|groups|list|disconnect` as real processes against a real
 // SQLite file: refused without SECRETS_KEY, secret and token sealed and
 // never printed back, bad input refused with nothing written, each change in
 // the admin event trail with the operator as actor.
@@ -58,12 +58,35 @@ describe('slipgate line', () => {
     expect(connected.code).toBe(0);
     expect(connected.stdout).toContain('/line/webhook/1650000009');
     const [stored] = rows('SELECT * FROM line_channels');
-    expect(stored).toMatchObject({ channel_id: '1650000009', account_id: accountId, lang: 'en', checks: 0 });
+    expect(stored).toMatchObject({ channel_id: '1650000009', account_id: accountId, lang: 'en', checks: 0, hints: 0 });
     expect(secretBox(key).open(String(stored!.secret))).toBe(secret);
     expect(secretBox(key).open(String(stored!.access_token))).toBe(token);
 
+    // Quiet by default; the hint turned on for this channel, and a setting that is not on or off refused.
+    const hinted = await slipgate(keyed, 'line', 'set', '1650000009', '--hints', 'on', '--reason', 'shop asked');
+    expect(hinted).toMatchObject({ code: 0, stdout: 'LINE channel 1650000009: hints on.\n' });
+    expect((await slipgate(keyed, 'line', 'set', '1650000009', '--hints', 'maybe')).code).not.toBe(0);
+    expect((await slipgate(keyed, 'line', 'set', '1650000008', '--hints', 'off')).code).toBe(2);
+    expect(rows('SELECT hints FROM line_channels')).toEqual([{ hints: 1 }]);
+
+    // Staff targets: added, listed, refused when malformed or twice, removed; no group yet.
+    const group = 'C' + 'ab'.repeat(16);
+    const added = await slipgate(keyed, 'line', 'notify', '1650000009', '--to', group, '--reason', 'staff group');
+    expect(added).toMatchObject({ code: 0, stdout: `${group} is told the slips of LINE channel 1650000009 that need a person.\n` });
+    expect((await slipgate(keyed, 'line', 'notify', '1650000009', '--to', group)).code).toBe(2);
+    const malformed = await slipgate(keyed, 'line', 'notify', '1650000009', '--to', 'staff-room');
+    expect(malformed.code).toBe(2);
+    expect(malformed.stderr).toContain('staff target must be a LINE user id');
+    expect((await slipgate(keyed, 'line', 'notify', '1650000009', '--to', group, '--list')).code).toBe(2);
+    expect(JSON.parse((await slipgate(keyed, 'line', 'notify', '1650000009', '--list', '--json')).stdout)).toEqual([{ channelId: '1650000009', targetId: group, createdAt: expect.any(String) }]);
+    expect((await slipgate(keyed, 'line', 'notify', '1650000009')).stdout).toContain(group);
+    expect((await slipgate(keyed, 'line', 'groups', '1650000009')).stdout).toContain('The bot is in no group');
+    expect((await slipgate(keyed, 'line', 'notify', '1650000009', '--remove', group)).code).toBe(0);
+    expect((await slipgate(keyed, 'line', 'notify', '1650000009', '--remove', group)).code).toBe(2);
+    expect(rows('SELECT * FROM line_staff_targets')).toEqual([]);
+
     const listed = await slipgate(keyed, 'line', 'list', '--json');
-    expect(JSON.parse(listed.stdout)).toEqual([expect.objectContaining({ channelId: '1650000009', accountId, lang: 'en', checks: false, secret: '••••••••', accessToken: '••••••••' })]);
+    expect(JSON.parse(listed.stdout)).toEqual([expect.objectContaining({ channelId: '1650000009', accountId, lang: 'en', checks: false, hints: true, secret: '••••••••', accessToken: '••••••••' })]);
     const table = await slipgate(keyed, 'line', 'list');
     expect(table.stdout).toContain('1650000009');
     const disconnected = await slipgate(keyed, 'line', 'disconnect', '1650000009', '--reason', 'closed');
@@ -77,6 +100,9 @@ describe('slipgate line', () => {
     const events = rows("SELECT action, actor, reason FROM admin_events WHERE target_id = '1650000009' ORDER BY created_at");
     expect(events).toEqual([
       { action: 'connectLineChannel', actor: expect.stringMatching(/^cli:/), reason: 'go live' },
+      { action: 'setLineChannelHints', actor: expect.stringMatching(/^cli:/), reason: 'shop asked' },
+      { action: 'addLineStaffTarget', actor: expect.stringMatching(/^cli:/), reason: 'staff group' },
+      { action: 'removeLineStaffTarget', actor: expect.stringMatching(/^cli:/), reason: null },
       { action: 'disconnectLineChannel', actor: expect.stringMatching(/^cli:/), reason: 'closed' },
     ]);
   });

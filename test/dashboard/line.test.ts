@@ -1,6 +1,7 @@
 // The account page's LINE channels and the audit log's LINE badge in real
 // Chromium, in English and Thai: the channel, its options and its webhook
-// path, the secret and token only masked; verifications and failures that
+// path, the secret and token only masked; its staff targets added and
+// removed by support; verifications and failures that
 // came through a LINE chat marked as such.
 import { randomBytes } from 'node:crypto';
 import type { Page } from 'playwright-core';
@@ -49,6 +50,8 @@ describe('dashboard: LINE channels and slips', { timeout: 120_000 }, () => {
       expect(text).toContain('/line/webhook/1650000042');
       expect(text).toContain(lang);
       expect(text).toContain('•••••••• / ••••••••');
+      // Quiet by default: the hint column says off.
+      expect(text).toContain(locale ? 'ตอบแชตที่ไม่ใช่สลิป' : 'Hint for chat');
       const html = await page.content();
       expect(html).not.toContain(secret);
       expect(html).not.toContain(token);
@@ -56,6 +59,39 @@ describe('dashboard: LINE channels and slips', { timeout: 120_000 }, () => {
       await screenshot(page, `account-line-${locale ?? 'en'}`);
       await page.context().close();
     }
+  });
+
+  it('support adds a staff target from the groups the bot is in, is refused a malformed id, removes it; a viewer only reads', async () => {
+    const group = 'C' + '5'.repeat(32);
+    await t.app.store.recordLineGroup({ channelId: '1650000042', groupId: group, kind: 'group', at: new Date(), present: true });
+    const page = await t.signedIn(t.app.tokens.support);
+    await page.goto(`${t.app.adminUrl}/#/accounts/${accountId}`);
+    const section = page.locator('[data-testid="line-staff"]');
+    await section.locator('form').waitFor();
+    expect(await section.innerText()).toContain(group);
+    const input = section.getByLabel('Add a LINE user (U…) or group (C…) id');
+    await input.fill('staff-room');
+    await section.getByRole('button', { name: 'Add target' }).click();
+    await section.locator('[data-testid="line-staff-error"]').waitFor();
+    expect(await section.locator('[data-testid="line-staff-error"]').innerText()).toContain('staff target must be a LINE user id');
+    await input.fill(group);
+    await section.getByRole('button', { name: 'Add target' }).click();
+    await section.getByRole('status').filter({ hasText: 'Staff target added.' }).waitFor();
+    expect((await t.app.store.listLineStaffTargets('1650000042')).map((x) => x.targetId)).toEqual([group]);
+    await section.scrollIntoViewIfNeeded();
+    await screenshot(page, 'account-line-staff-en');
+    await section.getByRole('button', { name: 'Remove' }).click();
+    await section.getByRole('status').filter({ hasText: 'Staff target removed.' }).waitFor();
+    expect(await t.app.store.listLineStaffTargets('1650000042')).toEqual([]);
+    await page.context().close();
+
+    await t.app.lineChannels.addStaffTarget('admin:test', '1650000042', group);
+    const viewer = await open(`accounts/${accountId}`, '[data-testid="line-staff"] table');
+    const read = viewer.locator('[data-testid="line-staff"]');
+    expect(await read.innerText()).toContain(group);
+    expect(await read.locator('form').count()).toBe(0);
+    expect(await read.getByRole('button', { name: 'Remove' }).count()).toBe(0);
+    await viewer.context().close();
   });
 
   it('marks a verification that came through LINE in the audit log', async () => {

@@ -38,7 +38,7 @@ describe('LINE replies', () => {
 
   it('counts the duplicate check only when the channel has checks on', () => {
     const verified = { kind: 'verified', slip, qrcode: 'x', creditsRemaining: 1, checks: { duplicate: { passed: false, seen: true, count: 1, firstVerifiedAt: null } } } as const;
-    expect(outcomeReply(verified, true).kind).toBe('duplicate');
+    expect(outcomeReply(verified, true)).toEqual({ kind: 'sent_before' });
     expect(outcomeReply(verified, false).kind).toBe('verified');
   });
 });

@@ -31,7 +31,8 @@ const post = async (url: string, body: Buffer, headers: Record<string, string> =
 
 describe('LINE webhook: signature and channel', () => {
   it('checks the signature over the raw bytes: a body whose re-serialisation differs passes only with the signature of the bytes sent', { timeout: 30_000 }, async () => {
-    const r = await rig();
+    // With hints on, so the chat message gets an answer to wait for.
+    const r = await rig({ hints: true });
     // Extra spaces and escaped unicode: JSON.stringify(JSON.parse(raw)) is not these bytes.
     const raw = Buffer.from(
       `{ "destination" : "x",\n  "events" : [ { "type" : "message", "webhookEventId" : "01RAWBYTES0000000000000001", "replyToken" : "t1",` +
@@ -82,7 +83,7 @@ describe('LINE events: redeliveries, pictures and the data API', () => {
     r.sim.setSlipgate(again.publicUrl);
     expect((await r.control('/sim/redeliver', { webhookEventId: sent.webhookEventId })).slipgate.status).toBe(200);
     // A later event is processed, so the redeliveries before it have been too.
-    await r.control('/sim/send-sticker');
+    await r.control('/sim/send-text', { text: sandboxQr({ outcome: 'not-found' }) });
     await r.answers(2);
     expect(await r.credits()).toBe(4);
     expect((await r.app.store.listVerifyTransactions({ accountId: r.accountId, limit: 10 })).items).toHaveLength(1);
@@ -91,8 +92,8 @@ describe('LINE events: redeliveries, pictures and the data API', () => {
     dir.remove();
   });
 
-  it('answers a picture that is too large or not a picture with "send a clearer one", free', { timeout: 30_000 }, async () => {
-    const r = await rig({ env: { MAX_IMAGE_BYTES: '2048' } });
+  it('with hints on, answers a picture that is too large or not a picture with "send a clearer one", free (quiet otherwise: line-quiet.test.ts)', { timeout: 30_000 }, async () => {
+    const r = await rig({ hints: true, env: { MAX_IMAGE_BYTES: '2048' } });
     await r.control(imageOf(sandboxQr()));
     await r.control('/sim/send-image', Buffer.from('just some text, not a picture'));
     const answers = await r.answers(2);

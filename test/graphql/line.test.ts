@@ -8,9 +8,10 @@ import { dataOf, errorCodes, startGraphqlApp, type GraphqlTestApp } from './help
 
 const CONNECT = `mutation($accountId: ID!, $channelId: String!, $channelSecret: String!, $accessToken: String!, $lang: LineLanguage) {
   connectLineChannel(accountId: $accountId, channelId: $channelId, channelSecret: $channelSecret, accessToken: $accessToken, lang: $lang, reason: "go live") {
-    channelId accountId lang checks matchPaymentRequests credentials
+    channelId accountId lang checks matchPaymentRequests hints credentials
   }
 }`;
+const HINTS = `mutation($channelId: String!, $hints: Boolean!) { setLineChannelHints(channelId: $channelId, hints: $hints, reason: "shop asked") { channelId hints credentials } }`;
 const READ = `query($id: ID!) { account(id: $id) { lineChannels { channelId lang credentials } } }`;
 const DISCONNECT = `mutation($channelId: String!) { disconnectLineChannel(channelId: $channelId) { channelId } }`;
 
@@ -45,8 +46,27 @@ describe('GraphQL admin API: LINE channels', () => {
       lang: 'EN',
       checks: true,
       matchPaymentRequests: false,
+      hints: false,
       credentials: '•••••••• / ••••••••',
     });
+    // Quiet by default; support turns the hint on, a viewer cannot, an unknown channel is not found.
+    expect(errorCodes(await app.gql('viewer', HINTS, { channelId: '1650000001', hints: true }))).toEqual(['FORBIDDEN']);
+    expect(errorCodes(await app.gql('support', HINTS, { channelId: '1650000009', hints: true }))).toEqual(['NOT_FOUND']);
+    expect(dataOf(await app.gql('support', HINTS, { channelId: '1650000001', hints: true })).setLineChannelHints).toEqual({ channelId: '1650000001', hints: true, credentials: '•••••••• / ••••••••' });
+    expect((await app.store.getLineChannel('1650000001'))!.hints).toBe(true);
+
+    // Staff targets: support adds and removes, a viewer reads them (and the groups) on the channel.
+    const target = 'C' + 'd'.repeat(32);
+    const ADD = `mutation($t: String!) { addLineStaffTarget(channelId: "1650000001", targetId: $t, reason: "staff") { targetId } }`;
+    const REMOVE = `mutation($t: String!) { removeLineStaffTarget(channelId: "1650000001", targetId: $t) { channelId } }`;
+    const TARGETS = `query($id: ID!) { account(id: $id) { lineChannels { staffTargets { targetId } groups { groupId kind leftAt } } } }`;
+    expect(errorCodes(await app.gql('viewer', ADD, { t: target }))).toEqual(['FORBIDDEN']);
+    expect(errorCodes(await app.gql('support', ADD, { t: 'Cnot-an-id' }))).toEqual(['BAD_USER_INPUT']);
+    expect(dataOf(await app.gql('support', ADD, { t: target })).addLineStaffTarget).toEqual({ targetId: target });
+    await app.store.recordLineGroup({ channelId: '1650000001', groupId: target, kind: 'group', at: new Date(), present: true });
+    expect(dataOf(await app.gql('viewer', TARGETS, { id: accountId })).account.lineChannels).toEqual([{ staffTargets: [{ targetId: target }], groups: [{ groupId: target, kind: 'group', leftAt: null }] }]);
+    expect(dataOf(await app.gql('support', REMOVE, { t: target })).removeLineStaffTarget).toEqual({ channelId: '1650000001' });
+    expect(errorCodes(await app.gql('support', REMOVE, { t: target }))).toEqual(['NOT_FOUND']);
     expect(errorCodes(await app.gql('support', CONNECT, vars))).toEqual(['BAD_USER_INPUT']);
     const read = await app.gql('viewer', READ, { id: accountId });
     expect(dataOf(read).account.lineChannels).toEqual([{ channelId: '1650000001', lang: 'EN', credentials: '•••••••• / ••••••••' }]);
@@ -57,7 +77,8 @@ describe('GraphQL admin API: LINE channels', () => {
     }
     expect(stored!.sealedSecret).toMatch(/^aesgcm1:/);
     const events = await app.store.listAdminEvents({ targetId: '1650000001', limit: 5 });
-    expect(events.items).toEqual([expect.objectContaining({ action: 'connectLineChannel', actor: expect.stringMatching(/^admin:.*support-token/), reason: 'go live' })]);
+    expect(events.items.map((e) => [e.action, e.reason])).toEqual(expect.arrayContaining([['connectLineChannel', 'go live'], ['setLineChannelHints', 'shop asked']]));
+    expect(events.items).toContainEqual(expect.objectContaining({ action: 'connectLineChannel', actor: expect.stringMatching(/^admin:.*support-token/), reason: 'go live' }));
 
     expect(dataOf(await app.gql('support', DISCONNECT, { channelId: '1650000001' })).disconnectLineChannel).toEqual({ channelId: '1650000001' });
     expect(errorCodes(await app.gql('support', DISCONNECT, { channelId: '1650000001' }))).toEqual(['NOT_FOUND']);

@@ -35,6 +35,7 @@ function channel(accountId: string, over: Partial<LineChannel> = {}): LineChanne
     lang: 'th',
     checks: true,
     matchPaymentRequests: false,
+    hints: false,
     createdAt: new Date(Math.floor(Date.now() / 1000) * 1000),
     ...over,
   };
@@ -58,6 +59,56 @@ export function lineContract(f: Fixtures): void {
       expect(await store.getLineChannel(first.channelId)).toBeNull();
       expect(await f.probe().storedLineSecrets(first.channelId)).toBeNull();
       expect(await store.listLineChannels(accountId)).toEqual([second]);
+    });
+
+    it('turns a channel\'s hints on and off, a channel not connected answering null', async () => {
+      const store = f.store();
+      const c = channel(await f.account(), { hints: true });
+      await store.createLineChannel(c);
+      expect(await store.getLineChannel(c.channelId)).toEqual(c);
+      expect(await store.setLineChannelHints(c.channelId, false)).toEqual({ ...c, hints: false });
+      expect(await store.getLineChannel(c.channelId)).toEqual({ ...c, hints: false });
+      expect(await store.setLineChannelHints(channelId(), true)).toBeNull();
+    });
+
+    it('keeps staff targets and groups per channel (join, leave, join again), oldest first; disconnecting removes them', async () => {
+      const store = f.store();
+      const c = channel(await f.account());
+      const other = channel(await f.account());
+      for (const x of [c, other]) await store.createLineChannel(x);
+      const t0 = new Date(Math.floor(Date.now() / 1000) * 1000 - 60_000);
+      const t1 = new Date(t0.getTime() + 10_000);
+      const t2 = new Date(t0.getTime() + 20_000);
+      const user = 'U' + 'a'.repeat(32);
+      const group = 'C' + 'b'.repeat(32);
+      expect(await store.addLineStaffTarget({ channelId: c.channelId, targetId: group, createdAt: t1 })).toBe(true);
+      expect(await store.addLineStaffTarget({ channelId: c.channelId, targetId: user, createdAt: t0 })).toBe(true);
+      expect(await store.addLineStaffTarget({ channelId: c.channelId, targetId: user, createdAt: t2 })).toBe(false);
+      expect(await store.addLineStaffTarget({ channelId: other.channelId, targetId: user, createdAt: t0 })).toBe(true);
+      expect(await store.listLineStaffTargets(c.channelId)).toEqual([
+        { channelId: c.channelId, targetId: user, createdAt: t0 },
+        { channelId: c.channelId, targetId: group, createdAt: t1 },
+      ]);
+      expect(await store.removeLineStaffTarget(c.channelId, user)).toBe(true);
+      expect(await store.removeLineStaffTarget(c.channelId, user)).toBe(false);
+      expect((await store.listLineStaffTargets(c.channelId)).map((t) => t.targetId)).toEqual([group]);
+
+      const room = 'R' + 'c'.repeat(32);
+      await store.recordLineGroup({ channelId: c.channelId, groupId: group, kind: 'group', at: t0, present: true });
+      await store.recordLineGroup({ channelId: c.channelId, groupId: room, kind: 'room', at: t1, present: true });
+      await store.recordLineGroup({ channelId: c.channelId, groupId: room, kind: 'room', at: t2, present: false });
+      expect(await store.listLineGroups(c.channelId)).toEqual([
+        { channelId: c.channelId, groupId: group, kind: 'group', joinedAt: t0, leftAt: null },
+        { channelId: c.channelId, groupId: room, kind: 'room', joinedAt: t1, leftAt: t2 },
+      ]);
+      await store.recordLineGroup({ channelId: c.channelId, groupId: room, kind: 'room', at: t2, present: true });
+      expect((await store.listLineGroups(c.channelId))[1]).toEqual({ channelId: c.channelId, groupId: room, kind: 'room', joinedAt: t2, leftAt: null });
+      expect(await store.listLineGroups(other.channelId)).toEqual([]);
+
+      expect(await store.deleteLineChannel(c.channelId)).toBe(true);
+      expect(await store.listLineStaffTargets(c.channelId)).toEqual([]);
+      expect(await store.listLineGroups(c.channelId)).toEqual([]);
+      expect(await store.listLineStaffTargets(other.channelId)).toHaveLength(1);
     });
 
     it('refuses a channel id connected already and an unknown account, leaving the first as it was', async () => {

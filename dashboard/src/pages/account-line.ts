@@ -7,12 +7,12 @@ import { t } from '../i18n/index.js';
 import { badge, dataTable, empty, time } from '../ui.js';
 
 export interface AccountLine {
-  lineChannels: { channelId: string; lang: 'TH' | 'EN'; checks: boolean; matchPaymentRequests: boolean; credentials: string; createdAt: string }[];
+  lineChannels: { channelId: string; lang: 'TH' | 'EN'; checks: boolean; matchPaymentRequests: boolean; hints: boolean; credentials: string; createdAt: string }[];
 }
 
 /** The fields account.ts adds to its query. */
 export const LINE_FIELDS = `
-    lineChannels { channelId lang checks matchPaymentRequests credentials createdAt }`;
+    lineChannels { channelId lang checks matchPaymentRequests hints credentials createdAt }`;
 
 export function lineSection(data: AccountLine): HTMLElement {
   const m = t().line;
@@ -24,13 +24,14 @@ export function lineSection(data: AccountLine): HTMLElement {
       ? empty(m.none)
       : dataTable(
           m.caption,
-          [{ label: m.channel }, { label: m.webhook }, { label: m.lang }, { label: m.checks }, { label: m.paymentRequests }, { label: m.credentials }, { label: m.connected }],
+          [{ label: m.channel }, { label: m.webhook }, { label: m.lang }, { label: m.checks }, { label: m.paymentRequests }, { label: m.hints }, { label: m.credentials }, { label: m.connected }],
           data.lineChannels.map((c) => [
             h('code', {}, c.channelId),
             h('code', {}, `/line/webhook/${c.channelId}`),
             m.langs[c.lang],
             badge(c.checks ? m.on : m.off, c.checks ? 'ok' : 'neutral'),
             badge(c.matchPaymentRequests ? m.on : m.off, 'neutral'),
+            badge(c.hints ? m.on : m.off, 'neutral'),
             h('span', { class: 'muted' }, c.credentials),
             time(c.createdAt),
           ]),

@@ -16,6 +16,7 @@ import { receiversSection } from './account-receivers.js';
 import { WEBHOOK_FIELDS, webhooksSection, type AccountWebhooks } from './account-webhooks.js';
 import { PAYMENT_FIELDS, paymentsSection, type AccountPayments } from './account-payments.js';
 import { LINE_FIELDS, lineSection, type AccountLine } from './account-line.js';
+import { lineStaffSection } from './account-line-staff.js';
 
 interface Verification {
   __typename: 'VerifyTransaction';
@@ -107,6 +108,7 @@ export async function accountPage(ctx: PageContext): Promise<void> {
     paymentsSection(ctx, a.id, a, a.deletedAt !== null),
     webhooksSection(a, ctx.me, (message) => ctx.announce(message)),
     lineSection(a),
+    lineStaffSection(ctx, a.id),
   );
   // The heading was replaced: the page title should name the account.
   document.title = t().app.title(a.name);

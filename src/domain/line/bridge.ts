@@ -7,13 +7,14 @@ import type { LineApi } from '../ports/line-api.js';
 import type { ChangeLog, Logger } from '../ports/logger.js';
 import type { Store } from '../ports/store.js';
 import type { SecretBox } from '../secret-box.js';
-import { parseSlipQr } from '../slip-qr.js';
-import { pictureBytes } from '../verify-image-body.js';
 import type { VerifiedSlip } from '../types.js';
 import type { ChannelVerifyInput, VerifyOutcome } from '../verify-types.js';
-import type { LineEvent } from './events.js';
+import { earlierSlip, resentReply } from './earlier-slip.js';
+import type { LineEvent, LineMessage } from './events.js';
+import { slipInPicture, slipInText, type FoundSlip, type PictureReader } from './message-slip.js';
 import type { PaymentMatch, PaymentRequestMatcher } from './payment-match.js';
 import { paymentReply } from './payment-reply.js';
+import { staffCase, staffNoteText, type StaffCase } from './staff-notes.js';
 import { outcomeReply } from './outcome-reply.js';
 import { replyText, type LineReply } from './replies.js';
 import { signatureBytes, signatureMatches } from './signature.js';
@@ -25,6 +26,8 @@ export interface LineBridgeDeps {
   secrets: SecretBox;
   api: LineApi;
   verification: { verifyForChannel(input: ChannelVerifyInput): Promise<VerifyOutcome> };
+  /** The verify route's picture reader (pool and per-account cap): a picture is read before anything else happens to it. */
+  pictures: PictureReader;
   /** The verify route's image limit: a picture from LINE gets no more. */
   maxImageBytes: number;
   userLimit: LineUserLimit;
@@ -33,12 +36,18 @@ export interface LineBridgeDeps {
   onEvent?: (outcome: string) => void;
   /** Chooses the pending request a slip pays on channels that match payment requests. */
   paymentRequests?: PaymentRequestMatcher;
+  /** Where the slips that need a person are told (batched pushes to the channel's staff targets). */
+  staff?: { note(channel: LineChannel, text: string): void };
   now?: () => Date;
 }
 
 export type WebhookCheck = { ok: true; channel: LineChannel } | { ok: false; refused: 'unsigned' | 'unknown_channel' | 'bad_signature' };
 
-type EventOutcome = LineReply['kind'] | 'redelivery' | 'ignored' | 'rate_limited_quiet' | 'error';
+/** `quiet`: a message that carries no slip, on a channel without hints: no bot message. */
+type EventOutcome = LineReply['kind'] | 'quiet' | 'joined' | 'left' | 'redelivery' | 'ignored' | 'rate_limited_quiet' | 'error';
+
+/** What a message gets: a reply, or nothing but the hint (a picture without a slip QR, a picture too large to be a slip). */
+type Answer = LineReply | { kind: 'not_a_slip' };
 
 /** LINE redelivers an event for a day at most; a week of claims is plenty. */
 const KEEP_EVENT_CLAIMS_MS = 7 * 86_400_000;
@@ -95,38 +104,61 @@ export class LineBridge {
     const taken = await this.deps.store.claimLineEvent({ channelId: channel.channelId, eventId: event.webhookEventId, at: this.now() });
     if (!taken) return 'redelivery';
     this.pruneOldClaims();
-    if (!event.message) return 'ignored';
+    if (event.group) {
+      // The groups staff may pick as targets (`slipgate line groups`).
+      const present = event.type === 'join';
+      await this.deps.store.recordLineGroup({ channelId: channel.channelId, groupId: event.group.id, kind: event.group.kind, at: this.now(), present });
+      return present ? 'joined' : 'left';
+    }
+    const message = event.message;
+    if (!message) return 'ignored';
     const token = this.deps.secrets.open(channel.sealedToken);
+    // Chat that is not a slip costs nothing: no limit taken, nothing recorded, no answer unless the channel wants the hint.
+    const text = message.type === 'text' ? slipInText(message.text) : null;
+    if (message.type === 'other' || (text && !text.ok)) return this.notASlip(channel, token, event, 'hint');
     const limit = this.deps.userLimit.take(`${channel.channelId}:${event.userId}`);
     if (limit === 'refused_quiet') return 'rate_limited_quiet';
-    const reply: LineReply = limit === 'refused_tell' ? { kind: 'rate_limited' } : await this.answer(channel, token, event).catch(async (err: unknown) => {
+    const answer: Answer = limit === 'refused_tell' ? { kind: 'rate_limited' } : await this.answer(channel, token, event, text).catch(async (err: unknown) => {
       this.deps.logger.error({ err, channelId: channel.channelId, eventId: event.webhookEventId }, 'LINE slip could not be checked');
       return { kind: 'try_later' } as const;
     });
-    await this.send(token, event, replyText(reply, channel.lang));
-    return reply.kind;
+    if (answer.kind === 'not_a_slip') return this.notASlip(channel, token, event, 'unreadable');
+    await this.send(token, event, replyText(answer, channel.lang));
+    return answer.kind;
   }
 
-  private async answer(channel: LineChannel, token: string, event: LineEvent): Promise<LineReply> {
-    const message = event.message!;
-    if (message.type === 'text') {
-      const qrcode = message.text.trim();
-      // Chat that is not a slip QR is answered with the hint, recorded nowhere, never charged.
-      if (!parseSlipQr(qrcode).ok) return { kind: 'hint' };
-      this.loading(token, event);
-      return this.verify(channel, event, { qrcode });
-    }
-    if (message.type !== 'image') return { kind: 'hint' };
+  /** Quiet by default; the hint (or "send a clearer picture") when the channel turned hints on. */
+  private async notASlip(channel: LineChannel, token: string, event: LineEvent, hint: 'hint' | 'unreadable'): Promise<EventOutcome> {
+    if (!channel.hints) return 'quiet';
+    await this.send(token, event, replyText({ kind: hint }, channel.lang));
+    return hint;
+  }
+
+  private async answer(channel: LineChannel, token: string, event: LineEvent, text: FoundSlip | null): Promise<Answer> {
+    if (text?.ok) return this.slip(channel, token, event, text);
+    const message = event.message as Extract<LineMessage, { type: 'image' }>;
     if (!message.fromLine) return { kind: 'picture_unavailable' };
-    this.loading(token, event);
     const content = await this.deps.api.content(token, message.id, this.deps.maxImageBytes);
-    if (!content.ok) return { kind: content.problem === 'too_large' ? 'unreadable' : 'picture_unavailable' };
-    // The verify route's check of a picture's bytes: the decoder never sees other formats.
-    if (!pictureBytes(content.bytes).ok) return { kind: 'unreadable' };
-    return this.verify(channel, event, { image: content.bytes });
+    // A picture over the verify route's limit is no slip screenshot: a photo, most likely.
+    if (!content.ok) return content.problem === 'too_large' ? { kind: 'not_a_slip' } : { kind: 'picture_unavailable' };
+    const found = await slipInPicture(this.deps.pictures, channel.accountId, content.bytes);
+    if (found.ok) return this.slip(channel, token, event, found);
+    return 'busy' in found ? { kind: 'try_later' } : { kind: 'not_a_slip' };
   }
 
-  private async verify(channel: LineChannel, event: LineEvent, slip: ChannelVerifyInput['slip']): Promise<LineReply> {
+  /** A message that carries a slip: answered from the record when the account verified it before, else verified. */
+  private async slip(channel: LineChannel, token: string, event: LineEvent, found: Extract<FoundSlip, { ok: true }>): Promise<LineReply> {
+    this.loading(token, event);
+    const earlier = await earlierSlip(this.deps.store, channel, event.userId, found.slip);
+    if (earlier?.kind === 'own') return resentReply(this.deps.store, earlier.record);
+    if (earlier?.kind === 'other') {
+      this.tellStaff(channel, { kind: 'sent_before', slip: earlier.record.response, ref: found.slip });
+      return { kind: 'sent_before' };
+    }
+    return this.verify(channel, event, found);
+  }
+
+  private async verify(channel: LineChannel, event: LineEvent, { qrcode, slip }: Extract<FoundSlip, { ok: true }>): Promise<LineReply> {
     const matcher = channel.matchPaymentRequests ? this.deps.paymentRequests : undefined;
     // Chosen from the bank's answer, inside the verification, so the normal paying rules apply to it.
     let match: PaymentMatch | null = null;
@@ -139,7 +171,7 @@ export class LineBridge {
       keyId: `line:${channel.channelId}`,
       lineUserId: event.userId,
       requestId: event.webhookEventId,
-      slip,
+      slip: { qrcode },
       ...(channel.checks ? { checks: { duplicate: true } } : {}),
       ...(matcher ? { paymentRequestFor } : {}),
     });
@@ -147,8 +179,15 @@ export class LineBridge {
     if (outcome.kind === 'account_error' && outcome.error !== 'receiver_not_registered') {
       this.deps.logger.warn({ channelId: channel.channelId, accountId: channel.accountId, error: outcome.error }, 'LINE slip not checked: the account cannot pay for verifications');
     }
-    if (!matcher || outcome.kind !== 'verified') return reply;
-    return paymentReply(this.deps.store, outcome.slip, reply, match, outcome.paymentRequest);
+    const verdict = outcome.kind === 'verified' ? outcome.paymentRequest : undefined;
+    const final = matcher && outcome.kind === 'verified' ? paymentReply(outcome.slip, reply, match, verdict) : reply;
+    const staff = staffCase(final, slip, match, verdict);
+    if (staff) this.tellStaff(channel, staff);
+    return final;
+  }
+
+  private tellStaff(channel: LineChannel, c: StaffCase): void {
+    this.deps.staff?.note(channel, staffNoteText(c, channel.lang));
   }
 
   /** At most hourly per process, in the background; every instance doing it is harmless. */

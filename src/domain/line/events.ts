@@ -13,7 +13,10 @@ export interface LineEvent {
   type: string;
   /** Where an answer goes: the user, group or room (push), and who sent it (the per-user limit, the records). */
   chatId: string;
+  /** Empty on join and leave events: they come from the group, not a user. */
   userId: string;
+  /** The group or room of a join or leave event (the bot was added to it, or left it). */
+  group: { id: string; kind: 'group' | 'room' } | null;
   /** A one-to-one chat: LINE's loading animation exists only there. */
   oneToOne: boolean;
   replyToken: string | null;
@@ -46,15 +49,19 @@ function parseEvent(value: unknown): LineEvent | null {
   if (!isObject(value) || typeof value.type !== 'string') return null;
   const webhookEventId = idOf(value.webhookEventId);
   const source = isObject(value.source) ? value.source : null;
-  const userId = idOf(source?.userId);
-  if (!webhookEventId || !source || !userId) return null;
-  const chatId = idOf(source.groupId) ?? idOf(source.roomId) ?? userId;
+  if (!webhookEventId || !source) return null;
+  const userId = idOf(source.userId);
+  const groupId = source.type === 'group' ? idOf(source.groupId) : source.type === 'room' ? idOf(source.roomId) : null;
+  const membership = value.type === 'join' || value.type === 'leave';
+  if (membership ? !groupId : !userId) return null;
+  const chatId = idOf(source.groupId) ?? idOf(source.roomId) ?? userId!;
   const delivery = isObject(value.deliveryContext) ? value.deliveryContext : {};
   return {
     webhookEventId,
     type: value.type,
     chatId,
-    userId,
+    userId: userId ?? '',
+    group: membership && groupId ? { id: groupId, kind: source.type === 'room' ? 'room' : 'group' } : null,
     oneToOne: source.type === 'user',
     replyToken: typeof value.replyToken === 'string' && value.replyToken.length <= 256 ? value.replyToken : null,
     message: value.type === 'message' ? parseMessage(value.message) : null,

@@ -9,7 +9,8 @@ export function outcomeReply(outcome: VerifyOutcome, checksOn: boolean): LineRep
   switch (outcome.kind) {
     case 'verified': {
       const dup = outcome.checks?.duplicate;
-      if (checksOn && dup && !dup.passed && !('error' in dup)) return { kind: 'duplicate', slip: outcome.slip };
+      // Said without the slip's details: the customer who sent it first may not be this one.
+      if (checksOn && dup && !dup.passed && !('error' in dup)) return { kind: 'sent_before' };
       if (checksOn && outcome.checks?.receiver?.passed === false) return { kind: 'other_receiver', slip: outcome.slip };
       return { kind: 'verified', slip: outcome.slip };
     }

@@ -18,6 +18,8 @@ export interface LineChannel {
   checks: boolean;
   /** Whether a verified slip pays the account's pending payment request it matches (line/payment-match.ts). */
   matchPaymentRequests: boolean;
+  /** Whether chat that is not a slip (text, stickers, pictures without a slip QR) is answered with a hint; off: such messages get no bot message. */
+  hints: boolean;
   createdAt: Date;
 }
 
@@ -29,6 +31,22 @@ const MASKED = '••••••••';
 
 export function lineChannelView({ sealedSecret: _s, sealedToken: _t, ...view }: LineChannel): LineChannelView {
   return { ...view, secret: MASKED, accessToken: MASKED };
+}
+
+/** Who at the shop is pushed the slips that need a person (docs/line.md#staff-notifications): a LINE user, group or room id. */
+export interface LineStaffTarget {
+  channelId: string;
+  targetId: string;
+  createdAt: Date;
+}
+
+/** A group or room the channel's bot was added to (LINE's join event); `leftAt` once it left or was removed. */
+export interface LineGroup {
+  channelId: string;
+  groupId: string;
+  kind: 'group' | 'room';
+  joinedAt: Date;
+  leftAt: Date | null;
 }
 
 /** A webhook event id seen for a channel: redeliveries of it are ignored, across restarts. */

@@ -4,9 +4,11 @@
 // Messaging API (records replies, pushes and loading calls, refuses expired
 // reply tokens). Knobs make it answer 404, 429 or 500, or never, for content.
 //
-// Control endpoints (JSON; ?user=U… picks the customer, ?expired=1 sends a
-// reply token that is already dead): POST /sim/send-image (raw JPEG/PNG/WebP
-// body, or ?qrcode=… to draw one), POST /sim/send-text {text}, POST /sim/send-sticker,
+// Control endpoints (JSON; ?user=U… picks the customer, ?group=C… (R… a room)
+// sends in a group, ?expired=1 sends a reply token that is already dead):
+// POST /sim/send-image (raw JPEG/PNG/WebP body, or ?qrcode=… to draw one),
+// POST /sim/send-text {text}, POST /sim/send-sticker, POST /sim/join and
+// POST /sim/leave ?group=… (the bot added to a group, or removed),
 // POST /sim/redeliver {webhookEventId}, POST /sim/expire-reply-tokens,
 // POST /sim/behavior {content, api}, GET /sim/log.
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
@@ -66,12 +68,13 @@ export async function startLineSimulator(opts: LineSimulatorOptions): Promise<Li
   }
 
   /** `expired`: the reply token is dead on arrival, as when slipgate answers after LINE's time for it. */
-  async function send(userId: string, message: SimMessage, expired: boolean): Promise<Record<string, unknown>> {
-    const event: SimEvent = { webhookEventId: newEventId(), replyToken: newReplyToken(), userId, message, timestamp: Date.now() };
+  async function send(userId: string, message: SimMessage | undefined, expired: boolean, groupId?: string, type?: SimEvent['type']): Promise<Record<string, unknown>> {
+    const event: SimEvent = { webhookEventId: newEventId(), replyToken: newReplyToken(), userId, message, timestamp: Date.now(), ...(groupId ? { groupId } : {}), ...(type ? { type } : {}) };
     events.set(event.webhookEventId, event);
-    replyTokens.set(event.replyToken, { userId, usable: !expired });
+    // A reply goes to the chat the event came from.
+    replyTokens.set(event.replyToken, { userId: groupId ?? userId, usable: !expired });
     const answered = await deliver(event, false);
-    return { webhookEventId: event.webhookEventId, messageId: message.id, replyToken: event.replyToken, userId, slipgate: answered };
+    return { webhookEventId: event.webhookEventId, messageId: message?.id, replyToken: event.replyToken, userId, slipgate: answered };
   }
 
   const authorized = (req: IncomingMessage) => req.headers.authorization === `Bearer ${opts.accessToken}`;
@@ -118,6 +121,7 @@ export async function startLineSimulator(opts: LineSimulatorOptions): Promise<Li
   async function control(req: IncomingMessage, res: ServerResponse, url: URL): Promise<void> {
     const userId = url.searchParams.get('user') ?? 'U00000000000000000000000000000001';
     const expired = url.searchParams.get('expired') === '1';
+    const group = url.searchParams.get('group') ?? undefined;
     const action = `${req.method} ${url.pathname}`;
     switch (action) {
       case 'GET /sim/log':
@@ -127,20 +131,24 @@ export async function startLineSimulator(opts: LineSimulatorOptions): Promise<Li
         const bytes = qrcode ? await QRCode.toBuffer(qrcode, { type: 'png', width: 360, margin: 4 }) : await readAll(req);
         const id = newMessageId();
         contents.set(id, bytes);
-        return sendJson(res, 200, await send(userId, { type: 'image', id }, expired));
+        return sendJson(res, 200, await send(userId, { type: 'image', id }, expired, group));
       }
       case 'POST /sim/send-text': {
         const body = JSON.parse((await readAll(req)).toString('utf8')) as { text?: unknown };
-        return sendJson(res, 200, await send(userId, { type: 'text', id: newMessageId(), text: String(body.text ?? '') }, expired));
+        return sendJson(res, 200, await send(userId, { type: 'text', id: newMessageId(), text: String(body.text ?? '') }, expired, group));
       }
       case 'POST /sim/send-sticker':
-        return sendJson(res, 200, await send(userId, { type: 'sticker', id: newMessageId() }, expired));
+        return sendJson(res, 200, await send(userId, { type: 'sticker', id: newMessageId() }, expired, group));
       case 'POST /sim/redeliver': {
         const body = JSON.parse((await readAll(req)).toString('utf8')) as { webhookEventId?: unknown };
         const event = events.get(String(body.webhookEventId));
         if (!event) return sendJson(res, 404, { message: 'no such event' });
         return sendJson(res, 200, { webhookEventId: event.webhookEventId, slipgate: await deliver(event, true) });
       }
+      case 'POST /sim/join':
+      case 'POST /sim/leave':
+        if (!group) return sendJson(res, 400, { message: 'group=C… (or R… for a room) is required' });
+        return sendJson(res, 200, await send('', undefined, false, group, url.pathname === '/sim/join' ? 'join' : 'leave'));
       case 'POST /sim/expire-reply-tokens':
         for (const token of replyTokens.values()) token.usable = false;
         return sendJson(res, 200, { expired: replyTokens.size });

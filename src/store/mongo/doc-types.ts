@@ -220,7 +220,27 @@ export interface LineChannelDoc {
   lang: string;
   checks: boolean;
   matchPaymentRequests: boolean;
+  /** Absent on channels connected before hints were an option: off. */
+  hints?: boolean;
   createdAt: Date;
+}
+
+export interface LineStaffTargetDoc {
+  /** `<channel id>:<target id>`: one entry per target. */
+  _id: string;
+  channelId: string;
+  targetId: string;
+  createdAt: Date;
+}
+
+export interface LineGroupDoc {
+  /** `<channel id>:<group id>`. */
+  _id: string;
+  channelId: string;
+  groupId: string;
+  kind: string;
+  joinedAt: Date;
+  leftAt: Date | null;
 }
 
 export interface LineEventDoc {

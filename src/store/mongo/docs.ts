@@ -189,5 +189,6 @@ export const lineChannel = (d: LineChannelDoc): LineChannel => ({
   lang: d.lang === 'en' ? 'en' : 'th',
   checks: d.checks,
   matchPaymentRequests: d.matchPaymentRequests,
+  hints: d.hints ?? false,
   createdAt: d.createdAt,
 });

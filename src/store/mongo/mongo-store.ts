@@ -92,6 +92,12 @@ export class MongoStore implements Store {
   getLineChannel: Store['getLineChannel'] = (...args) => line.getLineChannel(this.m, ...args);
   listLineChannels: Store['listLineChannels'] = (...args) => line.listLineChannels(this.m, ...args);
   deleteLineChannel: Store['deleteLineChannel'] = (...args) => line.deleteLineChannel(this.m, ...args);
+  setLineChannelHints: Store['setLineChannelHints'] = (...args) => line.setLineChannelHints(this.m, ...args);
+  addLineStaffTarget: Store['addLineStaffTarget'] = (...args) => line.addLineStaffTarget(this.m, ...args);
+  removeLineStaffTarget: Store['removeLineStaffTarget'] = (...args) => line.removeLineStaffTarget(this.m, ...args);
+  listLineStaffTargets: Store['listLineStaffTargets'] = (...args) => line.listLineStaffTargets(this.m, ...args);
+  recordLineGroup: Store['recordLineGroup'] = (...args) => line.recordLineGroup(this.m, ...args);
+  listLineGroups: Store['listLineGroups'] = (...args) => line.listLineGroups(this.m, ...args);
   claimLineEvent: Store['claimLineEvent'] = (...args) => line.claimLineEvent(this.m, ...args);
   pruneLineEvents: Store['pruneLineEvents'] = (...args) => line.pruneLineEvents(this.m, ...args);
 

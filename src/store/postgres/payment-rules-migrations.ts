@@ -53,4 +53,27 @@ export const PG_PAYMENT_RULES_MIGRATIONS: readonly string[] = [
   ALTER TABLE accounts ADD COLUMN credits_low_at integer;
   ALTER TABLE accounts ADD COLUMN credits_low_notified boolean NOT NULL DEFAULT false;
   `,
+  // LINE channels are quiet in ordinary chat (docs/line.md#quiet-by-default):
+  // only a slip is answered, unless the channel turns the hint back on.
+  `
+  ALTER TABLE line_channels ADD COLUMN hints boolean NOT NULL DEFAULT false;
+  `,
+  // Who at the shop is pushed the slips that need a person, and the groups
+  // the channel's bot was added to (docs/line.md#staff-notifications).
+  `
+  CREATE TABLE line_staff_targets (
+    channel_id text NOT NULL,
+    target_id text NOT NULL,
+    created_at timestamptz NOT NULL,
+    PRIMARY KEY (channel_id, target_id)
+  );
+  CREATE TABLE line_groups (
+    channel_id text NOT NULL,
+    group_id text NOT NULL,
+    kind text NOT NULL,
+    joined_at timestamptz NOT NULL,
+    left_at timestamptz,
+    PRIMARY KEY (channel_id, group_id)
+  );
+  `,
 ];

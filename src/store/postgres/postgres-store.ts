@@ -57,6 +57,12 @@ export class PostgresStore implements Store {
   getLineChannel: Store['getLineChannel'] = (...args) => line.getLineChannel(this.db, ...args);
   listLineChannels: Store['listLineChannels'] = (...args) => line.listLineChannels(this.db, ...args);
   deleteLineChannel: Store['deleteLineChannel'] = (...args) => line.deleteLineChannel(this.db, ...args);
+  setLineChannelHints: Store['setLineChannelHints'] = (...args) => line.setLineChannelHints(this.db, ...args);
+  addLineStaffTarget: Store['addLineStaffTarget'] = (...args) => line.addLineStaffTarget(this.db, ...args);
+  removeLineStaffTarget: Store['removeLineStaffTarget'] = (...args) => line.removeLineStaffTarget(this.db, ...args);
+  listLineStaffTargets: Store['listLineStaffTargets'] = (...args) => line.listLineStaffTargets(this.db, ...args);
+  recordLineGroup: Store['recordLineGroup'] = (...args) => line.recordLineGroup(this.db, ...args);
+  listLineGroups: Store['listLineGroups'] = (...args) => line.listLineGroups(this.db, ...args);
   claimLineEvent: Store['claimLineEvent'] = (...args) => line.claimLineEvent(this.db, ...args);
   pruneLineEvents: Store['pruneLineEvents'] = (...args) => line.pruneLineEvents(this.db, ...args);
 

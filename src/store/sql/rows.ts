@@ -117,6 +117,7 @@ export interface LineChannelRow<Time> {
   lang: string;
   checks: boolean | number;
   match_payment_requests: boolean | number;
+  hints: boolean | number;
   created_at: Time;
 }
 export interface LedgerRow<Time> {
@@ -230,6 +231,7 @@ export function rowMappers<Time, Amount, Json>(c: Codec<Time, Amount, Json>) {
       lang: r.lang === 'en' ? 'en' : 'th',
       checks: Boolean(r.checks),
       matchPaymentRequests: Boolean(r.match_payment_requests),
+      hints: Boolean(r.hints),
       createdAt: c.date(r.created_at),
     }),
     ledger: (r: LedgerRow<Time>): LedgerEntry => ({

@@ -52,4 +52,27 @@ export const SQLITE_PAYMENT_RULES_MIGRATIONS: readonly string[] = [
   ALTER TABLE accounts ADD COLUMN credits_low_at INTEGER;
   ALTER TABLE accounts ADD COLUMN credits_low_notified INTEGER NOT NULL DEFAULT 0;
   `,
+  // LINE channels are quiet in ordinary chat (docs/line.md#quiet-by-default):
+  // only a slip is answered, unless the channel turns the hint back on.
+  `
+  ALTER TABLE line_channels ADD COLUMN hints INTEGER NOT NULL DEFAULT 0;
+  `,
+  // Who at the shop is pushed the slips that need a person, and the groups
+  // the channel's bot was added to (docs/line.md#staff-notifications).
+  `
+  CREATE TABLE line_staff_targets (
+    channel_id TEXT NOT NULL,
+    target_id TEXT NOT NULL,
+    created_at INTEGER NOT NULL,
+    PRIMARY KEY (channel_id, target_id)
+  );
+  CREATE TABLE line_groups (
+    channel_id TEXT NOT NULL,
+    group_id TEXT NOT NULL,
+    kind TEXT NOT NULL,
+    joined_at INTEGER NOT NULL,
+    left_at INTEGER,
+    PRIMARY KEY (channel_id, group_id)
+  );
+  `,
 ];

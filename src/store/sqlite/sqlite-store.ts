@@ -63,6 +63,12 @@ export class SqliteStore implements Store {
   getLineChannel: Store['getLineChannel'] = (...args) => line.getLineChannel(this.lite, ...args);
   listLineChannels: Store['listLineChannels'] = (...args) => line.listLineChannels(this.lite, ...args);
   deleteLineChannel: Store['deleteLineChannel'] = (...args) => line.deleteLineChannel(this.lite, ...args);
+  setLineChannelHints: Store['setLineChannelHints'] = (...args) => line.setLineChannelHints(this.lite, ...args);
+  addLineStaffTarget: Store['addLineStaffTarget'] = (...args) => line.addLineStaffTarget(this.lite, ...args);
+  removeLineStaffTarget: Store['removeLineStaffTarget'] = (...args) => line.removeLineStaffTarget(this.lite, ...args);
+  listLineStaffTargets: Store['listLineStaffTargets'] = (...args) => line.listLineStaffTargets(this.lite, ...args);
+  recordLineGroup: Store['recordLineGroup'] = (...args) => line.recordLineGroup(this.lite, ...args);
+  listLineGroups: Store['listLineGroups'] = (...args) => line.listLineGroups(this.lite, ...args);
   claimLineEvent: Store['claimLineEvent'] = (...args) => line.claimLineEvent(this.lite, ...args);
   pruneLineEvents: Store['pruneLineEvents'] = (...args) => line.pruneLineEvents(this.lite, ...args);
 

@@ -1,0 +1,37 @@
+// A slip sent in a LINE chat that the account verified before is answered
+// from the record, before any credit is held or the bank is asked
+// (docs/line.md#a-slip-sent-again): the customer who sent it through this
+// channel reads its result again, free; while the channel's checks are on,
+// anyone else (another LINE user, or the slip used elsewhere) reads only
+// that it was sent before, and the staff are told.
+import type { Store } from '../ports/store.js';
+import type { SlipRef } from '../slip-qr.js';
+import type { VerifyTransactionRecord } from '../types.js';
+import type { LineReply } from './replies.js';
+import type { LineChannel } from './types.js';
+
+/** The account's verifications of one slip read to find this customer's (a slip is rarely verified more than a few times). */
+const SAME_SLIP_READ = 50;
+
+export type EarlierSlip =
+  /** This customer sent it through this channel before: their record, newest first. */
+  | { kind: 'own'; record: VerifyTransactionRecord }
+  /** Verified before for someone else (or its record no longer says who): not answered as a fresh payment. */
+  | { kind: 'other'; record: VerifyTransactionRecord };
+
+export async function earlierSlip(store: Store, channel: LineChannel, userId: string, slip: SlipRef): Promise<EarlierSlip | null> {
+  const page = await store.listVerifyTransactions({ accountId: channel.accountId, transactionId: slip.transRef, sendingBank: slip.sendingBank, limit: SAME_SLIP_READ });
+  const keyId = `line:${channel.channelId}`;
+  // Redacted by retention or erasure: the user and the names are gone, so it cannot be told as theirs.
+  const own = page.items.find((r) => r.keyId === keyId && r.lineUserId === userId && !r.redactedAt);
+  if (own) return { kind: 'own', record: own };
+  // With the channel's checks off, a slip verified before is verified again, as the duplicate check no longer decides.
+  const other = channel.checks ? page.items[0] : undefined;
+  return other ? { kind: 'other', record: other } : null;
+}
+
+/** The result of the customer's own earlier verification, again; the order it paid named by its reference. */
+export async function resentReply(store: Store, record: VerifyTransactionRecord): Promise<LineReply> {
+  const paid = record.payment?.status === 'paid' ? await store.getPaymentRequest(record.payment.requestId).catch(() => null) : null;
+  return { kind: 'resent', slip: record.response, ...(paid ? { order: paid.reference } : {}) };
+}
