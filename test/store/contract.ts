@@ -7,10 +7,11 @@ import { StoreError, type Store } from '../../src/domain/ports/store.js';
 import { skippedNote, skippingCase, type CaseFn } from '../helpers/skipped-guarantees.js';
 import { paymentContract } from './contract-payments.js';
 import { lineContract, type LineProbe } from './contract-line.js';
+import { recheckContract, type RecheckProbe } from './contract-rechecks.js';
 import { webhookContract, type WebhookProbe } from './contract-webhooks.js';
 
 /** Direct reads through the engine's own driver, bypassing the adapter. */
-interface EngineProbe extends WebhookProbe, LineProbe {
+interface EngineProbe extends WebhookProbe, LineProbe, RecheckProbe {
   balance(accountId: string): Promise<{ credits: number; usage: number } | null>;
   holdIds(accountId: string): Promise<string[]>;
   countVerifyTransactions(accountId: string): Promise<number>;
@@ -649,6 +650,7 @@ export function storeContract(name: string, open: () => Promise<EngineUnderTest>
     webhookContract({ store: () => store, probe: () => probe, account, hold, vt, concurrency });
     paymentContract({ store: () => store, account, concurrency });
     lineContract({ store: () => store, probe: () => probe, account, hold, vt, failure });
+    recheckContract({ store: () => store, probe: () => probe, account, hold, vt });
 
     it('answers a ping', async () => {
       await expect(store.ping()).resolves.toBeUndefined();
