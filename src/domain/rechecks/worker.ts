@@ -44,12 +44,15 @@ export interface RecheckPassDeps {
 /** One pass over the due re-checks; resolves to how many it finished. */
 export async function recheckDue(deps: RecheckPassDeps): Promise<number> {
   const due = await deps.store.dueRechecks(deps.now(), PASS_LIMIT);
+  // The slips of one payment request in one lane, one after the other: once one pays it, the next is
+  // superseded free, rather than charged for a request a lane beside it paid a moment before.
+  const groups = new Map<string, Recheck[]>();
+  for (const r of due) groups.set(r.paymentRequestId ?? r.id, [...(groups.get(r.paymentRequestId ?? r.id) ?? []), r]);
+  const queue = [...groups.values()];
   let finished = 0;
-  let next = 0;
   const lane = async () => {
-    while (next < due.length && !deps.stopped?.()) {
-      const r = due[next++]!;
-      if (await attempt(deps, r)) finished++;
+    for (let group = queue.shift(); group && !deps.stopped?.(); group = queue.shift()) {
+      for (const r of group) if (!deps.stopped?.() && (await attempt(deps, r))) finished++;
     }
   };
   await Promise.all(Array.from({ length: AT_ONCE }, lane));
