@@ -1,4 +1,4 @@
-// The re-check part of openapi.json (docs/payments.md#re-checks-a-slip-the-bank-does-not-know-yet):
+// The re-check part of openapi.json (docs/payments.md#re-checks):
 // the verify body's `recheck`, its 202 pending answer and 1027 refusal, a
 // payment request shown `verifying`, and GET /api/v1/verifications/{id}.
 // scripts/contract.ts merges it in after the payment part; `npm run contract` writes it.

@@ -120,7 +120,7 @@ export type VerifyError = AccountError | OtherError;
  * HTTP 202, only when asked for (`paymentRequest`, or `recheck: true`): the
  * bank does not know the slip yet. Nothing charged; slipgate asks again for
  * a few minutes. Read the outcome with getVerification(verificationId), the
- * payment request, or the events (docs/payments.md#re-checks-a-slip-the-bank-does-not-know-yet).
+ * payment request, or the events (docs/payments.md#re-checks).
  */
 export interface VerifyPending {
   status: 'pending';
