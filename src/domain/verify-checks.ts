@@ -10,7 +10,7 @@ import type { ReceiverResult } from './checks/types.js';
 import type { VerifyOutcome } from './verify-types.js';
 
 /** After settling, so the duplicate lookup can leave this verification out. */
-export async function runChecks(deps: { store: Store; logger: Logger }, checks: CheckRequest, data: VerifiedSlip, who: KeyedWho, now: () => Date): Promise<CheckResults> {
+async function runChecks(deps: { store: Store; logger: Logger }, checks: CheckRequest, data: VerifiedSlip, who: KeyedWho, now: () => Date): Promise<CheckResults> {
   const history = checks.duplicate
     ? await duplicateHistory(deps.store, { accountId: who.accountId, transactionId: data.transactionId, sendingBank: data.senderBankCode, excludeId: who.id }).catch(
         (err: unknown) => {

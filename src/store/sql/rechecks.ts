@@ -69,8 +69,8 @@ export const createValues = <Time>(r: Recheck, time: (at: Date) => Time, maxOpen
 ];
 
 export const GET_RECHECK = 'SELECT * FROM rechecks WHERE id = ?';
-export const OPEN_OF_ACCOUNT = 'SELECT * FROM rechecks WHERE account_id = ? AND finished_at IS NULL ORDER BY created_at DESC, id DESC LIMIT ?';
-export const OPEN_OF_REQUEST = 'SELECT * FROM rechecks WHERE payment_request_id = ? AND account_id = ? AND finished_at IS NULL ORDER BY created_at DESC, id DESC LIMIT ?';
+const OPEN_OF_ACCOUNT = 'SELECT * FROM rechecks WHERE account_id = ? AND finished_at IS NULL ORDER BY created_at DESC, id DESC LIMIT ?';
+const OPEN_OF_REQUEST = 'SELECT * FROM rechecks WHERE payment_request_id = ? AND account_id = ? AND finished_at IS NULL ORDER BY created_at DESC, id DESC LIMIT ?';
 export const COUNT_OPEN = 'SELECT count(*) AS n FROM rechecks WHERE finished_at IS NULL';
 export const DUE_RECHECKS = 'SELECT * FROM rechecks WHERE finished_at IS NULL AND next_attempt_at <= ? ORDER BY next_attempt_at, id LIMIT ?';
 export const POSTPONE = 'UPDATE rechecks SET attempts = ?, next_attempt_at = ?, attempt_id = ? WHERE id = ? AND finished_at IS NULL';
