@@ -11,7 +11,7 @@ import type { Recheck } from './types.js';
 import type { Store } from '../ports/store.js';
 
 /** The reference's last 4 characters, the rest as `*`. */
-function maskedRef(transRef: string): string {
+export function maskedRef(transRef: string): string {
   return transRef.length <= 4 ? '*'.repeat(transRef.length) : `${'*'.repeat(transRef.length - 4)}${transRef.slice(-4)}`;
 }
 
