@@ -146,6 +146,31 @@ describe.each(testEngines())('re-checks of slips the bank does not know yet on %
     expect(eventsAt(endpoint, 'payment_request.paid')).toHaveLength(1);
   });
 
+  it('a pass that dies between the charge and the end of its re-check: the next pass finds the charge and charges nothing more', { timeout: 60_000 }, async () => {
+    const { env, publish } = await lateBank();
+    const endpoint = await receiver();
+    const s = await serve(env, MANUAL, await engine.databaseUrl(), endpoint);
+    const order = await s.request(145, 'dies-after-charge');
+    const sent = await s.send({ qrcode: slipFor({ amount: 145 }), paymentRequest: order.id });
+    expect(sent.status).toBe(202);
+    publish();
+    // The store's finish fails once, right after the settle committed (as a crash there would leave it).
+    const store = s.app.store;
+    const finish = store.finishRecheck;
+    store.finishRecheck = async () => {
+      store.finishRecheck = finish;
+      throw new Error('the process died here');
+    };
+    await expect(s.app.rechecks.runOnce()).rejects.toThrow('the process died here');
+    expect((await s.read(order.id)).status).toBe('paid');
+    expect(await s.credits()).toBe(9);
+    expect((await s.verification(sent.body.verificationId)).body.status).toBe('pending');
+    await s.app.rechecks.runOnce();
+    const read = (await s.verification(sent.body.verificationId)).body;
+    expect(read).toMatchObject({ status: 'success', recordId: (await s.read(order.id)).paidBy.verificationId });
+    expect(await s.credits()).toBe(9);
+  });
+
   it('two slips kept for one request: one pays, the other is superseded free; a slip sent directly meanwhile pays first', { timeout: 60_000 }, async () => {
     const { env, publish, bank } = await lateBank();
     const endpoint = await receiver();
