@@ -38,17 +38,19 @@ async function keepSlips(url: string, keys: string[], count: number, inFlight = 
   await Promise.all(Array.from({ length: inFlight }, sender));
 }
 
-/** Ends every open re-check of the bench accounts (unconfirmed), straight in the store. */
-async function endRechecks(db: BenchDatabase): Promise<number> {
+/** Ends every open re-check of the bench accounts (unconfirmed), straight in the store; how many, and the attempts they had. */
+async function endRechecks(db: BenchDatabase): Promise<{ ended: number; attempts: number }> {
   const store = await openStore(db.url);
   try {
-    let ended = 0;
+    const done = { ended: 0, attempts: 0 };
     for (const account of (await store.listAccounts({ limit: 1000 })).items) {
       for (const r of await store.openRechecks({ accountId: account.id, limit: PENDING_RECHECKS })) {
-        if (await store.finishRecheck(r.id, { outcome: 'unconfirmed', at: new Date() })) ended++;
+        if (!(await store.finishRecheck(r.id, { outcome: 'unconfirmed', at: new Date() }))) continue;
+        done.ended++;
+        done.attempts += r.attempts;
       }
     }
-    return ended;
+    return done;
   } finally {
     await store.close();
   }
@@ -63,8 +65,8 @@ export function recheckExtras(run: BenchRun, scenario: Scenario, engine: string,
       return {};
     },
     close: async () => {
-      const ended = await endRechecks(db);
-      run.say(`${scenario.id}/${engine}: ended ${ended.toLocaleString('en-US')} open re-checks after the run`);
+      const { ended, attempts } = await endRechecks(db);
+      run.say(`${scenario.id}/${engine}: ended ${ended.toLocaleString('en-US')} open re-checks after the run; the bank was asked again ${attempts.toLocaleString('en-US')} times for them`);
     },
   };
 }
