@@ -17,8 +17,14 @@ import { recheckDelayMs, type RecheckSettings } from './start.js';
 import type { Recheck, RecheckOutcome } from './types.js';
 import { slipUnconfirmedEvent, verificationUnconfirmedEvent } from './view.js';
 
-/** Re-checks taken per pass, and asked at once: the bank pool's own limits still apply to each call. */
+/**
+ * Re-checks read at a time, and asked at once (the bank pool's own limits
+ * still apply to each call). A pass reads again while a read came back full,
+ * up to MAX_READS: a wave of slips kept at once is asked when due, not 200 a
+ * pass interval.
+ */
 const PASS_LIMIT = 200;
+const MAX_READS = 25;
 const AT_ONCE = 4;
 
 /** What the re-checks report to the metrics (src/metrics). */
@@ -43,7 +49,17 @@ export interface RecheckPassDeps {
 
 /** One pass over the due re-checks; resolves to how many it finished. */
 export async function recheckDue(deps: RecheckPassDeps): Promise<number> {
-  const due = await deps.store.dueRechecks(deps.now(), PASS_LIMIT);
+  let finished = 0;
+  for (let read = 0; read < MAX_READS && !deps.stopped?.(); read++) {
+    const due = await deps.store.dueRechecks(deps.now(), PASS_LIMIT);
+    finished += await askAll(deps, due);
+    if (due.length < PASS_LIMIT) break;
+  }
+  return finished;
+}
+
+/** The due re-checks, AT_ONCE at a time; how many it finished. */
+async function askAll(deps: RecheckPassDeps, due: Recheck[]): Promise<number> {
   // The slips of one payment request in one lane, one after the other: once one pays it, the next is
   // superseded free, rather than charged for a request a lane beside it paid a moment before.
   const groups = new Map<string, Recheck[]>();
