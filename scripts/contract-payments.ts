@@ -9,21 +9,21 @@ import { PAYMENT_REFUSALS, PAYMENT_STATUSES } from '../src/domain/payments/types
 
 type Json = Record<string, unknown>;
 
-const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
-const BANGKOK_TIME = { type: 'string', format: 'date-time', description: 'ISO 8601 in Bangkok time (+07:00).' };
+export const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
+export const BANGKOK_TIME = { type: 'string', format: 'date-time', description: 'ISO 8601 in Bangkok time (+07:00).' };
 const BAHT = { type: 'number', exclusiveMinimum: 0, multipleOf: 0.01 };
 const jsonOf = (schema: Json) => ({ 'application/json': { schema } });
 const header = { 'x-request-id': { $ref: '#/components/headers/RequestId' } };
-const answer = (description: string, schema: Json) => ({ description, headers: header, content: jsonOf(schema) });
+export const answer = (description: string, schema: Json) => ({ description, headers: header, content: jsonOf(schema) });
 const success = { type: 'object', required: ['status', 'data'], additionalProperties: false, properties: { status: { const: 'success' }, data: ref('PaymentRequest') } };
-const keyErrors = {
+export const keyErrors = {
   '401': answer('1020 (no `x-api-key`) or 1021 (unknown or revoked key).', { oneOf: [ref('Error1020'), ref('Error1021')] }),
   '403': answer("1024: the client's address is not in the key's allowed ranges.", ref('Error1024')),
 };
 const notFound = { '404': answer("No such request for this key's account (another account's request is not found either).", ref('RequestError')) };
 const badRequest = (what: string) => ({ '400': answer(`1022 (the key's account was deleted) or ${what}.`, { oneOf: [ref('Error1022'), ref('RequestError')] }) });
 const idParam = [{ name: 'id', in: 'path', required: true, schema: { type: 'string', pattern: '^pr_[0-9a-f]{32}$' } }];
-const security = [{ ApiKey: [] }];
+export const security = [{ ApiKey: [] }];
 
 export function paymentComponents(): Json {
   const { $schema: _draft, ...create } = z.toJSONSchema(paymentRequestBody, { target: 'draft-2020-12' }) as Json;

@@ -22,6 +22,13 @@ function queryParameters(): unknown[] {
       description: `Opt-in merchant checks, the \`Checks\` object written as JSON text (URL-encoded), e.g. \`{"amount":250}\`. ${OPTIONS_NOTE}`,
       content: { 'application/json': { schema: { $ref: '#/components/schemas/Checks' } } },
     },
+    {
+      name: 'recheck',
+      in: 'query',
+      required: false,
+      description: `Opt-in, as \`recheck\` in JSON: \`true\` keeps a slip the bank does not know yet for re-checks (202 pending). ${OPTIONS_NOTE}`,
+      schema: { enum: ['true', 'false'] },
+    },
   ];
 }
 
@@ -34,6 +41,7 @@ function multipartSchema(): unknown {
       image: PICTURE,
       paymentRequest: { type: 'string', pattern: '^pr_[0-9a-f]{32}$', description: 'Opt-in, as `paymentRequest` in JSON.' },
       checks: { type: 'string', description: 'Opt-in merchant checks: the `Checks` object as JSON text.' },
+      recheck: { enum: ['true', 'false'], description: 'Opt-in, as `recheck` in JSON.' },
     },
   };
 }

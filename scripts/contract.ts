@@ -8,6 +8,7 @@ import { z } from 'zod';
 import { CHECKS } from '../src/domain/checks/registry.js';
 import { paymentComponents, paymentPaths } from './contract-payments.js';
 import { addPictureForms } from './contract-pictures.js';
+import { addRechecks } from './contract-rechecks.js';
 
 export const OPENAPI_FILE = new URL('../openapi.json', import.meta.url);
 export const CLIENT_CHECKS_FILE = new URL('../src/client/checks.generated.ts', import.meta.url);
@@ -42,6 +43,7 @@ export function renderOpenapi(current: string): string {
   };
   (doc.components.schemas.VerifySuccess as Props).properties.paymentRequest = { $ref: '#/components/schemas/PaymentVerdict' };
   Object.assign(doc.paths, paymentPaths());
+  addRechecks(doc as Parameters<typeof addRechecks>[0]);
   addPictureForms(doc.paths);
   return `${JSON.stringify(doc, null, 2)}\n`;
 }

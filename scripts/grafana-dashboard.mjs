@@ -73,6 +73,15 @@ y += 8;
 row('Webhooks', y++);
 panel('Webhook attempts per second by result', [[`sum by (result) (rate(slipgate_webhook_attempts_total${sel()}[${W}]))`, '{{result}}']], 0, y, { unit: 'reqps',
   desc: 'Attempts to deliver signed webhooks: delivered (2xx), retry (failed, scheduled again) or failed (given up after the retry window; redeliver by hand). A steady retry rate means an endpoint is down.' });
+y += 8;
+row('Re-checks', y++);
+panel('Slips being re-checked', [[`max(slipgate_rechecks_pending${sel()})`, 'pending']], 0, y, { w: 6, kind: 'stat',
+  desc: 'Slips the bank did not know yet, kept and asked again until RECHECK_MINUTES (docs/payments.md#re-checks), as the last re-check pass counted them. Each costs a bank call per attempt.' });
+panel('Re-check attempts and outcomes per second', [
+  [`sum by (result) (rate(slipgate_recheck_attempts_total${sel()}[${W}]))`, 'attempt {{result}}'],
+  [`sum by (outcome) (rate(slipgate_rechecks_finished_total${sel()}[${W}]))`, 'finished {{outcome}}'],
+], 6, y, { w: 18, unit: 'reqps',
+  desc: 'Attempts by what the bank said (confirmed, not_found, bank_failure, no_credit, busy) and re-checks finished by outcome (verified, refused, superseded, unconfirmed, no_credit). Many unconfirmed: a bank publishes later than RECHECK_MINUTES, or not at all.' });
 
 const dashboard = {
   title: 'slipgate',

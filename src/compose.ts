@@ -30,6 +30,8 @@ import { startInstanceLease, type InstanceLease } from './lease.js';
 import { scheduleRetention, type RetentionSchedule } from './retention-schedule.js';
 import { schedulePaymentExpiry, type PaymentExpirySchedule } from './payment-expiry-schedule.js';
 import { scheduleLineSummary, type LineSummarySchedule } from './line-summary-schedule.js';
+import { scheduleRechecks, type RecheckSchedule } from './recheck-schedule.js';
+import type { RecheckSettings } from './domain/rechecks/start.js';
 import { Metrics } from './metrics/metrics.js';
 import { timedStore } from './metrics/timing.js';
 import { openStore } from './store/open.js';
@@ -136,6 +138,8 @@ export interface ServerOptions {
   upstream?: BankAdapter | UpstreamPool;
   /** The admin listener as bound, when known (it overrides ADMIN_HOST/ADMIN_PORT for the webhook URL check). */
   adminListener?: AdminListener;
+  /** Re-check timing (tests): the window instead of RECHECK_MINUTES, the backoff and how often passes run. */
+  recheckTiming?: { windowMs?: number; firstDelayMs?: number; maxDelayMs?: number; pollMs?: number };
 }
 
 /** Everything a serving process runs, before it listens. */
@@ -161,13 +165,15 @@ export interface ServerServices extends StoreServices {
   webhookSender: ThreadWebhookSender;
   /** Marks pending payment requests past their expiry, on one instance at a time. */
   paymentExpiry: PaymentExpirySchedule;
+  /** Asks the bank again about kept slips (domain/rechecks), on one instance at a time; stopped before the drain. */
+  rechecks: RecheckSchedule;
   /** Slips sent in LINE chats of connected channels; drained before the store closes. */
   lineBridge: LineBridge;
   lineStaff: LineStaffNotifier;
   lineSummary: LineSummarySchedule;
 }
 
-export async function serverServices(config: Config, { logger, upstream: override, adminListener }: ServerOptions): Promise<ServerServices> {
+export async function serverServices(config: Config, { logger, upstream: override, adminListener, recheckTiming: timing = {} }: ServerOptions): Promise<ServerServices> {
   const metrics = new Metrics();
   const upstreamConfigs = (env: NodeJS.ProcessEnv) => configuredNetwork(env, logger);
   // The bank configuration first: a mistake there stops the start before
@@ -233,6 +239,7 @@ export async function serverServices(config: Config, { logger, upstream: overrid
     logger,
     onAttempt: (result) => metrics.webhookAttempt(result),
   });
+  const rechecks: RecheckSettings = { windowMs: timing.windowMs ?? config.RECHECK_MINUTES * 60_000, maxPerAccount: config.RECHECK_MAX_PER_ACCOUNT, ...timing };
   const verification = new VerificationService({
     creditsLow: services.creditsLow,
     webhooks: {
@@ -252,6 +259,19 @@ export async function serverServices(config: Config, { logger, upstream: overrid
     newId: () => newId('req'),
     instanceId: () => lease.instanceId(),
     authBrake: new FailedAuthBrake({ perWindow: config.AUTH_FAILURES_PER_IP_PER_MIN, windowMs: 60_000 }),
+    rechecks,
+  });
+  const recheckSchedule = scheduleRechecks(store, {
+    lease,
+    logger,
+    verification,
+    settings: rechecks,
+    endpointsFor: (accountId, type) => services.subscriptions.endpointsFor(accountId, type),
+    newId: () => newId('req'),
+    metrics: { attempt: (result) => metrics.recheckAttempt(result), finished: (outcome) => metrics.recheckFinished(outcome) },
+    pending: (count) => metrics.rechecksPendingNow(count),
+    written: () => webhookWorker.wake(),
+    ...(timing.pollMs === undefined ? {} : { intervalMs: timing.pollMs }),
   });
   const paymentExpiry = schedulePaymentExpiry(store, {
     lease,
@@ -281,7 +301,7 @@ export async function serverServices(config: Config, { logger, upstream: overrid
     imageStats: () => images.stats,
     onReadError: (err) => logger.warn({ err }, 'metrics: reading the open credit holds failed'),
   });
-  return { ...services, metrics, pool, upstream, upstreamOverridden: override !== undefined, lease, retention, images, verification, upstreamConfigs, webhookWorker, webhookSender, lineBridge, lineStaff, lineSummary, paymentExpiry };
+  return { ...services, metrics, pool, upstream, upstreamOverridden: override !== undefined, lease, retention, images, verification, upstreamConfigs, webhookWorker, webhookSender, lineBridge, lineStaff, lineSummary, paymentExpiry, rechecks: recheckSchedule };
 }
 
 /** The configured bank domains, or the sandbox network when none are configured. */

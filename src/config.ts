@@ -141,6 +141,13 @@ export const configSchema = z.object({
   CHECKOUT_MAX_CHECKS: z.coerce.number().int().min(1).max(100).default(5),
   /** Slip uploads one client address may make to checkout pages per minute (per process). */
   CHECKOUT_UPLOADS_PER_IP_PER_MIN: z.coerce.number().int().min(1).max(100_000).default(10),
+  /**
+   * How long a slip the bank does not know yet (sent for a payment request,
+   * or with `"recheck": true`) is asked again before it is unconfirmed.
+   */
+  RECHECK_MINUTES: z.coerce.number().int().min(1).max(1440).default(10),
+  /** Slips one account may have being re-checked at once; beyond, a verify is refused with 429 and code 1027. */
+  RECHECK_MAX_PER_ACCOUNT: z.coerce.number().int().min(1).max(1_000_000).default(100),
   /** One webhook attempt's whole budget. */
   WEBHOOK_TIMEOUT_MS: ms(10_000),
   /** Delay after the first failed attempt; doubles after each, with jitter. */

@@ -21,7 +21,7 @@ import type { DomainHealth, ReloadSummary } from './upstream/pool.js';
 
 export type RunOptions = ServerOptions;
 
-export interface Running extends Pick<ServerServices, 'store' | 'keys' | 'accounts' | 'admin' | 'adminTokens' | 'verification' | 'images' | 'retention' | 'webhooks' | 'webhookWorker' | 'lineChannels' | 'paymentExpiry' | 'payments'> {
+export interface Running extends Pick<ServerServices, 'store' | 'keys' | 'accounts' | 'admin' | 'adminTokens' | 'verification' | 'images' | 'retention' | 'webhooks' | 'webhookWorker' | 'lineChannels' | 'paymentExpiry' | 'payments' | 'rechecks'> {
   publicUrl: string;
   adminUrl: string;
   /** Per-domain counters, latency and breaker state of the bank network. */
@@ -131,6 +131,8 @@ export async function run(config: Config, opts: RunOptions): Promise<Running> {
       const stopped = Promise.all([stopServer(publicServer), stopServer(adminServer)]);
       // Held 429s go now: a braked client must not keep the listener from closing.
       tarpit.release();
+      // Re-checks first: a pass under way finishes its attempts (their verifications join the drain below).
+      await services.rechecks.stop();
       // LINE events first: their verifications join the drain below.
       await services.lineBridge.drain();
       await verification.drain();
@@ -154,7 +156,7 @@ export async function run(config: Config, opts: RunOptions): Promise<Running> {
     })());
   const reloadUpstreams = () => (services.upstreamOverridden ? null : pool.reload(services.upstreamConfigs(process.env)));
   const { keys, accounts, admin, adminTokens, webhooks, webhookWorker, lineChannels } = services;
-  return { publicUrl, adminUrl, store, keys, accounts, admin, adminTokens, verification, images, retention, webhooks, webhookWorker, lineChannels, paymentExpiry, payments, upstreamHealth: () => pool.health(), reloadUpstreams, close, storeFailed };
+  return { publicUrl, adminUrl, store, keys, accounts, admin, adminTokens, verification, images, retention, webhooks, webhookWorker, lineChannels, paymentExpiry, payments, rechecks: services.rechecks, upstreamHealth: () => pool.health(), reloadUpstreams, close, storeFailed };
 }
 
 /** Holds requests that arrive while the services start; `open` lets them through, `fail` drops them. */

@@ -38,6 +38,8 @@ export interface BenchArgs {
   payments: boolean;
   /** Besides A, A+hooks (every bench account with a webhook endpoint at a receiver process of the bench's own; webhooks.ts), A+drain (A beside a backlog of deliveries draining; drain-beside-a.ts) and W (the backlog drained alone; drain.ts). */
   webhooks: boolean;
+  /** Besides A, A+recheck: A beside 1,000 slips being re-checked (rechecks.ts). */
+  rechecks: boolean;
   /** Deliveries W and A+drain build up and drain; unset = drain.ts's default (smaller with --quick). */
   webhookBacklog: number | undefined;
   /** Write a results file from a tree with uncommitted changes (the file then says so). */
@@ -52,10 +54,10 @@ const RECEIVER_POLICIES = ['off', 'report', 'require'] as const;
 
 const USAGE = `usage: npm run bench -- [--quick] [--scenario A,B,C,D,E,I,H,F,R,L] [--engine sqlite,postgres,mongodb]
                        [--workers N|auto] [--heap-mb N] [--repeat N [--against REV]] [--history N] [--flood N [--flood-seconds S]] [--profile] [--keep]
-                       [--retention-records N] [--receiver-policy off|report|require] [--payments] [--webhooks [--webhook-backlog N]] [--pin] [--out FILE] [--allow-dirty]`;
+                       [--retention-records N] [--receiver-policy off|report|require] [--payments] [--webhooks [--webhook-backlog N]] [--rechecks] [--pin] [--out FILE] [--allow-dirty]`;
 
 export function parseArgs(argv: string[]): BenchArgs {
-  const args: BenchArgs = { quick: false, scenarios: [...DEFAULT_SCENARIOS], engines: [...ENGINE_NAMES], workers: 1, profile: false, out: undefined, keep: false, heapMb: undefined, repeat: 1, against: undefined, history: 1_000_000, flood: 1_000_000, floodSeconds: undefined, retentionRecords: 1_000_000, receiverPolicy: 'off', payments: false, webhooks: false, webhookBacklog: undefined, allowDirty: false, pin: false };
+  const args: BenchArgs = { quick: false, scenarios: [...DEFAULT_SCENARIOS], engines: [...ENGINE_NAMES], workers: 1, profile: false, out: undefined, keep: false, heapMb: undefined, repeat: 1, against: undefined, history: 1_000_000, flood: 1_000_000, floodSeconds: undefined, retentionRecords: 1_000_000, receiverPolicy: 'off', payments: false, webhooks: false, rechecks: false, webhookBacklog: undefined, allowDirty: false, pin: false };
   for (let i = 0; i < argv.length; i++) {
     const [flag, inline] = argv[i]!.split(/=(.*)/s, 2) as [string, string | undefined];
     const value = (): string => {
@@ -81,6 +83,9 @@ export function parseArgs(argv: string[]): BenchArgs {
         break;
       case '--payments':
         args.payments = true;
+        break;
+      case '--rechecks':
+        args.rechecks = true;
         break;
       case '--webhooks':
         args.webhooks = true;
@@ -167,6 +172,7 @@ export function parseArgs(argv: string[]): BenchArgs {
   if (args.receiverPolicy !== 'off' && !args.scenarios.includes('A')) fail('--receiver-policy runs A again under the policy: add A to --scenario');
   if (args.payments && !args.scenarios.includes('A')) fail('--payments runs A again paying payment requests: add A to --scenario');
   if (args.webhooks && !args.scenarios.includes('A')) fail('--webhooks runs A again with webhook endpoints: add A to --scenario');
+  if (args.rechecks && !args.scenarios.includes('A')) fail('--rechecks runs A again beside slips being re-checked: add A to --scenario');
   if (args.webhookBacklog !== undefined && !args.webhooks) fail('--webhook-backlog sizes the backlog W drains: add --webhooks');
   // Both register receivers on the bench accounts, and a payment request names its receiver only when the account has one.
   if (args.payments && args.receiverPolicy !== 'off') fail('--payments and --receiver-policy each register a receiver on every bench account: run them separately');

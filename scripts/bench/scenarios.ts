@@ -14,7 +14,7 @@ export interface Scenario {
    * thing changed, apart from A's own figures and targets. A-<rate> and
    * A+hooks-<rate>: A and A+hooks offered a fixed rate (webhooks.ts).
    */
-  id: ScenarioId | `A+${Exclude<ReceiverPolicy, 'off'>}` | 'A+pay' | 'A+hooks' | 'A+drain' | `A-${number}` | `A+hooks-${number}`;
+  id: ScenarioId | `A+${Exclude<ReceiverPolicy, 'off'>}` | 'A+pay' | 'A+hooks' | 'A+drain' | 'A+recheck' | `A-${number}` | `A+hooks-${number}`;
   title: string;
   /** What is measured: slipgate, or the bare express + got baseline. */
   target: 'slipgate' | 'baseline';
@@ -34,6 +34,8 @@ export interface Scenario {
   payments?: true;
   /** Set: every bench account has a webhook endpoint for the run, at a receiver process that counts the deliveries (webhooks.ts). */
   webhooks?: true;
+  /** Set: 1,000 slips are kept for re-checks through the API before the warm-up, asked again during the run (rechecks.ts). */
+  rechecks?: true;
   /** Set: a backlog of webhook deliveries is built before the warm-up and drained during the measured run (drain-beside-a.ts). */
   drain?: true;
   /** slipgate's settings for the run besides the bench's own. */

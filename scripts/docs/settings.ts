@@ -84,6 +84,11 @@ export const SCHEMA_SETTINGS: Record<SchemaSetting, SettingDoc> = {
     meaning: 'slip pictures one payment request\'s checkout page may have checked (counted in the database, shared by every instance); each can cost the shop one credit, so this bounds what a visitor can spend (see [payments.md](payments.md#checkout-page))',
   },
   CHECKOUT_UPLOADS_PER_IP_PER_MIN: { topic: 'Limits', meaning: 'slip uploads one client address may make to checkout pages per minute (per process); past it the page answers 429' },
+  RECHECK_MINUTES: {
+    topic: 'Limits',
+    meaning: 'how long a slip the bank does not know yet is asked again (sent for a payment request, or with `"recheck": true`) before it is unconfirmed; see [payments.md](payments.md#re-checks)',
+  },
+  RECHECK_MAX_PER_ACCOUNT: { topic: 'Limits', meaning: 'slips one account may have being re-checked at once; beyond, 429 with code 1027' },
   SECRETS_KEY: {
     topic: 'Webhooks',
     meaning: '32 bytes that seal webhook signing secrets and LINE channel secrets in the database (see [webhooks.md](webhooks.md#signing-secrets-at-rest-secrets_key)); unset, webhook secrets are stored as they are and LINE channels cannot be connected',

@@ -24,6 +24,8 @@ export interface VerifyOptions<C extends Checks | undefined> {
   checks?: C;
   /** A payment request of the account (`pr_…`) this slip should pay; the success then says whether it did (`paymentRequest`). */
   paymentRequest?: string;
+  /** A slip the bank does not know yet is kept and asked again: a `pending` result (202) instead of a not-found error. */
+  recheck?: boolean;
   signal?: AbortSignal;
 }
 
@@ -57,7 +59,7 @@ const VERIFY_PATH = '/api/v1/verify';
 /** Failures where the request never reached a server: safe to send again. */
 const NOT_CONNECTED = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'UND_ERR_CONNECT_TIMEOUT']);
 /** The account errors' codes (1026 is the payment create's own: payments.ts). */
-const CODES = new Set<number>(Object.values(ERROR_CODES).filter((code) => code !== ERROR_CODES.REFERENCE_CONFLICT));
+const CODES = new Set<number>(Object.values(ERROR_CODES).filter((code) => code !== ERROR_CODES.REFERENCE_CONFLICT && code !== ERROR_CODES.RECHECK_LIMIT));
 
 export function createClient(options: ClientOptions): SlipgateClient {
   const base = options.url.replace(/\/+$/, '').replace(/\/api\/v1\/verify$/, '');
@@ -73,7 +75,11 @@ export function createClient(options: ClientOptions): SlipgateClient {
     typeof image === 'string' ? send({ image }, opts) : sendPicture(image instanceof Uint8Array ? image : new Uint8Array(image), opts);
 
   function send(payload: { qrcode: string } | { image: string }, opts: VerifyOptions<Checks | undefined>): Promise<VerifyResult<unknown>> {
-    const extras = { ...(opts.checks === undefined ? {} : { checks: opts.checks }), ...(opts.paymentRequest === undefined ? {} : { paymentRequest: opts.paymentRequest }) };
+    const extras = {
+      ...(opts.checks === undefined ? {} : { checks: opts.checks }),
+      ...(opts.paymentRequest === undefined ? {} : { paymentRequest: opts.paymentRequest }),
+      ...(opts.recheck === undefined ? {} : { recheck: opts.recheck }),
+    };
     return post(endpoint, 'application/json', JSON.stringify({ ...payload, ...extras }), opts);
   }
 
@@ -145,7 +151,7 @@ export async function envelope(res: Response, attempts: number): Promise<Record<
   } catch (err) {
     throw new SlipgateError('bad_response', `slipgate answered HTTP ${res.status} without a JSON body`, attempts, { cause: err });
   }
-  if (body === null || typeof body !== 'object' || (body.status !== 'success' && body.status !== 'error')) {
+  if (body === null || typeof body !== 'object' || (body.status !== 'success' && body.status !== 'error' && !(body.status === 'pending' && res.status === 202))) {
     throw new SlipgateError('bad_response', `slipgate answered HTTP ${res.status} with an unexpected body`, attempts);
   }
   return body;
@@ -156,6 +162,10 @@ async function toResult(res: Response, attempts: number): Promise<VerifyResult<u
   if (body.status === 'error') return errorResult(res, body);
   const message = typeof body.message === 'string' ? body.message : '';
   const creditsRemaining = creditsOf(res);
+  if (body.status === 'pending') {
+    const about = body.paymentRequest === undefined ? {} : { paymentRequest: body.paymentRequest };
+    return { status: 'pending', httpStatus: 202, verificationId: body.verificationId, ...about, message, ...creditsRemaining } as VerifyResult<unknown>;
+  }
   const success = { status: 'success', httpStatus: 200, data: body.data, message, qrcode: body.qrcode, ...creditsRemaining };
   const extras = { ...(body.checks === undefined ? {} : { checks: body.checks }), ...(body.paymentRequest === undefined ? {} : { paymentRequest: body.paymentRequest }) };
   return { ...success, ...extras } as VerifyResult<unknown>;
@@ -168,6 +178,7 @@ export function errorResult(res: Response, body: Record<string, unknown>): Verif
   if (typeof body.code === 'number' && CODES.has(body.code)) {
     return { status: 'error', kind: 'account', httpStatus: res.status, code: body.code as ErrorCode, message, ...creditsRemaining };
   }
+  if (body.code === ERROR_CODES.RECHECK_LIMIT) return { status: 'error', kind: 'rate_limited', httpStatus: res.status, code: ERROR_CODES.RECHECK_LIMIT, message, ...creditsRemaining };
   const kind =
     res.status === 200 ? 'verification' : res.status === 429 ? 'rate_limited' : res.status === 503 ? 'unavailable' : res.status < 500 ? 'invalid_request' : 'server_error';
   return { status: 'error', kind, httpStatus: res.status, message, ...creditsRemaining };

@@ -1,9 +1,10 @@
-// The payment request routes (docs/payments.md) for the SDK. Every call can
+// The payment request routes (docs/payments.md) for the SDK, and the read of
+// a verification kept for re-checks (GET /api/v1/verifications/{id}). Every call can
 // be sent again safely: a create with the same reference and body answers
 // the first request, reads change nothing, and cancelling twice is harmless.
 // So connection failures are left to the caller to retry as they see fit.
 import { envelope, errorResult, SlipgateError } from './client.js';
-import { ERROR_CODES, type PaymentRequestResult } from './types.js';
+import { ERROR_CODES, type PaymentRequestResult, type VerificationResult, type VerificationState } from './types.js';
 
 export interface NewPaymentRequest {
   /** Baht: 250, 250.5 or "250.00". */
@@ -26,15 +27,17 @@ export interface PaymentRequestCalls {
   /** The QR picture to show the customer: PNG bytes, or SVG text. */
   paymentRequestQr(id: string, format: 'png', options?: { signal?: AbortSignal }): Promise<Uint8Array>;
   paymentRequestQr(id: string, format: 'svg', options?: { signal?: AbortSignal }): Promise<string>;
+  /** What became of a slip answered `pending`: GET /api/v1/verifications/{id}. */
+  getVerification(id: string, options?: { signal?: AbortSignal }): Promise<VerificationResult>;
 }
 
 const PATH = '/api/v1/payment-requests';
 
 export function paymentRequestCalls(c: { base: string; apiKey: string; timeoutMs: number }): PaymentRequestCalls {
-  async function send(method: 'GET' | 'POST', path: string, body: unknown, signal: AbortSignal | undefined): Promise<Response> {
+  async function send(method: 'GET' | 'POST', path: string, body: unknown, signal: AbortSignal | undefined, route = PATH): Promise<Response> {
     const timeout = AbortSignal.timeout(c.timeoutMs);
     try {
-      return await fetch(c.base + PATH + path, {
+      return await fetch(c.base + route + path, {
         method,
         headers: { accept: 'application/json', 'x-api-key': c.apiKey, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
         ...(body === undefined ? {} : { body: JSON.stringify(body) }),
@@ -66,5 +69,12 @@ export function paymentRequestCalls(c: { base: string; apiKey: string; timeoutMs
       if (!res.ok) throw new SlipgateError('bad_response', `slipgate answered HTTP ${res.status} for the QR of ${value}`, 1);
       return format === 'png' ? new Uint8Array(await res.arrayBuffer()) : res.text();
     }) as PaymentRequestCalls['paymentRequestQr'],
+    async getVerification(value, o) {
+      const res = await send('GET', id(value), undefined, o?.signal, '/api/v1/verifications');
+      if (!res.ok) return errorResult(res, await envelope(res, 1));
+      const state = (await res.json().catch(() => null)) as VerificationState | null;
+      if (!state || typeof state !== 'object') throw new SlipgateError('bad_response', `slipgate answered HTTP ${res.status} without a JSON body`, 1);
+      return { httpStatus: 200, ...state };
+    },
   };
 }

@@ -3,13 +3,17 @@
 import type { CheckResults, ReceiverResult } from '../domain/checks.js';
 import type { VerifiedSlip } from '../domain/types.js';
 import type { Checks } from './checks.generated.js';
-import type { paymentFacts } from '../domain/payments/events.js';
+import type { ShownPaymentRequest } from '../domain/rechecks/view.js';
 import type { PaymentVerdict } from '../domain/payments/paying.js';
 
 export type { PaymentVerdict } from '../domain/payments/paying.js';
 export type { PaymentRefusal, PaymentStatus } from '../domain/payments/types.js';
-/** A payment request as every route answers it (docs/payments.md); amounts in baht, times in Bangkok time. */
-export type PaymentRequestData = ReturnType<typeof paymentFacts> & {
+/**
+ * A payment request as every route answers it (docs/payments.md); amounts in
+ * baht, times in Bangkok time. A read shows `status: "verifying"` and
+ * `verifying` (the slip) while a slip sent for it is being re-checked.
+ */
+export type PaymentRequestData = ShownPaymentRequest & {
   /** The request's checkout page (docs/payments.md#checkout-page); null when the server has no PUBLIC_URL or SECRETS_KEY. */
   checkoutUrl: string | null;
   /** Where the checkout page sends the customer once paid; null when none was given. */
@@ -52,9 +56,15 @@ export const ERROR_CODES = {
    * another amount, receiver or expiry. Nothing was made; see ReferenceConflict.
    */
   REFERENCE_CONFLICT: 1026,
+  /**
+   * A verify that would keep its slip for re-checks (HTTP 429, kind
+   * `rate_limited`): the account has RECHECK_MAX_PER_ACCOUNT being re-checked
+   * already. Nothing kept or charged.
+   */
+  RECHECK_LIMIT: 1027,
 } as const;
 /** The account errors' codes (1020–1025). */
-export type ErrorCode = Exclude<(typeof ERROR_CODES)[keyof typeof ERROR_CODES], typeof ERROR_CODES.REFERENCE_CONFLICT>;
+export type ErrorCode = Exclude<(typeof ERROR_CODES)[keyof typeof ERROR_CODES], typeof ERROR_CODES.REFERENCE_CONFLICT | typeof ERROR_CODES.RECHECK_LIMIT>;
 
 interface SuccessBody {
   status: 'success';
@@ -97,14 +107,50 @@ export interface OtherError {
   status: 'error';
   kind: 'verification' | 'invalid_request' | 'rate_limited' | 'unavailable' | 'server_error';
   httpStatus: number;
-  code?: undefined;
+  /** Only 1027 (`rate_limited`): too many slips of the account being re-checked. */
+  code?: typeof ERROR_CODES.RECHECK_LIMIT;
   message: string;
   /** The account's balance when the key resolved to a live account (x-credits-remaining). */
   creditsRemaining?: number;
 }
 
 export type VerifyError = AccountError | OtherError;
-export type VerifyResult<R = undefined> = VerifySuccess<R> | VerifyError;
+
+/**
+ * HTTP 202, only when asked for (`paymentRequest`, or `recheck: true`): the
+ * bank does not know the slip yet. Nothing charged; slipgate asks again for
+ * a few minutes. Read the outcome with getVerification(verificationId), the
+ * payment request, or the events (docs/payments.md#re-checks).
+ */
+export interface VerifyPending {
+  status: 'pending';
+  httpStatus: 202;
+  verificationId: string;
+  /** With `paymentRequest`: the request, shown `verifying` while the slip is checked. */
+  paymentRequest?: { id: string; status: 'verifying' };
+  message: string;
+  creditsRemaining?: number;
+}
+
+export type VerifyResult<R = undefined> = VerifySuccess<R> | VerifyPending | VerifyError;
+
+/** The slip being re-checked, as slipgate shows it (its reference masked). */
+interface SlipBeingChecked {
+  verificationId: string;
+  sendingBank: string;
+  transRef: string;
+  since: string;
+  deadline: string;
+}
+
+/** GET /api/v1/verifications/{id}: what became of a slip answered pending (docs/contract.md#re-checks). */
+export type VerificationState =
+  | (SlipBeingChecked & { status: 'pending'; paymentRequestId?: string })
+  | { status: 'success'; verificationId: string; recordId: string; data?: SlipData; checks?: CheckResults; paymentRequest?: PaymentVerdict; paymentRequestId?: string }
+  | (SlipBeingChecked & { status: 'unconfirmed'; reason: 'not_confirmed' | 'no_credit'; finishedAt: string; paymentRequestId?: string })
+  | (SlipBeingChecked & { status: 'superseded' | 'refused'; finishedAt: string; paymentRequestId?: string });
+
+export type VerificationResult = ({ httpStatus: 200 } & VerificationState) | VerifyError;
 
 /**
  * 1026 from createPaymentRequest (HTTP 409): a request with this reference

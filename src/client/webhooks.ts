@@ -105,6 +105,15 @@ export interface WebhookPaymentRequest {
   paidBy: WebhookPayingSlip | null;
 }
 
+/** A slip being re-checked (its reference masked to the last 4 characters; times in Bangkok time). */
+export interface WebhookSlipBeingChecked {
+  verificationId: string;
+  sendingBank: string;
+  transRef: string;
+  since: string;
+  deadline: string;
+}
+
 interface EventOf<T extends string, D> {
   id: string;
   type: T;
@@ -122,5 +131,9 @@ export type WebhookEvent =
   | EventOf<'payment_request.paid', WebhookPaymentRequest & { resolvedBy?: 'staff' }>
   | EventOf<'payment_request.expired', WebhookPaymentRequest>
   | EventOf<'payment_request.late_transfer', WebhookPaymentRequest & { transfer: WebhookPayingSlip }>
+  /** A slip sent for the request was not confirmed by its bank before the re-check's deadline (docs/payments.md#re-checks): nothing charged. */
+  | EventOf<'payment_request.slip_unconfirmed', WebhookPaymentRequest & { slip: WebhookSlipBeingChecked; reason: 'not_confirmed' | 'no_credit' }>
+  /** A slip sent with `"recheck": true` was not confirmed before its deadline: nothing charged. */
+  | EventOf<'verification.unconfirmed', WebhookSlipBeingChecked & { requestId: string; reason: 'not_confirmed' | 'no_credit' }>
   /** The account's credits fell below its threshold (`creditsLowAt`): once per fall. */
   | EventOf<'account.credits_low', { accountId: string; credits: number; creditsLowAt: number }>;

@@ -20,6 +20,13 @@ export type AccountErrorKind = keyof typeof ACCOUNT_ERRORS;
  */
 export const REFERENCE_CONFLICT = { code: 1026, message: 'reference already used' } as const;
 
+/**
+ * The verify route's refusal (HTTP 429) of a slip to re-check when the
+ * account has RECHECK_MAX_PER_ACCOUNT being re-checked already: nothing kept,
+ * nothing charged (docs/payments.md#re-checks).
+ */
+export const RECHECK_LIMIT = { code: 1027, message: 'too many slips being re-checked for this account; retry later' } as const;
+
 export const UPSTREAM_MESSAGES = {
   upstream_timeout: 'verification service timed out',
   upstream_unavailable: 'verification service unavailable',

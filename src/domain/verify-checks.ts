@@ -5,9 +5,12 @@ import type { VerifiedSlip } from './types.js';
 import { evaluateChecks, type CheckRequest, type CheckResults } from './checks.js';
 import { duplicateHistory } from './duplicate-history.js';
 import type { KeyedWho } from './verify-records.js';
+import type { PaymentVerdict } from './payments/paying.js';
+import type { ReceiverResult } from './checks/types.js';
+import type { VerifyOutcome } from './verify-types.js';
 
 /** After settling, so the duplicate lookup can leave this verification out. */
-export async function runChecks(deps: { store: Store; logger: Logger }, checks: CheckRequest, data: VerifiedSlip, who: KeyedWho, now: () => Date): Promise<CheckResults> {
+async function runChecks(deps: { store: Store; logger: Logger }, checks: CheckRequest, data: VerifiedSlip, who: KeyedWho, now: () => Date): Promise<CheckResults> {
   const history = checks.duplicate
     ? await duplicateHistory(deps.store, { accountId: who.accountId, transactionId: data.transactionId, sendingBank: data.senderBankCode, excludeId: who.id }).catch(
         (err: unknown) => {
@@ -18,4 +21,17 @@ export async function runChecks(deps: { store: Store; logger: Logger }, checks: 
       )
     : undefined;
   return evaluateChecks(checks, data, { now: now(), history });
+}
+
+/** A success as the route answers it: the slip, its payment verdict, and the checks asked for (with the receiver's). */
+export async function verifiedAnswer(
+  deps: { store: Store; logger: Logger },
+  now: () => Date,
+  who: KeyedWho,
+  facts: { data: VerifiedSlip; qrcode: string; credits: number; payment: PaymentVerdict | undefined; receiver: ReceiverResult | undefined },
+  checks?: CheckRequest,
+): Promise<VerifyOutcome> {
+  const { data, qrcode, credits, payment, receiver } = facts;
+  const verified = { kind: 'verified', slip: data, qrcode, creditsRemaining: credits, ...(payment ? { paymentRequest: payment } : {}) } as const;
+  return !checks && !receiver ? verified : { ...verified, checks: { ...(checks ? await runChecks(deps, checks, data, who, now) : {}), ...(receiver ? { receiver } : {}) } };
 }

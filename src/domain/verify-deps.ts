@@ -7,6 +7,7 @@ import type { KeyResolver } from './key-lookup.js';
 import type { ReceiverDirectory } from './receiver-directory.js';
 import type { FailedAuthBrake } from './failed-auth-brake.js';
 import type { NewWebhookDelivery, WebhookEventType } from './webhooks/types.js';
+import type { RecheckSettings } from './rechecks/start.js';
 
 export interface VerificationDeps {
   store: Store;
@@ -32,6 +33,8 @@ export interface VerificationDeps {
    * the image pool's queue that every merchant shares.
    */
   maxPicturesPerAccount?: number;
+  /** Re-checks of slips the bank does not know yet (domain/rechecks); without them such a slip is answered as the bank said. */
+  rechecks?: RecheckSettings;
   /** Bounds what refused authentications from one address cost (failed-auth-brake.ts); without it each is recorded. */
   authBrake?: FailedAuthBrake;
   /** account.credits_low (credits-low.ts): told the balance each hold left; absent: never announced from the verify path. */

@@ -14,7 +14,7 @@ import type { PictureBody } from './verify-types.js';
 /** The picture types the raw body may declare; the file's own signature still decides. */
 const RAW_PICTURE_TYPE = /^image\/(?:jpeg|png|webp)\s*(?:;|$)/i;
 const MULTIPART_TYPE = /^multipart\/form-data\s*;/i;
-const OPTION_NAMES = ['paymentRequest', 'checks'] as const;
+const OPTION_NAMES = ['paymentRequest', 'checks', 'recheck'] as const;
 
 /** How a body of this content type carries a picture as bytes; null: it does not (JSON, or refused). */
 export function pictureForm(contentType: string | undefined): 'raw' | 'multipart' | null {
@@ -46,12 +46,16 @@ export function checkPictureBody(picture: PictureBody): BodyCheck {
     if (options.has(name)) return { ok: false, problem: 'invalid', message: `${name} is given more than once` };
     options.set(name, value);
   }
-  let paying: { paymentRequest?: string } = {};
+  let paying: { paymentRequest?: string; recheck?: true } = {};
   const paymentRequest = options.get('paymentRequest');
   if (paymentRequest !== undefined) {
     if (!isPaymentRequestId(paymentRequest)) return { ok: false, problem: 'invalid', message: 'paymentRequest must be a payment request id (pr_ and 32 hex digits)' };
     paying = { paymentRequest };
   }
+  // As `"recheck": true` in JSON (docs/payments.md#re-checks), written as text.
+  const recheck = options.get('recheck');
+  if (recheck !== undefined && recheck !== 'true' && recheck !== 'false') return { ok: false, problem: 'invalid', message: 'recheck must be true or false' };
+  if (recheck === 'true') paying = { ...paying, recheck: true };
   const checksText = options.get('checks');
   if (checksText === undefined) return { ok: true, image: image.bytes, body: {}, ...paying };
   const checks = checksOption(checksText);

@@ -9,7 +9,7 @@ import { unsupportedTypeMessage } from './verify-picture-body.js';
 
 /** Exactly one of `qrcode` (the QR text) and `image` (the decoded picture file) is set. */
 export type BodyCheck =
-  | ({ ok: true; body: Record<string, unknown>; checks?: CheckRequest; paymentRequest?: string } & ({ qrcode: string; image?: undefined } | { qrcode?: undefined; image: Buffer }))
+  | ({ ok: true; body: Record<string, unknown>; checks?: CheckRequest; paymentRequest?: string; recheck?: true } & ({ qrcode: string; image?: undefined } | { qrcode?: undefined; image: Buffer }))
   | ({ ok: false } & BodyProblem);
 
 const JSON_TYPE = /^application\/(?:[\w.+-]+\+)?json\s*(?:;|$)/i;
@@ -50,10 +50,15 @@ export function checkVerifyBody(contentType: string | undefined, raw: Buffer, ma
     source = { qrcode };
   }
   // Opt-in: the payment request this slip should pay (docs/payments.md); its existence is checked before the hold.
-  let paying: { paymentRequest?: string } = {};
+  let paying: { paymentRequest?: string; recheck?: true } = {};
   if (Object.hasOwn(record, 'paymentRequest')) {
     if (!isPaymentRequestId(record.paymentRequest)) return { ok: false, problem: 'invalid', message: 'paymentRequest must be a payment request id (pr_ and 32 hex digits)' };
     paying = { paymentRequest: record.paymentRequest };
+  }
+  // Opt-in: a slip the bank does not know yet is re-checked (202) rather than answered not found (docs/payments.md#re-checks).
+  if (Object.hasOwn(record, 'recheck')) {
+    if (typeof record.recheck !== 'boolean') return { ok: false, problem: 'invalid', message: 'recheck must be true or false' };
+    if (record.recheck) paying = { ...paying, recheck: true };
   }
   // Opt-in merchant checks; absent means the contract's plain response.
   if (!Object.hasOwn(record, 'checks')) return { ok: true, ...source, body: record, ...paying };

@@ -6,6 +6,7 @@ import type { AccountErrorKind } from './errors.js';
 import type { ErrorKind, VerifiedSlip } from './types.js';
 import type { PaymentVerdict } from './payments/paying.js';
 import type { PaymentRequest } from './payments/types.js';
+import type { UpstreamResult } from './ports/upstream.js';
 
 /** Why a request body was refused before anything about the slip was looked at. */
 export interface BodyProblem {
@@ -65,6 +66,9 @@ export interface ChannelVerifyInput {
   paymentRequestFor?: (slip: VerifiedSlip) => Promise<PaymentRequest | undefined>;
 }
 
+/** A plain verify's opt-in to re-checks, or a re-check's bank answer already asked (VerificationService.recheckSlip). */
+export type Late = { optIn: boolean } | { answered: Extract<UpstreamResult, { ok: true }> };
+
 /** Who asked and which bank domain answered: what a support call needs from the log. */
 export interface VerifyTrace {
   accountId?: string;
@@ -95,5 +99,13 @@ export type VerifyOutcome =
   | { kind: 'throttled'; message: string; retryAfterSeconds: number }
   /** Nothing was charged and retrying later is safe. */
   | ({ kind: 'unavailable'; message: string } & Credits)
+  /**
+   * The bank did not know the slip yet, or could not answer (a payment
+   * request, or `"recheck": true`): released, kept and asked again
+   * (domain/rechecks); nothing charged now.
+   */
+  | ({ kind: 'pending'; verificationId: string; paymentRequest?: { id: string; status: 'verifying' } } & Credits)
+  /** As `pending`, but the account has RECHECK_MAX_PER_ACCOUNT slips being re-checked already: released, not kept. */
+  | ({ kind: 'recheck_limit'; message: string } & Credits)
   /** The bank said yes but recording the charge failed: it may have committed. */
   | { kind: 'outcome_unknown' };

@@ -5,8 +5,8 @@ import { ACCOUNT_ERRORS, type AccountErrorKind } from './errors.js';
 import { readSlipImage } from './verify-image.js';
 import { AccountSlots } from './account-slots.js';
 import { parseSlipQr, type SlipRef } from './slip-qr.js';
-import type { RequestErrorRecord, VerifiedSlip, VerifyTransactionRecord } from './types.js';
-import type { ChannelVerifyInput, VerifyInput, VerifyOutcome, VerifyTrace } from './verify-types.js';
+import type { RequestErrorRecord, VerifyTransactionRecord } from './types.js';
+import type { ChannelVerifyInput, Late, VerifyInput, VerifyOutcome, VerifyTrace } from './verify-types.js';
 import type { VerificationDeps } from './verify-deps.js';
 import { ReceiverDirectory } from './receiver-directory.js';
 import { receiverRefusal, receiverVerdict } from './receiver-policy.js';
@@ -15,13 +15,15 @@ import type { CheckRequest } from './checks.js';
 import { KeyGate } from './key-gate.js';
 import { KeyTouches } from './key-touches.js';
 import { leased, outboxRecords, verificationSucceeded } from './webhooks/events.js';
-import { payableRequest, recordedVerdict, type PaymentVerdict } from './payments/paying.js';
+import { payableRequest, recordedVerdict } from './payments/paying.js';
 import { failureOutcome } from './verify-failures.js';
 import { planPayment, settleWithPayment, type PaymentToPay } from './verify-payment.js';
 import { recordOfPayment } from './verify-replay.js';
-import type { ReceiverResult } from './checks/types.js';
 import type { PaymentRequest } from './payments/types.js';
-import { runChecks } from './verify-checks.js';
+import { verifiedAnswer } from './verify-checks.js';
+import { recheckInstead } from './rechecks/start.js';
+import type { UpstreamFailure } from './ports/upstream.js';
+import type { WebhookEventType } from './webhooks/types.js';
 import { bodyCheck, failure, successRecord, imageRefusal, requestErrorRecord, type FailureFacts, type KeyedWho, type Who } from './verify-records.js';
 
 export type { VerifyInput, VerifyOutcome } from './verify-types.js';
@@ -99,7 +101,7 @@ export class VerificationService {
       if (!account.ok) return account.refused;
       return { kind: 'bad_request', problem: 'invalid', message: `paymentRequest ${body.paymentRequest} not found`, creditsRemaining: account.credits };
     }
-    return this.verifySlip(body.image ? { ...who, source: 'image' } : who, body, body.checks, input.trace, paying);
+    return this.verifySlip(body.image ? { ...who, source: 'image' } : who, body, body.checks, input.trace, paying, { optIn: body.recheck === true });
   }
 
   /**
@@ -124,6 +126,18 @@ export class VerificationService {
     return this.track(this.verifySlip(who, { image: input.image }, undefined, undefined, request), input.requestId);
   }
 
+  /** A kept slip asked again through the same pool (domain/rechecks); confirmed, a verify's path on. Never rejects. */
+  async recheckSlip(who: KeyedWho, qrcode: string, slip: SlipRef, paying?: PaymentRequest, checks?: CheckRequest): Promise<VerifyOutcome | UpstreamFailure> {
+    const release = this.upstreamSlots.take(who.accountId);
+    if (!release) return { kind: 'busy', message: 'too many verifications in flight for this account' };
+    try {
+      const answered = await askNetwork(this.deps, { ...slip, requestId: who.requestId });
+      return answered.ok ? await this.track(this.holdAndVerify(who, qrcode, slip, performance.now(), checks, undefined, paying, { answered }), who.requestId) : answered;
+    } finally {
+      release();
+    }
+  }
+
   /** After the key: the picture or QR text read, then the hold and the network. */
   private async verifySlip(
     who: KeyedWho,
@@ -131,6 +145,7 @@ export class VerificationService {
     checks?: CheckRequest,
     trace?: VerifyTrace,
     paying?: PaymentToPay,
+    late?: Late,
   ): Promise<VerifyOutcome> {
     const { store } = this.deps;
     let qrcode: string;
@@ -170,7 +185,7 @@ export class VerificationService {
     const release = this.upstreamSlots.take(who.accountId);
     if (!release) return { kind: 'busy', message: 'too many verifications in flight for this account; retry shortly' };
     try {
-      return await this.holdAndVerify(who, qrcode, parsed.slip, started, checks, trace, paying);
+      return await this.holdAndVerify(who, qrcode, parsed.slip, started, checks, trace, paying, late);
     } finally {
       release();
     }
@@ -184,15 +199,17 @@ export class VerificationService {
     checks?: CheckRequest,
     trace?: VerifyTrace,
     paying?: PaymentToPay,
+    late?: Late,
   ): Promise<VerifyOutcome> {
     const { store } = this.deps;
-    // Read before the hold (from memory, mostly): a store failure here is a plain 503 with nothing held,
-    // never after the bank answered.
+    // Read before the hold (from memory, mostly): a store failure here is a plain 503 with nothing held, never after
+    // the bank answered. The endpoints listening to each event (none without webhooks).
+    const listen = (type: WebhookEventType, wanted = true) => (wanted && this.deps.webhooks ? this.deps.webhooks.endpointsFor(who.accountId, type) : []);
     const [receivers, listeners, paidListeners, lateListeners] = await Promise.all([
       this.receivers.forAccount(who.accountId),
-      this.listeners(who.accountId, 'verification.succeeded'),
-      paying ? this.listeners(who.accountId, 'payment_request.paid') : [],
-      paying ? this.listeners(who.accountId, 'payment_request.late_transfer') : [],
+      listen('verification.succeeded'),
+      listen('payment_request.paid', paying !== undefined),
+      listen('payment_request.late_transfer', paying !== undefined),
     ]);
     const held = await store.holdCredit({ id: who.id, accountId: who.accountId, keyId: who.keyId, createdAt: this.now(), instanceId: this.deps.instanceId?.() ?? null });
     // Credits never go below zero, so a refused hold saw a balance of exactly 0.
@@ -200,7 +217,7 @@ export class VerificationService {
     if (held.status === 'no_account') return this.accountError('user_not_found', who, { qrcode, slip });
 
     const asked = performance.now();
-    const result = await askNetwork(this.deps, { ...slip, requestId: who.requestId });
+    const result = late && 'answered' in late ? late.answered : await askNetwork(this.deps, { ...slip, requestId: who.requestId });
     const latencyMs = Math.round(performance.now() - started);
     if (trace) Object.assign(trace, { upstream: result.upstream, upstreamMs: Math.round(performance.now() - asked) });
 
@@ -209,7 +226,9 @@ export class VerificationService {
     if (!result.ok) {
       const record = this.errorRecord(who, { kind: result.kind, message: result.message, qrcode, slip, upstream: result.upstream, latencyMs });
       const left = await store.releaseHold({ ...record, accountId: who.accountId });
-      return failure(result.kind, result.message, left);
+      // A slip its bank may yet show is kept and asked again (domain/rechecks), for a payment request or when asked for.
+      const pending = await recheckInstead(store, this.deps.rechecks, late, result.kind, { who, qrcode, slip, paying, checks, at: this.now() }, left);
+      return pending ?? failure(result.kind, result.message, left);
     }
     const data = result.slip;
     const receiver = receiverVerdict(receivers, data);
@@ -235,12 +254,7 @@ export class VerificationService {
     // lastUsedAt is an API key's; a LINE channel has none.
     if (who.source !== 'line' && !who.keyId.startsWith('checkout:')) this.touches.touch(who.keyId);
     // Settling only turns the hold into usage: the hold's balance is the one after the charge.
-    return this.verifiedAnswer(who, { data, qrcode, credits: held.credits, payment, receiver }, checks);
-  }
-
-  /** The endpoints of the account listening to `type` (none without webhooks). */
-  private async listeners(accountId: string, type: 'verification.succeeded' | 'payment_request.paid' | 'payment_request.late_transfer'): Promise<readonly string[]> {
-    return this.deps.webhooks ? this.deps.webhooks.endpointsFor(accountId, type) : [];
+    return verifiedAnswer(this.deps, this.now, who, { data, qrcode, credits: held.credits, payment, receiver }, checks);
   }
 
   /** The slip sent again for the request it paid: the paying verification's answer, no bank, no credit (verify-replay.ts). */
@@ -248,18 +262,7 @@ export class VerificationService {
     const account = await this.liveAccount(who, { qrcode }, { mustPay: false });
     if (!account.ok) return account.refused;
     const receiver = receiverVerdict(await this.receivers.forAccount(who.accountId), paidBy.response);
-    return this.verifiedAnswer(who, { data: paidBy.response, qrcode, credits: account.credits, payment: { id: request.id, status: 'paid' }, receiver }, checks);
-  }
-
-  /** A success as the route answers it: the slip, its payment verdict, and the checks asked for (with the receiver's). */
-  private async verifiedAnswer(
-    who: KeyedWho,
-    facts: { data: VerifiedSlip; qrcode: string; credits: number; payment: PaymentVerdict | undefined; receiver: ReceiverResult | undefined },
-    checks?: CheckRequest,
-  ): Promise<VerifyOutcome> {
-    const { data, qrcode, credits, payment, receiver } = facts;
-    const verified = { kind: 'verified', slip: data, qrcode, creditsRemaining: credits, ...(payment ? { paymentRequest: payment } : {}) } as const;
-    return !checks && !receiver ? verified : { ...verified, checks: { ...(checks ? await runChecks(this.deps, checks, data, who, this.now) : {}), ...(receiver ? { receiver } : {}) } };
+    return verifiedAnswer(this.deps, this.now, who, { data: paidBy.response, qrcode, credits: account.credits, payment: { id: request.id, status: 'paid' }, receiver }, checks);
   }
 
   /**

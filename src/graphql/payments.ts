@@ -50,7 +50,7 @@ const PayingSlipRef = builder.objectRef<PayingSlip>('PayingSlip').implement({
   }),
 });
 
-const PaymentRequestRef = builder.objectRef<PaymentRequest>('PaymentRequest').implement({
+export const PaymentRequestRef = builder.objectRef<PaymentRequest>('PaymentRequest').implement({
   description: "A merchant's order to be paid by one PromptPay transfer: its QR, its status and the slip that paid it.",
   fields: (t) => ({
     id: t.exposeID('id'),

@@ -12,6 +12,7 @@ import './upstreams.js';
 import './admin.js';
 import './webhooks.js';
 import './payments.js';
+import './rechecks.js';
 import './line.js';
 
 let built: GraphQLSchema | undefined;

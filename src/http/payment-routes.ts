@@ -7,6 +7,7 @@ import QRCode from 'qrcode';
 import { ACCOUNT_ERRORS, REFERENCE_CONFLICT } from '../domain/errors.js';
 import type { Store } from '../domain/ports/store.js';
 import { paymentFacts } from '../domain/payments/events.js';
+import { shownPaymentRequest } from '../domain/rechecks/view.js';
 import { parsePaymentRequestBody } from '../domain/payments/input.js';
 import { liveAccountOf } from '../domain/payments/key-auth.js';
 import { PaymentRequestRefused, type PaymentRequestService } from '../domain/payments/service.js';
@@ -32,8 +33,11 @@ export function paymentRoutes(deps: PaymentRouteDeps & { keyed: RequestHandler }
   const router = express.Router({ caseSensitive: true, strict: true });
   const body = express.raw({ type: () => true, limit: MAX_BODY_BYTES });
   const success = (request: PaymentRequest) => answer(request, deps.checkoutUrl?.(request.id) ?? null);
-  const found = (res: Response, request: PaymentRequest | null) =>
-    request ? res.status(200).json(success(request)) : sendError(res, 404, 'payment request not found');
+  // A read shows the slip being re-checked, if any (`verifying`, docs/payments.md#re-checks).
+  const found = async (res: Response, request: PaymentRequest | null) =>
+    request
+      ? res.status(200).json({ status: 'success', data: { ...(await shownPaymentRequest(deps.store, request)), ...links(request, deps.checkoutUrl?.(request.id) ?? null) } })
+      : sendError(res, 404, 'payment request not found');
 
   router.post('/', byKey, authenticated(deps), body, async (req, res) => {
     const parsed = parseJson(req);
@@ -81,8 +85,10 @@ export function paymentRoutes(deps: PaymentRouteDeps & { keyed: RequestHandler }
 
 /** The request as every answer shows it, with its checkout page's address and where the page returns to. */
 function answer(request: PaymentRequest, checkoutUrl: string | null) {
-  return { status: 'success', data: { ...paymentFacts(request), checkoutUrl, successUrl: request.successUrl } };
+  return { status: 'success', data: { ...paymentFacts(request), ...links(request, checkoutUrl) } };
 }
+
+const links = (request: PaymentRequest, checkoutUrl: string | null) => ({ checkoutUrl, successUrl: request.successUrl });
 
 const accountOf = (res: Response): string => {
   const accountId = res.locals.paymentAccountId as string | undefined;

@@ -12,6 +12,7 @@ import { bodyReadProblem, errorHandler, methodNotAllowed, notFound } from './jso
 import { verifyAnswer, type VerifyAnswer } from './verify-answer.js';
 import { PAYMENT_REQUESTS_PATH, paymentRoutes, type PaymentRouteDeps } from './payment-routes.js';
 import { keyed } from './keyed.js';
+import { VERIFICATIONS_PATH, verificationRoutes } from './verification-routes.js';
 import { accessLog } from './access-log.js';
 import { perIpLimit, perKeyLimit, type RateLimitSettings } from './rate-limit.js';
 import { requestId } from './request-id.js';
@@ -120,6 +121,7 @@ export function createPublicApp(deps: PublicAppDeps): express.Express {
   // Every other keyed route takes its key through the same gate as the verify route: one brake policy.
   const keyedRoute = keyed(deps.verification.keyGate, { tarpit: deps.tarpit, metrics });
   if (deps.payments) app.use(PAYMENT_REQUESTS_PATH, paymentRoutes({ ...deps.payments, keyed: keyedRoute }, byKey));
+  if (deps.payments) app.use(VERIFICATIONS_PATH, verificationRoutes({ store: deps.payments.store, keyed: keyedRoute }, byKey));
   if (deps.checkout) mountCheckout(app, deps.checkout);
   app.use(notFound);
   app.use(errorHandler(deps.logger));

@@ -1,7 +1,7 @@
 // The one place a verification outcome becomes an HTTP answer: its status,
 // its headers and its JSON envelope (docs/contract.md#responses). The
 // domain never sees a status code.
-import { ACCOUNT_ERRORS, type AccountErrorKind } from '../domain/errors.js';
+import { ACCOUNT_ERRORS, RECHECK_LIMIT, type AccountErrorKind } from '../domain/errors.js';
 import type { CheckResults } from '../domain/checks.js';
 import type { VerifiedSlip } from '../domain/types.js';
 import type { PaymentVerdict } from '../domain/payments/paying.js';
@@ -12,6 +12,7 @@ const CREDITS_HEADER = 'x-credits-remaining';
 
 type VerifyBody =
   | { status: 'success'; data: VerifiedSlip; message: string; qrcode: string; checks?: CheckResults; paymentRequest?: PaymentVerdict }
+  | { status: 'pending'; verificationId: string; paymentRequest?: { id: string; status: 'verifying' }; message: string }
   | { status: 'error'; code?: number; message: string };
 
 export interface VerifyAnswer {
@@ -35,6 +36,7 @@ export const BODY_PROBLEM_STATUS: Record<BodyProblem['problem'], number> = {
   invalid: 400,
 };
 
+const PENDING_MESSAGE = 'the bank has not shown this transfer yet; it is checked again for a few minutes and nothing is charged until it is confirmed';
 const OUTCOME_UNKNOWN = 'the verification could not be recorded and may have been charged; do not retry: look it up by x-request-id first';
 
 export function verifyAnswer(outcome: VerifyOutcome): VerifyAnswer {
@@ -63,6 +65,13 @@ export function verifyAnswer(outcome: VerifyOutcome): VerifyAnswer {
       return { status: 429, headers: { 'retry-after': String(outcome.retryAfterSeconds) }, body: error(outcome.message) };
     case 'unavailable':
       return { status: 503, headers, body: error(outcome.message) };
+    // Accepted, not decided: the answer comes later (GET /api/v1/verifications/{id}, the payment request, an event).
+    case 'pending': {
+      const about = outcome.paymentRequest ? { paymentRequest: outcome.paymentRequest } : {};
+      return { status: 202, headers, body: { status: 'pending', verificationId: outcome.verificationId, ...about, message: PENDING_MESSAGE } };
+    }
+    case 'recheck_limit':
+      return { status: 429, headers: { ...headers, 'retry-after': '60' }, body: { status: 'error', code: RECHECK_LIMIT.code, message: RECHECK_LIMIT.message } };
     case 'outcome_unknown':
       return { status: 500, headers, body: error(OUTCOME_UNKNOWN) };
   }

@@ -93,6 +93,24 @@ export class Metrics {
     labelNames: ['outcome'] as const,
     registers: [this.registry],
   });
+  private readonly recheckAttempts = new Counter({
+    name: 'slipgate_recheck_attempts_total',
+    help: 'Re-checks of kept slips asked again: confirmed, not_found, bank_failure (timeout, error, open breaker), no_credit or busy',
+    labelNames: ['result'] as const,
+    registers: [this.registry],
+  });
+  private readonly rechecksFinished = new Counter({
+    name: 'slipgate_rechecks_finished_total',
+    help: 'Re-checks finished, by outcome: verified, refused, superseded, unconfirmed or no_credit',
+    labelNames: ['outcome'] as const,
+    registers: [this.registry],
+  });
+  private readonly rechecksPending = new Gauge({
+    name: 'slipgate_rechecks_pending',
+    help: 'Slips being re-checked (unfinished re-checks of every account), as the last re-check pass counted them',
+    registers: [this.registry],
+    aggregator: 'max',
+  });
   private readonly storeSeconds = new Histogram({
     name: 'slipgate_store_operation_duration_seconds',
     help: 'Latency of each store operation',
@@ -211,6 +229,18 @@ export class Metrics {
 
   webhookAttempt(result: 'delivered' | 'retry' | 'failed'): void {
     this.webhookAttempts.inc({ result });
+  }
+
+  recheckAttempt(result: string): void {
+    this.recheckAttempts.inc({ result });
+  }
+
+  recheckFinished(outcome: string): void {
+    this.rechecksFinished.inc({ outcome });
+  }
+
+  rechecksPendingNow(count: number): void {
+    this.rechecksPending.set(count);
   }
 
   storeOperation(operation: string, result: StoreOperationResult, seconds: number): void {

@@ -31,6 +31,8 @@ export const VERIFICATION_OUTCOMES = [
   'busy',
   'unavailable',
   'outcome_unknown',
+  'recheck_pending',
+  'recheck_limit',
   'error',
 ] as const;
 
@@ -52,6 +54,11 @@ export function classifyOutcome(outcome: VerifyOutcome): OutcomeLabel {
       return { outcome: 'unavailable', result: 'error' };
     case 'outcome_unknown':
       return { outcome: 'outcome_unknown', result: 'error' };
+    // Not confirmed now (nothing charged); its re-check's own outcome is counted by the re-check metrics.
+    case 'pending':
+      return { outcome: 'recheck_pending', result: 'failure' };
+    case 'recheck_limit':
+      return { outcome: 'recheck_limit', code: 1027, result: 'refused' };
   }
 }
 

@@ -75,15 +75,16 @@ describe('bench --payments', () => {
     expect(payments).toEqual({ paid: 7, notPaid: 6, ranOut: 3, reasons: { already_paid: 3 } });
   });
 
-  it('takes --payments and --webhooks beside A, and refuses them without A or --payments with a receiver policy', async () => {
+  it('takes --payments, --webhooks and --rechecks beside A, and refuses them without A or --payments with a receiver policy', async () => {
     const { parseArgs } = await import('../../scripts/bench/args.js');
-    expect(parseArgs(['--scenario', 'A,D', '--payments', '--webhooks'])).toMatchObject({ payments: true, webhooks: true });
-    expect(parseArgs([])).toMatchObject({ payments: false, webhooks: false });
+    expect(parseArgs(['--scenario', 'A,D', '--payments', '--webhooks', '--rechecks'])).toMatchObject({ payments: true, webhooks: true, rechecks: true });
+    expect(parseArgs([])).toMatchObject({ payments: false, webhooks: false, rechecks: false });
     // The refusals exit the process: ask a child.
     const refused = (...argv: string[]) => spawnSync(process.execPath, ['--import', 'tsx', '-e', `import('./scripts/bench/args.ts').then((m) => m.parseArgs(${JSON.stringify(argv)}))`], { encoding: 'utf8' });
     for (const [argv, message] of [
       [['--scenario', 'D', '--payments'], '--payments runs A again'],
       [['--scenario', 'D', '--webhooks'], '--webhooks runs A again'],
+      [['--scenario', 'D', '--rechecks'], '--rechecks runs A again'],
       [['--payments', '--receiver-policy', 'require'], 'run them separately'],
     ] as const) {
       const child = refused(...argv);

@@ -5,6 +5,7 @@
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { create, shop, slipFor, type Shop } from '../payments/helpers.js';
+import { sandboxQr } from '../../src/upstream/sandbox/sandbox-qr.js';
 import { screenshot, startDashboardTest, type DashboardTest } from './helpers.js';
 
 describe('dashboard: payment requests on the account page', { timeout: 120_000 }, () => {
@@ -23,6 +24,10 @@ describe('dashboard: payment requests on the account page', { timeout: 120_000 }
     const again = await t.app.post({ qrcode: slipFor({ amount: 150 }), paymentRequest: paid.id }, { 'x-api-key': merchant.apiKey });
     refusedTx = again.body.data.transactionId;
     await create(t.app, merchant, { amount: 99, reference: 'ORDER-OPEN-2' });
+    // A slip the sandbox bank does not know: kept for re-checks, the request shown verifying.
+    const late = (await create(t.app, merchant, { amount: 77, reference: 'ORDER-LATE-3' })).body.data;
+    const kept = await t.app.post({ qrcode: sandboxQr({ amount: 77, outcome: 'not-found' }), paymentRequest: late.id }, { 'x-api-key': merchant.apiKey });
+    expect(kept.status).toBe(202);
   });
   afterAll(() => t?.stop());
 
@@ -46,6 +51,8 @@ describe('dashboard: payment requests on the account page', { timeout: 120_000 }
     expect(text).toContain('paid');
     expect(text).toContain('pending');
     expect(text).toContain(transactionId);
+    expect(text).toContain('verifying');
+    expect(await section.getByTestId('verifying-slip').innerText()).toMatch(/^Checking slip \*+\w{4} · /);
     await section.scrollIntoViewIfNeeded();
     await screenshot(page, 'account-payments-en');
   });
@@ -56,6 +63,7 @@ describe('dashboard: payment requests on the account page', { timeout: 120_000 }
     expect(text).toContain('คำขอชำระเงิน');
     expect(text).toContain('ชำระแล้ว');
     expect(text).toContain('รอชำระ');
+    expect(text).toContain('กำลังตรวจสอบสลิป');
     expect(text).toContain('ยอดไม่ซ้ำ: ปิด');
   });
 

@@ -100,7 +100,15 @@ describe('webhook endpoint URLs', () => {
 
 describe('event types', () => {
   it('defaults to every type, and refuses unknown or empty lists', () => {
-    expect(parseEventTypes(undefined)).toEqual(['verification.succeeded', 'payment_request.paid', 'payment_request.expired', 'payment_request.late_transfer', 'account.credits_low']);
+    expect(parseEventTypes(undefined)).toEqual([
+      'verification.succeeded',
+      'payment_request.paid',
+      'payment_request.expired',
+      'payment_request.late_transfer',
+      'payment_request.slip_unconfirmed',
+      'verification.unconfirmed',
+      'account.credits_low',
+    ]);
     expect(parseEventTypes([' verification.succeeded', 'verification.succeeded'])).toEqual(['verification.succeeded']);
     expect(() => parseEventTypes(['payment.maybe'])).toThrow(/unknown event type "payment.maybe"/);
     expect(() => parseEventTypes([''])).toThrow(/at least one/);

@@ -115,7 +115,7 @@ describe('a slip picture sent as bytes', () => {
     ['a form with two pictures', () => ({ body: form([['image', blob(png), 'a.png'], ['image', blob(png), 'b.png']]), headers: {} }), 400, 'send one image file part, not several'],
     ['a form with another file', () => ({ body: form([['image', blob(png), 'a.png'], ['photo', blob(png), 'b.png']]), headers: {} }), 400, 'unexpected file part "photo"; the picture goes in the part named image'],
     ['a form with an empty picture', () => ({ body: form([['image', blob(Buffer.alloc(0)), 'a.png']]), headers: {} }), 400, 'image must not be empty'],
-    ['an unknown option', () => ({ body: new Uint8Array(png), headers: { 'content-type': 'image/png' }, query: '?qrcode=x' }), 400, 'unknown option "qrcode" beside a picture; known options: paymentRequest, checks'],
+    ['an unknown option', () => ({ body: new Uint8Array(png), headers: { 'content-type': 'image/png' }, query: '?qrcode=x' }), 400, 'unknown option "qrcode" beside a picture; known options: paymentRequest, checks, recheck'],
     ['an option given twice', () => ({ body: new Uint8Array(png), headers: { 'content-type': 'image/png' }, query: '?checks={}&checks={}' }), 400, 'checks is given more than once'],
     ['checks that are not JSON', () => ({ body: new Uint8Array(png), headers: { 'content-type': 'image/png' }, query: '?checks=amount' }), 400, 'checks beside a picture must be JSON text, e.g. {"duplicate": true, "amount": 250.00}'],
     ['an unknown check', () => ({ body: form([['checks', '{"nope":1}'], ['image', blob(png), 'a.png']]), headers: {} }), 400, /^unknown check "nope"/],

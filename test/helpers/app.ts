@@ -6,7 +6,7 @@ import { loadConfig } from '../../src/config.js';
 import type { AccountService } from '../../src/domain/accounts.js';
 import { VERIFY_PATH } from '../../src/http/public-app.js';
 import { createLogger } from '../../src/log.js';
-import { run, type Running } from '../../src/main.js';
+import { run, type RunOptions, type Running } from '../../src/main.js';
 import { SandboxUpstream } from '../../src/upstream/sandbox/sandbox-upstream.js';
 import type { UpstreamPool } from '../../src/upstream/pool.js';
 import type { BankAdapter } from '../../src/domain/ports/upstream.js';
@@ -31,6 +31,8 @@ export interface TestAppOptions {
   databaseUrl?: string;
   /** Defaults to a silent logger. */
   logger?: Logger;
+  /** Re-check timing instead of RECHECK_MINUTES and the real backoff (compose.ts ServerOptions). */
+  recheckTiming?: RunOptions['recheckTiming'];
 }
 
 export async function startApp(opts: TestAppOptions = {}): Promise<TestApp> {
@@ -43,7 +45,7 @@ export async function startApp(opts: TestAppOptions = {}): Promise<TestApp> {
     ...opts.env,
   });
   const upstream = opts.upstream === null ? undefined : (opts.upstream ?? new SandboxUpstream());
-  const running = await run(config, { logger: opts.logger ?? createLogger('silent'), upstream });
+  const running = await run(config, { logger: opts.logger ?? createLogger('silent'), upstream, ...(opts.recheckTiming ? { recheckTiming: opts.recheckTiming } : {}) });
   const { accounts } = running;
 
   const post = async (body: unknown, headers: Record<string, string> = {}) => {

@@ -74,9 +74,9 @@ describe('openapi.json', () => {
 
   it('is OpenAPI 3.1 with the verify route, the payment request routes and the x-api-key scheme', () => {
     expect(doc.openapi).toBe('3.1.0');
-    expect(Object.keys(doc.paths)).toEqual([VERIFY, ...PAYMENT_PATHS]);
+    expect(Object.keys(doc.paths)).toEqual([VERIFY, ...PAYMENT_PATHS, '/api/v1/verifications/{id}']);
     expect(doc.components.securitySchemes).toEqual({ ApiKey: expect.objectContaining({ type: 'apiKey', in: 'header', name: 'x-api-key' }) });
-    expect(Object.keys(doc.paths[VERIFY]!.post.responses).sort()).toEqual(['200', '400', '401', '403', '413', '415', '429', '500', '503']);
+    expect(Object.keys(doc.paths[VERIFY]!.post.responses).sort()).toEqual(['200', '202', '400', '401', '403', '413', '415', '429', '500', '503']);
   });
 
   it('is strict enough to catch a changed answer', async () => {

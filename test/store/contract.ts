@@ -9,10 +9,11 @@ import { paymentContract } from './contract-payments.js';
 import { paymentResolveContract, type PaymentProbe } from './contract-payment-resolve.js';
 import { creditsLowContract, type CreditsLowProbe } from './contract-credits-low.js';
 import { lineContract, type LineProbe } from './contract-line.js';
+import { recheckContract, type RecheckProbe } from './contract-rechecks.js';
 import { webhookContract, type WebhookProbe } from './contract-webhooks.js';
 
 /** Direct reads through the engine's own driver, bypassing the adapter. */
-interface EngineProbe extends WebhookProbe, LineProbe, PaymentProbe, CreditsLowProbe {
+interface EngineProbe extends WebhookProbe, LineProbe, PaymentProbe, CreditsLowProbe, RecheckProbe {
   balance(accountId: string): Promise<{ credits: number; usage: number } | null>;
   holdIds(accountId: string): Promise<string[]>;
   countVerifyTransactions(accountId: string): Promise<number>;
@@ -653,6 +654,7 @@ export function storeContract(name: string, open: () => Promise<EngineUnderTest>
     paymentResolveContract({ store: () => store, probe: () => probe, account, concurrency });
     creditsLowContract({ store: () => store, probe: () => probe, account, concurrency });
     lineContract({ store: () => store, probe: () => probe, account, hold, vt, failure });
+    recheckContract({ store: () => store, probe: () => probe, account, hold, vt });
 
     it('answers a ping', async () => {
       await expect(store.ping()).resolves.toBeUndefined();

@@ -51,6 +51,12 @@ storeContract(
           return [...new Set([...moved.map((d) => d._id), ...outboxes.flatMap((v) => (v.outbox ?? []).map((d) => d._id))])].sort();
         },
         storedWebhookSecret: async (id) => (await c.collection<{ _id: string; secret: string }>('webhook_endpoints').findOne({ _id: id }))?.secret ?? null,
+        storedRecheck: async (id) => {
+          const d = await c
+            .collection<{ _id: string; attempts: number; nextAttemptAt: Date; attemptId: string | null; outcome: string | null; finishedAt: Date | null; qrcode: string }>('rechecks')
+            .findOne({ _id: id });
+          return d ? { attempts: d.attempts, nextAttemptAt: d.nextAttemptAt, attemptId: d.attemptId, outcome: d.outcome, finishedAt: d.finishedAt, qrcode: d.qrcode } : null;
+        },
         storedLineSecrets: async (id) => {
           const d = await c.collection<{ _id: string; secret: string; accessToken: string }>('line_channels').findOne({ _id: id });
           return d ? { secret: d.secret, accessToken: d.accessToken } : null;

@@ -14,6 +14,7 @@ import type { Receiver, VerifyTransactionRecord } from '../../src/domain/types.j
 import { outboxRecords, verificationSucceeded } from '../../src/domain/webhooks/events.js';
 import { creditsLowEvent } from '../../src/domain/credits-low.js';
 import type { WebhookEvent } from '../../src/client/webhooks.js';
+import { slipUnconfirmedEvent, verificationUnconfirmedEvent } from '../../src/domain/rechecks/view.js';
 import { WEBHOOK_EVENT_TYPES, type WebhookEventType } from '../../src/domain/webhooks/types.js';
 
 const PHONE = '0812345678';
@@ -36,6 +37,10 @@ const receiver = (number: string, proxyType: 'MSISDN' | 'NATID'): Receiver => ({
 });
 
 const at = new Date('2026-01-02T03:04:05Z');
+const recheck = (qrcode: string) => ({
+  ...{ id: 'vt_2', accountId: 'acc_shop', keyId: 'key_1', requestId: 'req_2', paymentRequestId: 'pr_1', qrcode, sendingBank: '004', transRef: 'TX123' },
+  ...{ options: null, createdAt: at, deadline: at, nextAttemptAt: at, attempts: 3, attemptId: null, outcome: null, finishedAt: null, result: null },
+});
 const request = (target: Receiver, status: PaymentRequest['status']): PaymentRequest => ({
   id: 'pr_1',
   accountId: 'acc_shop',
@@ -98,6 +103,9 @@ const BUILDERS: Record<WebhookEventType, (target: Receiver) => string> = {
   'payment_request.late_transfer': (target) =>
     lateTransferEvent(['whe_1'], () => at)(request(target, 'expired'), { verificationId: 'vt_1', transactionId: 'TX123', sendingBank: '004', amount: 25_000, transferredAt: at })[0]!.body,
   'account.credits_low': () => outboxRecords(creditsLowEvent({ accountId: 'acc_shop', credits: 9, threshold: 10 }, at), 'acc_shop', ['whe_1'])[0]!.body,
+  'payment_request.slip_unconfirmed': (target) =>
+    slipUnconfirmedEvent(['whe_1'], at)(request(target, 'pending'), recheck(verification(target).qrcode), 'not_confirmed')[0]!.body,
+  'verification.unconfirmed': (target) => verificationUnconfirmedEvent(['whe_1'], at)(recheck(verification(target).qrcode), 'no_credit')[0]!.body,
 };
 
 /** Field names that would carry a PromptPay id, an account number or a name. */

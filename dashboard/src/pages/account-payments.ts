@@ -4,6 +4,8 @@
 // pending one, copy its checkout link (docs/payments.md#checkout-page) and
 // attach a verified slip to a pending or expired one (staff resolution,
 // docs/payments.md#staff-resolution); the API enforces the roles and rules and its message is shown as it says.
+// A request whose slip the bank did not know yet shows `verifying` and the
+// slip being checked (docs/payments.md#re-checks).
 import { gql } from '../api.js';
 import { canChangeCredits, describeError, type PageContext } from '../context.js';
 import { h } from '../dom.js';
@@ -23,6 +25,8 @@ export interface PaymentRequestRow {
   createdAt: string;
   expiresAt: string;
   paidBy: { transactionId: string; sendingBank: string; transferredAt: string } | null;
+  /** The slip being re-checked for it (reference masked), while one is. */
+  verifying: { sendingBank: string; transRef: string; since: string } | null;
   checkoutUrl: string | null;
 }
 
@@ -34,7 +38,7 @@ export interface AccountPayments {
 /** The fields account.ts adds to its query. */
 export const PAYMENT_FIELDS = `
     uniquePaymentAmounts
-    paymentRequests(first: 10) { nodes { id reference amount requestedAmount status createdAt expiresAt checkoutUrl paidBy { transactionId sendingBank transferredAt } } }`;
+    paymentRequests(first: 10) { nodes { id reference amount requestedAmount status createdAt expiresAt checkoutUrl paidBy { transactionId sendingBank transferredAt } verifying { sendingBank transRef since } } }`;
 
 const RELOAD = `query ($id: ID!) { account(id: $id) { ${PAYMENT_FIELDS} } }`;
 const CREATE = `mutation ($accountId: ID!, $amount: String!, $reference: String!, $successUrl: String) { createPaymentRequest(accountId: $accountId, amount: $amount, reference: $reference, successUrl: $successUrl) { id } }`;
@@ -148,13 +152,19 @@ export function paymentsSection(ctx: PageContext, accountId: string, first: Acco
         time(p.createdAt),
         h('span', { title: p.id }, p.reference),
         p.amount === p.requestedAmount ? formatThb(p.amount) : h('span', { title: m.requested(formatThb(p.requestedAmount)) }, formatThb(p.amount)),
-        badge(m.statuses[p.status], STATUS_TONE[p.status]),
-        p.paidBy ? h('span', {}, h('code', {}, p.paidBy.transactionId), ` · ${bankLabel(p.paidBy.sendingBank)} · `, time(p.paidBy.transferredAt)) : h('span', { class: 'muted' }, '—'),
+        p.verifying && p.status === 'PENDING' ? badge(m.verifying, 'warn') : badge(m.statuses[p.status], STATUS_TONE[p.status]),
+        slipCell(p),
         time(p.expiresAt),
         p.status === 'PENDING' ? linkCell(p) : (resolveButton(p) ?? h('span', { class: 'muted' }, '—')),
       ]),
       { captionHidden: true },
     );
+  }
+
+  function slipCell(p: PaymentRequestRow): HTMLElement {
+    if (p.paidBy) return h('span', {}, h('code', {}, p.paidBy.transactionId), ` · ${bankLabel(p.paidBy.sendingBank)} · `, time(p.paidBy.transferredAt));
+    if (p.verifying) return h('span', { 'data-testid': 'verifying-slip', title: m.checkingHint }, `${m.checking} `, h('code', {}, p.verifying.transRef), ` · ${bankLabel(p.verifying.sendingBank)} · `, time(p.verifying.since));
+    return h('span', { class: 'muted' }, '—');
   }
 
   function createForm(): HTMLElement {

@@ -44,7 +44,7 @@ const slipFacts = (s: PayingSlip) => ({
  * it, an event body (kept for redelivery, sent wherever the endpoint points)
  * does not. `receiver` (the receiver's id) says which one it was.
  */
-function paymentEventFacts(p: PaymentRequest) {
+export function paymentEventFacts(p: PaymentRequest) {
   const { promptpay: _personal, ...facts } = paymentFacts(p);
   return facts;
 }

@@ -12,6 +12,7 @@ import type { RetentionStore } from './store-retention.js';
 import type { WebhookStore } from './store-webhooks.js';
 import type { PaymentRequestStore } from './store-payments.js';
 import type { LineStore } from './store-line.js';
+import type { RecheckStore } from './store-rechecks.js';
 
 export type { Page } from './store-page.js';
 export type { AccountQuery } from './store-accounts.js';
@@ -30,7 +31,8 @@ export interface Store
     RetentionStore,
     WebhookStore,
     PaymentRequestStore,
-    LineStore {
+    LineStore,
+    RecheckStore {
   readonly engine: 'sqlite' | 'postgres' | 'mongo';
   /** Creates tables/collections and indexes; safe to run on every start. */
   migrate(): Promise<void>;

@@ -3,7 +3,7 @@
 // adding one (payment_request.paid, …) is adding it here and producing it.
 
 /** Every event type an endpoint can subscribe to. */
-export const WEBHOOK_EVENT_TYPES = ['verification.succeeded', 'payment_request.paid', 'payment_request.expired', 'payment_request.late_transfer', 'account.credits_low'] as const;
+export const WEBHOOK_EVENT_TYPES = ['verification.succeeded', 'payment_request.paid', 'payment_request.expired', 'payment_request.late_transfer', 'payment_request.slip_unconfirmed', 'verification.unconfirmed', 'account.credits_low'] as const;
 export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];
 
 export function isWebhookEventType(value: string): value is WebhookEventType {

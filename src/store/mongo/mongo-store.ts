@@ -17,6 +17,7 @@ import * as accountOps from './accounts.js';
 import * as creditsLow from './credits-low.js';
 import * as payments from './payments.js';
 import * as line from './line.js';
+import * as rechecks from './rechecks.js';
 import * as receivers from './receivers.js';
 import { connectOptions, mapped, type MongoStoreOptions } from './connection.js';
 import * as doc from './docs.js';
@@ -100,6 +101,15 @@ export class MongoStore implements Store {
   listLineGroups: Store['listLineGroups'] = (...args) => line.listLineGroups(this.m, ...args);
   claimLineEvent: Store['claimLineEvent'] = (...args) => line.claimLineEvent(this.m, ...args);
   pruneLineEvents: Store['pruneLineEvents'] = (...args) => line.pruneLineEvents(this.m, ...args);
+
+  createRecheck: Store['createRecheck'] = (...args) => rechecks.createRecheck(this.m, ...args);
+  getRecheck: Store['getRecheck'] = (...args) => rechecks.getRecheck(this.m, ...args);
+  openRechecks: Store['openRechecks'] = (...args) => rechecks.openRechecks(this.m, ...args);
+  countOpenRechecks: Store['countOpenRechecks'] = (...args) => rechecks.countOpenRechecks(this.m, ...args);
+  dueRechecks: Store['dueRechecks'] = (...args) => rechecks.dueRechecks(this.m, ...args);
+  postponeRecheck: Store['postponeRecheck'] = (...args) => rechecks.postponeRecheck(this.m, ...args);
+  finishRecheck: Store['finishRecheck'] = (...args) => rechecks.finishRecheck(this.m, ...args);
+  verificationRecorded: Store['verificationRecorded'] = (...args) => rechecks.verificationRecorded(this.m, ...args);
 
   createAdminToken: Store['createAdminToken'] = (...args) => records.createAdminToken(this.m, ...args);
   findAdminTokenByHash: Store['findAdminTokenByHash'] = (...args) => records.findAdminTokenByHash(this.m, ...args);

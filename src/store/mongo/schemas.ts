@@ -20,6 +20,7 @@ import type {
 import { definePaymentModels, type PaymentModels } from './payment-schemas.js';
 import { defineWebhookModels, type WebhookModels } from './webhook-schemas.js';
 import { defineLineModels, type LineModels } from './line-schemas.js';
+import { defineRecheckModels, type RecheckModels } from './recheck-schemas.js';
 import { Int32, NEWEST, OPTIONS, date, optDate, optStr, str } from './schema-fields.js';
 
 const holdSchema = new Schema<HoldEntry>({ _id: str, keyId: str, createdAt: date, instanceId: optStr }, { ...OPTIONS });
@@ -201,7 +202,7 @@ export const RETIRED_INDEXES: Partial<Record<keyof Models, string[]>> = {
   requestErrors: ['transactionId_1', 'requestId_1'],
 };
 
-export interface Models extends WebhookModels, PaymentModels, LineModels {
+export interface Models extends WebhookModels, PaymentModels, LineModels, RecheckModels {
   accounts: Model<AccountDoc>;
   apiKeys: Model<ApiKeyDoc>;
   verifyTransactions: Model<VerifyTransactionDoc>;
@@ -230,6 +231,7 @@ export function defineModels(conn: Connection): Models {
     ...defineWebhookModels(conn),
     ...definePaymentModels(conn),
     ...defineLineModels(conn),
+    ...defineRecheckModels(conn),
   };
 }
 

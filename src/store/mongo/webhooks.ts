@@ -16,7 +16,7 @@ import { rawAccounts, type Models } from './schemas.js';
 /** Outboxes moved per claim: enough to keep up, small enough to stay short. */
 const PROMOTE_BATCH = 100;
 
-const deliveryDoc = (d: NewWebhookDelivery): WebhookDeliveryDoc => ({
+export const deliveryDoc = (d: NewWebhookDelivery): WebhookDeliveryDoc => ({
   _id: d.id,
   eventId: d.eventId,
   endpointId: d.endpointId,

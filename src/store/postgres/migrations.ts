@@ -1,4 +1,5 @@
 import { PG_PAYMENT_RULES_MIGRATIONS } from './payment-rules-migrations.js';
+import { PG_RECHECK_MIGRATIONS } from './recheck-migrations.js';
 
 // Versioned schema for the PostgreSQL store, the same shape as the SQLite one.
 // Append new versions (at the end of payment-rules-migrations.ts); never edit
@@ -279,4 +280,6 @@ export const PG_MIGRATIONS: readonly string[] = [
   // Continued in payment-rules-migrations.ts (the versions of payment requests' targets, verdicts,
   // finished deliveries and checkout pages), so each file stays readable.
   ...PG_PAYMENT_RULES_MIGRATIONS,
+  // Then re-checks of slips the bank did not know yet (recheck-migrations.ts).
+  ...PG_RECHECK_MIGRATIONS,
 ];

@@ -13,6 +13,7 @@ import * as ledger from './ledger.js';
 import * as creditsLow from './credits-low.js';
 import * as payments from './payments.js';
 import * as line from './line.js';
+import * as rechecks from './rechecks.js';
 import * as receivers from './receivers.js';
 import * as retention from './retention.js';
 import type { PostgresStoreOptions } from './sql.js';
@@ -65,6 +66,15 @@ export class PostgresStore implements Store {
   listLineGroups: Store['listLineGroups'] = (...args) => line.listLineGroups(this.db, ...args);
   claimLineEvent: Store['claimLineEvent'] = (...args) => line.claimLineEvent(this.db, ...args);
   pruneLineEvents: Store['pruneLineEvents'] = (...args) => line.pruneLineEvents(this.db, ...args);
+
+  createRecheck: Store['createRecheck'] = (...args) => rechecks.createRecheck(this.db, ...args);
+  getRecheck: Store['getRecheck'] = (...args) => rechecks.getRecheck(this.db, ...args);
+  openRechecks: Store['openRechecks'] = (...args) => rechecks.openRechecks(this.db, ...args);
+  countOpenRechecks: Store['countOpenRechecks'] = (...args) => rechecks.countOpenRechecks(this.db, ...args);
+  dueRechecks: Store['dueRechecks'] = (...args) => rechecks.dueRechecks(this.db, ...args);
+  postponeRecheck: Store['postponeRecheck'] = (...args) => rechecks.postponeRecheck(this.db, ...args);
+  finishRecheck: Store['finishRecheck'] = (...args) => rechecks.finishRecheck(this.db, ...args);
+  verificationRecorded: Store['verificationRecorded'] = (...args) => rechecks.verificationRecorded(this.db, ...args);
 
   holdCredit: Store['holdCredit'] = (...args) => holds.holdCredit(this.db, ...args);
   settleHold: Store['settleHold'] = (...args) => holds.settleHold(this.db, ...args);

@@ -1,4 +1,5 @@
 import { SQLITE_PAYMENT_RULES_MIGRATIONS } from './payment-rules-migrations.js';
+import { SQLITE_RECHECK_MIGRATIONS } from './recheck-migrations.js';
 
 // Versioned schema for the embedded store. Append new versions (at the end of
 // payment-rules-migrations.ts); never edit one that has shipped. Times are
@@ -280,4 +281,6 @@ export const SQLITE_MIGRATIONS: readonly string[] = [
   // Continued in payment-rules-migrations.ts (the versions of payment requests' targets, verdicts,
   // finished deliveries and checkout pages), so each file stays readable.
   ...SQLITE_PAYMENT_RULES_MIGRATIONS,
+  // Then re-checks of slips the bank did not know yet (recheck-migrations.ts).
+  ...SQLITE_RECHECK_MIGRATIONS,
 ];

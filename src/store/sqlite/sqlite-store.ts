@@ -13,6 +13,7 @@ import * as ledger from './ledger.js';
 import * as creditsLow from './credits-low.js';
 import * as payments from './payments.js';
 import * as line from './line.js';
+import * as rechecks from './rechecks.js';
 import * as receivers from './receivers.js';
 import * as retention from './retention.js';
 import { guarded } from './store-failure.js';
@@ -71,6 +72,15 @@ export class SqliteStore implements Store {
   listLineGroups: Store['listLineGroups'] = (...args) => line.listLineGroups(this.lite, ...args);
   claimLineEvent: Store['claimLineEvent'] = (...args) => line.claimLineEvent(this.lite, ...args);
   pruneLineEvents: Store['pruneLineEvents'] = (...args) => line.pruneLineEvents(this.lite, ...args);
+
+  createRecheck: Store['createRecheck'] = (...args) => rechecks.createRecheck(this.lite, ...args);
+  getRecheck: Store['getRecheck'] = (...args) => rechecks.getRecheck(this.lite, ...args);
+  openRechecks: Store['openRechecks'] = (...args) => rechecks.openRechecks(this.lite, ...args);
+  countOpenRechecks: Store['countOpenRechecks'] = (...args) => rechecks.countOpenRechecks(this.lite, ...args);
+  dueRechecks: Store['dueRechecks'] = (...args) => rechecks.dueRechecks(this.lite, ...args);
+  postponeRecheck: Store['postponeRecheck'] = (...args) => rechecks.postponeRecheck(this.lite, ...args);
+  finishRecheck: Store['finishRecheck'] = (...args) => rechecks.finishRecheck(this.lite, ...args);
+  verificationRecorded: Store['verificationRecorded'] = (...args) => rechecks.verificationRecorded(this.lite, ...args);
 
   holdCredit: Store['holdCredit'] = (...args) => holds.holdCredit(this.lite, ...args);
   settleHold: Store['settleHold'] = (...args) => holds.settleHold(this.lite, ...args);

@@ -1,0 +1,83 @@
+// Starting a re-check: the verify path's bank said "not found" (or could not
+// answer) for a slip sent for a payment request, or with `"recheck": true`.
+// The hold is released already; here the slip is kept to be asked again
+// (worker.ts), within the account's bound, and the caller is told "pending".
+import { RECHECK_LIMIT } from '../errors.js';
+import type { Store } from '../ports/store.js';
+import type { UpstreamFailureKind } from '../ports/upstream.js';
+import type { CheckRequest } from '../checks.js';
+import type { SlipRef } from '../slip-qr.js';
+import type { Late, VerifyOutcome } from '../verify-types.js';
+import type { KeyedWho } from '../verify-records.js';
+import type { PaymentToPay } from '../verify-payment.js';
+import type { Recheck } from './types.js';
+
+export interface RecheckSettings {
+  /** RECHECK_MINUTES in ms: how long a slip is asked again before it is unconfirmed. */
+  windowMs: number;
+  /** RECHECK_MAX_PER_ACCOUNT: slips one account may have being re-checked at once. */
+  maxPerAccount: number;
+  /** The delay before the first re-check, doubling after each (default 15 s). */
+  firstDelayMs?: number;
+  /** The longest delay between two re-checks (default 2 min). */
+  maxDelayMs?: number;
+}
+
+/** What a bank may yet answer differently: it did not know the slip yet, or it did not answer. A mismatch is a refusal. */
+const RECHECKABLE: ReadonlySet<UpstreamFailureKind> = new Set(['slip_not_found', 'upstream_timeout', 'upstream_error', 'upstream_unavailable']);
+
+/**
+ * A payment request still payable (pending, or expired: an in-time
+ * transfer found later still pays it, payable.ts) re-checks its slips; a
+ * plain verify only when it opted in. A LINE chat's chooser never does
+ * (LINE's side of re-checks is not built).
+ */
+function shouldRecheck(kind: string, paying: PaymentToPay | undefined, optIn: boolean): boolean {
+  if (!RECHECKABLE.has(kind as UpstreamFailureKind) || typeof paying === 'function') return false;
+  return paying ? paying.status === 'pending' || paying.status === 'expired' : optIn;
+}
+
+/** The delay after `attempts` re-checks: the first delay doubled each time, capped. */
+export function recheckDelayMs(settings: RecheckSettings, attempts: number): number {
+  return Math.min((settings.firstDelayMs ?? 15_000) * 2 ** Math.min(attempts, 20), settings.maxDelayMs ?? 120_000);
+}
+
+/**
+ * After the bank's failure and the hold's release: undefined when the slip
+ * is answered as the bank said; else the slip is kept (the verification's
+ * id is the re-check's) and the answer is pending, or a refusal beyond the
+ * account's bound.
+ */
+export async function recheckInstead(
+  store: Store,
+  settings: RecheckSettings | undefined,
+  late: Late | undefined,
+  kind: string,
+  facts: { who: KeyedWho; qrcode: string; slip: SlipRef; paying: PaymentToPay | undefined; checks: CheckRequest | undefined; at: Date },
+  creditsRemaining: number,
+): Promise<VerifyOutcome | undefined> {
+  const { who, paying, at } = facts;
+  if (!settings || !late || !('optIn' in late) || !shouldRecheck(kind, paying, late.optIn)) return undefined;
+  const request = typeof paying === 'object' ? paying : undefined;
+  const recheck: Recheck = {
+    id: who.id,
+    accountId: who.accountId,
+    keyId: who.keyId,
+    requestId: who.requestId,
+    paymentRequestId: request?.id ?? null,
+    qrcode: facts.qrcode,
+    sendingBank: facts.slip.sendingBank,
+    transRef: facts.slip.transRef,
+    options: facts.checks ? JSON.stringify(facts.checks) : null,
+    createdAt: at,
+    deadline: new Date(at.getTime() + settings.windowMs),
+    nextAttemptAt: new Date(at.getTime() + recheckDelayMs(settings, 0)),
+    attempts: 0,
+    attemptId: null,
+    outcome: null,
+    finishedAt: null,
+    result: null,
+  };
+  if (!(await store.createRecheck(recheck, settings.maxPerAccount))) return { kind: 'recheck_limit', message: RECHECK_LIMIT.message, creditsRemaining };
+  return { kind: 'pending', verificationId: who.id, ...(request ? { paymentRequest: { id: request.id, status: 'verifying' } } : {}), creditsRemaining };
+}

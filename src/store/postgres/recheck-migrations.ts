@@ -1,0 +1,33 @@
+// The PostgreSQL schema's versions of re-checks (domain/rechecks), after
+// payment-rules-migrations.ts in migrations.ts's list. Append new versions
+// here; never edit one that has shipped.
+export const PG_RECHECK_MIGRATIONS: readonly string[] = [
+  // One row per slip being re-checked. The worker reads the unfinished ones
+  // by due time, GET and the per-account bound by account or request: the
+  // partial indexes hold unfinished rows alone, so finished history costs
+  // nothing to those reads.
+  `
+  CREATE TABLE rechecks (
+    id text PRIMARY KEY,
+    account_id text NOT NULL REFERENCES accounts (id),
+    key_id text NOT NULL,
+    request_id text NOT NULL,
+    payment_request_id text,
+    qrcode text NOT NULL,
+    sending_bank text NOT NULL,
+    trans_ref text NOT NULL,
+    options text,
+    created_at timestamptz NOT NULL,
+    deadline timestamptz NOT NULL,
+    next_attempt_at timestamptz NOT NULL,
+    attempts integer NOT NULL DEFAULT 0,
+    attempt_id text,
+    outcome text,
+    finished_at timestamptz,
+    result text
+  );
+  CREATE INDEX rechecks_due ON rechecks (next_attempt_at, id) WHERE finished_at IS NULL;
+  CREATE INDEX rechecks_open_account ON rechecks (account_id, created_at, id) WHERE finished_at IS NULL;
+  CREATE INDEX rechecks_open_request ON rechecks (payment_request_id) WHERE finished_at IS NULL AND payment_request_id IS NOT NULL;
+  `,
+];

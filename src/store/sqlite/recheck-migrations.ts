@@ -1,0 +1,33 @@
+// The SQLite schema's versions of re-checks (domain/rechecks), after
+// payment-rules-migrations.ts in migrations.ts's list. Append new versions
+// here; never edit one that has shipped.
+export const SQLITE_RECHECK_MIGRATIONS: readonly string[] = [
+  // One row per slip being re-checked. The worker reads the unfinished ones
+  // by due time, GET and the per-account bound by account or request: the
+  // partial indexes hold unfinished rows alone, so finished history costs
+  // nothing to those reads.
+  `
+  CREATE TABLE rechecks (
+    id TEXT PRIMARY KEY,
+    account_id TEXT NOT NULL REFERENCES accounts (id),
+    key_id TEXT NOT NULL,
+    request_id TEXT NOT NULL,
+    payment_request_id TEXT,
+    qrcode TEXT NOT NULL,
+    sending_bank TEXT NOT NULL,
+    trans_ref TEXT NOT NULL,
+    options TEXT,
+    created_at INTEGER NOT NULL,
+    deadline INTEGER NOT NULL,
+    next_attempt_at INTEGER NOT NULL,
+    attempts INTEGER NOT NULL DEFAULT 0,
+    attempt_id TEXT,
+    outcome TEXT,
+    finished_at INTEGER,
+    result TEXT
+  );
+  CREATE INDEX rechecks_due ON rechecks (next_attempt_at, id) WHERE finished_at IS NULL;
+  CREATE INDEX rechecks_open_account ON rechecks (account_id, created_at, id) WHERE finished_at IS NULL;
+  CREATE INDEX rechecks_open_request ON rechecks (payment_request_id) WHERE finished_at IS NULL AND payment_request_id IS NOT NULL;
+  `,
+];
