@@ -7,13 +7,15 @@ import { decodeSandboxDetails, type SandboxDetails } from './sandbox-details.js'
 /** transRef prefix of sandbox QRs that carry their amount: SBX + 10-digit satang + outcome letter. */
 const SANDBOX_PREFIX = 'SBX';
 
-export type SandboxOutcome = 'success' | 'not-found' | 'error' | 'timeout';
+/** `late`: a bank that publishes slips late, "not found" until the time the slip's details carry, then a success. */
+export type SandboxOutcome = 'success' | 'not-found' | 'error' | 'timeout' | 'late';
 
 const OUTCOME_LETTER: Record<SandboxOutcome, string> = {
   success: 'S',
   'not-found': 'N',
   error: 'E',
   timeout: 'T',
+  late: 'L',
 };
 
 /** A plain sandbox transRef is this long; a longer one carries details after its random tail. */
@@ -46,8 +48,20 @@ function maskProxy(digits: string): string {
   return 'x'.repeat(n - 5) + digits.slice(n - 5, n - 1) + 'x';
 }
 
+/**
+ * What the sandbox (and the simulated banks) answer a slip at `now` (ms): a
+ * late slip is not found until its publication time, then a success; one
+ * whose time cannot be read counts as published.
+ */
+export function sandboxAnswer(transRef: string, now: number): Exclude<SandboxOutcome, 'late'> {
+  const outcome = sandboxOutcome(transRef);
+  if (outcome !== 'late') return outcome;
+  const publishedAt = sandboxDetails(transRef).publishedAt;
+  return publishedAt !== undefined && now < publishedAt.getTime() ? 'not-found' : 'success';
+}
+
 /** Outcome a developer asked for in the transRef; plain real-world refs succeed. */
-export function sandboxOutcome(transRef: string): SandboxOutcome {
+function sandboxOutcome(transRef: string): SandboxOutcome {
   if (!transRef.startsWith(SANDBOX_PREFIX)) return 'success';
   const letter = transRef.charAt(SANDBOX_PREFIX.length + 10);
   const found = (Object.keys(OUTCOME_LETTER) as SandboxOutcome[]).find((o) => OUTCOME_LETTER[o] === letter);
