@@ -8,6 +8,7 @@ import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { storeServices } from '../../src/compose.js';
 import { createLogger } from '../../src/log.js';
 import type { Store } from '../../src/domain/ports/store.js';
+import { bangkokIsoTime } from '../../src/domain/bangkok-time.js';
 import { outboxRecords, verificationSucceeded } from '../../src/domain/webhooks/events.js';
 import type { RetryPolicy } from '../../src/domain/webhooks/retry.js';
 import type { WebhookDelivery } from '../../src/domain/webhooks/types.js';
@@ -97,8 +98,8 @@ describe('webhook delivery', () => {
     expect(event).toEqual({
       id: delivery.eventId,
       type: 'verification.succeeded',
-      createdAt: record.createdAt.toISOString(),
-      data: { verificationId: record.id, requestId: record.requestId, transactionId: 'TX1', amount: 250.5, sendingBank: '004', receivingBank: '014', source: 'qrcode', verifiedAt: record.createdAt.toISOString() },
+      createdAt: bangkokIsoTime(record.createdAt.getTime()),
+      data: { verificationId: record.id, requestId: record.requestId, transactionId: 'TX1', amount: 250.5, sendingBank: '004', receivingBank: '014', source: 'qrcode', verifiedAt: bangkokIsoTime(record.createdAt.getTime()) },
     });
     expect(event.id).toMatch(/^evt_/);
     // The signature, computed independently from the raw body.
