@@ -34,6 +34,14 @@ describe('sandbox slips with pinned details', () => {
     expect([tx.transDate, tx.transTime]).toEqual(['20261125', '14:05:00']);
   });
 
+  it('keeps a Thai name out of the English fields, as a bank with no English name on record does; a Latin name fills both', () => {
+    const thai = answer(sandboxQr({ details: { receiverName: 'ร้านกาแฟ ดีดี', senderName: 'นาย สมชาย Jr' } }));
+    expect([thai.receiver.displayName, thai.receiver.name]).toEqual(['ร้านกาแฟ ดีดี', '']);
+    expect([thai.sender.displayName, thai.sender.name]).toEqual(['นาย สมชาย Jr', '']);
+    const latin = answer(sandboxQr({ details: { receiverName: 'DEEDEE COFFEE', senderName: 'Somchai' } }));
+    expect([latin.receiver.displayName, latin.receiver.name, latin.sender.displayName, latin.sender.name]).toEqual(['DEEDEE COFFEE', 'DEEDEE COFFEE', 'Somchai', 'Somchai']);
+  });
+
   it('pays a pinned receiving bank, or a PromptPay target instead of an account', () => {
     const atBank = answer(sandboxQr({ details: { receiverAccount: '020012345678', receiverBank: '030', receiverName: 'ร้านกาแฟ ดีดี' } }));
     expect(atBank.receivingBank).toBe('030');

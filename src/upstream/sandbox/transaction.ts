@@ -79,6 +79,16 @@ const RECEIVERS = [
 ];
 
 /**
+ * A pinned name as a bank reports it: `displayName` is the name in the slip's
+ * language, `name` the English one. A name with Thai letters has no English
+ * form, and a bank with no English name on record leaves that field empty
+ * (it never copies Thai there); a Latin name is shown in both.
+ */
+function pinnedNames(name: string): { th: string; en: string } {
+  return { th: name, en: /[\u0E00-\u0E7F]/.test(name) ? '' : name };
+}
+
+/**
  * The transaction the sandbox reports for a slip, in the shape of the network's payload (docs/contract.md#responses, rawData)
  * (amount as text). What the slip's reference pins (`sandbox qr --receiver-account …`)
  * is reported as pinned; the rest comes from the hash, the time within the
@@ -92,8 +102,8 @@ export function sandboxTransaction(sendingBank: string, transRef: string, now = 
   const secondsAgo = h.readUInt32BE(4) % (30 * 86_400);
   const at = pinned.paidAt ?? new Date(Math.floor(now.getTime() / 86_400_000) * 86_400_000 - secondsAgo * 1000);
   const bkk = new Date(at.getTime() + 7 * 3_600_000).toISOString();
-  const sender = pinned.senderName !== undefined ? { th: pinned.senderName, en: pinned.senderName } : SENDERS[h.readUInt8(8) % SENDERS.length]!;
-  const receiver = pinned.receiverName !== undefined ? { th: pinned.receiverName, en: pinned.receiverName } : RECEIVERS[h.readUInt8(9) % RECEIVERS.length]!;
+  const sender = pinned.senderName !== undefined ? pinnedNames(pinned.senderName) : SENDERS[h.readUInt8(8) % SENDERS.length]!;
+  const receiver = pinned.receiverName !== undefined ? pinnedNames(pinned.receiverName) : RECEIVERS[h.readUInt8(9) % RECEIVERS.length]!;
   const digits = String(h.readUInt32BE(10)).padStart(10, '0');
   const proxy = pinned.receiverProxy ? { type: pinned.receiverProxy.type, value: maskProxy(pinned.receiverProxy.digits) } : { type: 'NATID', value: `x-xxxx-xxxx${digits.slice(4, 7)}-xx-x` };
   const receiverByProxy = pinned.receiverProxy !== undefined || (pinned.receiverAccount === undefined && h.readUInt8(14) % 2 === 0);
