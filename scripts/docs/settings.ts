@@ -45,7 +45,7 @@ export const SCHEMA_SETTINGS: Record<SchemaSetting, SettingDoc> = {
   SANDBOX_LATENCY_MS: { topic: 'Bank network', meaning: 'simulated latency of the built-in sandbox network' },
   API_KEY_CACHE_TTL_MS: { topic: 'Limits', meaning: 'key lookups are reused this long; revocations and allowed-IP changes made elsewhere apply within it' },
   MAX_INFLIGHT_PER_ACCOUNT: { topic: 'Limits', meaning: 'verifications one account may have in flight per process; 429 beyond' },
-  LOG_LEVEL: { topic: 'Logs and metrics', meaning: 'pino level; API keys and tokens are redacted in every format' },
+  LOG_LEVEL: { topic: 'Logs and metrics', meaning: 'pino level; API keys and tokens are redacted in every format. One-shot CLI commands log only warnings (readable lines) while it is unset' },
   LOG_FORMAT: { topic: 'Logs and metrics', meaning: 'unset: coloured readable lines when stdout is a terminal, JSON lines otherwise (see [operations.md](monitoring.md#logs))' },
   METRICS_TOKEN: {
     topic: 'Logs and metrics',

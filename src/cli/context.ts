@@ -1,6 +1,7 @@
 // What every operator command needs: config, a store and the services on it.
 import { InvalidArgumentError } from 'commander';
-import { DEFAULT_DATABASE_URL, loadConfig } from '../config.js';
+import type { Logger } from 'pino';
+import { DEFAULT_DATABASE_URL, loadConfig, type Config } from '../config.js';
 import { storeServiceOptions, storeServices, type StoreServices } from '../compose.js';
 import { InputError } from '../domain/errors.js';
 import { describeDatabaseUrl } from '../store/database-url.js';
@@ -50,12 +51,24 @@ async function openFor<T>(fn: (ctx: CliContext) => Promise<T>, { mayCreate }: { 
     );
   }
   try {
-    // Changes made here are logged like those made through GraphQL; on stderr, so stdout stays the command's output.
-    const logger = createLogger(config.LOG_LEVEL, process.stderr, logFormatFor(config.LOG_FORMAT, process.stderr));
+    const logger = commandLogger(config);
     return await fn({ ...storeServices(store, { ...storeServiceOptions(config, logger), keyCacheTtlMs: 0 }), actor });
   } finally {
     await store.close();
   }
+}
+
+/**
+ * A one-shot command's logger, on stderr (stdout stays the command's output).
+ * The services log every change at INFO, for a server's log; a person
+ * running one command wants its output alone (the change is an admin event
+ * either way, `audit list`). So without LOG_LEVEL only warnings and errors
+ * show, as readable lines; LOG_LEVEL set (empty counts as unset, as in
+ * loadConfig) logs as asked, in LOG_FORMAT or JSON off a terminal, like `serve`.
+ */
+function commandLogger(config: Config, env: NodeJS.ProcessEnv = process.env): Logger {
+  if ((env.LOG_LEVEL ?? '') === '') return createLogger('warn', process.stderr, config.LOG_FORMAT ?? 'pretty');
+  return createLogger(config.LOG_LEVEL, process.stderr, logFormatFor(config.LOG_FORMAT, process.stderr));
 }
 
 /** `slipgate: using database …` on stderr, said first: a server that takes seconds to answer is then not a mystery. */

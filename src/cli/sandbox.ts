@@ -19,6 +19,7 @@ interface QrOptions {
   bank: string;
   amount: string;
   outcome: SandboxOutcome;
+  afterSeconds?: string;
   receiver?: string;
   receiverAccount?: string;
   receiverBank?: string;
@@ -37,7 +38,8 @@ export function registerSandboxCommands(program: Command): void {
     .description('print a valid slip QR payload the sandbox answers; the options pin what it reports, so checks can be tried')
     .option('--bank <code>', 'sending bank code (3 digits)', '004')
     .option('--amount <thb>', 'amount the sandbox reports, e.g. 250.00', '100.00')
-    .addOption(new Option('--outcome <outcome>', 'what the sandbox answers').choices(['success', 'not-found', 'error', 'timeout']).default('success'))
+    .addOption(new Option('--outcome <outcome>', 'what the sandbox answers').choices(['success', 'not-found', 'error', 'timeout', 'late']).default('success'))
+    .option('--after-seconds <n>', 'with --outcome late: the sandbox answers "not found" until this many seconds after the QR is made (rounded up to a whole second), then a success (default 60)')
     .addOption(
       new Option('--receiver <receiverId>', 'paid exactly to this registered receiver (slipgate receivers add): its account or PromptPay target, bank and name').conflicts([
         'receiverAccount',
@@ -62,13 +64,14 @@ export function registerSandboxCommands(program: Command): void {
     .action(async function (this: Command, opts: QrOptions) {
       if (!/^\d{3}$/.test(opts.bank)) throw new InputError('--bank must be a 3-digit bank code such as 004');
       if (!/^\d{1,8}(\.\d{1,2})?$/.test(opts.amount)) throw new InputError('--amount must look like 250 or 250.00');
+      const afterSeconds = lateDelay(opts);
       const paying = opts.pays === undefined ? undefined : await findPaymentRequest(opts.pays);
       const registered = paying?.receiver ?? (opts.receiver === undefined ? undefined : await findReceiver(opts.receiver));
       // With --pays, the request's amount and window unless the option was given on purpose.
       const amount = paying && this.getOptionValueSource('amount') !== 'cli' ? bahtOf(paying.request.amount) : Number(opts.amount);
       const ownTarget = opts.receiverAccount !== undefined || opts.receiverPromptpay !== undefined;
       const time: SandboxDetails = paying && opts.paidAt === undefined && opts.minutesAgo === undefined ? { paidAt: insideWindow(paying.request) } : {};
-      const qr = (extra: SandboxDetails) => sandboxQr({ bank: opts.bank, amount, outcome: opts.outcome, details: { ...time, ...details(opts), ...extra } });
+      const qr = (extra: SandboxDetails) => sandboxQr({ bank: opts.bank, amount, outcome: opts.outcome, afterSeconds, details: { ...time, ...details(opts), ...extra } });
       try {
         const payload = registered && !ownTarget ? paidToRegistered(registered, qr, opts.receiverName !== undefined) : qr({});
         if (opts.png !== undefined) await QRCode.toFile(opts.png, payload, { type: 'png', width: 360, margin: 4 });
@@ -78,6 +81,17 @@ export function registerSandboxCommands(program: Command): void {
         throw err;
       }
     });
+}
+
+/** A late slip's delay in seconds (a day at most); undefined for every other outcome, which --after-seconds does not go with. */
+function lateDelay(opts: QrOptions): number | undefined {
+  if (opts.outcome !== 'late') {
+    if (opts.afterSeconds !== undefined) throw new InputError('--after-seconds goes with --outcome late');
+    return undefined;
+  }
+  const value = opts.afterSeconds ?? '60';
+  if (!/^\d{1,5}$/.test(value) || Number(value) > 86_400) throw new InputError('--after-seconds must be a whole number of seconds from 0 to 86400');
+  return Number(value);
 }
 
 /** The request and its own target (as its receiver was when it was made: a receiver removed or edited since changes nothing). */

@@ -11,6 +11,8 @@ export interface SimulateBankFlags {
   host: string;
   latencyMs: string;
   errorRate: string;
+  lateShare?: string;
+  lateSeconds?: string;
 }
 
 export function registerSimulateBankCommand(program: Command): void {
@@ -23,6 +25,8 @@ export function registerSimulateBankCommand(program: Command): void {
     .option('--host <host>', 'address to listen on', '127.0.0.1')
     .option('--latency-ms <ms>', 'delay before every verify answer', '0')
     .option('--error-rate <share>', 'share of verify calls answered with HTTP 500, 0 to 1', '0')
+    .option('--late-share <share>', 'share of transactions published late (the same ones on every call, picked by a hash of their reference), 0 to 1', '0')
+    .option('--late-seconds <s>', 'a late transaction is answered "not found" until this many seconds after it was first asked about', '60')
     .action(async (flags: SimulateBankFlags) => {
       const bank = await simulateBank(flags, (line) => console.log(line));
       const stop = () => {
@@ -40,16 +44,24 @@ export function registerSimulateBankCommand(program: Command): void {
 export async function simulateBank(flags: SimulateBankFlags, print: (line: string) => void): Promise<SimulatedBank> {
   const port = wholeNumber(flags.port, '--port', 65_535);
   const latencyMs = wholeNumber(flags.latencyMs, '--latency-ms', 600_000);
-  const errorRate = Number(flags.errorRate);
-  if (flags.errorRate.trim() === '' || !(errorRate >= 0 && errorRate <= 1)) throw new InputError('--error-rate must be a number from 0 to 1, e.g. 0.05');
+  const errorRate = share(flags.errorRate, '--error-rate', '0.05');
+  const lateShare = share(flags.lateShare ?? '0', '--late-share', '0.2');
+  const lateSeconds = wholeNumber(flags.lateSeconds ?? '60', '--late-seconds', 86_400);
 
-  const bank = await startSimulatedBank({ provider: flags.provider, port, host: flags.host, latencyMs, errorRate });
+  const bank = await startSimulatedBank({ provider: flags.provider, port, host: flags.host, latencyMs, errorRate, behavior: { lateShare, lateSeconds } });
   const entry = bankSimulator(bank.provider).entry(bank.url, bank.credentials);
   print(`simulated ${bank.provider.toUpperCase()} verification network listening on ${bank.url}`);
   print(`latency ${latencyMs} ms, error rate ${errorRate}`);
+  if (lateShare > 0) print(`late share ${lateShare}: those transactions are "not found" for ${lateSeconds} s after first asked about`);
   print('point slipgate at it with:');
   print(`  UPSTREAMS='${JSON.stringify([entry])}'`);
   return bank;
+}
+
+function share(value: string, flag: string, example: string): number {
+  const n = Number(value);
+  if (value.trim() === '' || !(n >= 0 && n <= 1)) throw new InputError(`${flag} must be a number from 0 to 1, e.g. ${example}`);
+  return n;
 }
 
 function wholeNumber(value: string, flag: string, max: number): number {

@@ -7,7 +7,7 @@ import { verifyWebhookSignature } from '../../src/client/webhooks.js';
 import { signatureHeader } from '../../src/domain/webhooks/signature.js';
 
 const secret = 'whsec_test_9f8e7d6c5b4a';
-const body = '{"id":"evt_1","type":"verification.succeeded","createdAt":"2026-01-01T00:00:00.000Z","data":{"amount":250.5,"th":"สลิป"}}';
+const body = '{"id":"evt_1","type":"verification.succeeded","createdAt":"2026-01-01T07:00:00.000+07:00","data":{"amount":250.5,"th":"สลิป"}}';
 const t = 1_767_225_600;
 const at = new Date(t * 1000);
 

@@ -6,6 +6,7 @@ import { parseSlipQr } from '../../src/domain/slip-qr.js';
 import { sandboxQr } from '../../src/upstream/sandbox/sandbox-qr.js';
 import { SandboxDetailsError } from '../../src/upstream/sandbox/sandbox-details.js';
 import { sandboxTransaction } from '../../src/upstream/sandbox/transaction.js';
+import { SandboxUpstream } from '../../src/upstream/sandbox/sandbox-upstream.js';
 
 /** The sandbox's answer, with its parties (always present in the sandbox's answers) typed as such. */
 function answer(qr: string) {
@@ -31,6 +32,14 @@ describe('sandbox slips with pinned details', () => {
     expect(tx.receiver.displayName).toBe('ร้านกาแฟ ดีดี');
     expect([other.sender.displayName, other.sender.name, other.receiver.name]).toEqual(['Somchai', 'Somchai', 'DEEDEE']);
     expect([tx.transDate, tx.transTime]).toEqual(['20261125', '14:05:00']);
+  });
+
+  it('keeps a Thai name out of the English fields, as a bank with no English name on record does; a Latin name fills both', () => {
+    const thai = answer(sandboxQr({ details: { receiverName: 'ร้านกาแฟ ดีดี', senderName: 'นาย สมชาย Jr' } }));
+    expect([thai.receiver.displayName, thai.receiver.name]).toEqual(['ร้านกาแฟ ดีดี', '']);
+    expect([thai.sender.displayName, thai.sender.name]).toEqual(['นาย สมชาย Jr', '']);
+    const latin = answer(sandboxQr({ details: { receiverName: 'DEEDEE COFFEE', senderName: 'Somchai' } }));
+    expect([latin.receiver.displayName, latin.receiver.name, latin.sender.displayName, latin.sender.name]).toEqual(['DEEDEE COFFEE', 'DEEDEE COFFEE', 'Somchai', 'Somchai']);
   });
 
   it('pays a pinned receiving bank, or a PromptPay target instead of an account', () => {
@@ -63,6 +72,25 @@ describe('sandbox slips with pinned details', () => {
     const tx = answer(sandboxQr({ amount: 12.5 }));
     expect(tx.amount).toBe('12.50');
     expect(['ร้านกาแฟ ดีดี', 'บจก. ร้านกาแฟ ดีดี', 'นาย ประยุทธ์ ขายดี']).toContain(tx.receiver.displayName);
+  });
+
+  it('carries a late slip\'s publication time beside every other detail: not found before it, the pinned success from it', async () => {
+    const made = Date.parse('2026-11-28T10:00:00.400Z');
+    const paidAt = new Date('2026-11-28T09:59:00Z');
+    const qr = sandboxQr({ outcome: 'late', afterSeconds: 2, now: made, amount: 250, details: { receiverProxy: { type: 'MSISDN', digits: '0812345678' }, receiverName: 'SOMCHAI', paidAt } });
+    expect(parseSlipQr(qr).ok).toBe(true);
+    expect(answer(qr)).toMatchObject({ amount: '250.00', receiver: { displayName: 'SOMCHAI', proxy: { type: 'MSISDN', value: 'xxxxx4567x' } }, transTime: '16:59:00' });
+    let clock = made;
+    const sandbox = new SandboxUpstream('sandbox', 0, () => clock);
+    const parsed = parseSlipQr(qr);
+    if (!parsed.ok) throw new Error(parsed.reason);
+    const ask = async () => sandbox.verify({ ...parsed.slip, requestId: 'req_late' }, new AbortController().signal);
+    expect(await ask()).toMatchObject({ ok: false, kind: 'slip_not_found' });
+    clock = made + 2_000; // rounded up to a whole second: never earlier than asked
+    expect(await ask()).toMatchObject({ ok: false, kind: 'slip_not_found' });
+    clock = Date.parse('2026-11-28T10:00:03Z');
+    expect(await ask()).toMatchObject({ ok: true, data: { amount: '250.00' } });
+    expect(() => sandboxQr({ outcome: 'success', afterSeconds: 2 })).toThrow(/late outcome/);
   });
 
   it('refuses what the reference cannot carry, with a reason', () => {

@@ -4,7 +4,9 @@
 import { Command } from 'commander';
 import { afterEach, describe, expect, it } from 'vitest';
 import { InputError } from '../../src/domain/errors.js';
-import { registerSimulateBankCommand } from '../../src/cli/simulate-bank.js';
+import { registerSimulateBankCommand, simulateBank } from '../../src/cli/simulate-bank.js';
+import { parseSlipQr } from '../../src/domain/slip-qr.js';
+import { sandboxQr } from '../../src/upstream/sandbox/sandbox-qr.js';
 import { startSimulatedBank, type SimulatedBank } from '../../src/upstream/simulator/simulated-bank.js';
 
 let bank: SimulatedBank | undefined;
@@ -75,6 +77,59 @@ describe('simulated KBank', () => {
     }
     expect(statuses).toEqual([500, 200, 500, 200]);
   });
+
+  it('publishes the configured share of transactions late: the same ones every time, "not found" until the delay after first asked', async () => {
+    let clock = Date.parse('2026-11-28T10:00:00Z');
+    bank = await startSimulatedBank({ provider: 'kbank', port: 0, behavior: { lateShare: 0.5, lateSeconds: 60 }, now: () => clock });
+    const { access_token } = await json<{ access_token: string }>(await token(bank));
+    const codeOf = async (transRef: string) => {
+      const res = await fetch(`${bank!.url}/v1/verslip/kbank/verify`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${access_token}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ ...verifyBody, data: { sendingBank: '004', transRef } }),
+      });
+      expect(res.status).toBe(200);
+      return (await json<{ statusCode: string }>(res)).statusCode;
+    };
+    const refs = Array.from({ length: 40 }, (_, i) => `01527812142${String(i).padStart(2, '0')}BTF0571`);
+    const first = await Promise.all(refs.map(codeOf));
+    const late = refs.filter((_, i) => first[i] === '8404');
+    expect(new Set(first)).toEqual(new Set(['0000', '8404']));
+    expect(late.length).toBeGreaterThan(10);
+    expect(late.length).toBeLessThan(30);
+
+    clock += 59_000;
+    expect(await Promise.all(refs.map(codeOf))).toEqual(first);
+    clock += 1_000;
+    expect(new Set(await Promise.all(late.map(codeOf)))).toEqual(new Set(['0000']));
+    // The delay runs from the first question about each transaction, not from the bank's start.
+    const newcomers = refs.map((r) => r.replace('BTF', 'KPS'));
+    const firstAsked = await Promise.all(newcomers.map(codeOf));
+    expect(firstAsked).toContain('8404');
+    clock += 60_000;
+    expect(new Set(await Promise.all(newcomers.map(codeOf)))).toEqual(new Set(['0000']));
+  });
+
+  it('answers a sandbox --outcome late slip "not found" until its time, then a success', async () => {
+    let clock = Date.parse('2026-11-28T10:00:00Z');
+    bank = await startSimulatedBank({ provider: 'kbank', port: 0, now: () => clock });
+    const { access_token } = await json<{ access_token: string }>(await token(bank));
+    const qr = parseSlipQr(sandboxQr({ outcome: 'late', afterSeconds: 2, now: clock, amount: 42 }));
+    if (!qr.ok) throw new Error(qr.reason);
+    const ask = async () => {
+      const res = await fetch(`${bank!.url}/v1/verslip/kbank/verify`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${access_token}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ ...verifyBody, data: { sendingBank: qr.slip.sendingBank, transRef: qr.slip.transRef } }),
+      });
+      return json<{ statusCode: string; data?: { amount: number } }>(res);
+    };
+    expect(await ask()).toMatchObject({ statusCode: '8404' });
+    clock += 1_999;
+    expect(await ask()).toMatchObject({ statusCode: '8404' });
+    clock += 1;
+    expect(await ask()).toMatchObject({ statusCode: '0000', data: { amount: 42 } });
+  });
 });
 
 describe('simulated SCB', () => {
@@ -114,8 +169,17 @@ describe('slipgate simulate-bank', () => {
     await expect(program().parseAsync(['simulate-bank', '--provider', 'bbl'], { from: 'user' })).rejects.toThrow(/Allowed choices are kbank, scb/);
   });
 
+  it('starts with the late share and delay it was given', async () => {
+    const lines: string[] = [];
+    bank = await simulateBank({ provider: 'scb', port: '0', host: '127.0.0.1', latencyMs: '0', errorRate: '0', lateShare: '0.2', lateSeconds: '90' }, (line) => lines.push(line));
+    expect(bank.state.behavior).toMatchObject({ lateShare: 0.2, lateSeconds: 90 });
+    expect(lines).toContain('late share 0.2: those transactions are "not found" for 90 s after first asked about');
+  });
+
   it('checks its numbers before starting', async () => {
     await expect(program().parseAsync(['simulate-bank', '--provider', 'kbank', '--error-rate', '5'], { from: 'user' })).rejects.toThrow(InputError);
+    await expect(program().parseAsync(['simulate-bank', '--provider', 'kbank', '--late-share', '1.5'], { from: 'user' })).rejects.toThrow('--late-share must be a number from 0 to 1');
+    await expect(program().parseAsync(['simulate-bank', '--provider', 'kbank', '--late-seconds', 'soon'], { from: 'user' })).rejects.toThrow('--late-seconds must be a whole number');
     await expect(program().parseAsync(['simulate-bank', '--provider', 'scb', '--port', 'http'], { from: 'user' })).rejects.toThrow(
       '--port must be a whole number from 0 to 65535',
     );

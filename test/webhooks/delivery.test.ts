@@ -4,10 +4,13 @@
 // and that an attempt is recorded whatever happens.
 import { createHmac } from 'node:crypto';
 import { join } from 'node:path';
+import { Writable } from 'node:stream';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { loadConfig } from '../../src/config.js';
 import { storeServices } from '../../src/compose.js';
 import { createLogger } from '../../src/log.js';
 import type { Store } from '../../src/domain/ports/store.js';
+import { bangkokIsoTime } from '../../src/domain/bangkok-time.js';
 import { outboxRecords, verificationSucceeded } from '../../src/domain/webhooks/events.js';
 import type { RetryPolicy } from '../../src/domain/webhooks/retry.js';
 import type { WebhookDelivery } from '../../src/domain/webhooks/types.js';
@@ -97,8 +100,8 @@ describe('webhook delivery', () => {
     expect(event).toEqual({
       id: delivery.eventId,
       type: 'verification.succeeded',
-      createdAt: record.createdAt.toISOString(),
-      data: { verificationId: record.id, requestId: record.requestId, transactionId: 'TX1', amount: 250.5, sendingBank: '004', receivingBank: '014', source: 'qrcode', verifiedAt: record.createdAt.toISOString() },
+      createdAt: bangkokIsoTime(record.createdAt.getTime()),
+      data: { verificationId: record.id, requestId: record.requestId, transactionId: 'TX1', amount: 250.5, sendingBank: '004', receivingBank: '014', source: 'qrcode', verifiedAt: bangkokIsoTime(record.createdAt.getTime()) },
     });
     expect(event.id).toMatch(/^evt_/);
     // The signature, computed independently from the raw body.
@@ -140,6 +143,21 @@ describe('webhook delivery', () => {
     ]);
     expect(new Set(receiver.received.map((r) => r.body))).toEqual(new Set([delivery.body]));
     expect(new Set(receiver.received.map((r) => r.headers['slipgate-event-id']))).toEqual(new Set([delivery.eventId]));
+  });
+
+  it('logs each failed attempt at warn (the default level shows it): endpoint, event type, attempt, status; never the URL, secret or body', async () => {
+    const receiver = await startReceiver((_req, n) => ({ status: n <= 2 ? 503 : 200 }));
+    receiver.url = `${receiver.url}/hooks/tok_pathsecret?key=querysecret`;
+    const { delivery, secret } = await eventFor(receiver);
+    const lines: string[] = [];
+    const sink = new Writable({ write: (chunk: Buffer, _e, done) => (lines.push(chunk.toString()), done()) });
+    const logger = createLogger(loadConfig({}).LOG_LEVEL, sink);
+    const done = await deliverUntil(worker({ logger }), delivery.id, (d) => d.state === 'delivered');
+    expect(done.attempts).toHaveLength(3);
+    const failed = lines.map((l) => JSON.parse(l) as Record<string, unknown>).filter((l) => l.msg === 'webhook attempt failed; it will be tried again');
+    expect(failed).toEqual([1, 2].map((attempt) => expect.objectContaining({ level: 40, endpointId: delivery.endpointId, eventType: 'verification.succeeded', eventId: delivery.eventId, deliveryId: delivery.id, attempt, status: 503, error: 'HTTP 503' })));
+    const all = lines.join('\n');
+    for (const secretPart of ['pathsecret', 'querysecret', secret, delivery.body, 'TX1']) expect(all).not.toContain(secretPart);
   });
 
   it('does not follow a redirect: the attempt fails and the target is never called', async () => {

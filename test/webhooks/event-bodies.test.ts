@@ -149,6 +149,18 @@ describe('webhook event bodies carry no PromptPay id, account number or name', (
     expect(found).toEqual([]);
   });
 
+  it.each(WEBHOOK_EVENT_TYPES)('%s tells every time in Bangkok time (+07:00), as the rest of the API does', (type) => {
+    const body = JSON.parse(BUILDERS[type](receiver(PHONE, 'MSISDN'))) as { createdAt: string };
+    expect(body.createdAt).toBe('2026-01-02T10:04:05.000+07:00');
+    const times: string[] = [];
+    JSON.stringify(body, (_key, value: unknown) => {
+      if (typeof value === 'string' && /^\d{4}-\d{2}-\d{2}T/.test(value)) times.push(value);
+      return value;
+    });
+    expect(times.length).toBeGreaterThan(1);
+    for (const time of times) expect(time).toMatch(/\+07:00$/);
+  });
+
   it('payment events keep the receiver by its id, and the public GET keeps the QR payload', async () => {
     const target = receiver(PHONE, 'MSISDN');
     const body = JSON.parse(BUILDERS['payment_request.paid'](target)) as { data: Record<string, unknown> };

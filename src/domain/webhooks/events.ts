@@ -2,6 +2,7 @@
 // fixed when the event happens: every attempt and every redelivery sends
 // the same bytes, and the event id lets receivers drop a repeat.
 import { newId } from '../api-key.js';
+import { bangkokIsoTime } from '../bangkok-time.js';
 import type { VerifyTransactionRecord } from '../types.js';
 import type { NewWebhookDelivery, WebhookEventType } from './types.js';
 
@@ -12,9 +13,9 @@ export interface WebhookEvent {
   data: Record<string, unknown>;
 }
 
-/** One record per subscribed endpoint, all with the same event id and body. */
+/** One record per subscribed endpoint, all with the same event id and body; times in Bangkok time (+07:00) like the rest of the API. */
 export function outboxRecords(event: WebhookEvent, accountId: string, endpointIds: readonly string[]): NewWebhookDelivery[] {
-  const body = JSON.stringify({ id: event.id, type: event.type, createdAt: event.createdAt.toISOString(), data: event.data });
+  const body = JSON.stringify({ id: event.id, type: event.type, createdAt: bangkokIsoTime(event.createdAt.getTime()), data: event.data });
   return endpointIds.map((endpointId) => ({ id: newId('whd'), eventId: event.id, endpointId, accountId, type: event.type, body, createdAt: event.createdAt }));
 }
 
@@ -42,7 +43,7 @@ export function verificationSucceeded(r: VerifyTransactionRecord): WebhookEvent 
       sendingBank: r.sendingBank,
       receivingBank: r.receivingBank,
       source: r.source ?? 'qrcode',
-      verifiedAt: r.createdAt.toISOString(),
+      verifiedAt: bangkokIsoTime(r.createdAt.getTime()),
     },
   };
 }

@@ -18,6 +18,7 @@ import type { Logger } from '../ports/logger.js';
 import type { Store } from '../ports/store.js';
 import type { WebhookAnswer, WebhookSender } from '../ports/webhook-sender.js';
 import { afterAttempt, failureOf, type RetryPolicy } from './retry.js';
+import { logFailedAttempt } from './attempt-log.js';
 import type { SecretBox } from '../secret-box.js';
 import { EndpointCache } from './endpoint-cache.js';
 import { Waiter } from './waiter.js';
@@ -249,12 +250,7 @@ export class WebhookWorker {
     if (answer.statusCode === null && answer.detail) this.o.logger.debug?.({ deliveryId: d.id, endpointId: d.endpointId, detail: answer.detail }, 'webhook attempt: no answer');
     const next = afterAttempt(this.o.retry, d, attempt, answer, endpoint !== null && !endpoint.removedAt);
     this.o.onAttempt?.(next.state === 'pending' ? 'retry' : next.state);
-    if (next.state === 'failed') {
-      this.o.logger.warn(
-        { deliveryId: d.id, eventId: d.eventId, endpointId: d.endpointId, accountId: d.accountId, attempts: d.attempts.length + 1, error: attempt.error },
-        'webhook delivery failed for good (retry window over, or the endpoint was removed); redeliver it by hand once the endpoint works',
-      );
-    }
+    logFailedAttempt(this.o.logger, d, attempt, next);
     const recording = this.record(d, claim, attempt, next);
     this.recording.add(recording);
     void recording.finally(() => this.recording.delete(recording));

@@ -18,10 +18,12 @@ export interface SandboxDetails {
   receiverName?: string;
   senderName?: string;
   paidAt?: Date;
+  /** A late slip (`--outcome late`): the bank answers "not found" before this time (whole seconds). */
+  publishedAt?: Date;
 }
 
 const ALPHABET = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
-const FIELD = { receiverAccount: 1, receiverName: 2, senderName: 3, paidAt: 4, receiverBank: 5, receiverProxy: 6 } as const;
+const FIELD = { receiverAccount: 1, receiverName: 2, senderName: 3, paidAt: 4, receiverBank: 5, receiverProxy: 6, publishedAt: 7 } as const;
 /** PromptPay target types as slips name them, by the byte that carries them. */
 const PROXY_TYPES = ['MSISDN', 'NATID', 'EWALLETID'] as const;
 export type SandboxProxyType = (typeof PROXY_TYPES)[number];
@@ -47,6 +49,7 @@ export function encodeSandboxDetails(details: SandboxDetails, room: number): str
     const [len, ...digits] = packDigits(details.receiverProxy.digits, 'the PromptPay target');
     bytes.push(FIELD.receiverProxy, len! + 1, PROXY_TYPES.indexOf(details.receiverProxy.type), ...digits);
   }
+  if (details.publishedAt !== undefined) bytes.push(FIELD.publishedAt, ...packSeconds(details.publishedAt));
   if (bytes.length === 0) return '';
   const text = toBase62([1, ...bytes]); // the leading 1 keeps leading zero bytes
   if (text.length > room) {
@@ -71,7 +74,8 @@ export function decodeSandboxDetails(text: string): SandboxDetails | null {
       if (field === FIELD.receiverAccount) out.receiverAccount = unpackDigits(body);
       else if (field === FIELD.receiverName) out.receiverName = unpackName(body);
       else if (field === FIELD.senderName) out.senderName = unpackName(body);
-      else if (field === FIELD.paidAt) out.paidAt = new Date(body.reduce((n, b) => n * 256 + b, 0) * 60_000);
+      else if (field === FIELD.paidAt) out.paidAt = new Date(unpackUint(body) * 60_000);
+      else if (field === FIELD.publishedAt) out.publishedAt = new Date(unpackUint(body) * 1000);
       else if (field === FIELD.receiverBank) out.receiverBank = String(body[0]).padStart(3, '0');
       else if (field === FIELD.receiverProxy) {
         const type = PROXY_TYPES[body[0]!];
@@ -117,9 +121,21 @@ function unpackName(body: number[]): string {
 }
 
 function packMinutes(at: Date): number[] {
-  const minutes = Math.floor(at.getTime() / 60_000);
-  if (!Number.isSafeInteger(minutes) || minutes < 0 || minutes >= 2 ** 32) throw new SandboxDetailsError('the payment time is out of range');
-  return [4, (minutes >>> 24) & 0xff, (minutes >>> 16) & 0xff, (minutes >>> 8) & 0xff, minutes & 0xff];
+  return packUint32(Math.floor(at.getTime() / 60_000), 'the payment time is out of range');
+}
+
+/** Rounded up: a late slip is never published before the time it was given. */
+function packSeconds(at: Date): number[] {
+  return packUint32(Math.ceil(at.getTime() / 1000), 'the publication time is out of range');
+}
+
+function packUint32(n: number, outOfRange: string): number[] {
+  if (!Number.isSafeInteger(n) || n < 0 || n >= 2 ** 32) throw new SandboxDetailsError(outOfRange);
+  return [4, (n >>> 24) & 0xff, (n >>> 16) & 0xff, (n >>> 8) & 0xff, n & 0xff];
+}
+
+function unpackUint(body: number[]): number {
+  return body.reduce((n, b) => n * 256 + b, 0);
 }
 
 function toBase62(bytes: number[]): string {

@@ -16,10 +16,25 @@ export function slipQr(sendingBank: string, transRef: string): string {
   return withCrcTag(head, '91', true);
 }
 
-export function sandboxQr(opts: { bank?: string; amount?: number; outcome?: SandboxOutcome; details?: SandboxDetails } = {}): string {
+interface SandboxQrOptions {
+  bank?: string;
+  amount?: number;
+  outcome?: SandboxOutcome;
+  details?: SandboxDetails;
+  /** With outcome `late`: the sandbox answers "not found" until this many seconds after `now`. */
+  afterSeconds?: number;
+  /** When the QR is made (ms); defaults to the clock. */
+  now?: number;
+}
+
+export function sandboxQr(opts: SandboxQrOptions = {}): string {
   const satang = Math.round((opts.amount ?? 100) * 100);
   if (!Number.isSafeInteger(satang) || satang <= 0 || satang >= 1e10) throw new Error('amount must be between 0.01 and 99,999,999.99');
-  const details = encodeSandboxDetails(opts.details ?? {}, DETAILS_ROOM);
+  const late = opts.outcome === 'late';
+  if (late !== (opts.afterSeconds !== undefined)) throw new Error('afterSeconds goes with the late outcome, and only with it');
+  // The time travels in the slip itself: the sandbox keeps no state.
+  const publishedAt = late ? { publishedAt: new Date((opts.now ?? Date.now()) + opts.afterSeconds! * 1000) } : {};
+  const details = encodeSandboxDetails({ ...opts.details, ...publishedAt }, DETAILS_ROOM);
   const tail = randomTail(details === '' ? 11 : DETAILS_TAIL) + details;
   return slipQr(opts.bank ?? '004', sandboxTransRef(satang, opts.outcome ?? 'success', tail));
 }

@@ -2,17 +2,19 @@
 // transRef, with no bank behind it. Used when no UPSTREAMS are configured.
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { BankAdapter, BankAnswer, SlipQuery } from '../../domain/ports/upstream.js';
-import { sandboxOutcome, sandboxTransaction } from './transaction.js';
+import { sandboxAnswer, sandboxTransaction } from './transaction.js';
 
 export class SandboxUpstream implements BankAdapter {
   constructor(
     readonly name = 'sandbox',
     /** Simulated network latency, for demos and benchmarks. */
     private readonly latencyMs = 0,
+    /** When late slips (`sandbox qr --outcome late`) become known; tests move it instead of waiting. */
+    private readonly now: () => number = Date.now,
   ) {}
 
   async verify(query: SlipQuery, signal: AbortSignal): Promise<BankAnswer> {
-    const outcome = sandboxOutcome(query.transRef);
+    const outcome = sandboxAnswer(query.transRef, this.now());
     try {
       if (outcome === 'timeout') await sleep(2 ** 31 - 1, undefined, { signal });
       if (this.latencyMs > 0) await sleep(this.latencyMs, undefined, { signal });

@@ -7,13 +7,15 @@ import { decodeSandboxDetails, type SandboxDetails } from './sandbox-details.js'
 /** transRef prefix of sandbox QRs that carry their amount: SBX + 10-digit satang + outcome letter. */
 const SANDBOX_PREFIX = 'SBX';
 
-export type SandboxOutcome = 'success' | 'not-found' | 'error' | 'timeout';
+/** `late`: a bank that publishes slips late, "not found" until the time the slip's details carry, then a success. */
+export type SandboxOutcome = 'success' | 'not-found' | 'error' | 'timeout' | 'late';
 
 const OUTCOME_LETTER: Record<SandboxOutcome, string> = {
   success: 'S',
   'not-found': 'N',
   error: 'E',
   timeout: 'T',
+  late: 'L',
 };
 
 /** A plain sandbox transRef is this long; a longer one carries details after its random tail. */
@@ -46,8 +48,20 @@ function maskProxy(digits: string): string {
   return 'x'.repeat(n - 5) + digits.slice(n - 5, n - 1) + 'x';
 }
 
+/**
+ * What the sandbox (and the simulated banks) answer a slip at `now` (ms): a
+ * late slip is not found until its publication time, then a success; one
+ * whose time cannot be read counts as published.
+ */
+export function sandboxAnswer(transRef: string, now: number): Exclude<SandboxOutcome, 'late'> {
+  const outcome = sandboxOutcome(transRef);
+  if (outcome !== 'late') return outcome;
+  const publishedAt = sandboxDetails(transRef).publishedAt;
+  return publishedAt !== undefined && now < publishedAt.getTime() ? 'not-found' : 'success';
+}
+
 /** Outcome a developer asked for in the transRef; plain real-world refs succeed. */
-export function sandboxOutcome(transRef: string): SandboxOutcome {
+function sandboxOutcome(transRef: string): SandboxOutcome {
   if (!transRef.startsWith(SANDBOX_PREFIX)) return 'success';
   const letter = transRef.charAt(SANDBOX_PREFIX.length + 10);
   const found = (Object.keys(OUTCOME_LETTER) as SandboxOutcome[]).find((o) => OUTCOME_LETTER[o] === letter);
@@ -65,6 +79,16 @@ const RECEIVERS = [
 ];
 
 /**
+ * A pinned name as a bank reports it: `displayName` is the name in the slip's
+ * language, `name` the English one. A name with Thai letters has no English
+ * form, and a bank with no English name on record leaves that field empty
+ * (it never copies Thai there); a Latin name is shown in both.
+ */
+function pinnedNames(name: string): { th: string; en: string } {
+  return { th: name, en: /[\u0E00-\u0E7F]/.test(name) ? '' : name };
+}
+
+/**
  * The transaction the sandbox reports for a slip, in the shape of the network's payload (docs/contract.md#responses, rawData)
  * (amount as text). What the slip's reference pins (`sandbox qr --receiver-account …`)
  * is reported as pinned; the rest comes from the hash, the time within the
@@ -78,8 +102,8 @@ export function sandboxTransaction(sendingBank: string, transRef: string, now = 
   const secondsAgo = h.readUInt32BE(4) % (30 * 86_400);
   const at = pinned.paidAt ?? new Date(Math.floor(now.getTime() / 86_400_000) * 86_400_000 - secondsAgo * 1000);
   const bkk = new Date(at.getTime() + 7 * 3_600_000).toISOString();
-  const sender = pinned.senderName !== undefined ? { th: pinned.senderName, en: pinned.senderName } : SENDERS[h.readUInt8(8) % SENDERS.length]!;
-  const receiver = pinned.receiverName !== undefined ? { th: pinned.receiverName, en: pinned.receiverName } : RECEIVERS[h.readUInt8(9) % RECEIVERS.length]!;
+  const sender = pinned.senderName !== undefined ? pinnedNames(pinned.senderName) : SENDERS[h.readUInt8(8) % SENDERS.length]!;
+  const receiver = pinned.receiverName !== undefined ? pinnedNames(pinned.receiverName) : RECEIVERS[h.readUInt8(9) % RECEIVERS.length]!;
   const digits = String(h.readUInt32BE(10)).padStart(10, '0');
   const proxy = pinned.receiverProxy ? { type: pinned.receiverProxy.type, value: maskProxy(pinned.receiverProxy.digits) } : { type: 'NATID', value: `x-xxxx-xxxx${digits.slice(4, 7)}-xx-x` };
   const receiverByProxy = pinned.receiverProxy !== undefined || (pinned.receiverAccount === undefined && h.readUInt8(14) % 2 === 0);

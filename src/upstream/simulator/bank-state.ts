@@ -1,7 +1,7 @@
 // State of a simulated bank: the credentials it accepts, the tokens it has
 // issued, what it has been asked, and how it should misbehave. Tests flip the
 // knobs between requests; `slipgate simulate-bank` sets them once.
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import type { RawSlipData } from '../../domain/types.js';
 import { sandboxTransaction } from '../sandbox/transaction.js';
 
@@ -23,6 +23,14 @@ export interface BankBehavior {
   tokenLatencyMs: number;
   /** Share (0..1) of verify calls answered with HTTP 500 at random. */
   errorRate: number;
+  /**
+   * Share (0..1) of transactions the bank publishes late: decided once per
+   * transaction from a hash of its bank and reference, so a slip is late on
+   * every call and every run.
+   */
+  lateShare: number;
+  /** A late transaction is answered "not found" until this many seconds after the bank was first asked about it. */
+  lateSeconds: number;
   /** When set, every verify call is answered with this HTTP status (e.g. 503). */
   httpStatus: number | null;
   answer: BankAnswer;
@@ -42,6 +50,13 @@ export interface BankCalls {
   unauthorized: number;
 }
 
+/**
+ * Late transactions remembered with the time they were first asked about;
+ * beyond this many the oldest is forgotten (asked again, its delay restarts),
+ * so a long load test cannot grow the simulator without bound.
+ */
+const MAX_LATE_REMEMBERED = 100_000;
+
 /** kbank: client id / secret; scb: API key / secret. */
 export interface BankCredentials {
   id: string;
@@ -52,6 +67,8 @@ const DEFAULT_BEHAVIOR: BankBehavior = {
   latencyMs: 0,
   tokenLatencyMs: 0,
   errorRate: 0,
+  lateShare: 0,
+  lateSeconds: 60,
   httpStatus: null,
   answer: 'normal',
   tokenLifetimeSec: 3600,
@@ -63,12 +80,14 @@ export class SimulatedBankState {
   readonly calls: BankCalls = { token: 0, verify: 0, unauthorized: 0 };
   /** token → expiry time (ms). */
   private readonly tokens = new Map<string, number>();
+  /** Late transaction → when it was first asked about (ms); insertion order is age. */
+  private readonly firstAsked = new Map<string, number>();
 
   constructor(
     readonly credentials: BankCredentials,
     behavior: Partial<BankBehavior> = {},
     private readonly random: () => number = Math.random,
-    private readonly now: () => number = Date.now,
+    readonly now: () => number = Date.now,
   ) {
     this.behavior = { ...DEFAULT_BEHAVIOR, ...behavior };
   }
@@ -96,6 +115,23 @@ export class SimulatedBankState {
   transaction(sendingBank: string, transRef: string): Record<string, unknown> {
     const tx = sandboxTransaction(sendingBank, transRef);
     return this.behavior.rewrite ? this.behavior.rewrite(tx) : tx;
+  }
+
+  /** Whether the bank shows this transaction yet: a late one (lateShare) only lateSeconds after it was first asked about. */
+  published(sendingBank: string, transRef: string): boolean {
+    const { lateShare, lateSeconds } = this.behavior;
+    if (lateShare <= 0) return true;
+    const key = `${sendingBank}:${transRef}`;
+    const roll = createHash('sha256').update(`late:${key}`).digest().readUInt32BE(0) / 2 ** 32;
+    if (roll >= lateShare) return true;
+    const now = this.now();
+    let first = this.firstAsked.get(key);
+    if (first === undefined) {
+      if (this.firstAsked.size >= MAX_LATE_REMEMBERED) this.firstAsked.delete(this.firstAsked.keys().next().value!);
+      this.firstAsked.set(key, now);
+      first = now;
+    }
+    return now >= first + lateSeconds * 1000;
   }
 
   /** Whether this verify call fails at random (errorRate). */

@@ -24,6 +24,8 @@ export interface SimulatedBankOptions {
   credentials?: BankCredentials;
   behavior?: Partial<BankBehavior>;
   random?: () => number;
+  /** The bank's clock (ms), for tokens and late transactions; tests move it instead of waiting. */
+  now?: () => number;
 }
 
 export interface SimulatedBank {
@@ -52,6 +54,7 @@ export async function startSimulatedBank(opts: SimulatedBankOptions): Promise<Si
     credentials,
     { ...opts.behavior, latencyMs: opts.latencyMs ?? opts.behavior?.latencyMs ?? 0, errorRate: opts.errorRate ?? opts.behavior?.errorRate ?? 0 },
     opts.random,
+    opts.now,
   );
   const server = createServer(createBankResponder(opts.provider, state));
   await listen(server, opts.port, opts.host ?? '127.0.0.1');

@@ -2,7 +2,7 @@
 // the behaviour knobs first, then the outcome a sandbox transRef asks for
 // (`slipgate sandbox qr --outcome …` works against the simulator too).
 import type { ServerResponse } from 'node:http';
-import { sandboxOutcome } from '../sandbox/transaction.js';
+import { sandboxAnswer } from '../sandbox/transaction.js';
 import type { SimulatedBankState } from './bank-state.js';
 import { hangUntilGone, sendJson, sendText, waitUnlessGone } from './http-io.js';
 
@@ -15,13 +15,13 @@ type VerifyOutcome =
   | { type: 'success' };
 
 /** Null when the client went away during the simulated latency. */
-async function decideVerifyOutcome(state: SimulatedBankState, res: ServerResponse, transRef: string): Promise<VerifyOutcome | null> {
+async function decideVerifyOutcome(state: SimulatedBankState, res: ServerResponse, sendingBank: string, transRef: string): Promise<VerifyOutcome | null> {
   if (!(await waitUnlessGone(res, state.behavior.latencyMs))) return null;
   const { httpStatus, answer } = state.behavior;
   if (httpStatus !== null) return { type: 'http_error', status: httpStatus };
   if (state.randomFailure()) return { type: 'http_error', status: 500 };
   if (answer !== 'normal') return { type: answer };
-  switch (sandboxOutcome(transRef)) {
+  switch (sandboxAnswer(transRef, state.now())) {
     case 'not-found':
       return { type: 'not_found' };
     case 'error':
@@ -29,7 +29,7 @@ async function decideVerifyOutcome(state: SimulatedBankState, res: ServerRespons
     case 'timeout':
       return { type: 'hang' };
     default:
-      return { type: 'success' };
+      return state.published(sendingBank, transRef) ? { type: 'success' } : { type: 'not_found' };
   }
 }
 
@@ -46,7 +46,7 @@ export interface VerifyReplies {
 
 /** Answers one verify call of a request the provider's responder already checked. */
 export async function answerVerify(state: SimulatedBankState, res: ServerResponse, sendingBank: string, transRef: string, replies: VerifyReplies): Promise<void> {
-  const outcome = await decideVerifyOutcome(state, res, transRef);
+  const outcome = await decideVerifyOutcome(state, res, sendingBank, transRef);
   switch (outcome?.type) {
     case undefined:
       return;
