@@ -19,6 +19,7 @@ import { ReceiverService } from './domain/receivers.js';
 import { PaymentRequestService } from './domain/payments/service.js';
 import { PaymentResolutions } from './domain/payments/resolve.js';
 import { CreditsLowWatch } from './domain/credits-low.js';
+import { creditsLowToStaff } from './domain/line/credits-low-note.js';
 import { lineCustomerNotice } from './domain/payments/resolve-notice.js';
 import type { LineApi } from './domain/ports/line-api.js';
 import type { Store } from './domain/ports/store.js';
@@ -281,6 +282,7 @@ export async function serverServices(config: Config, { logger, upstream: overrid
   });
   const lineApi = lineApiOf(config);
   const lineStaff = new LineStaffNotifier({ store, secrets: services.secrets, api: lineApi, logger, batchMs: config.LINE_STAFF_BATCH_MS });
+  services.creditsLow.onFall(creditsLowToStaff(store, lineStaff, logger));
   const lineSummary = scheduleLineSummary(store, { lease, logger, secrets: services.secrets, api: lineApi, at: config.LINE_SUMMARY_AT === 'off' ? null : config.LINE_SUMMARY_AT });
   const lineBridge = new LineBridge({
     store,

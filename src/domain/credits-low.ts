@@ -29,8 +29,6 @@ export interface CreditsLowDeps {
   ttlMs: number;
   /** The endpoints of an account listening to `account.credits_low`. */
   endpointsFor(accountId: string): Promise<readonly string[]>;
-  /** Called once per announced fall, after its write: where a staff message (LINE) hooks in. */
-  onFall?(fall: CreditsLow): void;
   logger?: Logger;
   now?: () => Date;
 }
@@ -40,6 +38,8 @@ const MAX_ENTRIES = 10_000;
 
 export class CreditsLowWatch {
   private readonly thresholds = new Map<string, { threshold: number | null; expiresAt: number }>();
+  /** Told once per announced fall, after its write: the LINE staff message (domain/line/credits-low-note.ts). */
+  private readonly listeners: ((fall: CreditsLow) => void)[] = [];
 
   constructor(private readonly deps: CreditsLowDeps) {}
 
@@ -75,8 +75,13 @@ export class CreditsLowWatch {
       fall = { accountId, credits, threshold };
       return endpoints.length === 0 ? [] : outboxRecords(creditsLowEvent(fall, (this.deps.now ?? (() => new Date()))()), accountId, endpoints);
     });
-    if (result === 'fell' && fall) this.deps.onFall?.(fall);
+    if (result === 'fell' && fall) for (const listener of this.listeners) listener(fall);
     return result;
+  }
+
+  /** Adds a listener told of each fall this process announces (the server's wiring adds LINE's staff message). */
+  onFall(listener: (fall: CreditsLow) => void): void {
+    this.listeners.push(listener);
   }
 
   /** A threshold changed in this process takes effect at once; elsewhere within the TTL. */

@@ -102,4 +102,20 @@ describe('LINE staff notifications', () => {
     await quiet.app.stop();
     expect(quiet.sim.log.filter((e) => e.kind === 'push')).toEqual([]);
   });
+
+  it('tells the staff once when the credits of the account fall below its threshold, in the language of the channel', { timeout: 60_000 }, async () => {
+    const r = await rig({ credits: 4, lang: 'th', env: { LINE_STAFF_BATCH_MS: '200' } });
+    await r.app.lineChannels.addStaffTarget('admin:test', r.channelId, OWNER);
+    await r.app.admin.setCreditsLowAt('admin:test', r.accountId, 3);
+    // 4 → 3 → 2: the second slip crosses below 3; the third (2 → 1) is the same fall.
+    for (const amount of [41, 42, 43]) await text(r, sandboxQr({ amount }), A);
+    await r.answers(3);
+    expect(await r.credits()).toBe(1);
+    await eventually(async () => pushesTo(r, OWNER).length === 1);
+    await r.app.stop();
+    const notes = pushesTo(r, OWNER).map((p) => p.text!);
+    expect(notes).toHaveLength(1);
+    expect(notes[0]).toContain('🪫 เครดิตเหลือ 2 (ต่ำกว่า 3)');
+    expect(notes[0]!.match(/🪫/g)).toHaveLength(1);
+  });
 });
