@@ -39,11 +39,13 @@ describe('late slips in the sandbox', () => {
     expect(parseSlipQr(qr.stdout)).toMatchObject({ ok: true });
     const before = await app.store.getAccount(merchant.accountId);
 
+    // Not published yet: kept for re-checks (docs/payments.md#re-checks), nothing charged.
     const early = await verify({ qrcode: qr.stdout, paymentRequest: request.id });
-    expect(early.status).toBe(200);
-    expect(early.body).toMatchObject({ status: 'error', message: expect.stringMatching(/slip not found/) });
+    expect(early.status).toBe(202);
+    expect(early.body).toMatchObject({ status: 'pending', paymentRequest: { id: request.id, status: 'verifying' } });
     ahead = 599_000;
-    expect((await verify({ qrcode: qr.stdout, paymentRequest: request.id })).body).toMatchObject({ status: 'error', message: expect.stringMatching(/slip not found/) });
+    expect((await verify({ qrcode: qr.stdout })).body).toMatchObject({ status: 'error', message: expect.stringMatching(/slip not found/) });
+    expect((await app.store.getAccount(merchant.accountId))?.credits).toBe(before!.credits);
 
     ahead = 601_000;
     const later = await verify({ qrcode: qr.stdout, paymentRequest: request.id });
@@ -67,7 +69,11 @@ describe('late slips in the sandbox', () => {
     const qr = await slipgate('sandbox', 'qr', '--outcome', 'not-found', '--pays', request.id);
     expect(qr.code).toBe(0);
     ahead = 30 * 86_400_000;
-    expect((await verify({ qrcode: qr.stdout, paymentRequest: request.id })).body).toMatchObject({ status: 'error', message: expect.stringMatching(/slip not found/) });
+    expect((await verify({ qrcode: qr.stdout })).body).toMatchObject({ status: 'error', message: expect.stringMatching(/slip not found/) });
+    // Sent for its request, it is kept for re-checks rather than refused: the bank still does not know it.
+    const kept = await verify({ qrcode: qr.stdout, paymentRequest: request.id });
+    expect(kept.status).toBe(202);
+    expect(kept.body).toMatchObject({ status: 'pending', paymentRequest: { id: request.id, status: 'verifying' } });
   });
 
   it('refuses --after-seconds without --outcome late, and a delay out of range', async () => {
