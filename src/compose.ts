@@ -8,20 +8,16 @@ import { AdminActions } from './domain/admin-actions.js';
 import { AdminTokenService } from './domain/admin-tokens.js';
 import { newId } from './domain/api-key.js';
 import { KeyResolver } from './domain/key-lookup.js';
-import { LineStaffNotifier } from './domain/line/staff-notifier.js';
-import { LineBridge } from './domain/line/bridge.js';
 import { LineChannels } from './domain/line/channels.js';
-import { PendingRequestMatcher } from './domain/line/payment-match.js';
-import { LineUserLimit } from './domain/line/user-limit.js';
-import { lineHttpApi } from './line/line-http-api.js';
+import type { LineBridge } from './domain/line/bridge.js';
+import type { LineStaffNotifier } from './domain/line/staff-notifier.js';
+import type { LineApi } from './domain/ports/line-api.js';
 import { ReceiverDirectory } from './domain/receiver-directory.js';
 import { ReceiverService } from './domain/receivers.js';
 import { PaymentRequestService } from './domain/payments/service.js';
 import { PaymentResolutions } from './domain/payments/resolve.js';
 import { CreditsLowWatch } from './domain/credits-low.js';
-import { creditsLowToStaff } from './domain/line/credits-low-note.js';
 import { lineCustomerNotice } from './domain/payments/resolve-notice.js';
-import type { LineApi } from './domain/ports/line-api.js';
 import type { Store } from './domain/ports/store.js';
 import type { BankAdapter } from './domain/ports/upstream.js';
 import { VerificationService } from './domain/verify.js';
@@ -30,7 +26,8 @@ import { ImageDecodePool } from './images/decode-pool.js';
 import { startInstanceLease, type InstanceLease } from './lease.js';
 import { scheduleRetention, type RetentionSchedule } from './retention-schedule.js';
 import { schedulePaymentExpiry, type PaymentExpirySchedule } from './payment-expiry-schedule.js';
-import { scheduleLineSummary, type LineSummarySchedule } from './line-summary-schedule.js';
+import type { LineSummarySchedule } from './line-summary-schedule.js';
+import { lineApiOf, lineServerServices } from './compose-line.js';
 import { scheduleRechecks, type RecheckSchedule } from './recheck-schedule.js';
 import type { RecheckSettings } from './domain/rechecks/start.js';
 import { Metrics } from './metrics/metrics.js';
@@ -121,16 +118,6 @@ export function storeServiceOptions(config: Config, logger: Logger): StoreServic
     allowPrivateWebhooks: config.WEBHOOK_ALLOW_PRIVATE,
     lineApi: lineApiOf(config),
   };
-}
-
-/** LINE's Messaging API at the configured base URLs (the simulator's in tests and demos). */
-function lineApiOf(config: Config): LineApi {
-  return lineHttpApi({
-    apiBaseUrl: config.LINE_API_BASE_URL,
-    dataApiBaseUrl: config.LINE_DATA_API_BASE_URL,
-    timeoutMs: config.LINE_API_TIMEOUT_MS,
-    userAgent: `slipgate/${packageVersion()}`,
-  });
 }
 
 export interface ServerOptions {
@@ -280,23 +267,7 @@ export async function serverServices(config: Config, { logger, upstream: overrid
     endpointsFor: (accountId) => services.subscriptions.endpointsFor(accountId, 'payment_request.expired'),
     written: () => webhookWorker.wake(),
   });
-  const lineApi = lineApiOf(config);
-  const lineStaff = new LineStaffNotifier({ store, secrets: services.secrets, api: lineApi, logger, batchMs: config.LINE_STAFF_BATCH_MS });
-  services.creditsLow.onFall(creditsLowToStaff(store, lineStaff, logger));
-  const lineSummary = scheduleLineSummary(store, { lease, logger, secrets: services.secrets, api: lineApi, at: config.LINE_SUMMARY_AT === 'off' ? null : config.LINE_SUMMARY_AT });
-  const lineBridge = new LineBridge({
-    store,
-    secrets: services.secrets,
-    api: lineApi,
-    staff: lineStaff,
-    verification,
-    pictures: { decoder: images, slots: verification.pictureSlots },
-    maxImageBytes: config.MAX_IMAGE_BYTES,
-    userLimit: new LineUserLimit(config.LINE_EVENTS_PER_USER_PER_MIN),
-    logger,
-    onEvent: (outcome) => metrics.lineEvent(outcome),
-    paymentRequests: new PendingRequestMatcher(store),
-  });
+  const { lineStaff, lineSummary, lineBridge } = lineServerServices({ config, store, secrets: services.secrets, creditsLow: services.creditsLow, lease, logger, metrics, verification, images });
   metrics.watch({
     upstreamHealth: () => pool.health(),
     listHolds: () => store.listHolds(),

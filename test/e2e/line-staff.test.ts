@@ -110,8 +110,8 @@ describe('LINE staff notifications', () => {
     // 4 → 3 → 2: the second slip crosses below 3; the third (2 → 1) is the same fall.
     for (const amount of [41, 42, 43]) await text(r, sandboxQr({ amount }), A);
     await r.answers(3);
-    expect(await r.credits()).toBe(1);
-    await eventually(async () => pushesTo(r, OWNER).length === 1);
+    await eventually(async () => (await r.credits()) === 1, 30_000);
+    await eventually(async () => pushesTo(r, OWNER).length === 1, 30_000);
     await r.app.stop();
     const notes = pushesTo(r, OWNER).map((p) => p.text!);
     expect(notes).toHaveLength(1);

@@ -1,0 +1,64 @@
+// The LINE half of the server's wiring (compose.ts): the Messaging API
+// client, the staff notifier (which account.credits_low tells too), the daily
+// summary and the bridge that answers slips sent in chats (docs/line.md).
+import type { Config } from './config.js';
+import type { CreditsLowWatch } from './domain/credits-low.js';
+import { LineBridge } from './domain/line/bridge.js';
+import { creditsLowToStaff } from './domain/line/credits-low-note.js';
+import { PendingRequestMatcher } from './domain/line/payment-match.js';
+import { LineStaffNotifier } from './domain/line/staff-notifier.js';
+import { LineUserLimit } from './domain/line/user-limit.js';
+import type { LineApi } from './domain/ports/line-api.js';
+import type { Logger } from 'pino';
+import type { Store } from './domain/ports/store.js';
+import type { SecretBox } from './domain/secret-box.js';
+import type { VerificationService } from './domain/verify.js';
+import type { ImageDecodePool } from './images/decode-pool.js';
+import type { InstanceLease } from './lease.js';
+import { lineHttpApi } from './line/line-http-api.js';
+import { scheduleLineSummary } from './line-summary-schedule.js';
+import type { Metrics } from './metrics/metrics.js';
+import { packageVersion } from './version.js';
+
+/** LINE's Messaging API at the configured base URLs (the simulator's in tests and demos). */
+export function lineApiOf(config: Config): LineApi {
+  return lineHttpApi({
+    apiBaseUrl: config.LINE_API_BASE_URL,
+    dataApiBaseUrl: config.LINE_DATA_API_BASE_URL,
+    timeoutMs: config.LINE_API_TIMEOUT_MS,
+    userAgent: `slipgate/${packageVersion()}`,
+  });
+}
+
+interface LineWiring {
+  config: Config;
+  store: Store;
+  secrets: SecretBox;
+  creditsLow: CreditsLowWatch;
+  lease: InstanceLease;
+  logger: Logger;
+  metrics: Metrics;
+  verification: VerificationService;
+  images: ImageDecodePool;
+}
+
+export function lineServerServices({ config, store, secrets, creditsLow, lease, logger, metrics, verification, images }: LineWiring) {
+  const api = lineApiOf(config);
+  const lineStaff = new LineStaffNotifier({ store, secrets, api, logger, batchMs: config.LINE_STAFF_BATCH_MS });
+  creditsLow.onFall(creditsLowToStaff(store, lineStaff, logger));
+  const lineSummary = scheduleLineSummary(store, { lease, logger, secrets, api, at: config.LINE_SUMMARY_AT === 'off' ? null : config.LINE_SUMMARY_AT });
+  const lineBridge = new LineBridge({
+    store,
+    secrets,
+    api,
+    staff: lineStaff,
+    verification,
+    pictures: { decoder: images, slots: verification.pictureSlots },
+    maxImageBytes: config.MAX_IMAGE_BYTES,
+    userLimit: new LineUserLimit(config.LINE_EVENTS_PER_USER_PER_MIN),
+    logger,
+    onEvent: (outcome) => metrics.lineEvent(outcome),
+    paymentRequests: new PendingRequestMatcher(store),
+  });
+  return { lineStaff, lineSummary, lineBridge };
+}
