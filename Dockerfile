@@ -20,6 +20,7 @@ WORKDIR /app
 COPY --from=build /app/node_modules ./node_modules
 COPY --from=build /app/dist ./dist
 COPY package.json ./
+COPY bin ./bin
 # /app stays root's, read-only to the process; /data is the one place it
 # writes. The default engine is SQLite in that volume; set DATABASE_URL to
 # postgres://… or mongodb://… to use another engine.
@@ -48,5 +49,6 @@ HEALTHCHECK --interval=10s --timeout=5s --start-period=60s --retries=3 \
 # Docker's default 10 s.
 STOPSIGNAL SIGTERM
 ENTRYPOINT ["/usr/bin/tini", "--"]
-# dist/entry.cjs sizes libuv's thread pool before anything starts it, then runs the CLI.
-CMD ["node", "dist/entry.cjs", "serve"]
+# bin/sized-node sizes V8's heap to the container's memory limit and becomes
+# node; dist/entry.cjs sizes libuv's thread pool before anything starts it, then runs the CLI.
+CMD ["sh", "bin/sized-node", "dist/entry.cjs", "serve"]

@@ -23,6 +23,7 @@ import type { BankAdapter } from './domain/ports/upstream.js';
 import { VerificationService } from './domain/verify.js';
 import { FailedAuthBrake } from './domain/failed-auth-brake.js';
 import { ImageDecodePool } from './images/decode-pool.js';
+import { PictureBudget } from './http/picture-budget.js';
 import { startInstanceLease, type InstanceLease } from './lease.js';
 import { scheduleRetention, type RetentionSchedule } from './retention-schedule.js';
 import { schedulePaymentExpiry, type PaymentExpirySchedule } from './payment-expiry-schedule.js';
@@ -133,6 +134,8 @@ export interface ServerOptions {
 /** Everything a serving process runs, before it listens. */
 export interface ServerServices extends StoreServices {
   metrics: Metrics;
+  /** Bytes of picture bodies held at once (IMAGE_BYTES_IN_FLIGHT). */
+  pictureBudget: PictureBudget;
   /** The configured network (UPSTREAMS or the sandbox); reloaded on SIGHUP. */
   pool: UpstreamPool;
   /** What verifications ask: the pool, or the test's override. */
@@ -268,13 +271,14 @@ export async function serverServices(config: Config, { logger, upstream: overrid
     written: () => webhookWorker.wake(),
   });
   const { lineStaff, lineSummary, lineBridge } = lineServerServices({ config, store, secrets: services.secrets, creditsLow: services.creditsLow, lease, logger, metrics, verification, images });
+  const pictureBudget = new PictureBudget(config.IMAGE_BYTES_IN_FLIGHT);
   metrics.watch({
     upstreamHealth: () => pool.health(),
     listHolds: () => store.listHolds(),
-    imageStats: () => images.stats,
+    imageStats: () => ({ ...images.stats, waiting: pictureBudget.waiting }),
     onReadError: (err) => logger.warn({ err }, 'metrics: reading the open credit holds failed'),
   });
-  return { ...services, metrics, pool, upstream, upstreamOverridden: override !== undefined, lease, retention, images, verification, upstreamConfigs, webhookWorker, webhookSender, lineBridge, lineStaff, lineSummary, paymentExpiry, rechecks: recheckSchedule };
+  return { ...services, metrics, pool, upstream, upstreamOverridden: override !== undefined, lease, retention, images, verification, upstreamConfigs, webhookWorker, webhookSender, lineBridge, lineStaff, lineSummary, paymentExpiry, rechecks: recheckSchedule, pictureBudget };
 }
 
 /** The configured bank domains, or the sandbox network when none are configured. */

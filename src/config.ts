@@ -61,6 +61,8 @@ export const configSchema = z.object({
   IMAGE_WORKERS: z.coerce.number().int().min(1).max(256).optional(),
   /** Images waiting for a thread; beyond it image requests get 429 (nothing charged). */
   IMAGE_QUEUE_MAX: z.coerce.number().int().min(0).max(100_000).default(32),
+  /** Bytes of picture bodies one process holds at once; a picture beyond waits unread (up to 10 s, then 429). Default 32 MiB. */
+  IMAGE_BYTES_IN_FLIGHT: z.coerce.number().int().min(65_536).max(4_294_967_296).default(33_554_432),
   /** Pictures one account may have waiting for or on a decoder thread (per process); more get 429 before they queue. */
   IMAGE_MAX_PER_ACCOUNT: z.coerce.number().int().min(1).max(100_000).default(4),
   /** Time one image may take on its thread; a thread stuck past it is replaced. */

@@ -3,6 +3,7 @@
 // stop; the CLI's `serve` calls it.
 import { createServer, type IncomingMessage, type RequestListener, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { getHeapStatistics } from 'node:v8';
 import type { Config } from './config.js';
 import { serverServices, type ServerOptions, type ServerServices } from './compose.js';
 import { createAdminApp } from './http/admin-app.js';
@@ -21,7 +22,7 @@ import type { DomainHealth, ReloadSummary } from './upstream/pool.js';
 
 export type RunOptions = ServerOptions;
 
-export interface Running extends Pick<ServerServices, 'store' | 'keys' | 'accounts' | 'admin' | 'adminTokens' | 'verification' | 'images' | 'retention' | 'webhooks' | 'webhookWorker' | 'lineChannels' | 'paymentExpiry' | 'payments' | 'rechecks'> {
+export interface Running extends Pick<ServerServices, 'pictureBudget' | 'store' | 'keys' | 'accounts' | 'admin' | 'adminTokens' | 'verification' | 'images' | 'retention' | 'webhooks' | 'webhookWorker' | 'lineChannels' | 'paymentExpiry' | 'payments' | 'rechecks'> {
   publicUrl: string;
   adminUrl: string;
   /** Per-domain counters, latency and breaker state of the bank network. */
@@ -82,6 +83,7 @@ export async function run(config: Config, opts: RunOptions): Promise<Running> {
       logger,
       maxBodyBytes: config.MAX_BODY_BYTES,
       maxImageBytes: config.MAX_IMAGE_BYTES,
+      pictureBudget: services.pictureBudget,
       limits: config,
       metrics,
       payments: { service: payments, store, checkoutUrl: (id) => checkout.url(id) },
@@ -109,7 +111,9 @@ export async function run(config: Config, opts: RunOptions): Promise<Running> {
 
   const publicUrl = urlOf(publicServer);
   const adminUrl = urlOf(adminServer);
-  logger.info({ publicUrl, adminUrl, store: store.engine, upstream: upstream.name, instanceId: lease.instanceId() }, 'slipgate listening');
+  // The heap limit the process got (bin/sized-node sizes it to the machine): what an operator checks first when memory surprises them.
+  const heapLimitMb = Math.round(getHeapStatistics().heap_size_limit / 2 ** 20);
+  logger.info({ publicUrl, adminUrl, store: store.engine, upstream: upstream.name, instanceId: lease.instanceId(), heapLimitMb }, 'slipgate listening');
   logStartupGuide(logger, { publicUrl, adminUrl, adminHost: config.ADMIN_HOST, metricsToken: config.METRICS_TOKEN !== undefined });
   // A hint only: a store that fails here must not fail a start that already registered its lease.
   const firstAccounts = await store.listAccounts({ limit: 1 }).catch(() => null);
@@ -156,7 +160,7 @@ export async function run(config: Config, opts: RunOptions): Promise<Running> {
     })());
   const reloadUpstreams = () => (services.upstreamOverridden ? null : pool.reload(services.upstreamConfigs(process.env)));
   const { keys, accounts, admin, adminTokens, webhooks, webhookWorker, lineChannels } = services;
-  return { publicUrl, adminUrl, store, keys, accounts, admin, adminTokens, verification, images, retention, webhooks, webhookWorker, lineChannels, paymentExpiry, payments, rechecks: services.rechecks, upstreamHealth: () => pool.health(), reloadUpstreams, close, storeFailed };
+  return { publicUrl, adminUrl, store, keys, accounts, admin, adminTokens, verification, images, retention, webhooks, webhookWorker, lineChannels, paymentExpiry, payments, rechecks: services.rechecks, pictureBudget: services.pictureBudget, upstreamHealth: () => pool.health(), reloadUpstreams, close, storeFailed };
 }
 
 /** Holds requests that arrive while the services start; `open` lets them through, `fail` drops them. */

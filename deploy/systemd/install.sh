@@ -4,7 +4,7 @@
 # docs/upgrade.md). Run as root from a checkout after
 #   npm ci && npm run build && npm prune --omit=dev
 # It installs:
-#   /opt/slipgate-<version>         this release: dist, node_modules, package.json
+#   /opt/slipgate-<version>         this release: bin, dist, node_modules, package.json
 #   /opt/slipgate                   -> that release, on a first install only:
 #                                     an upgrade switches it by hand
 #   /usr/local/bin/slipgate         the operator command
@@ -36,7 +36,7 @@ fi
 # The release, copied aside first and renamed into place: never half there.
 mkdir -p "$root/opt"
 staging=$(mktemp -d "$root/opt/.slipgate-install.XXXXXX")
-cp -R "$checkout/dist" "$checkout/node_modules" "$checkout/package.json" "$staging/"
+cp -R "$checkout/bin" "$checkout/dist" "$checkout/node_modules" "$checkout/package.json" "$staging/"
 chmod -R u=rwX,go=rX "$staging"
 mv "$staging" "$root$release"
 if [ ! -e "$root/opt/slipgate" ]; then ln -s "$release" "$root/opt/slipgate"; fi

@@ -13,6 +13,7 @@ import { phoneScreenshot, runImageFlood } from './images.js';
 import { runLoad, type LoadResult, type LoadSpec } from './load.js';
 import { runPacedLoad } from './paced-load.js';
 import { cameraPhoto, corpusRate, decodeFloor, PICTURE_VARIANTS, type PictureRun } from './pictures.js';
+import { photoMemory, PHOTOS_IN_FLIGHT } from './photo-memory.js';
 import { jsonLines, listenOverflows, startProcess, type Started } from './processes.js';
 import { checkReceiverRun, PAID_TO_RECEIVER, RECEIVER_MARKS, setReceiverPolicy } from './receiver-policy.js';
 import type { Row } from './report.js';
@@ -112,13 +113,16 @@ export async function measureImages(run: BenchRun, app: BuiltApp, scenario: Scen
     const q = flood.qrcode!;
     const cpu = { target: spent, db: databaseCpuSince(before.db, db), netOfTexts: Math.max(0, spent - q.successes * textCpuPerOk) };
     const rate = await corpusRate(target.url, keys, corpus);
+    // Memory: 64 camera photos in flight, in a slipgate of their own (photo-memory.ts).
+    const photos = await photoMemory(run, corpus, keys, () => startSlipgate(run, app, db, bank.url, `${tag}-${round}-photos`));
+    run.say(`${tag}: ${PHOTOS_IN_FLIGHT} camera photos in flight: ${photos.images.verified} verified, ${photos.images.refused429} refused 429, peak RSS ${(photos.peakRssBytes / 2 ** 20).toFixed(0)} MB`);
     run.say(
       `${tag}: pictures alone ${alone.images.perSec.toFixed(1)}/s at ${((alone.cpu * 1000) / Math.max(1, alone.images.verified)).toFixed(1)} ms CPU per picture; ` +
         `beside QR texts ${flood.images.perSec.toFixed(1)}/s verified (${flood.images.verified} ok, ${flood.images.refused429} refused 429, ${flood.images.other} other), ` +
         `CPU ${((cpu.target * 1000) / Math.max(1, flood.images.verified)).toFixed(1)} ms per picture (${((cpu.netOfTexts * 1000) / Math.max(1, flood.images.verified)).toFixed(1)} net of the QR texts); ` +
         `QR text beside them: ${q.successes} ok, ${q.failures + q.errors} not ok, p50 ${q.latencyMs.p50.toFixed(2)} p99 ${q.latencyMs.p99.toFixed(2)} ms; corpus ${rate.read}/${rate.total}`,
     );
-    return { engine, round, ...(revision ? { revision } : {}), ...(floor ? { floor } : {}), alone, variants, flood, cpu, corpus: rate };
+    return { engine, round, ...(revision ? { revision } : {}), ...(floor ? { floor } : {}), alone, variants, flood, cpu, corpus: rate, photos };
   } finally {
     await target?.stop();
     await bank.stop();
@@ -164,6 +168,9 @@ export function startSlipgate(run: BenchRun, app: BuiltApp, db: BenchDatabase, b
     ready: (lines) => readyUrl(run, lines, 'slipgate listening'),
     timeoutMs: 60_000,
     cpus: run.pin?.target,
+    // As npm start, the unit and the image start it: V8's heap sized to the machine (bin/sized-node). A revision
+    // from before that script (--against) starts as its own start command did, with node's defaults.
+    ...('revision' in app ? {} : { launcher: join(run.root, 'bin', 'sized-node') }),
   });
 }
 

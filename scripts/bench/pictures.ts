@@ -2,6 +2,7 @@
 // a flood of phone screenshots, the QR-text latencies beside it, and the
 // decode rate of the server on the hard corpus (test/images/hard-slip-images.ts),
 // for this tree and, with --against, another revision in the same rounds.
+import { photoMemoryLines, type PhotoMemory } from './photo-memory.js';
 import { HARD_KINDS, type HardSlipImage } from '../../test/images/hard-slip-images.js';
 import sharp from 'sharp';
 import { decodeSlipImage } from '../../src/slip-image/decode-image.js';
@@ -75,6 +76,8 @@ export interface PictureRun {
    */
   cpu: { target: number; db: number; netOfTexts: number };
   corpus: CorpusRate;
+  /** 64 camera photos in flight in a fresh process (photo-memory.ts). */
+  photos?: PhotoMemory;
 }
 
 export interface CorpusRate {
@@ -144,6 +147,7 @@ export function pictureSection(runs: PictureRun[]): string[] {
   }
   out.push('');
   out.push(...variantSection(runs));
+  out.push(...photoMemoryLines(runs));
   const mine = runs.filter((r) => !r.revision);
   const theirs = runs.filter((r) => r.revision);
   if (mine.length > 0 && theirs.length > 0) {

@@ -27,8 +27,10 @@ export function pinCores(): Pinning {
 }
 
 /** The command that starts `args` under node on `cpus` (taskset then executes node: same pid). */
-export function pinnedCommand(args: string[], cpus: string | undefined): { command: string; args: string[] } {
-  return cpus === undefined ? { command: process.execPath, args } : { command: 'taskset', args: ['-c', cpus, process.execPath, ...args] };
+/** `launcher`: a script that starts node itself (bin/sized-node), run by sh with NODE set to this node. */
+export function pinnedCommand(args: string[], cpus: string | undefined, launcher?: string): { command: string; args: string[] } {
+  const [command, ...rest] = launcher ? ['/bin/sh', launcher, ...args] : [process.execPath, ...args];
+  return cpus === undefined ? { command: command!, args: rest } : { command: 'taskset', args: ['-c', cpus, command!, ...rest] };
 }
 
 /** The CPUs a process may run on (its affinity, /proc/<pid>/status). */

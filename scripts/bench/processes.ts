@@ -32,12 +32,14 @@ export interface StartOptions {
   timeoutMs?: number;
   /** --pin: the CPUs it runs on (pin.ts); unset: this process's. */
   cpus?: string;
+  /** Started through this launcher script (bin/sized-node, with NODE set to this node) instead of node directly. */
+  launcher?: string;
 }
 
 export async function startProcess(opts: StartOptions): Promise<Started> {
   const fd = openSync(opts.logFile, 'w');
-  const { command, args } = pinnedCommand(opts.args, opts.cpus);
-  const proc = spawn(command, args, { env: opts.env, stdio: ['ignore', fd, fd] });
+  const { command, args } = pinnedCommand(opts.args, opts.cpus, opts.launcher);
+  const proc = spawn(command, args, { env: opts.launcher ? { ...opts.env, NODE: process.execPath } : opts.env, stdio: ['ignore', fd, fd] });
   closeSync(fd);
   const exited = once(proc, 'exit').then(([code]) => code as number | null);
   let gone = false;

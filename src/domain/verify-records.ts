@@ -81,7 +81,7 @@ export function imageRefusal(refused: 'bad_request' | 'busy' | 'unavailable', me
   return { kind: refused, message };
 }
 
-export function bodyCheck(read: BodyRead, maxQrcodeBodyBytes: number | undefined): BodyCheck {
+export function bodyCheck(read: Exclude<BodyRead, { busy: string }>, maxQrcodeBodyBytes: number | undefined): BodyCheck {
   if (!read.ok) return { ok: false, ...read.problem };
   return 'picture' in read ? checkPictureBody(read.picture) : checkVerifyBody(read.contentType, read.bytes, maxQrcodeBodyBytes);
 }

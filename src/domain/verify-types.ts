@@ -27,7 +27,9 @@ export interface PictureBody {
 export type BodyRead =
   | { ok: true; contentType: string | undefined; bytes: Buffer }
   | { ok: true; picture: PictureBody }
-  | { ok: false; problem: BodyProblem };
+  | { ok: false; problem: BodyProblem }
+  /** Not read: too many picture bytes are held already (IMAGE_BYTES_IN_FLIGHT); answered busy, the body unread. */
+  | { ok: false; busy: string };
 
 export interface VerifyInput {
   apiKey: string | undefined;

@@ -87,7 +87,10 @@ export class VerificationService {
 
     // The hold below checks deletion and balance atomically; the account is
     // read only on the rare paths where the contract's error order needs it.
-    const body = bodyCheck(await input.readBody(), input.maxQrcodeBodyBytes);
+    const read = await input.readBody();
+    // Like a busy decoder: says nothing about the account, so no balance.
+    if ('busy' in read) return { kind: 'busy', message: read.busy };
+    const body = bodyCheck(read, input.maxQrcodeBodyBytes);
     if (!body.ok) {
       // 1022 comes before the body's problem, 1023 after it.
       const account = await this.liveAccount(who, {}, { mustPay: false });

@@ -17,7 +17,7 @@ export interface MetricsSources {
   upstreamHealth(): DomainHealth[];
   listHolds(): Promise<CreditHold[]>;
   /** The slip-image worker pool's running counters. */
-  imageStats?(): { decodes: number; busy: number; timeouts: number; running: number; queued: number };
+  imageStats?(): { decodes: number; busy: number; timeouts: number; running: number; queued: number; waiting?: number };
   onReadError?(err: unknown): void;
 }
 
@@ -147,7 +147,7 @@ export class Metrics {
     });
     new Gauge({
       name: 'slipgate_image_pool',
-      help: 'Slip pictures being read on a worker thread (running) or waiting for one (queued)',
+      help: 'Slip pictures being read on a worker thread (running), waiting for one (queued), or waiting unread for IMAGE_BYTES_IN_FLIGHT room (waiting)',
       labelNames: ['state'] as const,
       registers: [this.registry],
       aggregator: 'sum',
@@ -155,6 +155,7 @@ export class Metrics {
         const stats = metrics.sources?.imageStats?.();
         this.set({ state: 'running' }, stats?.running ?? 0);
         this.set({ state: 'queued' }, stats?.queued ?? 0);
+        this.set({ state: 'waiting' }, stats?.waiting ?? 0);
       },
     });
     // The pool counts for itself; the counter follows it at each scrape.

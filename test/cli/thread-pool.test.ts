@@ -36,7 +36,7 @@ describe('libuv thread pool', () => {
   it('is sized by the installed command and by npm start, before the program loads', () => {
     const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { bin: Record<string, string>; scripts: Record<string, string> };
     expect(pkg.bin.slipgate).toBe('dist/entry.cjs');
-    expect(pkg.scripts.start).toBe('node dist/entry.cjs serve');
+    expect(pkg.scripts.start).toBe('sh bin/sized-node dist/entry.cjs serve');
     const entry = readFileSync(new URL('../../src/entry.cts', import.meta.url), 'utf8');
     const code = entry.split('\n').filter((l) => l.trim() && !l.startsWith('//') && !l.startsWith('#!'));
     expect(code[0]).toBe("require('./thread-pool.cjs');");

@@ -83,6 +83,9 @@ describe('the image, started as its CMD', () => {
       logLevel: 'warning',
     });
     copyFileSync(join(ROOT, 'package.json'), join(app, 'package.json'));
+    // COPY bin ./bin: the CMD's launcher, which sizes V8's heap and becomes node.
+    mkdirSync(join(app, 'bin'));
+    copyFileSync(join(ROOT, 'bin', 'sized-node'), join(app, 'bin', 'sized-node'));
     // The installed packages, not copied (large): root's, and never writable by the unprivileged user either.
     symlinkSync(join(ROOT, 'node_modules'), join(app, 'node_modules'));
     readOnly(app);
@@ -111,7 +114,7 @@ describe('the image, started as its CMD', () => {
     expect(image.entrypoint).toEqual(['/usr/bin/tini', '--']);
     expect(image.runs.some((r) => /apt-get install -y --no-install-recommends tini\b/.test(r))).toBe(true);
     expect(image.stopSignal).toBe('SIGTERM');
-    expect(image.cmd).toEqual(['node', 'dist/entry.cjs', 'serve']);
+    expect(image.cmd).toEqual(['sh', 'bin/sized-node', 'dist/entry.cjs', 'serve']);
     expect(GRACE_MS / 1000).toBeGreaterThan(DRAIN_BOUND_SECONDS);
   });
 
@@ -144,6 +147,8 @@ describe('the image, started as its CMD', () => {
       void exited.then(([code]) => reject(new Error(`slipgate exited (${code}) before listening: ${stderr}`)));
     });
     publicPort = new URL(listening.publicUrl!).port;
+    // bin/sized-node held V8's heap to its cap (384 MB old, plus the young generation), or below on a small machine.
+    expect(Number(listening.heapLimitMb)).toBeLessThan(384 + 64);
     adminPort = new URL(listening.adminUrl!).port;
     expect(listening.store).toBe('sqlite');
     expect(readdirSync(data)).toContain('slipgate.db');

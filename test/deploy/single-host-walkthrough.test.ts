@@ -53,11 +53,13 @@ describe.runIf(runsAsRoot)('one host with systemd, walked through', { timeout: 2
   }
 
   /** `systemctl start slipgate`: the unit's Environment= lines, then its EnvironmentFile=, as the service user. */
+  /** What the started service logged as its heap limit: bin/sized-node's cap (384 MB and the young generation) or less. */
+  let heapLimitMb: number | undefined;
   async function startService(): Promise<string> {
     const unitEnv = [...UNIT.matchAll(/^Environment=(.+)$/gm)].flatMap((m) => m[1]!.split(' '));
     // The one change: ports the kernel picks, not 3000/3001 on a shared machine.
     const settings = [...unitEnv, 'PORT=0', 'ADMIN_PORT=0'].map((kv) => `export ${kv};`).join(' ');
-    const script = `${settings} set -a; . "${envFile}"; set +a; export PORT=0 ADMIN_PORT=0 LOG_FORMAT=json; exec setpriv --reuid=${SERVICE_UID} --regid=${SERVICE_UID} --clear-groups -- "$0" "$1/dist/entry.cjs" serve`;
+    const script = `${settings} set -a; . "${envFile}"; set +a; export PORT=0 ADMIN_PORT=0 LOG_FORMAT=json; export NODE="$0"; exec setpriv --reuid=${SERVICE_UID} --regid=${SERVICE_UID} --clear-groups -- /bin/sh "$1/bin/sized-node" "$1/dist/entry.cjs" serve`;
     // /opt/slipgate points at /opt/slipgate-<version> of the real root; here that release is under DESTDIR.
     const proc = spawn('sh', ['-c', script, process.execPath, release], { env: { PATH: process.env.PATH, INVOCATION_ID: 'walkthrough' }, stdio: ['ignore', 'pipe', 'pipe'] });
     service = proc;
@@ -65,9 +67,12 @@ describe.runIf(runsAsRoot)('one host with systemd, walked through', { timeout: 2
     proc.stderr!.on('data', (d: Buffer) => (stderr += d.toString()));
     return new Promise((resolve, reject) => {
       createInterface({ input: proc.stdout! }).on('line', (line) => {
-        const entry = JSON.parse(line) as { msg?: string; publicUrl?: string };
+        const entry = JSON.parse(line) as { msg?: string; publicUrl?: string; heapLimitMb?: number };
         logs.push(entry.msg ?? '');
-        if (entry.msg === 'slipgate listening') resolve(new URL(entry.publicUrl!).host);
+        if (entry.msg === 'slipgate listening') {
+          heapLimitMb = entry.heapLimitMb;
+          resolve(new URL(entry.publicUrl!).host);
+        }
       });
       proc.once('exit', (code) => reject(new Error(`slipgate exited (${code}): ${stderr}`)));
     });
@@ -95,6 +100,8 @@ describe.runIf(runsAsRoot)('one host with systemd, walked through', { timeout: 2
 
   it('verifies through TLS, honours an IP-locked key, and restores a backup as the service user', async () => {
     const publicHost = await startService();
+    expect(heapLimitMb).toBeGreaterThan(0);
+    expect(heapLimitMb).toBeLessThan(384 + 64);
     // slipgate@2 is not started: nginx sends everything to 127.0.0.1:3000's stand-in.
     mkdirSync(join(dir.path, 'nginx'));
     nginx = await startNginx(join(dir.path, 'nginx'), [publicHost, `127.0.0.1:${await freePort()}`], RECIPES[1]);

@@ -62,7 +62,8 @@ describe('systemd unit', () => {
     const settings = readFileSync(join(DEPLOY, 'slipgate.env'), 'utf8');
     expect(settings).toMatch(/^DATABASE_URL=sqlite:\/var\/lib\/slipgate\/slipgate\.db$/m);
     expect(settings).toMatch(/^TRUST_PROXY_HOPS=1$/m);
-    expect(one('ExecStart')).toMatch(/^\/usr\/bin\/node \/opt\/slipgate\/dist\/entry\.cjs serve$/);
+    expect(one('ExecStart')).toBe('/bin/sh /opt/slipgate/bin/sized-node /opt/slipgate/dist/entry.cjs serve');
+    expect(service.get('Environment')).toContain('NODE=/usr/bin/node');
     expect(one('WorkingDirectory')).toBe('/opt/slipgate');
   });
 
