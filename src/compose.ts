@@ -249,7 +249,9 @@ export async function serverServices(config: Config, { logger, upstream: overrid
     authBrake: new FailedAuthBrake({ perWindow: config.AUTH_FAILURES_PER_IP_PER_MIN, windowMs: 60_000 }),
     rechecks,
   });
+  const { lineStaff, lineSummary, lineBridge, lineRechecks } = lineServerServices({ config, store, secrets: services.secrets, creditsLow: services.creditsLow, lease, logger, metrics, verification, images });
   const recheckSchedule = scheduleRechecks(store, {
+    followUp: lineRechecks,
     lease,
     logger,
     verification,
@@ -267,7 +269,6 @@ export async function serverServices(config: Config, { logger, upstream: overrid
     endpointsFor: (accountId) => services.subscriptions.endpointsFor(accountId, 'payment_request.expired'),
     written: () => webhookWorker.wake(),
   });
-  const { lineStaff, lineSummary, lineBridge } = lineServerServices({ config, store, secrets: services.secrets, creditsLow: services.creditsLow, lease, logger, metrics, verification, images });
   metrics.watch({
     upstreamHealth: () => pool.health(),
     listHolds: () => store.listHolds(),
