@@ -78,7 +78,8 @@ describe.each(testEngines())('LINE: a bank that publishes late, on %s', (engine)
     expect(pushed!.text).toMatch(/^✅ Slip verified: the transfer is real\.\nAmount ฿120\.00\nTime .+\nPaid to .+\nPaid order LINE-LATE-1$/);
     expect(await r.credits()).toBe(4);
     expect((await r.app.store.getPaymentRequest(open.id))!.status).toBe('paid');
-    expect(await r.app.store.getRecheck(kept!.id)).toMatchObject({ outcome: 'verified' });
+    // Finished: it no longer names the customer.
+    expect(await r.app.store.getRecheck(kept!.id)).toMatchObject({ outcome: 'verified', lineChannelId: r.channelId, lineUserId: null });
 
     // Finished: another pass asks nothing and tells nothing.
     await r.app.rechecks.runOnce();

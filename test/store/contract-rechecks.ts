@@ -138,6 +138,9 @@ export function recheckContract(f: Fixtures): void {
       // The due read carries them too: the worker pushes from what it read.
       const due = (await store.dueRechecks(new Date(chat.nextAttemptAt.getTime() + 1), 1000)).find((r) => r.id === chat.id);
       expect(due).toMatchObject({ lineChannelId: '1650000001', lineUserId: 'U0000000000000000000000000000abcd' });
+      // Finished, it no longer names the customer (personal data); the channel stays.
+      expect(await store.finishRecheck(chat.id, { outcome: 'unconfirmed', at: seconds(Date.now()) })).toBe(true);
+      expect(await f.probe().storedRecheck(chat.id)).toMatchObject({ outcome: 'unconfirmed', lineChannelId: '1650000001', lineUserId: null });
     });
 
     it('tells whether a confirmed attempt’s settle committed', async () => {

@@ -64,7 +64,7 @@ export async function postponeRecheck(m: Models, id: string, next: Pick<Recheck,
 
 export async function finishRecheck(m: Models, id: string, finish: RecheckFinish, deliveries: readonly NewWebhookDelivery[] = []): Promise<boolean> {
   return mapped(async () => {
-    const won = await m.rechecks.updateOne({ _id: id, ...OPEN }, { $set: { outcome: finish.outcome, finishedAt: finish.at, result: finish.result ?? null } });
+    const won = await m.rechecks.updateOne({ _id: id, ...OPEN }, { $set: { outcome: finish.outcome, finishedAt: finish.at, result: finish.result ?? null, lineUserId: null } });
     if (won.modifiedCount !== 1) return false;
     for (const d of deliveries) {
       try {

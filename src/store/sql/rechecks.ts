@@ -80,7 +80,8 @@ const OPEN_OF_REQUEST = 'SELECT * FROM rechecks WHERE payment_request_id = ? AND
 export const COUNT_OPEN = 'SELECT count(*) AS n FROM rechecks WHERE finished_at IS NULL';
 export const DUE_RECHECKS = 'SELECT * FROM rechecks WHERE finished_at IS NULL AND next_attempt_at <= ? ORDER BY next_attempt_at, id LIMIT ?';
 export const POSTPONE = 'UPDATE rechecks SET attempts = ?, next_attempt_at = ?, attempt_id = ? WHERE id = ? AND finished_at IS NULL';
-export const FINISH = 'UPDATE rechecks SET outcome = ?, finished_at = ?, result = ? WHERE id = ? AND finished_at IS NULL';
+// The LINE user id is kept only while the re-check is open: the pass that finishes it pushes from what it read.
+export const FINISH = 'UPDATE rechecks SET outcome = ?, finished_at = ?, result = ?, line_user_id = NULL WHERE id = ? AND finished_at IS NULL';
 export const RECORDED = 'SELECT 1 AS one FROM verify_transactions WHERE id = ?';
 
 /** The read for openRechecks: of one request, or of the whole account. */
