@@ -78,6 +78,8 @@ describe.each(testEngines())('LINE: a bank that publishes late, on %s', (engine)
     expect(pushed!.text).toMatch(/^✅ Slip verified: the transfer is real\.\nAmount ฿120\.00\nTime .+\nPaid to .+\nPaid order LINE-LATE-1$/);
     expect(await r.credits()).toBe(4);
     expect((await r.app.store.getPaymentRequest(open.id))!.status).toBe('paid');
+    // Recorded as the chat's, naming its customer, as a slip verified when it was sent is.
+    expect((await r.app.store.listVerifyTransactions({ accountId: r.accountId, limit: 10 })).items).toMatchObject([{ source: 'line', keyId: `line:${r.channelId}`, lineUserId: A }]);
     // Finished: it no longer names the customer.
     expect(await r.app.store.getRecheck(kept!.id)).toMatchObject({ outcome: 'verified', lineChannelId: r.channelId, lineUserId: null });
 
@@ -110,5 +112,40 @@ describe.each(testEngines())('LINE: a bank that publishes late, on %s', (engine)
     expect(note).not.toContain(A);
     for (const said of r.sim.log.filter((e) => e.to === A && e.kind !== 'loading')) expect(said.text).not.toMatch(/LINE-ORDER-0002|349\.50/);
     expect(paidEvents()).toEqual([]);
+  });
+
+  it('a pass that dies after the charge: the next one pushes the recorded result once; the same slip kept twice is charged and told once', { timeout: 60_000 }, async () => {
+    const { r, bank, order, pushesTo, publish } = await setUp(60_000);
+    const open = await order('LINE-LATE-2', 13000);
+    const qrcode = slipFor({ amount: 130 });
+    // Sent twice before the bank knows it: kept twice, both answered "not shown yet".
+    await sendText(r, qrcode, A);
+    await r.answers(1);
+    await sendText(r, qrcode, A);
+    expect((await r.answers(2)).map((a) => a.text)).toEqual([NOT_SHOWN, NOT_SHOWN]);
+    const kept = await r.app.store.openRechecks({ accountId: r.accountId, limit: 10 });
+    expect(kept).toHaveLength(2);
+    publish();
+    // The store's finish fails once, right after the settle committed (as a crash there would leave it).
+    const store = r.app.store;
+    const finish = store.finishRecheck;
+    store.finishRecheck = async () => {
+      store.finishRecheck = finish;
+      throw new Error('the process died here');
+    };
+    await expect(r.app.rechecks.runOnce()).rejects.toThrow('the process died here');
+    expect(await r.credits()).toBe(4);
+    expect((await store.getPaymentRequest(open.id))!.status).toBe('paid');
+    expect(pushesTo(A)).toEqual([]);
+
+    await r.app.rechecks.runOnce();
+    expect(pushesTo(A).map((p) => p.text)).toEqual([expect.stringMatching(/^✅ Slip verified: the transfer is real\.\nAmount ฿130\.00\n.+\nPaid order LINE-LATE-2$/s)]);
+    const outcomes = await Promise.all(kept.map(async (k) => (await store.getRecheck(k.id))!.outcome));
+    expect(outcomes.sort()).toEqual(['superseded', 'verified']);
+    // Two sends and one confirmed attempt: the copy found verified asked the bank nothing and cost nothing.
+    expect(bank.state.calls.verify).toBe(3);
+    expect(await r.credits()).toBe(4);
+    await r.app.rechecks.runOnce();
+    expect(pushesTo(A)).toHaveLength(1);
   });
 });

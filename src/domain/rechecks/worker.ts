@@ -121,7 +121,9 @@ async function attempt(deps: RecheckPassDeps, r: Recheck): Promise<boolean> {
   // Written before the hold, so that the next pass can see whether this attempt's settle committed.
   if (!(await store.postponeRecheck(r.id, { attempts, nextAttemptAt, attemptId }))) return false;
 
-  const who: KeyedWho = { id: attemptId, requestId: r.requestId, accountId: r.accountId, keyId: r.keyId };
+  // A chat's slip is recorded as the chat's, naming its customer, as the verification it was sent as would have been.
+  const chat = r.lineUserId ? ({ source: 'line', lineUserId: r.lineUserId } as const) : {};
+  const who: KeyedWho = { id: attemptId, requestId: r.requestId, accountId: r.accountId, keyId: r.keyId, ...chat };
   const checks = r.options ? (JSON.parse(r.options) as CheckRequest) : undefined;
   const outcome = await deps.verification.recheckSlip(who, r.qrcode, { sendingBank: r.sendingBank, transRef: r.transRef }, request ?? told?.paying, checks);
   if ('ok' in outcome) {
