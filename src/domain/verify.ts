@@ -105,9 +105,8 @@ export class VerificationService {
   }
 
   /**
-   * A slip sent through a LINE channel: the channel stands for the key
-   * (`line:<channel id>` in the records), its account pays, and the rest is
-   * the path every verification takes. Never rejects, like verify().
+   * A slip sent through a LINE channel: the channel stands for the key (`line:<channel id>` in the records), its
+   * account pays, and the rest is the path every verification takes (re-checks too). Never rejects, like verify().
    */
   verifyForChannel(input: ChannelVerifyInput): Promise<VerifyOutcome> {
     const who: KeyedWho = { id: this.deps.newId(), requestId: input.requestId, accountId: input.accountId, keyId: input.keyId, source: 'line', lineUserId: input.lineUserId };
