@@ -1,11 +1,13 @@
 // The LINE half of the server's wiring (compose.ts): the Messaging API
 // client, the staff notifier (which account.credits_low tells too), the daily
-// summary and the bridge that answers slips sent in chats (docs/line.md).
+// summary, the bridge that answers slips sent in chats, and what re-checks
+// push to a chat whose slip the bank did not know yet (docs/line.md).
 import type { Config } from './config.js';
 import type { CreditsLowWatch } from './domain/credits-low.js';
 import { LineBridge } from './domain/line/bridge.js';
 import { creditsLowToStaff } from './domain/line/credits-low-note.js';
 import { PendingRequestMatcher } from './domain/line/payment-match.js';
+import { LineRecheckChat } from './domain/line/recheck-chat.js';
 import { LineStaffNotifier } from './domain/line/staff-notifier.js';
 import { LineUserLimit } from './domain/line/user-limit.js';
 import type { LineApi } from './domain/ports/line-api.js';
@@ -47,6 +49,8 @@ export function lineServerServices({ config, store, secrets, creditsLow, lease, 
   const lineStaff = new LineStaffNotifier({ store, secrets, api, logger, batchMs: config.LINE_STAFF_BATCH_MS });
   creditsLow.onFall(creditsLowToStaff(store, lineStaff, logger));
   const lineSummary = scheduleLineSummary(store, { lease, logger, secrets, api, at: config.LINE_SUMMARY_AT === 'off' ? null : config.LINE_SUMMARY_AT });
+  const paymentRequests = new PendingRequestMatcher(store);
+  const lineRechecks = new LineRecheckChat({ store, secrets, api, staff: lineStaff, paymentRequests, logger });
   const lineBridge = new LineBridge({
     store,
     secrets,
@@ -58,7 +62,7 @@ export function lineServerServices({ config, store, secrets, creditsLow, lease, 
     userLimit: new LineUserLimit(config.LINE_EVENTS_PER_USER_PER_MIN),
     logger,
     onEvent: (outcome) => metrics.lineEvent(outcome),
-    paymentRequests: new PendingRequestMatcher(store),
+    paymentRequests,
   });
-  return { lineStaff, lineSummary, lineBridge };
+  return { lineStaff, lineSummary, lineBridge, lineRechecks };
 }

@@ -252,7 +252,9 @@ export async function serverServices(config: Config, { logger, upstream: overrid
     authBrake: new FailedAuthBrake({ perWindow: config.AUTH_FAILURES_PER_IP_PER_MIN, windowMs: 60_000 }),
     rechecks,
   });
+  const { lineStaff, lineSummary, lineBridge, lineRechecks } = lineServerServices({ config, store, secrets: services.secrets, creditsLow: services.creditsLow, lease, logger, metrics, verification, images });
   const recheckSchedule = scheduleRechecks(store, {
+    followUp: lineRechecks,
     lease,
     logger,
     verification,
@@ -270,7 +272,6 @@ export async function serverServices(config: Config, { logger, upstream: overrid
     endpointsFor: (accountId) => services.subscriptions.endpointsFor(accountId, 'payment_request.expired'),
     written: () => webhookWorker.wake(),
   });
-  const { lineStaff, lineSummary, lineBridge } = lineServerServices({ config, store, secrets: services.secrets, creditsLow: services.creditsLow, lease, logger, metrics, verification, images });
   const pictureBudget = new PictureBudget(config.IMAGE_BYTES_IN_FLIGHT);
   metrics.watch({
     upstreamHealth: () => pool.health(),

@@ -16,15 +16,35 @@ export interface ImageRunResult {
   qrcode: LoadResult | null;
 }
 
+/** The slip card's place on the screen, and its width there. */
+const CARD = { left: 40, top: 260, width: 1000 };
+const QR_PX = 300;
+
 /** A phone screenshot of a banking app's slip: the slip card on a tall screen. */
 export async function phoneScreenshot(qrcode: string): Promise<Buffer> {
-  const params = { kind: 'screenshot', qrPx: 300, rotation: 0, shear: 0, blur: 0, quality: null, exposure: 1, header: '#138f2d' } as const;
-  const card = await sharp(await renderSlipImage(params, qrcode, 7)).resize({ width: 1000 }).png().toBuffer();
+  const params = { kind: 'screenshot', qrPx: QR_PX, rotation: 0, shear: 0, blur: 0, quality: null, exposure: 1, header: '#138f2d' } as const;
+  const card = await sharp(await renderSlipImage(params, qrcode, 7)).resize({ width: CARD.width }).png().toBuffer();
   return sharp({ create: { width: 1080, height: 2340, channels: 3, background: '#eef1f4' } })
-    .composite([{ input: card, top: 260, left: 40 }])
+    .composite([{ input: card, top: CARD.top, left: CARD.left }])
     .png()
     .toBuffer();
 }
+
+/**
+ * Where phoneScreenshot() puts the QR (its quiet zone included), as
+ * renderSlipImage places it on the card (a QR_PX-wide QR in the lower right)
+ * and the card is scaled onto the screen: fresh-slips.ts draws another there.
+ */
+export const SCREENSHOT_QR = (() => {
+  const cardW = Math.round(QR_PX * 3.6);
+  const cardH = Math.round(cardW * 1.55);
+  const scale = CARD.width / cardW;
+  return {
+    left: Math.round(CARD.left + (cardW - QR_PX - Math.round(cardW * 0.06)) * scale),
+    top: Math.round(CARD.top + (cardH - QR_PX - Math.round(cardH * 0.05)) * scale),
+    side: Math.round(QR_PX * scale),
+  };
+})();
 
 export async function runImageFlood(opts: {
   url: string;

@@ -2,10 +2,13 @@
 // with `{"image": base64}`, and a LINE image message sent through the LINE
 // platform simulator (`slipgate simulate-line`), whose answer is the reply
 // the simulator records in the chat. Both keep a fixed number of pictures in
-// flight (closed loop) and count only pictures that end verified.
+// flight (closed loop) and count only pictures that end verified. Through
+// LINE each message carries a slip of its own (fresh-slips.ts): a slip the
+// account verified before is answered "sent before" there, whoever sends it.
 import { randomBytes } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { sandboxQr } from '../../src/upstream/sandbox/sandbox-qr.js';
+import type { FreshSlipPictures } from './fresh-slips.js';
 import { phoneScreenshot } from './images.js';
 
 export interface PathResult {
@@ -24,7 +27,8 @@ export interface PathResult {
 }
 
 export interface PictureLoad {
-  pictures: Buffer[];
+  /** The pictures sent in turn (the verify route, asked for no checks, verifies a repeat), or a fresh slip's for each. */
+  pictures: Buffer[] | FreshSlipPictures;
   /** Pictures in flight at once. */
   concurrency: number;
   /** Senders stop starting pictures after this long (the answers still in flight are waited for). */
@@ -49,9 +53,10 @@ export async function benchPictures(count: number): Promise<Buffer[]> {
 
 /** (a) The pictures as `POST /api/v1/verify` with `image`, on the channel's account's API key. */
 export async function verifyPictures(url: string, apiKey: string, load: PictureLoad): Promise<PathResult> {
-  const bodies = load.pictures.map((p) => JSON.stringify({ image: p.toString('base64') }));
+  const bodies = Array.isArray(load.pictures) ? load.pictures.map((p) => JSON.stringify({ image: p.toString('base64') })) : null;
   return closedLoop(load, async (index) => {
-    const res = await fetch(`${url}/api/v1/verify`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-api-key': apiKey }, body: bodies[index % bodies.length]! });
+    const body = bodies ? bodies[index % bodies.length]! : JSON.stringify({ image: (await pictureAt(load, index)).toString('base64') });
+    const res = await fetch(`${url}/api/v1/verify`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-api-key': apiKey }, body });
     const text = await res.text();
     return { answer: text.startsWith('{"status":"success"') ? 'verified' : text.slice(0, 160) };
   });
@@ -85,6 +90,7 @@ export async function linePictures(simUrl: string, load: PictureLoad): Promise<P
   });
   try {
     return await closedLoop(load, async (index) => {
+      const picture = await pictureAt(load, index);
       const user = `U${randomBytes(16).toString('hex')}`;
       let timer: NodeJS.Timeout | undefined;
       const replied = new Promise<ChatReply | null>((resolve) => {
@@ -94,7 +100,7 @@ export async function linePictures(simUrl: string, load: PictureLoad): Promise<P
       // The simulator stamps a reply with the wall clock when it records it: the event's time is taken on the same clock.
       const sentAt = Date.now();
       try {
-        const res = await fetch(`${simUrl}/sim/send-image?user=${user}`, { method: 'POST', body: new Uint8Array(load.pictures[index % load.pictures.length]!) });
+        const res = await fetch(`${simUrl}/sim/send-image?user=${user}`, { method: 'POST', body: new Uint8Array(picture) });
         const sent = (await res.json()) as { slipgate?: { status: number; body: string } };
         // slipgate answers LINE 200 at once and works the event off after; anything else means no reply will come.
         if (sent.slipgate?.status !== 200) return { answer: `webhook answered ${sent.slipgate?.status ?? res.status}: ${sent.slipgate?.body ?? ''}`.slice(0, 160) };
@@ -111,6 +117,11 @@ export async function linePictures(simUrl: string, load: PictureLoad): Promise<P
     await reader;
     if (readerFailure) throw new Error(`the simulator's chat log could not be read: ${readerFailure}`);
   }
+}
+
+/** The `index`th picture of the load: its set's in turn, or the next fresh slip. */
+async function pictureAt(load: PictureLoad, index: number): Promise<Buffer> {
+  return Array.isArray(load.pictures) ? load.pictures[index % load.pictures.length]! : load.pictures.next();
 }
 
 interface ChatReply {

@@ -1,5 +1,5 @@
 // Scenario L in the results file: slipgate's CPU per verified picture for the
-// same pictures arriving through LINE and through `POST /api/v1/verify`,
+// same kind of picture arriving through LINE and through `POST /api/v1/verify`,
 // measured in the same rounds, and the target of issue #35 on the median of
 // the per-round ratios.
 import type { PathResult } from './line-load.js';
@@ -18,7 +18,7 @@ export interface LineRun {
   round: number;
   /** The path measured first in the round (they take turns). */
   first: 'verify' | 'line';
-  /** Distinct pictures in the set, and how many were in flight at once. */
+  /** Distinct pictures in the verify route's set (LINE sends a fresh slip each time), and how many were in flight at once. */
   pictures: number;
   concurrency: number;
   verify: LinePath;
@@ -74,11 +74,13 @@ export function lineSection(runs: LineRun[]): string[] {
   return [
     '## Scenario L: slip pictures through LINE against `POST /api/v1/verify`',
     '',
-    `The same ${pictures} slip pictures (1080×2340 PNG phone screenshots from \`phoneScreenshot()\`, distinct sandbox slips), ${concurrency} in flight,`,
+    `Slip pictures (1080×2340 PNG phone screenshots from \`phoneScreenshot()\`): on the verify route a set of ${pictures} distinct sandbox slips repeated,`,
+    `through LINE a fresh slip in every message (the same screenshot, another slip's QR drawn over its QR: a slip verified before is`,
+    `answered "sent before" in a chat, whoever sends it), ${concurrency} in flight,`,
     'sent to one slipgate in each round two ways, the two taking turns going first: as `POST /api/v1/verify` with `{"image": base64}`, and as',
     'LINE image messages through `slipgate simulate-line` (signed webhook events to `/line/webhook/<channel>`, the picture downloaded',
     "from the simulator's data API, the answer replied in the chat), each from a customer of its own, on one account whose channel is",
-    "connected with checks off (the set repeats, as scenario I's picture does). Only pictures that end verified count: a",
+    'connected with checks off (the verify route is asked for none either). Only pictures that end verified count: a',
     '`{"status":"success"}` answer, or a reply in the chat that says the slip is verified. "charged" is the credits the account spent during',
     "the run (one per verified picture). CPU is slipgate's (all threads) from the first picture sent to the last answer, after a warm-up",
     'of both paths. p50 / p99 is request to answer on the verify route, and event sent to reply recorded by the simulator on LINE.',

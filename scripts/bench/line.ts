@@ -2,7 +2,10 @@
 // slipgate through LINE (the LINE platform simulator, `slipgate
 // simulate-line`, its own process) and through `POST /api/v1/verify`, in the
 // same round, the two taking turns going first; slipgate's CPU per verified
-// picture on each path, and their ratio.
+// picture on each path, and their ratio. The verify route repeats a set of
+// screenshots; through LINE each message carries a slip of its own, drawn
+// before the path is measured (fresh-slips.ts), as a repeat is answered
+// "sent before" there (#47).
 import { randomBytes } from 'node:crypto';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
@@ -14,6 +17,7 @@ import type { EngineName } from './args.js';
 import type { BuiltApp } from './build.js';
 import { databaseCpu, databaseCpuSince } from './db-cpu.js';
 import type { BenchDatabase } from './engines.js';
+import { FreshSlipPictures } from './fresh-slips.js';
 import { benchPictures, linePictures, verifyPictures, type PathResult, type PictureLoad } from './line-load.js';
 import { lineTable, lineTargets, perVerified, type LinePath, type LineRun } from './line-report.js';
 import { startBank, startSlipgate } from './phases.js';
@@ -31,19 +35,24 @@ export interface BenchChannel {
   accessToken: string;
 }
 
-/** Distinct pictures in the set both paths send. */
+/** Distinct pictures in the set the verify route repeats. */
 const PICTURES = 8;
+/** Fresh slips drawn for a warm-up through LINE (more are drawn if it sends more). */
+const WARMUP_FRESH = 64;
+/** Fresh slips drawn for a measured LINE path: the warm-up's pace over the path's duration, with this margin. */
+const FRESH_MARGIN = 1.5;
 
 /** The set, made once per bench run (each screenshot takes a moment to draw). */
 let pictureSet: Promise<Buffer[]> | undefined;
+/** The LINE path's fresh slips, one source per bench run: no slip is sent twice in a run. */
+let freshSlips: Promise<FreshSlipPictures> | undefined;
 
 /**
  * A new account with credits and a channel connected to it as `slipgate line
  * connect` does (sealed with `secretsKey`), replying in English (the bench
- * recognises the verified reply by its words) with checks off: the set of
- * pictures repeats (each time from another customer), and a duplicate check
- * would answer a repeat as sent before on LINE where the verify route, asked
- * for no checks, verifies it. Hints on: a picture without a slip QR is
+ * recognises the verified reply by its words) with checks off, as the verify
+ * route is asked for none: both paths do the same work for a fresh slip.
+ * Hints on: a picture without a slip QR is
  * answered (not verified) rather than left quiet, so it is counted.
  */
 export async function connectBenchChannel(databaseUrl: string, secretsKey: string): Promise<BenchChannel> {
@@ -65,9 +74,10 @@ export async function lineRounds(run: BenchRun, app: BuiltApp, engine: EngineNam
     const secretsKey = randomBytes(32).toString('hex');
     const channel = await connectBenchChannel(db.url, secretsKey);
     pictureSet ??= benchPictures(PICTURES);
-    const pictures = await pictureSet;
+    freshSlips ??= FreshSlipPictures.create();
+    const [pictures, fresh] = await Promise.all([pictureSet, freshSlips]);
     const runs: LineRun[] = [];
-    for (let round = 1; round <= run.args.repeat; round++) runs.push(await measureLine(run, app, run.scenarios.L, { db, channel, secretsKey, pictures, round }));
+    for (let round = 1; round <= run.args.repeat; round++) runs.push(await measureLine(run, app, run.scenarios.L, { db, channel, secretsKey, pictures, fresh, round }));
     run.report.line.push(...runs);
     console.log(['', ...lineTable(runs), '', ...lineTargets(runs).map((l) => `- ${l.replaceAll('**', '')}`), ''].join('\n'));
   });
@@ -78,6 +88,7 @@ interface LineSetup {
   channel: BenchChannel;
   secretsKey: string;
   pictures: Buffer[];
+  fresh: FreshSlipPictures;
   round: number;
 }
 
@@ -95,14 +106,25 @@ async function measureLine(run: BenchRun, app: BuiltApp, scenario: Scenario, set
     const env = { SECRETS_KEY: setup.secretsKey, LINE_API_BASE_URL: simUrl, LINE_DATA_API_BASE_URL: simUrl };
     target = await startSlipgate(run, app, db, bank.url, `${tag}-${round}`, undefined, env);
     sim = await startSimulator(run, app, simUrl, target.url, channel, `${db.engine}-${round}`);
-    const load = (durationSec: number): PictureLoad => ({ pictures: setup.pictures, concurrency: scenario.connections, durationSec });
+    const load = (durationSec: number, pictures: PictureLoad['pictures'] = setup.pictures): PictureLoad => ({ pictures, concurrency: scenario.connections, durationSec });
+    const { fresh } = setup;
+    let linePace = 0;
     const paths = {
       verify: () => verifyPictures(target!.url, channel.apiKey, load(scenario.durationSec)),
-      line: () => linePictures(sim!.url, load(scenario.durationSec)),
+      line: async () => {
+        // Drawn now, so the drawing does not share the CPU with what is measured.
+        await fresh.fill(Math.ceil(linePace * scenario.durationSec * FRESH_MARGIN) + scenario.connections);
+        const late = fresh.drawnLate;
+        const result = await linePictures(sim!.url, load(scenario.durationSec, fresh));
+        if (fresh.drawnLate > late) run.say(`${tag} round ${round}, line: ${fresh.drawnLate - late} fresh slips drawn during the run (the pool ran dry)`);
+        return result;
+      },
     };
     // Warm-up: each decoder thread loads its decoder on its first picture, and each path's code gets compiled.
     await verifyPictures(target.url, channel.apiKey, load(scenario.warmupSec));
-    await linePictures(sim.url, load(scenario.warmupSec));
+    await fresh.fill(WARMUP_FRESH);
+    const warm = await linePictures(sim.url, load(scenario.warmupSec, fresh));
+    linePace = warm.sent / Math.max(warm.seconds, 0.001);
     const first = round % 2 === 1 ? 'verify' : 'line';
     const measured: Partial<Record<'verify' | 'line', LinePath>> = {};
     for (const path of first === 'verify' ? (['verify', 'line'] as const) : (['line', 'verify'] as const)) {

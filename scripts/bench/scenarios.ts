@@ -98,7 +98,7 @@ export function scenarios(quick: boolean): Record<ScenarioId, Scenario> {
     I: { id: 'I', title: '1080×2340 screenshots flooding the image pool, 100 QR-text req/s beside them', target: 'slipgate', upstreamLatencyMs: 0, connections: 8, overallRate: 100, durationSec: d(15, 5), warmupSec: 0 },
     // Read by lineRounds (line.ts): each path runs durationSec after a warm-up of warmupSec each. The pictures are one
     // account's (a LINE channel pays with its account), so as many are in flight as IMAGE_MAX_PER_ACCOUNT lets one account have.
-    L: { id: 'L', title: 'the same screenshots through LINE (simulate-line) and POST /api/v1/verify, one account', target: 'slipgate', upstreamLatencyMs: 0, connections: 4, durationSec: d(15, 4), warmupSec: d(2, 1) },
+    L: { id: 'L', title: 'slip screenshots through LINE (simulate-line, a fresh slip each) and POST /api/v1/verify, one account', target: 'slipgate', upstreamLatencyMs: 0, connections: 4, durationSec: d(15, 4), warmupSec: d(2, 1) },
   };
 }
 

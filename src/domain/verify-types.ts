@@ -66,10 +66,25 @@ export interface ChannelVerifyInput {
    * bank's answer (the chat names no order); none: no request is paid.
    */
   paymentRequestFor?: (slip: VerifiedSlip) => Promise<PaymentRequest | undefined>;
+  /**
+   * The channel, when a slip its bank does not know yet is kept for
+   * re-checks and its result pushed to the customer (docs/line.md#a-bank-that-publishes-late).
+   */
+  recheckChannelId?: string;
 }
 
-/** A plain verify's opt-in to re-checks, or a re-check's bank answer already asked (VerificationService.recheckSlip). */
-export type Late = { optIn: boolean } | { answered: Extract<UpstreamResult, { ok: true }> };
+/**
+ * A plain verify's opt-in to re-checks (or a LINE chat's slip, kept with the
+ * chat its result is pushed to), or a re-check's bank answer already asked
+ * (VerificationService.recheckSlip).
+ */
+export type Late = { optIn: boolean; line?: LineChat } | { answered: Extract<UpstreamResult, { ok: true }> };
+
+/** The LINE channel and customer a slip came from. */
+export interface LineChat {
+  channelId: string;
+  userId: string;
+}
 
 /** Who asked and which bank domain answered: what a support call needs from the log. */
 export interface VerifyTrace {

@@ -108,13 +108,13 @@ export class VerificationService {
   }
 
   /**
-   * A slip sent through a LINE channel: the channel stands for the key
-   * (`line:<channel id>` in the records), its account pays, and the rest is
-   * the path every verification takes. Never rejects, like verify().
+   * A slip sent through a LINE channel: the channel stands for the key (`line:<channel id>` in the records), its
+   * account pays, and the rest is the path every verification takes (re-checks too). Never rejects, like verify().
    */
   verifyForChannel(input: ChannelVerifyInput): Promise<VerifyOutcome> {
     const who: KeyedWho = { id: this.deps.newId(), requestId: input.requestId, accountId: input.accountId, keyId: input.keyId, source: 'line', lineUserId: input.lineUserId };
-    return this.track(this.verifySlip(who, input.slip, input.checks, undefined, input.paymentRequestFor), input.requestId);
+    const late = input.recheckChannelId === undefined ? undefined : { optIn: false, line: { channelId: input.recheckChannelId, userId: input.lineUserId } };
+    return this.track(this.verifySlip(who, input.slip, input.checks, undefined, input.paymentRequestFor, late), input.requestId);
   }
 
   /**
@@ -130,7 +130,7 @@ export class VerificationService {
   }
 
   /** A kept slip asked again through the same pool (domain/rechecks); confirmed, a verify's path on. Never rejects. */
-  async recheckSlip(who: KeyedWho, qrcode: string, slip: SlipRef, paying?: PaymentRequest, checks?: CheckRequest): Promise<VerifyOutcome | UpstreamFailure> {
+  async recheckSlip(who: KeyedWho, qrcode: string, slip: SlipRef, paying?: PaymentToPay, checks?: CheckRequest): Promise<VerifyOutcome | UpstreamFailure> {
     const release = this.upstreamSlots.take(who.accountId);
     if (!release) return { kind: 'busy', message: 'too many verifications in flight for this account' };
     try {

@@ -3,8 +3,10 @@
 // simulator's port chosen first, slipgate started with its URLs and
 // SECRETS_KEY, the bench channel connected to a new account as the bench
 // connects it, then the simulator. A picture through LINE ends verified and
-// charged once, as the same picture on the verify route does; a picture that
-// does not verify is counted as such; the flags and the report read L right.
+// charged once, as the same picture on the verify route does, and a slip
+// verified before is not verified again through LINE, so the bench sends a
+// fresh slip in each LINE message; a picture that does not verify is counted
+// as such; the flags and the report read L right.
 import { randomBytes } from 'node:crypto';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -13,6 +15,7 @@ import { startLineSimulator, type LineSimulator } from '../../src/line/simulator
 import { parseArgs } from '../../scripts/bench/args.js';
 import type { BenchDatabase } from '../../scripts/bench/engines.js';
 import { connectBenchChannel, credits, freePort, type BenchChannel } from '../../scripts/bench/line.js';
+import { FreshSlipPictures } from '../../scripts/bench/fresh-slips.js';
 import { benchPictures, linePictures, VERIFIED_REPLY, verifyPictures } from '../../scripts/bench/line-load.js';
 import { lineTargets, type LinePath, type LineRun } from '../../scripts/bench/line-report.js';
 import { scenarios } from '../../scripts/bench/scenarios.js';
@@ -58,9 +61,19 @@ describe('bench scenario L', () => {
     const verify = await verifyPictures(app.publicUrl, channel.apiKey, twoPictures());
     expect(verify).toMatchObject({ sent: 2, verified: 2, notVerified: 0, noAnswer: 0 });
     expect(await credits(db, channel.accountId)).toBe(start - 4);
-    // The same slips again: checks are off on the channel, so a repeat is verified (and charged) like the first time.
-    expect((await linePictures(sim.url, twoPictures())).verified).toBe(2);
-    expect(await credits(db, channel.accountId)).toBe(start - 6);
+    // The same slips again through LINE, from other customers: "sent before" even with the channel's checks off (#47), free.
+    const again = await linePictures(sim.url, twoPictures());
+    expect(again).toMatchObject({ sent: 2, verified: 0, notVerified: 2 });
+    expect(again.samples).toEqual(['ℹ️ This slip was sent before; the shop will check it.']);
+    expect(await credits(db, channel.accountId)).toBe(start - 4);
+    // What the bench sends through LINE: a fresh slip in each message, each verified and charged.
+    const fresh = await FreshSlipPictures.create();
+    await fresh.fill(1);
+    const distinct = await linePictures(sim.url, { pictures: fresh, concurrency: 2, durationSec: 60, maxPictures: 3 });
+    expect(distinct).toMatchObject({ sent: 3, verified: 3, notVerified: 0, noAnswer: 0 });
+    // One drawn ahead, two while the run waited.
+    expect(fresh.drawnLate).toBe(2);
+    expect(await credits(db, channel.accountId)).toBe(start - 7);
   });
 
   it('counts a picture that does not verify as not verified, on both paths, and charges nothing for it', { timeout: 60_000 }, async () => {

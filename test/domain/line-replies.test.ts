@@ -36,6 +36,14 @@ describe('LINE replies', () => {
     expect(outcomeReply({ kind: 'account_error', error: 'insufficient_fund', creditsRemaining: 0 }, true).kind).toBe('try_later');
   });
 
+  it('says a slip kept for re-checks will be told later, and one the bank never showed, kindly and with no internal code', () => {
+    expect(outcomeReply({ kind: 'pending', verificationId: 'req_1', creditsRemaining: 3 }, true)).toEqual({ kind: 'bank_pending' });
+    expect(outcomeReply({ kind: 'recheck_limit', message: 'too many', creditsRemaining: 3 }, true)).toEqual({ kind: 'try_later' });
+    expect(replyText({ kind: 'bank_pending' }, 'th')).toBe('⏳ ธนาคารยังไม่แสดงรายการโอนนี้ ระบบจะตรวจสอบอีกครั้งและแจ้งผลให้ทราบภายในไม่กี่นาทีค่ะ');
+    expect(replyText({ kind: 'unconfirmed' }, 'en')).toBe('❌ The bank still has no record of this transfer. Please check with your bank or contact the shop.');
+    for (const kind of ['bank_pending', 'unconfirmed'] as const) for (const lang of ['th', 'en'] as const) expect(replyText({ kind }, lang)).not.toMatch(/\d{4}|internal|credits|_/);
+  });
+
   it('counts the duplicate check only when the channel has checks on', () => {
     const verified = { kind: 'verified', slip, qrcode: 'x', creditsRemaining: 1, checks: { duplicate: { passed: false, seen: true, count: 1, firstVerifiedAt: null } } } as const;
     expect(outcomeReply(verified, true)).toEqual({ kind: 'sent_before' });

@@ -1,8 +1,8 @@
 // The re-check part of the store contract (contract.ts calls it inside its
 // describe, so every engine runs it): re-checks stored whole, the bound on
 // an account's unfinished ones, the due read, conditional postpone and
-// finish (with the finish's event in the same write), all checked through
-// the engine's own driver.
+// finish (with the finish's event in the same write), the LINE chat a slip
+// sent in LINE is pushed to, all checked through the engine's own driver.
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import type { Store } from '../../src/domain/ports/store.js';
@@ -13,7 +13,7 @@ import type { CreditHold, VerifyTransactionRecord } from '../../src/domain/types
 /** What the probe reads of re-checks through the engine's own driver. */
 export interface RecheckProbe {
   /** The re-check as stored (its attempts, next attempt, outcome and when it finished); null when there is none. */
-  storedRecheck(id: string): Promise<{ attempts: number; nextAttemptAt: Date; attemptId: string | null; outcome: string | null; finishedAt: Date | null; qrcode: string } | null>;
+  storedRecheck(id: string): Promise<{ attempts: number; nextAttemptAt: Date; attemptId: string | null; outcome: string | null; finishedAt: Date | null; qrcode: string; lineChannelId: string | null; lineUserId: string | null } | null>;
   webhookDeliveryIds(accountId: string): Promise<string[]>;
 }
 
@@ -47,6 +47,8 @@ function recheck(accountId: string, over: Partial<Recheck> = {}): Recheck {
     outcome: null,
     finishedAt: null,
     result: null,
+    lineChannelId: null,
+    lineUserId: null,
     ...over,
   };
 }
@@ -120,6 +122,25 @@ export function recheckContract(f: Fixtures): void {
       expect((await store.dueRechecks(seconds(base + 200_000), 1000)).map((r) => r.id)).not.toContain(late.id);
       expect(await store.finishRecheck(future.id, { outcome: 'verified', at, result: '{"slip":1}' })).toBe(true);
       expect(await store.getRecheck(future.id)).toMatchObject({ outcome: 'verified', finishedAt: at, result: '{"slip":1}' });
+    });
+
+    it('keeps the LINE channel and customer of a slip sent in a chat, and none for the other ways in', async () => {
+      const store = f.store();
+      const accountId = await f.account();
+      const chat = recheck(accountId, { keyId: 'line:1650000001', lineChannelId: '1650000001', lineUserId: 'U0000000000000000000000000000abcd' });
+      const api = recheck(accountId);
+      expect(await store.createRecheck(chat, 10)).toBe(true);
+      expect(await store.createRecheck(api, 10)).toBe(true);
+      expect(await f.probe().storedRecheck(chat.id)).toMatchObject({ lineChannelId: '1650000001', lineUserId: 'U0000000000000000000000000000abcd' });
+      expect(await f.probe().storedRecheck(api.id)).toMatchObject({ lineChannelId: null, lineUserId: null });
+      expect(await store.getRecheck(chat.id)).toEqual(chat);
+      expect(await store.getRecheck(api.id)).toEqual(api);
+      // The due read carries them too: the worker pushes from what it read.
+      const due = (await store.dueRechecks(new Date(chat.nextAttemptAt.getTime() + 1), 1000)).find((r) => r.id === chat.id);
+      expect(due).toMatchObject({ lineChannelId: '1650000001', lineUserId: 'U0000000000000000000000000000abcd' });
+      // Finished, it no longer names the customer (personal data); the channel stays.
+      expect(await store.finishRecheck(chat.id, { outcome: 'unconfirmed', at: seconds(Date.now()) })).toBe(true);
+      expect(await f.probe().storedRecheck(chat.id)).toMatchObject({ outcome: 'unconfirmed', lineChannelId: '1650000001', lineUserId: null });
     });
 
     it('tells whether a confirmed attempt’s settle committed', async () => {

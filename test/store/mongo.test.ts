@@ -53,9 +53,11 @@ storeContract(
         storedWebhookSecret: async (id) => (await c.collection<{ _id: string; secret: string }>('webhook_endpoints').findOne({ _id: id }))?.secret ?? null,
         storedRecheck: async (id) => {
           const d = await c
-            .collection<{ _id: string; attempts: number; nextAttemptAt: Date; attemptId: string | null; outcome: string | null; finishedAt: Date | null; qrcode: string }>('rechecks')
+            .collection<{ _id: string; attempts: number; nextAttemptAt: Date; attemptId: string | null; outcome: string | null; finishedAt: Date | null; qrcode: string; lineChannelId: string | null; lineUserId: string | null }>('rechecks')
             .findOne({ _id: id });
-          return d ? { attempts: d.attempts, nextAttemptAt: d.nextAttemptAt, attemptId: d.attemptId, outcome: d.outcome, finishedAt: d.finishedAt, qrcode: d.qrcode } : null;
+          return d
+            ? { attempts: d.attempts, nextAttemptAt: d.nextAttemptAt, attemptId: d.attemptId, outcome: d.outcome, finishedAt: d.finishedAt, qrcode: d.qrcode, lineChannelId: d.lineChannelId, lineUserId: d.lineUserId }
+            : null;
         },
         storedLineSecrets: async (id) => {
           const d = await c.collection<{ _id: string; secret: string; accessToken: string }>('line_channels').findOne({ _id: id });

@@ -29,8 +29,10 @@ storeContract('postgres', async () => {
       webhookDeliveryIds: async (id) => (await all<{ id: string }>('SELECT id FROM webhook_deliveries WHERE account_id = $1 ORDER BY id COLLATE "C"', id)).map((r) => r.id),
       storedWebhookSecret: async (id) => (await all<{ secret: string }>('SELECT secret FROM webhook_endpoints WHERE id = $1', id))[0]?.secret ?? null,
       storedRecheck: async (id) => {
-        const r = (await all<{ attempts: number; next_attempt_at: Date; attempt_id: string | null; outcome: string | null; finished_at: Date | null; qrcode: string }>('SELECT * FROM rechecks WHERE id = $1', id))[0];
-        return r ? { attempts: r.attempts, nextAttemptAt: r.next_attempt_at, attemptId: r.attempt_id, outcome: r.outcome, finishedAt: r.finished_at, qrcode: r.qrcode } : null;
+        const r = (await all<{ attempts: number; next_attempt_at: Date; attempt_id: string | null; outcome: string | null; finished_at: Date | null; qrcode: string; line_channel_id: string | null; line_user_id: string | null }>('SELECT * FROM rechecks WHERE id = $1', id))[0];
+        return r
+          ? { attempts: r.attempts, nextAttemptAt: r.next_attempt_at, attemptId: r.attempt_id, outcome: r.outcome, finishedAt: r.finished_at, qrcode: r.qrcode, lineChannelId: r.line_channel_id, lineUserId: r.line_user_id }
+          : null;
       },
       storedLineSecrets: async (id) => (await all<{ secret: string; accessToken: string }>('SELECT secret, access_token AS "accessToken" FROM line_channels WHERE channel_id = $1', id))[0] ?? null,
       expireLease: async (id) => void (await all(`UPDATE instance_leases SET expires_at = clock_timestamp() - interval '1 hour' WHERE id = $1`, id)),

@@ -42,8 +42,10 @@ storeContract('sqlite', async () => {
       webhookDeliveryIds: async (id) => all<{ id: string }>('SELECT id FROM webhook_deliveries WHERE account_id = ? ORDER BY id', id).map((r) => r.id),
       storedWebhookSecret: async (id) => all<{ secret: string }>('SELECT secret FROM webhook_endpoints WHERE id = ?', id)[0]?.secret ?? null,
       storedRecheck: async (id) => {
-        const r = all<{ attempts: number; next_attempt_at: number; attempt_id: string | null; outcome: string | null; finished_at: number | null; qrcode: string }>('SELECT * FROM rechecks WHERE id = ?', id)[0];
-        return r ? { attempts: r.attempts, nextAttemptAt: new Date(r.next_attempt_at), attemptId: r.attempt_id, outcome: r.outcome, finishedAt: r.finished_at === null ? null : new Date(r.finished_at), qrcode: r.qrcode } : null;
+        const r = all<{ attempts: number; next_attempt_at: number; attempt_id: string | null; outcome: string | null; finished_at: number | null; qrcode: string; line_channel_id: string | null; line_user_id: string | null }>('SELECT * FROM rechecks WHERE id = ?', id)[0];
+        return r
+          ? { attempts: r.attempts, nextAttemptAt: new Date(r.next_attempt_at), attemptId: r.attempt_id, outcome: r.outcome, finishedAt: r.finished_at === null ? null : new Date(r.finished_at), qrcode: r.qrcode, lineChannelId: r.line_channel_id, lineUserId: r.line_user_id }
+          : null;
       },
       storedLineSecrets: async (id) => all<{ secret: string; accessToken: string }>('SELECT secret, access_token AS accessToken FROM line_channels WHERE channel_id = ?', id)[0] ?? null,
       insertSuccessRecord: async (accountId, holdId) =>

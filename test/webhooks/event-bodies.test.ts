@@ -39,7 +39,7 @@ const receiver = (number: string, proxyType: 'MSISDN' | 'NATID'): Receiver => ({
 const at = new Date('2026-01-02T03:04:05Z');
 const recheck = (qrcode: string) => ({
   ...{ id: 'vt_2', accountId: 'acc_shop', keyId: 'key_1', requestId: 'req_2', paymentRequestId: 'pr_1', qrcode, sendingBank: '004', transRef: 'TX123' },
-  ...{ options: null, createdAt: at, deadline: at, nextAttemptAt: at, attempts: 3, attemptId: null, outcome: null, finishedAt: null, result: null },
+  ...{ options: null, createdAt: at, deadline: at, nextAttemptAt: at, attempts: 3, attemptId: null, outcome: null, finishedAt: null, result: null, lineChannelId: null, lineUserId: null },
 });
 const request = (target: Receiver, status: PaymentRequest['status']): PaymentRequest => ({
   id: 'pr_1',

@@ -7,15 +7,13 @@ import type { LineApi } from '../ports/line-api.js';
 import type { ChangeLog, Logger } from '../ports/logger.js';
 import type { Store } from '../ports/store.js';
 import type { SecretBox } from '../secret-box.js';
-import type { VerifiedSlip } from '../types.js';
 import type { ChannelVerifyInput, VerifyOutcome } from '../verify-types.js';
+import { chatAnswer, paymentChooser } from './chat-answer.js';
 import { earlierSlip, resentReply } from './earlier-slip.js';
 import type { LineEvent, LineMessage } from './events.js';
 import { slipInPicture, slipInText, type FoundSlip, type PictureReader } from './message-slip.js';
-import type { PaymentMatch, PaymentRequestMatcher } from './payment-match.js';
-import { paymentReply } from './payment-reply.js';
-import { staffCase, staffNoteText, type StaffCase } from './staff-notes.js';
-import { outcomeReply } from './outcome-reply.js';
+import type { PaymentRequestMatcher } from './payment-match.js';
+import { staffNoteText, type StaffCase } from './staff-notes.js';
 import { replyText, type LineReply } from './replies.js';
 import { signatureBytes, signatureMatches } from './signature.js';
 import type { LineChannel } from './types.js';
@@ -159,13 +157,7 @@ export class LineBridge {
   }
 
   private async verify(channel: LineChannel, event: LineEvent, { qrcode, slip }: Extract<FoundSlip, { ok: true }>): Promise<LineReply> {
-    const matcher = channel.matchPaymentRequests ? this.deps.paymentRequests : undefined;
-    // Chosen from the bank's answer, inside the verification, so the normal paying rules apply to it.
-    let match: PaymentMatch | null = null;
-    const paymentRequestFor = async (verified: VerifiedSlip) => {
-      match = await matcher!.match(channel.accountId, verified);
-      return match.kind === 'one' ? match.request : undefined;
-    };
+    const chooser = paymentChooser(channel, this.deps.paymentRequests);
     const outcome = await this.deps.verification.verifyForChannel({
       accountId: channel.accountId,
       keyId: `line:${channel.channelId}`,
@@ -173,17 +165,16 @@ export class LineBridge {
       requestId: event.webhookEventId,
       slip: { qrcode },
       ...(channel.checks ? { checks: { duplicate: true } } : {}),
-      ...(matcher ? { paymentRequestFor } : {}),
+      ...(chooser ? { paymentRequestFor: chooser.choose } : {}),
+      // A slip its bank does not know yet is kept, and its result pushed to this customer (recheck-chat.ts).
+      recheckChannelId: channel.channelId,
     });
-    const reply = outcomeReply(outcome, channel.checks);
     if (outcome.kind === 'account_error' && outcome.error !== 'receiver_not_registered') {
       this.deps.logger.warn({ channelId: channel.channelId, accountId: channel.accountId, error: outcome.error }, 'LINE slip not checked: the account cannot pay for verifications');
     }
-    const verdict = outcome.kind === 'verified' ? outcome.paymentRequest : undefined;
-    const final = matcher && outcome.kind === 'verified' ? paymentReply(outcome.slip, reply, match, verdict) : reply;
-    const staff = staffCase(final, slip, match, verdict);
+    const { reply, staff } = chatAnswer(channel, outcome, chooser, slip);
     if (staff) this.tellStaff(channel, staff);
-    return final;
+    return reply;
   }
 
   private tellStaff(channel: LineChannel, c: StaffCase): void {

@@ -1,9 +1,11 @@
 // A slip sent in a LINE chat that the account verified before is answered
 // from the record, before any credit is held or the bank is asked
 // (docs/line.md#a-slip-sent-again): the customer who sent it through this
-// channel reads its result again, free; while the channel's checks are on,
-// anyone else (another LINE user, or the slip used elsewhere) reads only
-// that it was sent before, and the staff are told.
+// channel reads its result again, free; anyone else (another LINE user, or
+// the slip used elsewhere) reads only that it was sent before, and the staff
+// are told, whether or not the channel's checks are on: a slip verified once
+// is never verified (and charged) again as a fresh payment in a chat, where
+// anyone can add a shop's LINE account and send a picture it was shown.
 import type { Store } from '../ports/store.js';
 import type { SlipRef } from '../slip-qr.js';
 import type { VerifyTransactionRecord } from '../types.js';
@@ -25,8 +27,8 @@ export async function earlierSlip(store: Store, channel: LineChannel, userId: st
   // Redacted by retention or erasure: the user and the names are gone, so it cannot be told as theirs.
   const own = page.items.find((r) => r.keyId === keyId && r.lineUserId === userId && !r.redactedAt);
   if (own) return { kind: 'own', record: own };
-  // With the channel's checks off, a slip verified before is verified again, as the duplicate check no longer decides.
-  const other = channel.checks ? page.items[0] : undefined;
+  // Checks off or on: the checks decide what a fresh verification reports, not whether a used slip is fresh.
+  const other = page.items[0];
   return other ? { kind: 'other', record: other } : null;
 }
 

@@ -30,6 +30,9 @@ export function outcomeReply(outcome: VerifyOutcome, checksOn: boolean): LineRep
       return outcome.error === 'receiver_not_registered' ? { kind: 'other_receiver' } : { kind: 'try_later' };
     case 'bad_request':
       return { kind: 'unreadable' };
+    // Kept for re-checks (domain/rechecks): the result is pushed once known (recheck-chat.ts).
+    case 'pending':
+      return { kind: 'bank_pending' };
     default:
       return { kind: 'try_later' };
   }

@@ -21,6 +21,10 @@ export type LineReply =
   /** Payment requests matched: the order it matched could not be paid by it (expired, cancelled…; told to the staff, not the customer). */
   | { kind: 'order_not_paid'; slip: VerifiedSlip }
   | { kind: 'not_found' }
+  /** The bank does not show the transfer yet: kept for re-checks, the result pushed later (docs/line.md#a-bank-that-publishes-late). */
+  | { kind: 'bank_pending' }
+  /** Pushed after re-checks: the bank never showed it before the deadline. */
+  | { kind: 'unconfirmed' }
   | { kind: 'unreadable' }
   | { kind: 'picture_unavailable' }
   | { kind: 'try_later' }
@@ -89,6 +93,14 @@ export function replyText(reply: LineReply, lang: LineLanguage): string {
       return [th ? '⚠️ สลิปนี้ใช้ชำระคำสั่งซื้ออื่นไปแล้ว จึงใช้ซ้ำไม่ได้' : '⚠️ This slip has already paid another order, so it cannot pay another.', ...details(reply.slip, lang)].join('\n');
     case 'not_found':
       return th ? '❌ ไม่พบรายการโอนนี้ที่ธนาคาร กรุณาตรวจสอบสลิปอีกครั้ง' : '❌ The bank has no record of this transfer. Please check the slip.';
+    case 'bank_pending':
+      return th
+        ? '⏳ ธนาคารยังไม่แสดงรายการโอนนี้ ระบบจะตรวจสอบอีกครั้งและแจ้งผลให้ทราบภายในไม่กี่นาทีค่ะ'
+        : '⏳ The bank has not shown this transfer yet. We will check again and tell you in a few minutes.';
+    case 'unconfirmed':
+      return th
+        ? '❌ ธนาคารยังไม่มีรายการโอนนี้ กรุณาตรวจสอบกับธนาคารของคุณ หรือติดต่อร้านค้าค่ะ'
+        : '❌ The bank still has no record of this transfer. Please check with your bank or contact the shop.';
     case 'unreadable':
       return th ? '📷 อ่าน QR บนสลิปไม่ได้ กรุณาส่งรูปสลิปที่ชัดกว่านี้' : '📷 The QR code on the slip could not be read. Please send a clearer picture of the slip.';
     case 'picture_unavailable':

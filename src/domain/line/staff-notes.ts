@@ -20,7 +20,9 @@ export type StaffCase =
   /** It paid someone else. */
   | { kind: 'other_receiver'; slip?: VerifiedSlip; ref: SlipRef }
   /** Verified before for someone else (another customer, or elsewhere), or it already paid another order. */
-  | { kind: 'sent_before'; slip?: VerifiedSlip; ref: SlipRef };
+  | { kind: 'sent_before'; slip?: VerifiedSlip; ref: SlipRef }
+  /** Re-checked until the deadline, the bank never showed it: the customer was told to check with their bank. */
+  | { kind: 'unpublished'; slip?: undefined; ref: SlipRef };
 
 /** The case the staff hear of, from the customer's reply and what the payment rules decided; null: nothing for a person. */
 export function staffCase(reply: LineReply, ref: SlipRef, match: PaymentMatch | null, verdict: PaymentVerdict | undefined): StaffCase | null {
@@ -62,6 +64,8 @@ function headline(c: StaffCase, th: boolean): string {
       return th ? '⚠️ สลิปนี้โอนให้ผู้รับอื่น ไม่ใช่ร้านนี้' : '⚠️ This slip paid someone else';
     case 'sent_before':
       return th ? '⚠️ สลิปเดิมถูกส่งซ้ำโดยลูกค้าอื่น หรือเคยใช้แล้ว' : '⚠️ The same slip again, from another customer or used before';
+    case 'unpublished':
+      return th ? '⚠️ ธนาคารไม่แสดงรายการโอนนี้ภายในเวลาที่ตรวจสอบซ้ำ: สลิปยังไม่ได้รับการยืนยัน' : '⚠️ The bank never showed this transfer while it was re-checked: the slip is unconfirmed';
   }
 }
 

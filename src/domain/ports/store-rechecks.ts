@@ -21,7 +21,11 @@ export interface RecheckStore {
   dueRechecks(now: Date, limit: number): Promise<Recheck[]>;
   /** Records an attempt: its count, when the next is due and the id a confirmed attempt holds under. */
   postponeRecheck(id: string, next: Pick<Recheck, 'attempts' | 'nextAttemptAt' | 'attemptId'>): Promise<boolean>;
-  /** Finishes it, with `deliveries` (its event) in the same write; false when it was finished already. */
+  /**
+   * Finishes it, with `deliveries` (its event) in the same write; false when
+   * it was finished already. The LINE user id goes with the finish (personal
+   * data, needed only until the result is pushed from what the pass read).
+   */
   finishRecheck(id: string, finish: RecheckFinish, deliveries?: readonly NewWebhookDelivery[]): Promise<boolean>;
   /** Whether a success record with this id exists (the settle of a confirmed attempt committed). */
   verificationRecorded(id: string): Promise<boolean>;

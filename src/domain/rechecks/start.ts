@@ -7,7 +7,7 @@ import type { Store } from '../ports/store.js';
 import type { UpstreamFailureKind } from '../ports/upstream.js';
 import type { CheckRequest } from '../checks.js';
 import type { SlipRef } from '../slip-qr.js';
-import type { Late, VerifyOutcome } from '../verify-types.js';
+import type { Late, LineChat, VerifyOutcome } from '../verify-types.js';
 import type { KeyedWho } from '../verify-records.js';
 import type { PaymentToPay } from '../verify-payment.js';
 import type { Recheck } from './types.js';
@@ -29,12 +29,14 @@ const RECHECKABLE: ReadonlySet<UpstreamFailureKind> = new Set(['slip_not_found',
 /**
  * A payment request still payable (pending, or expired: an in-time
  * transfer found later still pays it, payable.ts) re-checks its slips; a
- * plain verify only when it opted in. A LINE chat's chooser never does
- * (LINE's side of re-checks is not built).
+ * plain verify only when it opted in; a slip sent in a LINE chat always
+ * (its chooser picks the request, if any, once the bank confirms it).
  */
-function shouldRecheck(kind: string, paying: PaymentToPay | undefined, optIn: boolean): boolean {
-  if (!RECHECKABLE.has(kind as UpstreamFailureKind) || typeof paying === 'function') return false;
-  return paying ? paying.status === 'pending' || paying.status === 'expired' : optIn;
+function shouldRecheck(kind: string, paying: PaymentToPay | undefined, late: { optIn: boolean; line?: LineChat }): boolean {
+  if (!RECHECKABLE.has(kind as UpstreamFailureKind)) return false;
+  if (late.line) return true;
+  if (typeof paying === 'function') return false;
+  return paying ? paying.status === 'pending' || paying.status === 'expired' : late.optIn;
 }
 
 /** The delay after `attempts` re-checks: the first delay doubled each time, capped. */
@@ -57,7 +59,7 @@ export async function recheckInstead(
   creditsRemaining: number,
 ): Promise<VerifyOutcome | undefined> {
   const { who, paying, at } = facts;
-  if (!settings || !late || !('optIn' in late) || !shouldRecheck(kind, paying, late.optIn)) return undefined;
+  if (!settings || !late || !('optIn' in late) || !shouldRecheck(kind, paying, late)) return undefined;
   const request = typeof paying === 'object' ? paying : undefined;
   const recheck: Recheck = {
     id: who.id,
@@ -77,6 +79,8 @@ export async function recheckInstead(
     outcome: null,
     finishedAt: null,
     result: null,
+    lineChannelId: late.line?.channelId ?? null,
+    lineUserId: late.line?.userId ?? null,
   };
   if (!(await store.createRecheck(recheck, settings.maxPerAccount))) return { kind: 'recheck_limit', message: RECHECK_LIMIT.message, creditsRemaining };
   return { kind: 'pending', verificationId: who.id, ...(request ? { paymentRequest: { id: request.id, status: 'verifying' } } : {}), creditsRemaining };

@@ -51,6 +51,13 @@ export interface Recheck {
   finishedAt: Date | null;
   /** On `verified`: the success answer's fields (slip, checks, payment verdict), JSON. */
   result: string | null;
+  /**
+   * A slip sent in a LINE chat (docs/line.md#a-bank-that-publishes-late):
+   * the channel and the customer its result is pushed to once it is known;
+   * null for every other way in.
+   */
+  lineChannelId: string | null;
+  lineUserId: string | null;
 }
 
 /** How a re-check is finished. */

@@ -170,6 +170,7 @@ export class MongoStore implements Store {
       }
       await payments.backfillPaymentTargets(this.m);
       await webhooks.backfillFinishedAt(this.m);
+      await rechecks.backfillLineChat(this.m);
     });
   }
 

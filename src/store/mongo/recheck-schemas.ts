@@ -20,6 +20,8 @@ export interface RecheckDoc {
   outcome: string | null;
   finishedAt: Date | null;
   result: string | null;
+  lineChannelId: string | null;
+  lineUserId: string | null;
 }
 
 const recheckSchema = new Schema<RecheckDoc>(
@@ -41,6 +43,8 @@ const recheckSchema = new Schema<RecheckDoc>(
     outcome: optStr,
     finishedAt: optDate,
     result: optStr,
+    lineChannelId: optStr,
+    lineUserId: optStr,
   },
   OPTIONS,
 );

@@ -14,7 +14,16 @@ import { deliveryDoc } from './webhooks.js';
 const OPEN = { finishedAt: null };
 const NEWEST = { createdAt: -1, _id: -1 } as const;
 
-const toRecheck = ({ _id, outcome, ...d }: RecheckDoc): Recheck => ({ id: _id, ...d, outcome: outcome as RecheckOutcome | null });
+const toRecheck = ({ _id, outcome, ...d }: RecheckDoc): Recheck => ({ id: _id, ...d, outcome: outcome as RecheckOutcome | null, lineChannelId: d.lineChannelId ?? null, lineUserId: d.lineUserId ?? null });
+
+/**
+ * The migration that gave re-checks their LINE chat (lineChannelId,
+ * lineUserId): documents stored before it get both as null, as the SQL
+ * engines' added columns do. Idempotent: it touches only documents without them.
+ */
+export async function backfillLineChat(m: Models): Promise<void> {
+  await m.rechecks.collection.updateMany({ lineUserId: { $exists: false } }, { $set: { lineChannelId: null, lineUserId: null } });
+}
 
 export async function createRecheck(m: Models, r: Recheck, maxOpen: number): Promise<boolean> {
   return mapped(async () => {
@@ -55,7 +64,7 @@ export async function postponeRecheck(m: Models, id: string, next: Pick<Recheck,
 
 export async function finishRecheck(m: Models, id: string, finish: RecheckFinish, deliveries: readonly NewWebhookDelivery[] = []): Promise<boolean> {
   return mapped(async () => {
-    const won = await m.rechecks.updateOne({ _id: id, ...OPEN }, { $set: { outcome: finish.outcome, finishedAt: finish.at, result: finish.result ?? null } });
+    const won = await m.rechecks.updateOne({ _id: id, ...OPEN }, { $set: { outcome: finish.outcome, finishedAt: finish.at, result: finish.result ?? null, lineUserId: null } });
     if (won.modifiedCount !== 1) return false;
     for (const d of deliveries) {
       try {

@@ -21,6 +21,8 @@ export interface RecheckRow<Time> {
   outcome: string | null;
   finished_at: Time | null;
   result: string | null;
+  line_channel_id: string | null;
+  line_user_id: string | null;
 }
 
 export function recheckMapper<Time>(date: (value: Time) => Date) {
@@ -42,13 +44,15 @@ export function recheckMapper<Time>(date: (value: Time) => Date) {
     outcome: r.outcome as RecheckOutcome | null,
     finishedAt: r.finished_at === null ? null : date(r.finished_at),
     result: r.result,
+    lineChannelId: r.line_channel_id ?? null,
+    lineUserId: r.line_user_id ?? null,
   });
 }
 
 /** The insert, iff the account has fewer than the bound (the last parameter) unfinished re-checks. */
 export const CREATE_RECHECK = `INSERT INTO rechecks (id, account_id, key_id, request_id, payment_request_id, qrcode, sending_bank, trans_ref, options,
-    created_at, deadline, next_attempt_at, attempts, attempt_id)
-  SELECT ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 0, NULL
+    created_at, deadline, next_attempt_at, attempts, attempt_id, line_channel_id, line_user_id)
+  SELECT ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 0, NULL, ?, ?
   WHERE (SELECT count(*) FROM rechecks WHERE account_id = ? AND finished_at IS NULL) < ?`;
 
 export const createValues = <Time>(r: Recheck, time: (at: Date) => Time, maxOpen: number): unknown[] => [
@@ -64,6 +68,8 @@ export const createValues = <Time>(r: Recheck, time: (at: Date) => Time, maxOpen
   time(r.createdAt),
   time(r.deadline),
   time(r.nextAttemptAt),
+  r.lineChannelId,
+  r.lineUserId,
   r.accountId,
   maxOpen,
 ];
@@ -74,7 +80,8 @@ const OPEN_OF_REQUEST = 'SELECT * FROM rechecks WHERE payment_request_id = ? AND
 export const COUNT_OPEN = 'SELECT count(*) AS n FROM rechecks WHERE finished_at IS NULL';
 export const DUE_RECHECKS = 'SELECT * FROM rechecks WHERE finished_at IS NULL AND next_attempt_at <= ? ORDER BY next_attempt_at, id LIMIT ?';
 export const POSTPONE = 'UPDATE rechecks SET attempts = ?, next_attempt_at = ?, attempt_id = ? WHERE id = ? AND finished_at IS NULL';
-export const FINISH = 'UPDATE rechecks SET outcome = ?, finished_at = ?, result = ? WHERE id = ? AND finished_at IS NULL';
+// The LINE user id is kept only while the re-check is open: the pass that finishes it pushes from what it read.
+export const FINISH = 'UPDATE rechecks SET outcome = ?, finished_at = ?, result = ?, line_user_id = NULL WHERE id = ? AND finished_at IS NULL';
 export const RECORDED = 'SELECT 1 AS one FROM verify_transactions WHERE id = ?';
 
 /** The read for openRechecks: of one request, or of the whole account. */

@@ -30,4 +30,9 @@ export const SQLITE_RECHECK_MIGRATIONS: readonly string[] = [
   CREATE INDEX rechecks_open_account ON rechecks (account_id, created_at, id) WHERE finished_at IS NULL;
   CREATE INDEX rechecks_open_request ON rechecks (payment_request_id) WHERE finished_at IS NULL AND payment_request_id IS NOT NULL;
   `,
+  // A slip sent in a LINE chat: the channel and customer its result is pushed to (null otherwise).
+  `
+  ALTER TABLE rechecks ADD COLUMN line_channel_id TEXT;
+  ALTER TABLE rechecks ADD COLUMN line_user_id TEXT;
+  `,
 ];
