@@ -53,6 +53,11 @@ describe('checkout page with a bank that publishes late', () => {
         form.append('slip', new Blob([new Uint8Array(picture)], { type: 'image/png' }), 'slip.png');
         return fetch(`${url}?lang=${lang}`, { method: 'POST', body: form, redirect: 'manual' });
       },
+      /** Where the verifying page at `url` goes once its check ends (its data-checked-url), on this server. */
+      checkedUrl: async (url: string, lang = 'en') => {
+        const html = await (await fetch(`${url}?lang=${lang}`)).text();
+        return app.publicUrl + /data-checked-url="([^"]+)"/.exec(html)![1]!.replaceAll('&#38;', '&');
+      },
       status: async (url: string) => ((await (await fetch(`${url}/status.json`)).json()) as { status: string }).status,
       read: async (id: string) => (await call(app, 'GET', `${PATH}/${id}`, merchant.apiKey)).body.data,
       where: (res: Response) => new URL(res.headers.get('location')!, app.publicUrl),
@@ -76,7 +81,9 @@ describe('checkout page with a bank that publishes late', () => {
     // Nothing to pay or upload while it is checked; without JavaScript the page refreshes through …/checked.
     expect(html).not.toContain('id="upload"');
     expect(html).not.toContain('id="qr"');
-    expect(html).toContain(`<noscript><meta http-equiv="refresh" content="10;url=${new URL(order.url).pathname}/checked?lang=en"></noscript>`);
+    const checking = (await s.read(order.id)).verifying.verificationId;
+    expect(html).toContain(`<noscript><meta http-equiv="refresh" content="10;url=${new URL(order.url).pathname}/checked?lang=en&#38;slip=${checking}"></noscript>`);
+    expect(html).toContain(`data-checked-url="${new URL(order.url).pathname}/checked?lang=en&#38;slip=${checking}"`);
     expect(await (await fetch(`${order.url}?lang=th`)).text()).toContain('กำลังยืนยันการโอนเงินกับธนาคารของคุณ');
     expect(await s.status(order.url)).toBe('verifying');
     expect(await s.read(order.id)).toMatchObject({ status: 'verifying', verifying: { sendingBank: expect.any(String) } });
@@ -144,6 +151,7 @@ describe('checkout page with a bank that publishes late', () => {
     const order = await s.order(250, 'never-co');
     expect((await s.upload(order.url, 250, 'th')).status).toBe(303);
     expect(await s.status(order.url)).toBe('verifying');
+    const checked = await s.checkedUrl(order.url, 'th');
     await s.app.rechecks.runOnce();
     expect(await s.status(order.url)).toBe('pending');
     const after = await s.read(order.id);
@@ -151,13 +159,24 @@ describe('checkout page with a bank that publishes late', () => {
     expect(after.verifying).toBeUndefined();
     expect(await s.credits()).toBe(10);
     // Where the verifying page goes: the payment again, with the bank's silence said in its language.
-    const th = await fetch(`${order.url}/checked?lang=th`);
+    const th = await fetch(checked);
     expect(th.status).toBe(200);
     const html = await th.text();
     expect(html).toContain('ธนาคารยังไม่มีข้อมูลการโอนนี้');
     expect(html).toContain('id="upload"');
     expect(html).toContain('data-state="pending"');
     expect(await (await fetch(`${order.url}/checked?lang=en`)).text()).toContain('The bank has no record of this transfer yet. Check with your bank, or upload the slip again.');
+
+    // Confirmed at last but for another amount: the page says that, not the bank's silence (the check is
+    // charged, as a direct verify of that slip is).
+    expect((await s.upload(order.url, 251)).status).toBe(303);
+    const wrong = await s.checkedUrl(order.url);
+    publishing(true);
+    await s.app.rechecks.runOnce();
+    expect(await s.status(order.url)).toBe('pending');
+    expect(await (await fetch(wrong)).text()).toContain('This slip is for another amount.');
+    expect(await s.credits()).toBe(9);
+    publishing(false);
 
     // A bank that fails rather than says "not found" is waited for the same way.
     bank.state.behavior.errorRate = 1;
@@ -170,6 +189,6 @@ describe('checkout page with a bank that publishes late', () => {
     publishing(true);
     await s.app.rechecks.runOnce();
     expect(await s.status(order.url)).toBe('paid');
-    expect(await s.credits()).toBe(9);
+    expect(await s.credits()).toBe(8);
   });
 });

@@ -3,7 +3,8 @@
 // that did (the upload's 303, and …/checked once a re-checked slip paid).
 import type { CheckoutLinks } from '../../domain/payments/checkout-link.js';
 import { checkoutSignature } from '../../domain/payments/checkout-link.js';
-import type { PaymentRequest } from '../../domain/payments/types.js';
+import { PAYMENT_REFUSALS, type PaymentRefusal, type PaymentRequest } from '../../domain/payments/types.js';
+import type { Recheck } from '../../domain/rechecks/types.js';
 import type { VerifyOutcome } from '../../domain/verify.js';
 import type { TextKey } from './texts.js';
 
@@ -21,6 +22,30 @@ export function verdictOf(outcome: VerifyOutcome): TextKey {
     default:
       // Busy, or the account's bound on slips being re-checked (recheck_limit): a minute later may do.
       return 'verdict_busy';
+  }
+}
+
+/**
+ * Why a re-checked slip left its request open: the bank confirmed it but it
+ * did not pay (its amount, its receiver, its time), or the bank never showed
+ * it. Undefined while it is still being checked.
+ */
+export function endedVerdict(r: Recheck): TextKey | undefined {
+  switch (r.outcome) {
+    case null:
+      return undefined;
+    case 'verified': {
+      const reason = (JSON.parse(r.result ?? '{}') as { paymentRequest?: { reason?: string } }).paymentRequest?.reason;
+      return PAYMENT_REFUSALS.includes(reason as PaymentRefusal) ? `verdict_${reason as PaymentRefusal}` : 'verdict_already_paid';
+    }
+    case 'refused':
+      return 'verdict_wrong_receiver';
+    case 'no_credit':
+      return 'verdict_shop';
+    case 'superseded':
+      return 'verdict_already_paid';
+    default:
+      return 'verdict_unconfirmed';
   }
 }
 

@@ -14,6 +14,8 @@ export interface PageView {
   amount: string;
   reference: string;
   state: PageState;
+  /** While verifying: the newest slip being checked (its verification id), whose end …/checked tells. */
+  checking?: string;
   expiresAt: Date;
   /** The answer to an upload, when this page is one. */
   verdict?: TextKey;
@@ -29,7 +31,7 @@ export function checkoutPage(view: PageView): string {
   const bangkok = view.expiresAt.toLocaleTimeString(view.lang === 'th' ? 'th-TH' : 'en-GB', { timeZone: 'Asia/Bangkok', hour: '2-digit', minute: '2-digit' });
   const pending = view.state === 'pending';
   // Where a verifying page goes once its check has ended (routes.ts): the signed successUrl, or this page with its answer.
-  const checked = `${view.base}/checked${q}`;
+  const checked = escapeHtml(`${view.base}/checked${q}${view.checking ? `&slip=${view.checking}` : ''}`);
   return `<!doctype html>
 <html lang="${view.lang}">
 <head>

@@ -18,7 +18,7 @@ import { bahtOf } from '../../domain/payments/money.js';
 import type { PaymentRequest } from '../../domain/payments/types.js';
 import type { Store } from '../../domain/ports/store.js';
 import type { VerificationService, VerifyOutcome } from '../../domain/verify.js';
-import { successRedirect, verdictOf } from './answers.js';
+import { endedVerdict, successRedirect, verdictOf } from './answers.js';
 import { CheckoutAttempts } from './attempts.js';
 import { checkoutPage, PAGE_CSS, PAGE_JS, type PageView } from './page.js';
 import { framedQrPng } from './qr-frame.js';
@@ -63,7 +63,7 @@ export function mountCheckout(app: express.Express, deps: CheckoutDeps): void {
   const langOf = (req: Request) => pickLang(req.query.lang, req.headers['accept-language']);
   const pageUrl = (req: Request, request: PaymentRequest) => `${CHECKOUT_PATH}/${request.id}/${String(req.params.token)}?lang=${langOf(req)}`;
   const render = async (req: Request, res: Response, request: PaymentRequest, verdict?: TextKey, status = 200) => {
-    const [account, state] = await Promise.all([deps.store.getAccount(request.accountId), pageState(deps.store, request, now())]);
+    const [account, { state, checking }] = await Promise.all([deps.store.getAccount(request.accountId), pageState(deps.store, request, now())]);
     const view: PageView = {
       lang: langOf(req),
       base: `${CHECKOUT_PATH}/${request.id}/${String(req.params.token)}`,
@@ -71,6 +71,7 @@ export function mountCheckout(app: express.Express, deps: CheckoutDeps): void {
       amount: bahtOf(request.amount).toFixed(2),
       reference: request.reference,
       state,
+      ...(checking ? { checking } : {}),
       expiresAt: request.expiresAt,
       ...(verdict ? { verdict } : {}),
     };
@@ -83,16 +84,20 @@ export function mountCheckout(app: express.Express, deps: CheckoutDeps): void {
   });
   app.get(`${PAGE}/status.json`, pages, async (req, res) => {
     const request = await requestOf(req, res);
-    if (request) safe(res).json({ status: await pageState(deps.store, request, now()) });
+    if (request) safe(res).json({ status: (await pageState(deps.store, request, now())).state });
   });
   // Where a verifying page goes when status.json stops saying verifying (page.js, or the no-JavaScript
   // refresh): paid, back to the shop as the upload's own answer would have gone; open again, the page
-  // with why (the re-check ended unconfirmed: what the customer can do now).
+  // with why, from how its slip's re-check (?slip=) ended: most often the bank never showed it.
   app.get(`${PAGE}/checked`, pages, async (req, res) => {
     const request = await requestOf(req, res);
     if (!request) return;
-    const state = await pageState(deps.store, request, now());
-    if (state === 'pending') return render(req, res, request, 'verdict_unconfirmed');
+    const { state } = await pageState(deps.store, request, now());
+    if (state === 'pending') {
+      const slip = typeof req.query.slip === 'string' && /^req_\w{1,64}$/.test(req.query.slip) ? await deps.store.getRecheck(req.query.slip) : null;
+      const ended = slip?.paymentRequestId === request.id ? endedVerdict(slip) : undefined;
+      return render(req, res, request, ended ?? 'verdict_unconfirmed');
+    }
     safe(res).redirect(303, (state === 'paid' && successRedirect(request, deps.links)) || pageUrl(req, request));
   });
   app.get(`${PAGE}/qr.png`, pages, async (req, res) => {

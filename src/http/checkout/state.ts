@@ -14,12 +14,14 @@ export function storedState(request: PaymentRequest, now: Date): Exclude<PageSta
 }
 
 /**
- * The page's state. A request past its expiry whose slip is still being
+ * The page's state, and the id of the newest slip being checked while
+ * verifying (…/checked reads how it ended). A request past its expiry whose slip is still being
  * checked shows verifying too: a transfer made in time and found later still
  * pays it, so telling the customer "expired" then would have them pay twice.
  */
-export async function pageState(store: Store, request: PaymentRequest, now: Date): Promise<PageState> {
+export async function pageState(store: Store, request: PaymentRequest, now: Date): Promise<{ state: PageState; checking?: string }> {
   const stored = storedState(request, now);
-  if (stored === 'paid' || stored === 'cancelled') return stored;
-  return (await shownPaymentRequest(store, request)).verifying ? 'verifying' : stored;
+  if (stored === 'paid' || stored === 'cancelled') return { state: stored };
+  const { verifying } = await shownPaymentRequest(store, request);
+  return verifying ? { state: 'verifying', checking: verifying.verificationId } : { state: stored };
 }
