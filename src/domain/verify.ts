@@ -121,12 +121,12 @@ export class VerificationService {
    * A slip picture uploaded on a payment request's checkout page: the
    * request's account pays, `checkout:<request id>` stands for the key in
    * the records, and the rest is the path of POST /api/v1/verify with
-   * `paymentRequest` and `image`. Never rejects, like verify().
+   * `paymentRequest` and `image`, re-checks included (customers upload the moment they paid, before banks show it). Never rejects.
    */
   verifyForCheckout(input: { request: PaymentRequest; image: Buffer; requestId: string }): Promise<VerifyOutcome> {
     const { request } = input;
     const who: KeyedWho = { id: this.deps.newId(), requestId: input.requestId, accountId: request.accountId, keyId: `checkout:${request.id}`, source: 'image' };
-    return this.track(this.verifySlip(who, { image: input.image }, undefined, undefined, request), input.requestId);
+    return this.track(this.verifySlip(who, { image: input.image }, undefined, undefined, request, { optIn: false }), input.requestId);
   }
 
   /** A kept slip asked again through the same pool (domain/rechecks); confirmed, a verify's path on. Never rejects. */

@@ -2,9 +2,10 @@
 // (390×844), in Thai and in English: the QR read back from a screenshot, a
 // slip picture uploaded through the page that pays the request and lands on
 // successUrl with a valid signature, the same without JavaScript, the page
-// updating itself when the request is paid elsewhere, and the cancelled and
-// already-paid pages. One browser for the file; screenshots go to
-// test-output/checkout/.
+// updating itself when the request is paid elsewhere, a slip the bank
+// publishes late (verifying, then the shop; or back to the payment when it
+// never does), and the cancelled and already-paid pages. One browser for the
+// file; screenshots go to test-output/checkout/.
 import { mkdirSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import { createServer as createTcpServer } from 'node:net';
@@ -16,6 +17,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { verifyCheckoutReturn } from '../../src/client/webhooks.js';
 import { checkoutLinks } from '../../src/domain/payments/checkout-link.js';
 import { decodeSlipImage } from '../../src/slip-image/decode-image.js';
+import { SandboxUpstream } from '../../src/upstream/sandbox/sandbox-upstream.js';
 import { startApp, type TestApp } from '../helpers/app.js';
 import { tempDir } from '../helpers/temp.js';
 import { call, create, PATH, shop, slipFor, type Shop } from '../payments/helpers.js';
@@ -31,6 +33,8 @@ describe('checkout page in Chromium', () => {
   let shopSite: Server;
   let shopUrl: string;
   const pictures = tempDir('slipgate-checkout-');
+  /** How far the sandbox's clock is ahead of the wall clock: late slips are published by moving it. */
+  let ahead = 0;
   beforeAll(async () => {
     mkdirSync(SHOTS, { recursive: true });
     shopSite = createServer((_req, res) => res.writeHead(200, { 'content-type': 'text/html' }).end('<!doctype html><h1>Thank you</h1>'));
@@ -38,7 +42,9 @@ describe('checkout page in Chromium', () => {
     shopUrl = `http://127.0.0.1:${(shopSite.address() as AddressInfo).port}`;
     // PUBLIC_URL is this server itself: the browser opens checkoutUrl as a customer would.
     const port = await freePort();
-    app = await startApp({ env: { SECRETS_KEY, PORT: String(port), PUBLIC_URL: `http://127.0.0.1:${port}` } });
+    // Re-checks run only when the test runs a pass, and the first that finds nothing is the last (the deadline is at once).
+    const recheckTiming = { windowMs: 1, firstDelayMs: 1, maxDelayMs: 1, pollMs: 3_600_000 };
+    app = await startApp({ env: { SECRETS_KEY, PORT: String(port), PUBLIC_URL: `http://127.0.0.1:${port}` }, upstream: new SandboxUpstream('sandbox', 0, () => Date.now() + ahead), recheckTiming });
     merchant = await shop(app, 20);
     browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking'] });
   }, 60_000);
@@ -51,9 +57,9 @@ describe('checkout page in Chromium', () => {
 
   const phone = (locale: string, javaScriptEnabled = true): Promise<BrowserContext> =>
     browser.newContext({ viewport: PHONE, locale, javaScriptEnabled, deviceScaleFactor: 1, extraHTTPHeaders: { 'accept-language': locale } });
-  const slipPicture = async (name: string, amount: number) => {
+  const slipPicture = async (name: string, amount: number, late: Omit<Parameters<typeof slipFor>[0], 'amount'> = {}) => {
     const file = join(pictures.path, name);
-    await QRCode.toFile(file, slipFor({ amount }), { width: 360, margin: 4 });
+    await QRCode.toFile(file, slipFor({ amount, ...late }), { width: 360, margin: 4 });
     return file;
   };
 
@@ -96,6 +102,41 @@ describe('checkout page in Chromium', () => {
     await page.setInputFiles('#slip', await slipPicture('en.png', 80));
     await page.click('button[type=submit]');
     expect(await page.locator('#state').textContent()).toBe('Paid. Thank you!');
+    await context.close();
+  });
+
+  it('Thai, with JavaScript: a slip the bank publishes late shows verifying, then lands on successUrl signed once a pass finds it', async () => {
+    const made = (await create(app, merchant, { amount: 270, reference: 'web-late', successUrl: `${shopUrl}/thanks?order=web-late` })).body.data;
+    const context = await phone('th-TH');
+    const page = await context.newPage();
+    await page.goto(made.checkoutUrl);
+    await page.setInputFiles('#slip', await slipPicture('late.png', 270, { lateSeconds: 600 }));
+    await Promise.all([page.waitForURL(`**/checkout/${made.id}/*?lang=th`), page.click('button[type=submit]')]);
+    expect(await page.locator('#state.state-verifying').textContent()).toBe('กำลังยืนยันการโอนเงินกับธนาคารของคุณ หน้านี้จะอัปเดตเองค่ะ');
+    expect(await page.locator('#pay').count()).toBe(0);
+    await page.screenshot({ path: join(SHOTS, 'checkout-th-verifying.png') });
+    ahead = 601_000;
+    await app.rechecks.runOnce();
+    // page.js sees paid on its next poll and goes on through …/checked.
+    await page.waitForURL(`${shopUrl}/**`);
+    const secret = checkoutLinks({ secretsKey: Buffer.from(SECRETS_KEY, 'hex') }).accountSecret(merchant.accountId)!;
+    expect(verifyCheckoutReturn(new URL(page.url()), secret)).toEqual({ ok: true, paymentRequest: made.id, status: 'paid' });
+    await context.close();
+  });
+
+  it('English, with JavaScript: a slip the bank never publishes goes back to the payment with what to do', async () => {
+    const made = (await create(app, merchant, { amount: 280, reference: 'web-never' })).body.data;
+    const context = await phone('en-GB');
+    const page = await context.newPage();
+    await page.goto(made.checkoutUrl);
+    await page.setInputFiles('#slip', await slipPicture('never.png', 280, { neverFound: true }));
+    await Promise.all([page.waitForURL(`**/checkout/${made.id}/*?lang=en`), page.click('button[type=submit]')]);
+    await page.locator('#state.state-verifying').waitFor();
+    await app.rechecks.runOnce();
+    await page.locator('#verdict').waitFor();
+    expect(await page.locator('#verdict').textContent()).toBe('The bank has no record of this transfer yet. Check with your bank, or upload the slip again.');
+    expect(await page.locator('#upload').count()).toBe(1);
+    await page.screenshot({ path: join(SHOTS, 'checkout-en-unconfirmed.png'), fullPage: true });
     await context.close();
   });
 

@@ -31,8 +31,16 @@ export async function call(app: TestApp, method: string, path: string, apiKey: s
 
 export const create = (app: TestApp, s: Shop, body: Record<string, unknown>) => call(app, 'POST', PATH, s.apiKey, body);
 
-/** A sandbox slip paid to `promptPay` for `amount` baht at `paidAt`. */
-export function slipFor(opts: { amount: number; promptPay?: string; paidAt?: Date }): string {
-  // The name as the shop's bank prints it: the receiver rules want the name to agree with the digits.
-  return sandboxQr({ amount: opts.amount, details: { receiverProxy: { type: 'MSISDN', digits: opts.promptPay ?? PROMPTPAY }, receiverName: 'SOMCHAI JAIDEE', paidAt: opts.paidAt ?? new Date() } });
+/**
+ * A sandbox slip paid to `promptPay` for `amount` baht at `paidAt`; with
+ * `lateSeconds`, one the sandbox does not know until that long after now
+ * (by its clock), with `neverFound` one it never knows.
+ */
+export function slipFor(opts: { amount: number; promptPay?: string; paidAt?: Date; lateSeconds?: number; neverFound?: boolean }): string {
+  const late = opts.lateSeconds !== undefined;
+  const outcome = late ? { outcome: 'late' as const, afterSeconds: opts.lateSeconds } : opts.neverFound ? { outcome: 'not-found' as const } : {};
+  // The name as the shop's bank prints it: the receiver rules want the name to agree with the digits. A late slip's
+  // publishing time leaves room for it only cut, as banks print long names.
+  const name = { receiverName: late ? 'SOMCHAI J' : 'SOMCHAI JAIDEE' };
+  return sandboxQr({ amount: opts.amount, ...outcome, details: { receiverProxy: { type: 'MSISDN', digits: opts.promptPay ?? PROMPTPAY }, ...name, paidAt: opts.paidAt ?? new Date() } });
 }

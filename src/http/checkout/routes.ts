@@ -3,22 +3,26 @@
 // token is the request's (domain/payments/checkout-link.ts); anything else
 // is 404. The page, its framed QR picture, a small status JSON for page.js,
 // and the slip upload, which pays exactly as POST /api/v1/verify with
-// `paymentRequest` and `image` (VerificationService.verifyForCheckout).
+// `paymentRequest` and `image` (VerificationService.verifyForCheckout): a
+// slip the bank does not know yet is kept for re-checks and the page shows
+// it being verified until …/checked can tell how that ended.
 // Registered on the app itself, so the access log sees the full path (with
 // the token redacted, log.ts scrubSecrets).
 import type express from 'express';
 import type { Request, RequestHandler, Response } from 'express';
 import { rateLimit } from 'express-rate-limit';
 import type { CheckoutLinks } from '../../domain/payments/checkout-link.js';
-import { checkoutSignature, CHECKOUT_PATH } from '../../domain/payments/checkout-link.js';
+import { CHECKOUT_PATH } from '../../domain/payments/checkout-link.js';
 import { isPaymentRequestId } from '../../domain/payments/input.js';
 import { bahtOf } from '../../domain/payments/money.js';
 import type { PaymentRequest } from '../../domain/payments/types.js';
 import type { Store } from '../../domain/ports/store.js';
 import type { VerificationService, VerifyOutcome } from '../../domain/verify.js';
+import { endedVerdict, successRedirect, verdictOf } from './answers.js';
 import { CheckoutAttempts } from './attempts.js';
 import { checkoutPage, PAGE_CSS, PAGE_JS, type PageView } from './page.js';
 import { framedQrPng } from './qr-frame.js';
+import { pageState, storedState } from './state.js';
 import { pickLang, type TextKey } from './texts.js';
 import { readSlipUpload } from './upload.js';
 
@@ -56,17 +60,18 @@ export function mountCheckout(app: express.Express, deps: CheckoutDeps): void {
     if (!request) safe(res).status(404).type('text/html').send('<!doctype html><meta charset="utf-8"><title>404</title><p>Not found / ไม่พบหน้านี้</p>');
     return request;
   };
-  const stateOf = (request: PaymentRequest): PageView['state'] =>
-    request.status === 'pending' && request.expiresAt.getTime() <= now().getTime() ? 'expired' : request.status;
+  const langOf = (req: Request) => pickLang(req.query.lang, req.headers['accept-language']);
+  const pageUrl = (req: Request, request: PaymentRequest) => `${CHECKOUT_PATH}/${request.id}/${String(req.params.token)}?lang=${langOf(req)}`;
   const render = async (req: Request, res: Response, request: PaymentRequest, verdict?: TextKey, status = 200) => {
-    const account = await deps.store.getAccount(request.accountId);
+    const [account, { state, checking }] = await Promise.all([deps.store.getAccount(request.accountId), pageState(deps.store, request, now())]);
     const view: PageView = {
-      lang: pickLang(req.query.lang, req.headers['accept-language']),
+      lang: langOf(req),
       base: `${CHECKOUT_PATH}/${request.id}/${String(req.params.token)}`,
       shop: account?.name ?? '',
       amount: bahtOf(request.amount).toFixed(2),
       reference: request.reference,
-      state: stateOf(request),
+      state,
+      ...(checking ? { checking } : {}),
       expiresAt: request.expiresAt,
       ...(verdict ? { verdict } : {}),
     };
@@ -79,7 +84,21 @@ export function mountCheckout(app: express.Express, deps: CheckoutDeps): void {
   });
   app.get(`${PAGE}/status.json`, pages, async (req, res) => {
     const request = await requestOf(req, res);
-    if (request) safe(res).json({ status: stateOf(request) });
+    if (request) safe(res).json({ status: (await pageState(deps.store, request, now())).state });
+  });
+  // Where a verifying page goes when status.json stops saying verifying (page.js, or the no-JavaScript
+  // refresh): paid, back to the shop as the upload's own answer would have gone; open again, the page
+  // with why, from how its slip's re-check (?slip=) ended: most often the bank never showed it.
+  app.get(`${PAGE}/checked`, pages, async (req, res) => {
+    const request = await requestOf(req, res);
+    if (!request) return;
+    const { state } = await pageState(deps.store, request, now());
+    if (state === 'pending') {
+      const slip = typeof req.query.slip === 'string' && /^req_\w{1,64}$/.test(req.query.slip) ? await deps.store.getRecheck(req.query.slip) : null;
+      const ended = slip?.paymentRequestId === request.id ? endedVerdict(slip) : undefined;
+      return render(req, res, request, ended ?? 'verdict_unconfirmed');
+    }
+    safe(res).redirect(303, (state === 'paid' && successRedirect(request, deps.links)) || pageUrl(req, request));
   });
   app.get(`${PAGE}/qr.png`, pages, async (req, res) => {
     const request = await requestOf(req, res);
@@ -92,9 +111,10 @@ export function mountCheckout(app: express.Express, deps: CheckoutDeps): void {
   app.post(PAGE, uploads, async (req, res) => {
     const request = await requestOf(req, res);
     if (!request) return void req.resume();
-    if (stateOf(request) !== 'pending') {
+    const stored = storedState(request, now());
+    if (stored !== 'pending') {
       req.resume();
-      return render(req, res, request, stateOf(request) === 'paid' ? 'verdict_already_paid' : `verdict_${stateOf(request) as 'expired' | 'cancelled'}`, 409);
+      return render(req, res, request, stored === 'paid' ? 'verdict_already_paid' : `verdict_${stored}`, 409);
     }
     const upload = await readSlipUpload(req, deps.maxImageBytes);
     if (!upload.ok) return render(req, res, request, upload.problem === 'too_large' ? 'verdict_too_large' : upload.problem === 'no_file' ? 'verdict_no_file' : 'verdict_unreadable', 400);
@@ -106,39 +126,13 @@ export function mountCheckout(app: express.Express, deps: CheckoutDeps): void {
     } finally {
       taken.release();
     }
+    // Kept for re-checks (the bank does not know the slip yet): the page itself, which shows it being verified.
+    // A 303 like a paid slip's rather than the API's 202: reloading the answer must not send the slip again.
+    if (outcome.kind === 'pending') return void res.redirect(303, pageUrl(req, request));
     const paid = outcome.kind === 'verified' && outcome.paymentRequest?.status === 'paid' && outcome.paymentRequest.reason === undefined;
     if (!paid) return render(req, res, (await deps.store.getPaymentRequest(request.id)) ?? request, verdictOf(outcome), 422);
-    const back = successRedirect(request, deps.links);
-    res.redirect(303, back ?? `${CHECKOUT_PATH}/${request.id}/${String(req.params.token)}?lang=${pickLang(req.query.lang, req.headers['accept-language'])}`);
+    res.redirect(303, successRedirect(request, deps.links) ?? pageUrl(req, request));
   });
-}
-
-/** The page's answer to a slip that did not pay the request. */
-function verdictOf(outcome: VerifyOutcome): TextKey {
-  switch (outcome.kind) {
-    case 'verified':
-      return `verdict_${outcome.paymentRequest?.reason ?? 'already_paid'}`;
-    case 'failed':
-      return outcome.reason === 'unreadable_image' || outcome.reason === 'invalid_qr' ? 'verdict_unreadable' : 'verdict_not_confirmed';
-    case 'account_error':
-      return outcome.error === 'receiver_not_registered' ? 'verdict_wrong_receiver' : 'verdict_shop';
-    case 'bad_request':
-      return outcome.problem === 'too_large' ? 'verdict_too_large' : 'verdict_unreadable';
-    default:
-      return 'verdict_busy';
-  }
-}
-
-/** successUrl with the shop's own query kept, plus paymentRequest, status and the signature; null without one. */
-function successRedirect(request: PaymentRequest, links: CheckoutLinks): string | null {
-  const secret = links.accountSecret(request.accountId);
-  if (!request.successUrl || !secret) return null;
-  const url = new URL(request.successUrl);
-  for (const name of ['paymentRequest', 'status', 'signature']) url.searchParams.delete(name);
-  url.searchParams.append('paymentRequest', request.id);
-  url.searchParams.append('status', 'paid');
-  url.searchParams.append('signature', checkoutSignature(secret, request.id, 'paid'));
-  return url.toString();
 }
 
 /** A page of its own: no third-party anything, no framing, no referrer carrying the token away. */
