@@ -88,8 +88,7 @@ export class VerificationService {
     // The hold below checks deletion and balance atomically; the account is
     // read only on the rare paths where the contract's error order needs it.
     const read = await input.readBody();
-    // Like a busy decoder: says nothing about the account, so no balance.
-    if ('busy' in read) return { kind: 'busy', message: read.busy };
+    if ('busy' in read) return { kind: 'busy', message: read.busy }; // as a busy decoder's: no balance
     const body = bodyCheck(read, input.maxQrcodeBodyBytes);
     if (!body.ok) {
       // 1022 comes before the body's problem, 1023 after it.
@@ -274,11 +273,7 @@ export class VerificationService {
    * `mustPay`, no credits is 1023 with the balance read (0: credits never go
    * below zero). On the verify path itself the hold decides both atomically.
    */
-  private async liveAccount(
-    who: KeyedWho,
-    about: Pick<FailureFacts, 'qrcode'>,
-    { mustPay }: { mustPay: boolean },
-  ): Promise<{ ok: true; credits: number } | { ok: false; refused: VerifyOutcome }> {
+  private async liveAccount(who: KeyedWho, about: Pick<FailureFacts, 'qrcode'>, { mustPay }: { mustPay: boolean }): Promise<{ ok: true; credits: number } | { ok: false; refused: VerifyOutcome }> {
     const account = await this.deps.store.getAccount(who.accountId);
     if (!account || account.deletedAt) return { ok: false, refused: await this.accountError('user_not_found', who, about) };
     if (mustPay && account.credits <= 0) return { ok: false, refused: await this.accountError('insufficient_fund', who, about, account.credits) };
