@@ -91,7 +91,7 @@ describe('dashboard: payment requests on the account page', { timeout: 120_000 }
     await page.locator('#payment-amount').fill('320.50');
     await page.locator('#payment-reference').fill('PHONE-ORDER-3');
     await page.getByRole('button', { name: 'Create request' }).click();
-    await page.getByText('Payment request for PHONE-ORDER-3 created.').waitFor();
+    await page.getByTestId('payments').getByText('Payment request for PHONE-ORDER-3 created.').waitFor();
     const made = (await t.app.store.findPaymentRequest(merchant.accountId, 'PHONE-ORDER-3'))!;
     expect(made.amount).toBe(32_050);
     const link = page.getByRole('textbox', { name: 'Checkout link of PHONE-ORDER-3' });
@@ -100,7 +100,7 @@ describe('dashboard: payment requests on the account page', { timeout: 120_000 }
     await screenshot(page, 'account-payments-create');
     const row = page.locator('[data-testid="payments"] tr', { hasText: 'PHONE-ORDER-3' });
     await row.getByRole('button', { name: 'Cancel' }).click();
-    await page.getByText('Payment request PHONE-ORDER-3 cancelled.').waitFor();
+    await page.getByTestId('payments').getByText('Payment request PHONE-ORDER-3 cancelled.').waitFor();
     expect((await t.app.store.getPaymentRequest(made.id))?.status).toBe('cancelled');
     // A bad amount is the API's own message, and makes nothing.
     await page.locator('#payment-amount').fill('-5');
