@@ -226,6 +226,8 @@ describe.each(testEngines())('LINE: a bank that publishes late, on %s', (engine)
     await r.app.rechecks.runOnce();
     expect(pushesTo(A).map((p) => p.text)).toEqual([expect.stringMatching(/^⚠️ This slip paid someone else, not this shop\./)]);
     expect(await r.credits()).toBe(5);
+    await eventually(async () => pushesTo(OWNER).length === 1);
+    expect(pushesTo(OWNER)[0]!.text).toContain('This slip paid someone else');
     expect(await r.app.store.openRechecks({ accountId: r.accountId, limit: 10 })).toEqual([]);
   });
 
