@@ -41,7 +41,9 @@ describe('LINE replies', () => {
     expect(outcomeReply({ kind: 'recheck_limit', message: 'too many', creditsRemaining: 3 }, true)).toEqual({ kind: 'try_later' });
     expect(replyText({ kind: 'bank_pending' }, 'th')).toBe('⏳ ธนาคารยังไม่แสดงรายการโอนนี้ ระบบจะตรวจสอบอีกครั้งและแจ้งผลให้ทราบภายในไม่กี่นาทีค่ะ');
     expect(replyText({ kind: 'unconfirmed' }, 'en')).toBe('❌ The bank still has no record of this transfer. Please check with your bank or contact the shop.');
-    for (const kind of ['bank_pending', 'unconfirmed'] as const) for (const lang of ['th', 'en'] as const) expect(replyText({ kind }, lang)).not.toMatch(/\d{4}|internal|credits|_/);
+    expect(replyText({ kind: 'still_checking' }, 'th')).toBe('⏳ ได้รับสลิปนี้แล้วค่ะ ระบบกำลังตรวจสอบกับธนาคารอยู่ และจะแจ้งผลให้ทราบทันทีที่ทราบผลค่ะ');
+    expect(replyText({ kind: 'still_checking' }, 'en')).toBe('⏳ We already have this slip and are still checking it with the bank. We will tell you the result as soon as we know it.');
+    for (const kind of ['bank_pending', 'still_checking', 'unconfirmed'] as const) for (const lang of ['th', 'en'] as const) expect(replyText({ kind }, lang)).not.toMatch(/\d{4}|internal|credits|_/);
   });
 
   it('counts the duplicate check only when the channel has checks on', () => {

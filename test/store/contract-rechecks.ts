@@ -15,6 +15,8 @@ export interface RecheckProbe {
   /** The re-check as stored (its attempts, next attempt, outcome and when it finished); null when there is none. */
   storedRecheck(id: string): Promise<{ attempts: number; nextAttemptAt: Date; attemptId: string | null; outcome: string | null; finishedAt: Date | null; qrcode: string; lineChannelId: string | null; lineUserId: string | null } | null>;
   webhookDeliveryIds(accountId: string): Promise<string[]>;
+  /** Whether the engine holds an index that serves the read of a slip's open re-checks (account, transaction reference). */
+  slipIndexed(): Promise<boolean>;
 }
 
 interface Fixtures {
@@ -141,6 +143,28 @@ export function recheckContract(f: Fixtures): void {
       // Finished, it no longer names the customer (personal data); the channel stays.
       expect(await store.finishRecheck(chat.id, { outcome: 'unconfirmed', at: seconds(Date.now()) })).toBe(true);
       expect(await f.probe().storedRecheck(chat.id)).toMatchObject({ outcome: 'unconfirmed', lineChannelId: '1650000001', lineUserId: null });
+    });
+
+    it('lists the open re-checks of one slip (its bank and reference), newest first, from an index', async () => {
+      const store = f.store();
+      const accountId = await f.account();
+      const slip = { sendingBank: '014', transRef: `RS${randomUUID().replaceAll('-', '').slice(0, 18)}` };
+      const older = recheck(accountId, { ...slip, createdAt: seconds(Date.now() - 120_000), keyId: 'line:1650000001', lineChannelId: '1650000001', lineUserId: 'U0000000000000000000000000000abcd' });
+      const newer = recheck(accountId, slip);
+      const done = recheck(accountId, slip);
+      const otherBank = recheck(accountId, { ...slip, sendingBank: '004' });
+      const otherSlip = recheck(accountId);
+      const elsewhere = recheck(await f.account(), slip);
+      for (const r of [older, newer, done, otherBank, otherSlip, elsewhere]) expect(await store.createRecheck(r, 100)).toBe(true);
+      expect(await store.finishRecheck(done.id, { outcome: 'unconfirmed', at: seconds(Date.now()) })).toBe(true);
+      expect(await store.openRechecks({ accountId, slip, limit: 10 })).toEqual([newer, older]);
+      expect(await store.openRechecks({ accountId, slip, limit: 1 })).toEqual([newer]);
+      expect(await store.openRechecks({ accountId, slip: { sendingBank: '004', transRef: slip.transRef }, limit: 10 })).toEqual([otherBank]);
+      expect(await store.openRechecks({ accountId, slip: { sendingBank: '014', transRef: 'RS_NONE' }, limit: 10 })).toEqual([]);
+      // Finished, a slip's re-check is no longer listed (nor its customer kept).
+      expect(await store.finishRecheck(older.id, { outcome: 'verified', at: seconds(Date.now()), result: '{}' })).toBe(true);
+      expect(await store.openRechecks({ accountId, slip, limit: 10 })).toEqual([newer]);
+      expect(await f.probe().slipIndexed()).toBe(true);
     });
 
     it('tells whether a confirmed attempt’s settle committed', async () => {

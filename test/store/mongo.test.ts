@@ -59,6 +59,7 @@ storeContract(
             ? { attempts: d.attempts, nextAttemptAt: d.nextAttemptAt, attemptId: d.attemptId, outcome: d.outcome, finishedAt: d.finishedAt, qrcode: d.qrcode, lineChannelId: d.lineChannelId, lineUserId: d.lineUserId }
             : null;
         },
+        slipIndexed: async () => (await c.collection('rechecks').indexes()).some((i) => Object.keys(i.key).join(',') === 'accountId,transRef,finishedAt'),
         storedLineSecrets: async (id) => {
           const d = await c.collection<{ _id: string; secret: string; accessToken: string }>('line_channels').findOne({ _id: id });
           return d ? { secret: d.secret, accessToken: d.accessToken } : null;

@@ -34,6 +34,7 @@ storeContract('postgres', async () => {
           ? { attempts: r.attempts, nextAttemptAt: r.next_attempt_at, attemptId: r.attempt_id, outcome: r.outcome, finishedAt: r.finished_at, qrcode: r.qrcode, lineChannelId: r.line_channel_id, lineUserId: r.line_user_id }
           : null;
       },
+      slipIndexed: async () => (await all("SELECT 1 FROM pg_indexes WHERE tablename = 'rechecks' AND indexname = 'rechecks_open_slip' AND indexdef LIKE '%(account_id, trans_ref, sending_bank)%'")).length === 1,
       storedLineSecrets: async (id) => (await all<{ secret: string; accessToken: string }>('SELECT secret, access_token AS "accessToken" FROM line_channels WHERE channel_id = $1', id))[0] ?? null,
       expireLease: async (id) => void (await all(`UPDATE instance_leases SET expires_at = clock_timestamp() - interval '1 hour' WHERE id = $1`, id)),
       insertSuccessRecord: async (accountId, holdId) =>

@@ -47,6 +47,7 @@ storeContract('sqlite', async () => {
           ? { attempts: r.attempts, nextAttemptAt: new Date(r.next_attempt_at), attemptId: r.attempt_id, outcome: r.outcome, finishedAt: r.finished_at === null ? null : new Date(r.finished_at), qrcode: r.qrcode, lineChannelId: r.line_channel_id, lineUserId: r.line_user_id }
           : null;
       },
+      slipIndexed: async () => all("SELECT 1 FROM sqlite_master WHERE type = 'index' AND name = 'rechecks_open_slip' AND sql LIKE '%account_id, trans_ref%'").length === 1,
       storedLineSecrets: async (id) => all<{ secret: string; accessToken: string }>('SELECT secret, access_token AS accessToken FROM line_channels WHERE channel_id = ?', id)[0] ?? null,
       insertSuccessRecord: async (accountId, holdId) =>
         void db

@@ -9,7 +9,7 @@ import type { Store } from '../ports/store.js';
 import type { SecretBox } from '../secret-box.js';
 import type { ChannelVerifyInput, VerifyOutcome } from '../verify-types.js';
 import { chatAnswer, paymentChooser } from './chat-answer.js';
-import { earlierSlip, resentReply } from './earlier-slip.js';
+import { earlierSlip, pendingSlip, resentReply } from './earlier-slip.js';
 import type { LineEvent, LineMessage } from './events.js';
 import { slipInPicture, slipInText, type FoundSlip, type PictureReader } from './message-slip.js';
 import type { PaymentRequestMatcher } from './payment-match.js';
@@ -144,13 +144,24 @@ export class LineBridge {
     return 'busy' in found ? { kind: 'try_later' } : { kind: 'not_a_slip' };
   }
 
-  /** A message that carries a slip: answered from the record when the account verified it before, else verified. */
+  /**
+   * A message that carries a slip: answered from the record when the
+   * account verified it before, or from its open re-check while the bank
+   * does not know it yet (no second bank call, re-check or push); else verified.
+   */
   private async slip(channel: LineChannel, token: string, event: LineEvent, found: Extract<FoundSlip, { ok: true }>): Promise<LineReply> {
     this.loading(token, event);
     const earlier = await earlierSlip(this.deps.store, channel, event.userId, found.slip);
     if (earlier?.kind === 'own') return resentReply(this.deps.store, earlier.record);
     if (earlier?.kind === 'other') {
       this.tellStaff(channel, { kind: 'sent_before', slip: earlier.record.response, ref: found.slip });
+      return { kind: 'sent_before' };
+    }
+    const pending = await pendingSlip(this.deps.store, channel, event.userId, found.slip);
+    if (pending?.kind === 'own') return { kind: 'still_checking' };
+    if (pending?.kind === 'other') {
+      // Not confirmed by the bank yet: the staff hear of it without the slip's amount or time.
+      this.tellStaff(channel, { kind: 'sent_before', ref: found.slip });
       return { kind: 'sent_before' };
     }
     return this.verify(channel, event, found);

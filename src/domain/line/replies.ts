@@ -23,6 +23,8 @@ export type LineReply =
   | { kind: 'not_found' }
   /** The bank does not show the transfer yet: kept for re-checks, the result pushed later (docs/line.md#a-bank-that-publishes-late). */
   | { kind: 'bank_pending' }
+  /** The same slip again while it is re-checked, from the customer who sent it: no second check, the result still pushed once. */
+  | { kind: 'still_checking' }
   /** Pushed after re-checks: the bank never showed it before the deadline. */
   | { kind: 'unconfirmed' }
   | { kind: 'unreadable' }
@@ -97,6 +99,10 @@ export function replyText(reply: LineReply, lang: LineLanguage): string {
       return th
         ? '⏳ ธนาคารยังไม่แสดงรายการโอนนี้ ระบบจะตรวจสอบอีกครั้งและแจ้งผลให้ทราบภายในไม่กี่นาทีค่ะ'
         : '⏳ The bank has not shown this transfer yet. We will check again and tell you in a few minutes.';
+    case 'still_checking':
+      return th
+        ? '⏳ ได้รับสลิปนี้แล้วค่ะ ระบบกำลังตรวจสอบกับธนาคารอยู่ และจะแจ้งผลให้ทราบทันทีที่ทราบผลค่ะ'
+        : '⏳ We already have this slip and are still checking it with the bank. We will tell you the result as soon as we know it.';
     case 'unconfirmed':
       return th
         ? '❌ ธนาคารยังไม่มีรายการโอนนี้ กรุณาตรวจสอบกับธนาคารของคุณ หรือติดต่อร้านค้าค่ะ'

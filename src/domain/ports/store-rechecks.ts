@@ -1,6 +1,15 @@
 // Storage port: re-checks of slips the bank did not know yet (domain/rechecks).
 import type { Recheck, RecheckFinish } from '../rechecks/types.js';
+import type { SlipRef } from '../slip-qr.js';
 import type { NewWebhookDelivery } from '../webhooks/types.js';
+
+/** Unfinished re-checks of an account, of one of its payment requests, or of one slip (its sending bank and transaction reference). */
+export interface OpenRechecksQuery {
+  accountId: string;
+  paymentRequestId?: string;
+  slip?: SlipRef;
+  limit: number;
+}
 
 // Every write below is conditional on the re-check being unfinished, so a
 // pass that raced a finish (another slip paid the request, a paused
@@ -13,8 +22,11 @@ export interface RecheckStore {
    */
   createRecheck(recheck: Recheck, maxOpen: number): Promise<boolean>;
   getRecheck(id: string): Promise<Recheck | null>;
-  /** Unfinished re-checks of an account (or of one of its payment requests), newest first, at most `limit`. */
-  openRechecks(q: { accountId: string; paymentRequestId?: string; limit: number }): Promise<Recheck[]>;
+  /**
+   * Unfinished re-checks of an account (or of one of its payment requests,
+   * or of one slip: a chat's re-send is answered from it), newest first, at most `limit`.
+   */
+  openRechecks(q: OpenRechecksQuery): Promise<Recheck[]>;
   /** Unfinished re-checks of every account. */
   countOpenRechecks(): Promise<number>;
   /** Up to `limit` unfinished re-checks due at `now`, soonest due first (an index of unfinished ones alone). */

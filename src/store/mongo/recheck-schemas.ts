@@ -53,6 +53,8 @@ const recheckSchema = new Schema<RecheckDoc>(
 recheckSchema.index({ finishedAt: 1, nextAttemptAt: 1 });
 recheckSchema.index({ accountId: 1, finishedAt: 1, createdAt: -1 });
 recheckSchema.index({ paymentRequestId: 1, finishedAt: 1 });
+// A chat's re-send of a slip being re-checked is answered from it (line/earlier-slip.ts).
+recheckSchema.index({ accountId: 1, transRef: 1, finishedAt: 1 });
 
 export interface RecheckModels {
   rechecks: Model<RecheckDoc>;

@@ -3,6 +3,7 @@
 // written right after the finish that won it; a crash between the two
 // loses that event (the re-check's outcome is kept), the one gap the SQL
 // engines' transaction closes.
+import type { OpenRechecksQuery } from '../../domain/ports/store-rechecks.js';
 import type { Recheck, RecheckFinish, RecheckOutcome } from '../../domain/rechecks/types.js';
 import { StoreError } from '../../domain/ports/store.js';
 import type { NewWebhookDelivery } from '../../domain/webhooks/types.js';
@@ -43,8 +44,13 @@ export async function getRecheck(m: Models, id: string): Promise<Recheck | null>
   });
 }
 
-export async function openRechecks(m: Models, q: { accountId: string; paymentRequestId?: string; limit: number }): Promise<Recheck[]> {
-  const filter = { accountId: q.accountId, ...(q.paymentRequestId === undefined ? {} : { paymentRequestId: q.paymentRequestId }), ...OPEN };
+export async function openRechecks(m: Models, q: OpenRechecksQuery): Promise<Recheck[]> {
+  const filter = {
+    accountId: q.accountId,
+    ...(q.paymentRequestId === undefined ? {} : { paymentRequestId: q.paymentRequestId }),
+    ...(q.slip ? { transRef: q.slip.transRef, sendingBank: q.slip.sendingBank } : {}),
+    ...OPEN,
+  };
   return mapped(async () => (await m.rechecks.find(filter).sort(NEWEST).limit(q.limit).lean<RecheckDoc[]>()).map(toRecheck));
 }
 

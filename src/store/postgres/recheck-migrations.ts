@@ -34,4 +34,9 @@ export const PG_RECHECK_MIGRATIONS: readonly string[] = [
   `
   ALTER TABLE rechecks ADD COLUMN line_channel_id text, ADD COLUMN line_user_id text;
   `,
+  // A slip sent again in a chat while it is re-checked is answered from its
+  // open re-check (docs/line.md#a-slip-sent-again), read by the slip before any bank call.
+  `
+  CREATE INDEX rechecks_open_slip ON rechecks (account_id, trans_ref, sending_bank) WHERE finished_at IS NULL;
+  `,
 ];

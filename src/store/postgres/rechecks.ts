@@ -1,4 +1,5 @@
 // Re-checks on PostgreSQL (statements in ../sql/rechecks.ts).
+import type { OpenRechecksQuery } from '../../domain/ports/store-rechecks.js';
 import type { Recheck, RecheckFinish } from '../../domain/rechecks/types.js';
 import type { NewWebhookDelivery } from '../../domain/webhooks/types.js';
 import * as sql from '../sql/rechecks.js';
@@ -20,7 +21,7 @@ export async function getRecheck(db: PgDb, id: string): Promise<Recheck | null> 
   return rows[0] ? map(rows[0]) : null;
 }
 
-export async function openRechecks(db: PgDb, q: { accountId: string; paymentRequestId?: string; limit: number }): Promise<Recheck[]> {
+export async function openRechecks(db: PgDb, q: OpenRechecksQuery): Promise<Recheck[]> {
   const { sql: text, params } = sql.openQuery(q);
   return (await db.run<Row>(numbered(text), params)).rows.map(map);
 }

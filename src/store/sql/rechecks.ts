@@ -1,6 +1,7 @@
 // Re-checks on the SQL engines: the row shape, its mapping and the
 // statements both engines run. Placeholders are `?`; the PostgreSQL adapter
 // renumbers them. Times: SQLite epoch ms, PostgreSQL timestamptz.
+import type { OpenRechecksQuery } from '../../domain/ports/store-rechecks.js';
 import type { Recheck, RecheckOutcome } from '../../domain/rechecks/types.js';
 
 export interface RecheckRow<Time> {
@@ -76,6 +77,8 @@ export const createValues = <Time>(r: Recheck, time: (at: Date) => Time, maxOpen
 
 export const GET_RECHECK = 'SELECT * FROM rechecks WHERE id = ?';
 const OPEN_OF_ACCOUNT = 'SELECT * FROM rechecks WHERE account_id = ? AND finished_at IS NULL ORDER BY created_at DESC, id DESC LIMIT ?';
+// Served by rechecks_open_slip (unfinished rows alone): a chat's re-send reads it before any bank call.
+const OPEN_OF_SLIP = 'SELECT * FROM rechecks WHERE account_id = ? AND trans_ref = ? AND sending_bank = ? AND finished_at IS NULL ORDER BY created_at DESC, id DESC LIMIT ?';
 const OPEN_OF_REQUEST = 'SELECT * FROM rechecks WHERE payment_request_id = ? AND account_id = ? AND finished_at IS NULL ORDER BY created_at DESC, id DESC LIMIT ?';
 export const COUNT_OPEN = 'SELECT count(*) AS n FROM rechecks WHERE finished_at IS NULL';
 export const DUE_RECHECKS = 'SELECT * FROM rechecks WHERE finished_at IS NULL AND next_attempt_at <= ? ORDER BY next_attempt_at, id LIMIT ?';
@@ -84,9 +87,9 @@ export const POSTPONE = 'UPDATE rechecks SET attempts = ?, next_attempt_at = ?, 
 export const FINISH = 'UPDATE rechecks SET outcome = ?, finished_at = ?, result = ?, line_user_id = NULL WHERE id = ? AND finished_at IS NULL';
 export const RECORDED = 'SELECT 1 AS one FROM verify_transactions WHERE id = ?';
 
-/** The read for openRechecks: of one request, or of the whole account. */
-export function openQuery(q: { accountId: string; paymentRequestId?: string; limit: number }): { sql: string; params: unknown[] } {
-  return q.paymentRequestId === undefined
-    ? { sql: OPEN_OF_ACCOUNT, params: [q.accountId, q.limit] }
-    : { sql: OPEN_OF_REQUEST, params: [q.paymentRequestId, q.accountId, q.limit] };
+/** The read for openRechecks: of one request, of one slip, or of the whole account. */
+export function openQuery(q: OpenRechecksQuery): { sql: string; params: unknown[] } {
+  if (q.paymentRequestId !== undefined) return { sql: OPEN_OF_REQUEST, params: [q.paymentRequestId, q.accountId, q.limit] };
+  if (q.slip) return { sql: OPEN_OF_SLIP, params: [q.accountId, q.slip.transRef, q.slip.sendingBank, q.limit] };
+  return { sql: OPEN_OF_ACCOUNT, params: [q.accountId, q.limit] };
 }

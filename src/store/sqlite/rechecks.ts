@@ -1,5 +1,6 @@
 // Re-checks on SQLite (statements in ../sql/rechecks.ts). One writer at a
 // time, so the bound on an account's unfinished re-checks is exact here.
+import type { OpenRechecksQuery } from '../../domain/ports/store-rechecks.js';
 import type { Recheck, RecheckFinish } from '../../domain/rechecks/types.js';
 import type { NewWebhookDelivery } from '../../domain/webhooks/types.js';
 import * as sql from '../sql/rechecks.js';
@@ -23,7 +24,7 @@ export async function getRecheck(lite: Lite, id: string): Promise<Recheck | null
   return r ? map(r) : null;
 }
 
-export async function openRechecks(lite: Lite, q: { accountId: string; paymentRequestId?: string; limit: number }): Promise<Recheck[]> {
+export async function openRechecks(lite: Lite, q: OpenRechecksQuery): Promise<Recheck[]> {
   const { sql: text, params } = sql.openQuery(q);
   return (lite.sql(text).all(...params) as sql.RecheckRow<number>[]).map(map);
 }
