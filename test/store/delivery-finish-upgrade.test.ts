@@ -14,6 +14,7 @@ import { SQLITE_MIGRATIONS } from '../../src/store/sqlite/migrations.js';
 import { SqliteStore } from '../../src/store/sqlite/sqlite-store.js';
 import { createMongoDatabase } from '../helpers/mongo.js';
 import { createTestDatabase } from '../helpers/postgres.js';
+import { postgresBefore, sqliteBefore } from '../helpers/old-schema.js';
 import { tempDir } from '../helpers/temp.js';
 
 const DELIVERED_AT = Date.UTC(2026, 0, 5);
@@ -24,8 +25,6 @@ const HISTORY = [
   { id: 'whd_failed', state: 'failed', next: DUE_AT, delivered: null, finished: DUE_AT },
   { id: 'whd_pending', state: 'pending', next: DUE_AT, delivered: null, finished: null },
 ] as const;
-/** Where the finish time arrives, found by what it creates (other migrations may come before or after it). */
-const before = (migrations: readonly string[]) => migrations.findIndex((sql) => sql.includes('webhook_deliveries_finished'));
 
 describe('upgrade: finished webhook deliveries get their finish time', () => {
   const dir = tempDir();
@@ -37,12 +36,7 @@ describe('upgrade: finished webhook deliveries get their finish time', () => {
 
   it('sqlite', async () => {
     const file = join(dir.path, 'old.db');
-    const db = new Database(file);
-    db.exec('CREATE TABLE schema_migrations (version INTEGER PRIMARY KEY, applied_at INTEGER NOT NULL)');
-    SQLITE_MIGRATIONS.slice(0, before(SQLITE_MIGRATIONS)).forEach((sql, i) => {
-      db.exec(sql);
-      db.prepare('INSERT INTO schema_migrations VALUES (?, ?)').run(i + 1, Date.now());
-    });
+    const db = sqliteBefore(file, SQLITE_MIGRATIONS, 'webhook_deliveries_finished');
     const insert = db.prepare(`INSERT INTO webhook_deliveries (id, event_id, endpoint_id, account_id, type, body, state, next_attempt_at, delivered_at, created_at) VALUES (?, ?, 'whe_1', 'acc_1', 'verification.succeeded', '{}', ?, ?, ?, ?)`);
     for (const h of HISTORY) insert.run(h.id, `evt_${h.id}`, h.state, h.next, h.delivered, Date.UTC(2026, 0, 1));
     db.close();
@@ -60,11 +54,7 @@ describe('upgrade: finished webhook deliveries get their finish time', () => {
     const client = new pg.Client({ connectionString: database.url });
     await client.connect();
     cleanup.push(() => client.end());
-    await client.query('CREATE TABLE schema_migrations (version integer PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())');
-    for (const [i, sql] of PG_MIGRATIONS.slice(0, before(PG_MIGRATIONS)).entries()) {
-      await client.query(sql);
-      await client.query('INSERT INTO schema_migrations (version) VALUES ($1)', [i + 1]);
-    }
+    await postgresBefore(client, PG_MIGRATIONS, 'webhook_deliveries_finished');
     for (const h of HISTORY) {
       await client.query(
         `INSERT INTO webhook_deliveries (id, event_id, endpoint_id, account_id, type, body, state, next_attempt_at, delivered_at, created_at) VALUES ($1, $2, 'whe_1', 'acc_1', 'verification.succeeded', '{}', $3, $4, $5, $6)`,

@@ -2,7 +2,6 @@
 // each engine's migration back-fills a request's target from its receiver
 // where the receiver still exists, and leaves it empty (null) where it was
 // removed before the upgrade. Requests made after carry theirs from the start.
-import Database from 'better-sqlite3';
 import mongoose from 'mongoose';
 import { join } from 'node:path';
 import pg from 'pg';
@@ -16,12 +15,11 @@ import { SQLITE_MIGRATIONS } from '../../src/store/sqlite/migrations.js';
 import { SqliteStore } from '../../src/store/sqlite/sqlite-store.js';
 import { createMongoDatabase } from '../helpers/mongo.js';
 import { createTestDatabase } from '../helpers/postgres.js';
+import { postgresBefore, sqliteBefore } from '../helpers/old-schema.js';
 import { tempDir } from '../helpers/temp.js';
 
 const T0 = Date.UTC(2026, 9, 1);
 const KEPT: PaymentTarget = { kind: 'promptpay', bankCode: null, number: '0812345678', proxyType: 'MSISDN', nameTh: 'ร้านกาแฟ ดีดี', nameEn: null };
-/** The schema the releases before this one made: every migration before the one adding the target columns. */
-const before = (migrations: readonly string[]) => migrations.slice(0, migrations.findIndex((m) => m.includes('target_kind')));
 
 async function expectBackfilled(store: Store): Promise<void> {
   expect((await store.getPaymentRequest('pr_kept'))?.target).toEqual(KEPT);
@@ -33,12 +31,7 @@ describe('payment request targets on upgrade', () => {
     const dir = tempDir();
     try {
       const file = join(dir.path, 'old.db');
-      const db = new Database(file);
-      db.exec('CREATE TABLE schema_migrations (version INTEGER PRIMARY KEY, applied_at INTEGER NOT NULL)');
-      before(SQLITE_MIGRATIONS).forEach((sql, i) => {
-        db.exec(sql);
-        db.prepare('INSERT INTO schema_migrations VALUES (?, ?)').run(i + 1, T0);
-      });
+      const db = sqliteBefore(file, SQLITE_MIGRATIONS, 'target_kind', T0);
       db.prepare("INSERT INTO accounts (id, name, created_at) VALUES ('acc_old', 'Old', ?)").run(T0);
       db.prepare("INSERT INTO receivers (id, account_id, kind, number, proxy_type, name_th, created_at) VALUES ('rcv_kept', 'acc_old', 'promptpay', '0812345678', 'MSISDN', 'ร้านกาแฟ ดีดี', ?)").run(T0);
       const insert = db.prepare(`INSERT INTO payment_requests (id, account_id, receiver_id, reference, amount, requested_amount, unique_amount, promptpay, status, created_at, expires_at)
@@ -60,11 +53,7 @@ describe('payment request targets on upgrade', () => {
     const client = new pg.Client({ connectionString: database.url });
     await client.connect();
     try {
-      await client.query('CREATE TABLE schema_migrations (version integer PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())');
-      for (const [i, sql] of before(PG_MIGRATIONS).entries()) {
-        await client.query(sql);
-        await client.query('INSERT INTO schema_migrations (version) VALUES ($1)', [i + 1]);
-      }
+      await postgresBefore(client, PG_MIGRATIONS, 'target_kind');
       const at = new Date(T0);
       await client.query("INSERT INTO accounts (id, name, created_at) VALUES ('acc_old', 'Old', $1)", [at]);
       await client.query("INSERT INTO receivers (id, account_id, kind, number, proxy_type, name_th, created_at) VALUES ('rcv_kept', 'acc_old', 'promptpay', '0812345678', 'MSISDN', 'ร้านกาแฟ ดีดี', $1)", [at]);

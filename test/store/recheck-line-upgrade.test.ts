@@ -16,11 +16,10 @@ import { SQLITE_MIGRATIONS } from '../../src/store/sqlite/migrations.js';
 import { SqliteStore } from '../../src/store/sqlite/sqlite-store.js';
 import { createMongoDatabase } from '../helpers/mongo.js';
 import { createTestDatabase } from '../helpers/postgres.js';
+import { postgresBefore, sqliteBefore } from '../helpers/old-schema.js';
 import { tempDir } from '../helpers/temp.js';
 
 const T0 = Date.UTC(2026, 10, 1);
-/** The schema the releases before this one made: every migration before the one adding the LINE chat. */
-const before = (migrations: readonly string[]) => migrations.slice(0, migrations.findIndex((m) => m.includes('line_channel_id')));
 const COLUMNS = 'id, account_id, key_id, request_id, payment_request_id, qrcode, sending_bank, trans_ref, options, created_at, deadline, next_attempt_at, attempts';
 
 async function expectUpgraded(store: Store): Promise<void> {
@@ -34,12 +33,7 @@ describe('re-checks named no LINE chat before this upgrade', () => {
     const dir = tempDir();
     try {
       const file = join(dir.path, 'old.db');
-      const db = new Database(file);
-      db.exec('CREATE TABLE schema_migrations (version INTEGER PRIMARY KEY, applied_at INTEGER NOT NULL)');
-      before(SQLITE_MIGRATIONS).forEach((sql, i) => {
-        db.exec(sql);
-        db.prepare('INSERT INTO schema_migrations VALUES (?, ?)').run(i + 1, T0);
-      });
+      const db = sqliteBefore(file, SQLITE_MIGRATIONS, 'line_channel_id', T0);
       db.prepare("INSERT INTO accounts (id, name, created_at) VALUES ('acc_old', 'Old', ?)").run(T0);
       db.prepare(`INSERT INTO rechecks (${COLUMNS}) VALUES ('req_old', 'acc_old', 'key_old', 'req_x', NULL, 'qr', '004', 'REF1', NULL, ?, ?, ?, 0)`).run(T0, T0 + 600_000, T0 + 15_000);
       db.close();
@@ -60,11 +54,7 @@ describe('re-checks named no LINE chat before this upgrade', () => {
     const client = new pg.Client({ connectionString: database.url });
     await client.connect();
     try {
-      await client.query('CREATE TABLE schema_migrations (version integer PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())');
-      for (const [i, sql] of before(PG_MIGRATIONS).entries()) {
-        await client.query(sql);
-        await client.query('INSERT INTO schema_migrations (version) VALUES ($1)', [i + 1]);
-      }
+      await postgresBefore(client, PG_MIGRATIONS, 'line_channel_id');
       await client.query("INSERT INTO accounts (id, name, created_at) VALUES ('acc_old', 'Old', $1)", [new Date(T0)]);
       await client.query(`INSERT INTO rechecks (${COLUMNS}) VALUES ('req_old', 'acc_old', 'key_old', 'req_x', NULL, 'qr', '004', 'REF1', NULL, $1, $2, $3, 0)`, [
         new Date(T0),
