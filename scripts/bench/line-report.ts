@@ -3,6 +3,7 @@
 // measured in the same rounds, and the target of issue #35 on the median of
 // the per-round ratios.
 import type { PathResult } from './line-load.js';
+import { quietLine, type QuietRun } from './line-quiet.js';
 import { median, fixed as f } from './figures.js';
 
 export interface LinePath extends PathResult {
@@ -23,6 +24,8 @@ export interface LineRun {
   concurrency: number;
   verify: LinePath;
   line: LinePath;
+  /** SQLite only: the quiet chat batch sent after both paths (line-quiet.ts). */
+  quiet?: QuietRun;
 }
 
 /** Issue #35: a picture through LINE costs slipgate at most 10% more CPU than the same picture on the verify route. */
@@ -89,6 +92,7 @@ export function lineSection(runs: LineRun[]): string[] {
     '',
     ...(samples.length > 0 ? ['Answers that were not a verification:', '', ...[...new Set(samples)].map((s) => `- \`${s.replaceAll('\n', ' ')}\``), ''] : []),
     ...lineTargets(runs).map((l) => `- ${l}`),
+    ...runs.flatMap((r) => (r.quiet ? [`- round ${r.round} on ${r.engine}, ${quietLine(r.quiet)}`] : [])),
     '',
   ];
 }

@@ -22,6 +22,8 @@ import { benchPictures, linePictures, verifyPictures, type PathResult, type Pict
 import { lineTable, lineTargets, perVerified, type LinePath, type LineRun } from './line-report.js';
 import { startBank, startSlipgate } from './phases.js';
 import { startProcess, type Started } from './processes.js';
+import { adminUrlOf } from './event-loop.js';
+import { bankCallsOf, quietChat, quietLine, type QuietRun } from './line-quiet.js';
 import type { BenchRun } from './run.js';
 import type { Scenario } from './scenarios.js';
 import { CREDITS_PER_ACCOUNT, onSeededDatabase } from './seeding.js';
@@ -62,6 +64,16 @@ export async function connectBenchChannel(databaseUrl: string, secretsKey: strin
     const { account, apiKey } = await new AccountService(store).createAccount({ name: 'Bench LINE shop', credits: CREDITS_PER_ACCOUNT, actor: 'bench' });
     await new LineChannels({ store, secrets: secretBox(Buffer.from(secretsKey, 'hex')) }).connect('bench', account.id, { ...channel, lang: 'en', checks: false, hints: true });
     return { accountId: account.id, apiKey: apiKey.secret, ...channel };
+  } finally {
+    await store.close();
+  }
+}
+
+/** The bench channel's hints turned on or off (`slipgate line hints`); its secret and token stay as they are. */
+export async function setBenchChannelHints(databaseUrl: string, secretsKey: string, channel: BenchChannel, hints: boolean): Promise<void> {
+  const store = await openStore(databaseUrl);
+  try {
+    await new LineChannels({ store, secrets: secretBox(Buffer.from(secretsKey, 'hex')) }).setHints('bench', channel.channelId, hints);
   } finally {
     await store.close();
   }
@@ -135,7 +147,16 @@ async function measureLine(run: BenchRun, app: BuiltApp, scenario: Scenario, set
           `${(p.verified / p.seconds).toFixed(1)}/s, CPU ${perVerified(p.cpu, p).toFixed(1)} ms per verified picture, p50 ${p.latencyMs.p50.toFixed(0)} p99 ${p.latencyMs.p99.toFixed(0)} ms`,
       );
     }
-    return { engine: db.engine, round, first, pictures: setup.pictures.length, concurrency: scenario.connections, verify: measured.verify!, line: measured.line! };
+    // Ordinary chat on a quiet channel (the default; the bench's channel has hints on only to count every picture).
+    let quiet: QuietRun | undefined;
+    if (db.engine === 'sqlite') {
+      await setBenchChannelHints(db.url, setup.secretsKey, channel, false);
+      const adminUrl = adminUrlOf(target.logFile)!;
+      quiet = await quietChat({ simUrl: sim.url, bankCalls: () => bankCallsOf(adminUrl), sqliteFile: db.url.replace(/^sqlite:/, ''), cpuSeconds: () => target!.cpuSeconds() }, run.args.quick ? 100 : 400);
+      await setBenchChannelHints(db.url, setup.secretsKey, channel, true);
+      run.say(`${tag} round ${round}, ${quietLine(quiet)}`);
+    }
+    return { engine: db.engine, round, first, pictures: setup.pictures.length, concurrency: scenario.connections, verify: measured.verify!, line: measured.line!, ...(quiet ? { quiet } : {}) };
   } finally {
     await sim?.stop();
     await target?.stop();

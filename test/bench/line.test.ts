@@ -14,12 +14,14 @@ import { loadConfig } from '../../src/config.js';
 import { startLineSimulator, type LineSimulator } from '../../src/line/simulator/line-simulator.js';
 import { parseArgs } from '../../scripts/bench/args.js';
 import type { BenchDatabase } from '../../scripts/bench/engines.js';
-import { connectBenchChannel, credits, freePort, type BenchChannel } from '../../scripts/bench/line.js';
+import { connectBenchChannel, credits, freePort, setBenchChannelHints, type BenchChannel } from '../../scripts/bench/line.js';
+import { quietChat, quietLine } from '../../scripts/bench/line-quiet.js';
 import { FreshSlipPictures } from '../../scripts/bench/fresh-slips.js';
 import { benchPictures, linePictures, VERIFIED_REPLY, verifyPictures } from '../../scripts/bench/line-load.js';
 import { lineTargets, type LinePath, type LineRun } from '../../scripts/bench/line-report.js';
 import { scenarios } from '../../scripts/bench/scenarios.js';
-import { startApp, type TestApp } from '../helpers/app.js';
+import { counting, startApp, type TestApp } from '../helpers/app.js';
+import { SandboxUpstream } from '../../src/upstream/sandbox/sandbox-upstream.js';
 
 const SECRETS_KEY = randomBytes(32).toString('hex');
 let app: TestApp;
@@ -27,10 +29,12 @@ let sim: LineSimulator;
 let db: BenchDatabase;
 let channel: BenchChannel;
 let pictures: Buffer[];
+/** The sandbox network, counting the verify calls slipgate makes. */
+const bank = counting(new SandboxUpstream());
 
 beforeAll(async () => {
   const simUrl = `http://127.0.0.1:${await freePort()}`;
-  app = await startApp({ env: { SECRETS_KEY, LINE_API_BASE_URL: simUrl, LINE_DATA_API_BASE_URL: simUrl } });
+  app = await startApp({ env: { SECRETS_KEY, LINE_API_BASE_URL: simUrl, LINE_DATA_API_BASE_URL: simUrl }, upstream: bank });
   db = { engine: 'sqlite', url: app.databaseUrl, description: 'test', drop: async () => {} };
   channel = await connectBenchChannel(db.url, SECRETS_KEY);
   sim = await startLineSimulator({ port: Number(new URL(simUrl).port), channelId: channel.channelId, channelSecret: channel.channelSecret, accessToken: channel.accessToken, slipgateUrl: app.publicUrl });
@@ -85,6 +89,25 @@ describe('bench scenario L', () => {
     expect(line.samples[0]).not.toContain(VERIFIED_REPLY);
     expect(await verifyPictures(app.publicUrl, channel.apiKey, load)).toMatchObject({ sent: 1, verified: 0, notVerified: 1 });
     expect(await credits(db, channel.accountId)).toBe(start);
+  });
+
+  it('a quiet channel: chat, stickers and photos without a slip cost no bank call, no bot message and no row but their event ids', { timeout: 60_000 }, async () => {
+    const sqliteFile = db.url.replace(/^sqlite:/, '');
+    await setBenchChannelHints(db.url, SECRETS_KEY, channel, false);
+    try {
+      const quiet = await quietChat({ simUrl: sim.url, bankCalls: async () => bank.calls, sqliteFile, cpuSeconds: () => process.cpuUsage().user / 1e6 }, 12, 3);
+      expect(quiet).toMatchObject({ sent: 12, bankCalls: 0, botMessages: 0, rowsAdded: { line_events: 12 } });
+      expect(Object.keys(quiet.rowsAdded)).toEqual(['line_events']);
+      expect(quietLine(quiet)).toContain('0 bank calls, 0 bot messages, rows written: line_events +12');
+    } finally {
+      await setBenchChannelHints(db.url, SECRETS_KEY, channel, true);
+    }
+    // The counters can see what the quiet batch did not do: a slip through the same chat is a bank call and a reply.
+    const before = bank.calls;
+    const fresh = await FreshSlipPictures.create();
+    await fresh.fill(1);
+    expect(await linePictures(sim.url, { pictures: fresh, concurrency: 1, durationSec: 60, maxPictures: 1 })).toMatchObject({ verified: 1 });
+    expect(bank.calls).toBe(before + 1);
   });
 
   it('runs by default and with --scenario L; keeps in flight what one account may have on the decoders by default', () => {
