@@ -15,6 +15,7 @@ const SETTLE_MS = 30_000;
 
 export interface QuietRun {
   sent: number;
+  perSecond: number;
   /** Verify calls slipgate made to the bank meanwhile (slipgate_bank_requests_total). */
   bankCalls: number;
   /** Replies and pushes the simulator recorded meanwhile. */
@@ -34,26 +35,26 @@ export interface QuietTarget {
   cpuSeconds(): number;
 }
 
-/** Sends `count` quiet messages, `concurrency` at a time, each from a customer of its own, and counts what they cost. */
-export async function quietChat(target: QuietTarget, count: number, concurrency = 4): Promise<QuietRun> {
+/**
+ * Sends `count` quiet messages at `perSecond`, each from a customer of its
+ * own, and counts what they cost. Paced, as chat is: slipgate answers LINE at
+ * once and reads a photo after, so an unpaced burst of photos would fill the
+ * account's picture slots and be answered "try later" (a photo might be a
+ * slip), which is what overload looks like, not chat.
+ */
+export async function quietChat(target: QuietTarget, count: number, perSecond = 20): Promise<QuietRun> {
   const photo = await sharp({ create: { width: 900, height: 1200, channels: 3, background: '#c8a27a' } }).jpeg({ quality: 85 }).toBuffer();
   const rowsBefore = countRows(target.sqliteFile);
   const bankBefore = await target.bankCalls();
   const logBefore = (await simLog(target.simUrl)).length;
   const cpuBefore = target.cpuSeconds();
-  let next = 0;
-  const sender = async () => {
-    for (let i = next++; i < count; i = next++) {
-      const user = `U${randomBytes(16).toString('hex')}`;
-      const kind = i % 4;
-      const path = kind === 2 ? 'send-sticker' : kind === 3 ? 'send-image' : 'send-text';
-      const body = kind === 3 ? new Uint8Array(photo) : kind === 2 ? undefined : JSON.stringify({ text: TEXTS[i % TEXTS.length] });
-      const res = await fetch(`${target.simUrl}/sim/${path}?user=${user}`, { method: 'POST', body });
-      const sent = (await res.json()) as { slipgate?: { status: number } };
-      if (sent.slipgate?.status !== 200) throw new Error(`slipgate answered the quiet message's event ${sent.slipgate?.status ?? res.status}`);
-    }
-  };
-  await Promise.all(Array.from({ length: concurrency }, sender));
+  const started = performance.now();
+  const sends: Promise<void>[] = [];
+  for (let i = 0; i < count; i++) {
+    await sleep(Math.max(0, started + (i * 1000) / perSecond - performance.now()));
+    sends.push(sendQuiet(target.simUrl, i, photo));
+  }
+  await Promise.all(sends);
   // slipgate answers LINE at once and works the event off after: wait until every event id is stored.
   const deadline = Date.now() + SETTLE_MS;
   while ((countRows(target.sqliteFile).line_events ?? 0) - (rowsBefore.line_events ?? 0) < count && Date.now() < deadline) await sleep(50);
@@ -65,11 +66,23 @@ export async function quietChat(target: QuietTarget, count: number, concurrency 
   const log = await simLog(target.simUrl);
   return {
     sent: count,
+    perSecond,
     bankCalls: (await target.bankCalls()) - bankBefore,
     botMessages: log.slice(logBefore).filter((e) => e.kind === 'reply' || e.kind === 'push').length,
     cpu: target.cpuSeconds() - cpuBefore,
     rowsAdded,
   };
+}
+
+/** The `i`th quiet message: text, text, a sticker, a photo without a slip QR, in turn. */
+async function sendQuiet(simUrl: string, i: number, photo: Buffer): Promise<void> {
+  const user = `U${randomBytes(16).toString('hex')}`;
+  const kind = i % 4;
+  const path = kind === 2 ? 'send-sticker' : kind === 3 ? 'send-image' : 'send-text';
+  const body = kind === 3 ? new Uint8Array(photo) : kind === 2 ? undefined : JSON.stringify({ text: TEXTS[i % TEXTS.length] });
+  const res = await fetch(`${simUrl}/sim/${path}?user=${user}`, { method: 'POST', body });
+  const sent = (await res.json()) as { slipgate?: { status: number } };
+  if (sent.slipgate?.status !== 200) throw new Error(`slipgate answered the quiet message's event ${sent.slipgate?.status ?? res.status}`);
 }
 
 /** Rows of every table, read through the raw driver (read-only, beside the running slipgate: WAL). */
@@ -99,5 +112,5 @@ async function simLog(simUrl: string): Promise<{ kind: string }[]> {
 /** The line the results file gives the batch. */
 export function quietLine(q: QuietRun): string {
   const rows = Object.entries(q.rowsAdded).map(([table, n]) => `${table} +${n}`).join(', ') || 'none';
-  return `quiet chat (${q.sent} messages: Thai text, stickers, photos without a slip QR): ${q.bankCalls} bank calls, ${q.botMessages} bot messages, rows written: ${rows}; ${((q.cpu * 1000) / q.sent).toFixed(2)} ms of slipgate CPU each`;
+  return `quiet chat (${q.sent} messages at ${q.perSecond}/s: Thai text, stickers, photos without a slip QR): ${q.bankCalls} bank calls, ${q.botMessages} bot messages, rows written: ${rows}; ${((q.cpu * 1000) / q.sent).toFixed(2)} ms of slipgate CPU each`;
 }

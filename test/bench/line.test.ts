@@ -95,8 +95,8 @@ describe('bench scenario L', () => {
     const sqliteFile = db.url.replace(/^sqlite:/, '');
     await setBenchChannelHints(db.url, SECRETS_KEY, channel, false);
     try {
-      const quiet = await quietChat({ simUrl: sim.url, bankCalls: async () => bank.calls, sqliteFile, cpuSeconds: () => process.cpuUsage().user / 1e6 }, 12, 3);
-      expect(quiet).toMatchObject({ sent: 12, bankCalls: 0, botMessages: 0, rowsAdded: { line_events: 12 } });
+      const quiet = await quietChat({ simUrl: sim.url, bankCalls: async () => bank.calls, sqliteFile, cpuSeconds: () => process.cpuUsage().user / 1e6 }, 12, 50);
+      expect(quiet).toMatchObject({ sent: 12, perSecond: 50, bankCalls: 0, botMessages: 0, rowsAdded: { line_events: 12 } });
       expect(Object.keys(quiet.rowsAdded)).toEqual(['line_events']);
       expect(quietLine(quiet)).toContain('0 bank calls, 0 bot messages, rows written: line_events +12');
     } finally {
