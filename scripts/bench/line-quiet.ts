@@ -18,8 +18,9 @@ export interface QuietRun {
   perSecond: number;
   /** Verify calls slipgate made to the bank meanwhile (slipgate_bank_requests_total). */
   bankCalls: number;
-  /** Replies and pushes the simulator recorded meanwhile. */
+  /** Replies and pushes the simulator recorded meanwhile, and the distinct texts of a few. */
   botMessages: number;
+  botTexts: string[];
   /** slipgate's CPU seconds (all threads) for the whole batch. */
   cpu: number;
   /** Rows added per table; only tables that changed. */
@@ -42,7 +43,7 @@ export interface QuietTarget {
  * account's picture slots and be answered "try later" (a photo might be a
  * slip), which is what overload looks like, not chat.
  */
-export async function quietChat(target: QuietTarget, count: number, perSecond = 20): Promise<QuietRun> {
+export async function quietChat(target: QuietTarget, count: number, perSecond = 10): Promise<QuietRun> {
   const photo = await sharp({ create: { width: 900, height: 1200, channels: 3, background: '#c8a27a' } }).jpeg({ quality: 85 }).toBuffer();
   const rowsBefore = countRows(target.sqliteFile);
   const bankBefore = await target.bankCalls();
@@ -63,12 +64,13 @@ export async function quietChat(target: QuietTarget, count: number, perSecond = 
   const rowsAfter = countRows(target.sqliteFile);
   const rowsAdded: Record<string, number> = {};
   for (const [table, n] of Object.entries(rowsAfter)) if (n !== (rowsBefore[table] ?? 0)) rowsAdded[table] = n - (rowsBefore[table] ?? 0);
-  const log = await simLog(target.simUrl);
+  const said = (await simLog(target.simUrl)).slice(logBefore).filter((e) => e.kind === 'reply' || e.kind === 'push');
   return {
     sent: count,
     perSecond,
     bankCalls: (await target.bankCalls()) - bankBefore,
-    botMessages: log.slice(logBefore).filter((e) => e.kind === 'reply' || e.kind === 'push').length,
+    botMessages: said.length,
+    botTexts: [...new Set(said.map((e) => (e.text ?? '').slice(0, 80)))].slice(0, 3),
     cpu: target.cpuSeconds() - cpuBefore,
     rowsAdded,
   };
@@ -105,12 +107,12 @@ export async function bankCallsOf(adminUrl: string): Promise<number> {
     .reduce((sum, l) => sum + Number(l.slice(l.lastIndexOf(' ') + 1)), 0);
 }
 
-async function simLog(simUrl: string): Promise<{ kind: string }[]> {
-  return (await (await fetch(`${simUrl}/sim/log`)).json()) as { kind: string }[];
+async function simLog(simUrl: string): Promise<{ kind: string; text?: string }[]> {
+  return (await (await fetch(`${simUrl}/sim/log`)).json()) as { kind: string; text?: string }[];
 }
 
 /** The line the results file gives the batch. */
 export function quietLine(q: QuietRun): string {
   const rows = Object.entries(q.rowsAdded).map(([table, n]) => `${table} +${n}`).join(', ') || 'none';
-  return `quiet chat (${q.sent} messages at ${q.perSecond}/s: Thai text, stickers, photos without a slip QR): ${q.bankCalls} bank calls, ${q.botMessages} bot messages, rows written: ${rows}; ${((q.cpu * 1000) / q.sent).toFixed(2)} ms of slipgate CPU each`;
+  return `quiet chat (${q.sent} messages at ${q.perSecond}/s: Thai text, stickers, photos without a slip QR): ${q.bankCalls} bank calls, ${q.botMessages} bot messages${q.botTexts.length > 0 ? ` (${q.botTexts.map((t) => `"${t}"`).join(', ')})` : ''}, rows written: ${rows}; ${((q.cpu * 1000) / q.sent).toFixed(2)} ms of slipgate CPU each`;
 }
