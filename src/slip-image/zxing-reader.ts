@@ -52,8 +52,18 @@ const OPTIONS: Record<ReadEffort, ReaderOptions> = {
   // patterns) reads more of the hard pictures on this look (106 of the 110 PNG and JPEG pictures of
   // test/images, against 101) for about 1 ms.
   fast: { formats: ['QRCode'], tryHarder: true, tryRotate: false, tryInvert: false, tryDownscale: false, maxNumberOfSymbols: 1 },
-  hard: { formats: ['QRCode'], tryHarder: true, tryRotate: true, tryInvert: true, tryDownscale: true, tryDenoise: true, maxNumberOfSymbols: 4 },
+  // returnErrors: a QR found but not decoded (its checksum failed) is what tells a damaged slip QR
+  // from a picture with none; decode-image.ts gives only the former its slowest looks. Found-but-unread
+  // symbols count towards maxNumberOfSymbols, hence room for more than the few a slip picture has.
+  hard: { formats: ['QRCode'], tryHarder: true, tryRotate: true, tryInvert: true, tryDownscale: true, tryDenoise: true, maxNumberOfSymbols: 8, returnErrors: true },
 };
+
+/** What a look found: the texts it read, and whether it also found a QR it could not read. */
+export interface QrLook {
+  texts: string[];
+  /** A QR's finder patterns and grid were found, but its data did not decode (damaged, blurred, cut off). */
+  sawUnreadQr: boolean;
+}
 
 /**
  * The texts of the QR codes read from an encoded PNG or JPEG file (decoded
@@ -61,13 +71,18 @@ const OPTIONS: Record<ReadEffort, ReaderOptions> = {
  * cannot be decoded; the caller then tries another decoder.
  */
 export async function readQrTexts(input: Uint8Array | GrayImage, effort: ReadEffort): Promise<string[]> {
+  return (await lookForQrs(input, effort)).texts;
+}
+
+/** readQrTexts, and whether a QR was found that could not be read (on the hard look; the fast one does not ask). */
+export async function lookForQrs(input: Uint8Array | GrayImage, effort: ReadEffort): Promise<QrLook> {
   prepare();
   try {
-    if (input instanceof Uint8Array) {
-      const results = await readBarcodes(input, OPTIONS[effort]);
-      return results.filter((r) => r.isValid && r.text !== '').map((r) => r.text);
-    }
-    return await readGray(input, effort);
+    const found = input instanceof Uint8Array ? await readBarcodes(input, OPTIONS[effort]) : await readGray(input, effort);
+    return {
+      texts: found.filter((r) => r.isValid && r.text !== '').map((r) => r.text),
+      sawUnreadQr: found.some((r) => !r.isValid),
+    };
   } catch (err) {
     // A trap (out-of-bounds access, abort) may leave the module's memory in any
     // state: the next picture gets a fresh instance.
@@ -86,7 +101,7 @@ export async function readQrTexts(input: Uint8Array | GrayImage, effort: ReadEff
  * `readBarcodesFromPixmap` is the function that entry calls with the gray
  * copy; its options are the package's, in the module's own form.
  */
-async function readGray(image: GrayImage, effort: ReadEffort): Promise<string[]> {
+async function readGray(image: GrayImage, effort: ReadEffort): Promise<Found[]> {
   if (image.data.length !== image.width * image.height) throw new Error('gray image: data does not match width × height');
   const zxing = (await getZXingModule()) as Awaited<ReturnType<typeof getZXingModule>> & EmscriptenHeap;
   const at = zxing._malloc(image.data.length);
@@ -95,12 +110,12 @@ async function readGray(image: GrayImage, effort: ReadEffort): Promise<string[]>
     zxing.HEAPU8.set(image.data, at);
     const results = zxing.readBarcodesFromPixmap(at, image.width, image.height, NATIVE_OPTIONS[effort]);
     try {
-      const texts: string[] = [];
+      const found: Found[] = [];
       for (let i = 0; i < results.size(); i++) {
         const r = results.get(i);
-        if (r?.isValid && r.text !== '') texts.push(r.text);
+        if (r) found.push({ isValid: r.isValid, text: r.text });
       }
-      return texts;
+      return found;
     } finally {
       // The vector lives in the module's memory; freed now rather than whenever V8 finalizes its handle.
       (results as { delete?: () => void }).delete?.();
@@ -108,6 +123,12 @@ async function readGray(image: GrayImage, effort: ReadEffort): Promise<string[]>
   } finally {
     zxing._free(at);
   }
+}
+
+/** The part of a module's result this reader uses. */
+interface Found {
+  isValid: boolean;
+  text: string;
 }
 
 /** What the module has as an Emscripten module: its memory and allocator (typed by @types/emscripten, which this project does not load). */

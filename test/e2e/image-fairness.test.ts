@@ -9,21 +9,20 @@ import { sandboxQr } from '../../src/upstream/sandbox/sandbox-qr.js';
 import { startApp, type TestApp } from '../helpers/app.js';
 import { eventually } from '../helpers/child.js';
 import { generateSlipImages, type SlipImage } from '../images/slip-images.js';
+import { unreadableQrPicture } from '../images/unreadable-qr.js';
 
 const FLOOD = 12;
 const PER_ACCOUNT = 2;
 
 describe('a flood of pictures from one key', () => {
   let app: TestApp;
-  let noise: Buffer;
+  let unreadable: Buffer;
   let slip: SlipImage;
 
   beforeAll(async () => {
     slip = (await generateSlipImages(1))[0]!;
-    // Large and without a QR: every decode attempt runs, so each keeps the thread until its budget ends.
-    noise = await sharp({ create: { width: 1800, height: 1800, channels: 3, background: '#808080', noise: { type: 'gaussian', mean: 128, sigma: 90 } } })
-      .jpeg({ quality: 70 })
-      .toBuffer();
+    // A QR that never reads: every decode attempt runs, so each keeps the thread until its budget ends.
+    unreadable = await unreadableQrPicture();
     // One thread and a queue of 4: without the per-account limit, the flood alone would fill it.
     app = await startApp({ env: { IMAGE_WORKERS: '1', IMAGE_QUEUE_MAX: '4', IMAGE_MAX_PER_ACCOUNT: String(PER_ACCOUNT), IMAGE_DECODE_TIMEOUT_MS: '1500' } });
   });
@@ -36,7 +35,7 @@ describe('a flood of pictures from one key', () => {
     const other = await app.account(10);
     const post = (apiKey: string, body: unknown) => app.post(body, { 'x-api-key': apiKey });
 
-    const flood = Array.from({ length: FLOOD }, () => post(flooder.apiKey, { image: noise.toString('base64') }));
+    const flood = Array.from({ length: FLOOD }, () => post(flooder.apiKey, { image: unreadable.toString('base64') }));
     // The refusals come back first: they never wait for a thread.
     const answered: Awaited<(typeof flood)[number]>[] = [];
     for (const p of flood) void p.then((r) => answered.push(r));
@@ -71,7 +70,7 @@ describe('a flood of pictures from one key', () => {
   });
 
   it('the decoder thread runs at nice 10 and no other thread does: sharp\'s libvips and libuv threads keep the normal priority (Linux: nice is per thread)', async () => {
-    // A picture read now, so the one decoder thread (IMAGE_WORKERS=1) is alive; the flood's noise, which
+    // A picture read now, so the one decoder thread (IMAGE_WORKERS=1) is alive; the flood's pictures, which
     // ZXing's first look cannot read, went on to sharp, so libvips' threads exist.
     const other = await app.account(10);
     expect((await app.post({ image: slip.image.toString('base64') }, { 'x-api-key': other.apiKey })).body.qrcode).toBe(slip.qrcode);

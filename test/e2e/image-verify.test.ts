@@ -10,6 +10,7 @@ import { sandboxQr } from '../../src/upstream/sandbox/sandbox-qr.js';
 import { startApp, type TestApp } from '../helpers/app.js';
 import { testEngines } from '../helpers/engines.js';
 import { generateSlipImages, type SlipImage } from '../images/slip-images.js';
+import { unreadableQrPicture } from '../images/unreadable-qr.js';
 
 let slips: SlipImage[];
 let blank: Buffer;
@@ -177,13 +178,11 @@ describe.each(testEngines())('image verification on %s', (engine) => {
 
 describe('the decoder pool under pressure', () => {
   let app: TestApp;
-  let noise: Buffer;
+  let unreadable: Buffer;
 
   beforeAll(async () => {
-    // Large and without a QR: every decode attempt runs, so it keeps its thread busy.
-    noise = await sharp({ create: { width: 1800, height: 1800, channels: 3, background: '#808080', noise: { type: 'gaussian', mean: 128, sigma: 90 } } })
-      .jpeg({ quality: 70 })
-      .toBuffer();
+    // A QR that never reads: every decode attempt runs, so it keeps its thread busy.
+    unreadable = await unreadableQrPicture();
     app = await startApp({ env: { IMAGE_WORKERS: '1', IMAGE_QUEUE_MAX: '1', IMAGE_DECODE_TIMEOUT_MS: '1500' } });
   });
   afterAll(async () => {
@@ -203,8 +202,8 @@ describe('the decoder pool under pressure', () => {
   it('a full queue answers 429 with Retry-After; an image past its time budget loses its thread; nothing is charged', async () => {
     const { accountId, apiKey } = await app.account(5);
     const send = (img: Buffer) => app.post({ image: b64(img) }, { 'x-api-key': apiKey });
-    expect(noise.length * 1.34).toBeLessThan(4_194_304);
-    const busy = send(noise);
+    expect(unreadable.length * 1.34).toBeLessThan(4_194_304);
+    const busy = send(unreadable);
     await until(() => app.images.stats.running === 1, busy);
     const queued = send(Buffer.concat([slips[0]!.image.subarray(0, 64), Buffer.alloc(2000, 7)]));
     await until(() => app.images.stats.queued === 1, queued);
@@ -216,7 +215,7 @@ describe('the decoder pool under pressure', () => {
     expect(refused.headers.get('x-credits-remaining')).toBeNull();
     expect(refused.body).toStrictEqual({ status: 'error', message: 'too many images are being read right now; retry shortly' });
     expect(app.images.stats.busy).toBe(1);
-    // Noise keeps jsQR busy for a minute; the budget is 1.5 s.
+    // The unreadable QR keeps jsQR busy for seconds; the budget is 1.5 s.
     const slow = await busy;
     expect([slow.status, slow.body.status, slow.body.message]).toEqual([200, 'error', expect.stringMatching(/could not be read in time/)]);
     expect((await queued).status).toBe(400);

@@ -9,7 +9,7 @@
 import sharp from 'sharp';
 import { slipQr } from '../../src/upstream/sandbox/sandbox-qr.js';
 import { sandboxTransRef } from '../../src/upstream/sandbox/transaction.js';
-import { renderSlipImage, type SlipImageParams } from './slip-images.js';
+import { noiseTile, renderSlipImage, type SlipImageParams } from './slip-images.js';
 
 export const HARD_KINDS = ['tilted', 'blurred', 'dim', 'small-in-tall-screenshot', 'jpeg-q40', 'webp', 'photo-of-screen', 'camera-12mp'] as const;
 export type HardKind = (typeof HARD_KINDS)[number];
@@ -104,7 +104,7 @@ async function cameraPhoto(card: Buffer, i: number): Promise<Buffer> {
     `<svg xmlns="http://www.w3.org/2000/svg" width="${COMPOSED.width}" height="${COMPOSED.height}"><defs><radialGradient id="g" cx="${0.3 + i * 0.1}" cy="0.4" r="0.9">` +
       `<stop offset="0" stop-color="#ffffff"/><stop offset="1" stop-color="${i === 4 ? '#505050' : '#9a9a9a'}"/></radialGradient></defs><rect width="100%" height="100%" fill="url(#g)"/></svg>`,
   );
-  const noise = await sharp({ create: { width: 251, height: 257, channels: 3, background: '#808080', noise: { type: 'gaussian', mean: 128, sigma: 16 } } }).png().toBuffer();
+  const noise = await noiseTile(16, 251, 257);
   const composed = await sharp({ create: { ...COMPOSED, channels: 3, background } })
     .composite([
       { input: tilted.data, left: Math.round((COMPOSED.width - tilted.info.width) * (0.2 + i * 0.15)), top: Math.round((COMPOSED.height - tilted.info.height) / 2) },
@@ -161,7 +161,7 @@ async function photoOfScreen(shot: Buffer, seed: number): Promise<Buffer> {
     .png()
     .toBuffer();
   const tilted = await sharp(sheared).rotate(-7 + seed * 3, { background: '#2a2a2e' }).png().toBuffer();
-  const noise = await sharp({ create: { width: 257, height: 263, channels: 3, background: '#808080', noise: { type: 'gaussian', mean: 128, sigma: 18 } } }).png().toBuffer();
+  const noise = await noiseTile(18);
   return sharp(tilted)
     .composite([{ input: noise, blend: 'soft-light', tile: true }])
     .flatten({ background: '#000000' })

@@ -142,14 +142,27 @@ export async function renderSlipImage(p: SlipImageParams, qrcode: string, seed: 
   return encode(img, p);
 }
 
-const noiseTiles = new Map<number, Promise<Buffer>>();
+const noiseTiles = new Map<string, Promise<Buffer>>();
 
-/** A small tile of gaussian noise, repeated over the photo (full-size noise is slow). */
-function noiseTile(sigma: number): Promise<Buffer> {
-  let tile = noiseTiles.get(sigma);
+/**
+ * A small tile of gaussian noise, repeated over the photo (full-size noise is
+ * slow). Drawn from the seeded generator, not libvips' own noise (a new seed
+ * every call): a picture at the edge of what the decoder reads must be read,
+ * or missed, on every run.
+ */
+export function noiseTile(sigma: number, width = 257, height = 263): Promise<Buffer> {
+  const key = `${sigma}:${width}x${height}`;
+  let tile = noiseTiles.get(key);
   if (!tile) {
-    tile = sharp({ create: { width: 257, height: 263, channels: 3, background: '#808080', noise: { type: 'gaussian', mean: 128, sigma } } }).png().toBuffer();
-    noiseTiles.set(sigma, tile);
+    const r = rng(sigma * 7919 + width * 31 + height);
+    const pixels = Buffer.alloc(width * height * 3);
+    for (let i = 0; i < pixels.length; i++) {
+      // Box-Muller: two uniform draws, one normal one.
+      const normal = Math.sqrt(-2 * Math.log(1 - r())) * Math.cos(2 * Math.PI * r());
+      pixels[i] = Math.max(0, Math.min(255, Math.round(128 + sigma * normal)));
+    }
+    tile = sharp(pixels, { raw: { width, height, channels: 3 } }).png().toBuffer();
+    noiseTiles.set(key, tile);
   }
   return tile;
 }

@@ -11,6 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sandboxQr } from '../../src/upstream/sandbox/sandbox-qr.js';
 import { startApp, type TestApp } from '../helpers/app.js';
 import { eventually } from '../helpers/child.js';
+import { unreadableQrPicture } from '../images/unreadable-qr.js';
 
 const DOC_URL = new URL('../../openapi.json', import.meta.url);
 const doc = JSON.parse(readFileSync(DOC_URL, 'utf8')) as {
@@ -189,8 +190,8 @@ describe('openapi.json', () => {
       expect((await call(body, key, 'VerifySuccess')).body.qrcode).toBe(qrcode);
     }
     const blank = (await sharp({ create: { width: 300, height: 300, channels: 3, background: '#fff' } }).png().toBuffer()).toString('base64');
-    const unreadable = await call({ image: blank }, key, 'VerificationFailed');
-    expect(unreadable.body).toStrictEqual({ status: 'error', message: 'no slip QR code found in the image' });
+    const noQr = await call({ image: blank }, key, 'VerificationFailed');
+    expect(noQr.body).toStrictEqual({ status: 'error', message: 'no slip QR code found in the image' });
     for (const body of [{ image: picture, qrcode }, { image: 'not base64!' }]) {
       expect(requestSchema(body), JSON.stringify(body).slice(0, 60)).toBe(false);
       expect((await call(body, key, 'RequestError')).status).toBe(400);
@@ -200,8 +201,8 @@ describe('openapi.json', () => {
     const small = await startApp({ env: { IMAGE_WORKERS: '1', IMAGE_QUEUE_MAX: '0', IMAGE_DECODE_TIMEOUT_MS: '1000' } });
     try {
       const other = await small.account(2);
-      const noise = await sharp({ create: { width: 1200, height: 1200, channels: 3, background: '#888', noise: { type: 'gaussian', mean: 128, sigma: 90 } } }).jpeg().toBuffer();
-      const slow = small.post({ image: noise.toString('base64') }, { 'x-api-key': other.apiKey });
+      // A QR that never reads keeps the one decoder thread past its 1 s budget.
+      const slow = small.post({ image: (await unreadableQrPicture()).toString('base64') }, { 'x-api-key': other.apiKey });
       await eventually(async () => small.images.stats.running === 1);
       const busy = await small.post({ image: picture }, { 'x-api-key': other.apiKey });
       expect(busy.status).toBe(429);
