@@ -1,19 +1,22 @@
 // IMAGE_BYTES_IN_FLIGHT on a real server: a picture body is read only once
 // its bytes fit beside the pictures already held; until then it waits unread,
 // while QR texts are answered as usual. A client that goes away frees its room.
+// The checkout page's slip uploads share the same budget.
 import { connect, type Socket } from 'node:net';
 import QRCode from 'qrcode';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { VERIFY_PATH } from '../../src/http/public-app.js';
 import { sandboxQr } from '../../src/upstream/sandbox/sandbox-qr.js';
 import { startApp, type TestApp } from '../helpers/app.js';
+import { create, shop, slipFor } from '../payments/helpers.js';
 
 const BUDGET = 65_536;
+const PUBLIC_URL = 'https://pay.example.com';
 
 let app: TestApp;
 
 beforeAll(async () => {
-  app = await startApp({ env: { IMAGE_BYTES_IN_FLIGHT: String(BUDGET), IMAGE_WORKERS: '1' } });
+  app = await startApp({ env: { IMAGE_BYTES_IN_FLIGHT: String(BUDGET), IMAGE_WORKERS: '1', PUBLIC_URL, SECRETS_KEY: 'c'.repeat(64), CHECKOUT_UPLOADS_PER_IP_PER_MIN: '100' } });
 });
 afterAll(async () => {
   await app?.stop();
@@ -63,5 +66,27 @@ describe('the picture bytes a process holds at once', () => {
     const account = await app.store.getAccount(accountId);
     expect(account).toMatchObject({ credits: 8, held: 0 });
     expect(app.pictureBudget.held).toBe(0);
+  });
+
+  it('keeps a checkout page upload unread while the room is held, and pays the order with it once the room is free', async () => {
+    const merchant = await shop(app, 10);
+    const made = (await create(app, merchant, { amount: 61, reference: 'budget-1' })).body.data;
+    const page = app.publicUrl + String(made.checkoutUrl).slice(PUBLIC_URL.length);
+    const slow = stalledUpload(merchant.apiKey);
+    await until(() => app.pictureBudget.held === BUDGET - 100);
+
+    const form = new FormData();
+    const png = await QRCode.toBuffer(slipFor({ amount: 61 }), { type: 'png', width: 360, margin: 4 });
+    form.append('slip', new Blob([new Uint8Array(png)], { type: 'image/png' }), 'slip.png');
+    const upload = fetch(page, { method: 'POST', body: form, redirect: 'manual' });
+    await until(() => app.pictureBudget.waiting === 1);
+    expect(await app.store.getPaymentRequest(made.id)).toMatchObject({ status: 'pending' });
+
+    slow.destroy();
+    const answer = await upload;
+    expect(answer.status).toBe(303);
+    expect(await app.store.getPaymentRequest(made.id)).toMatchObject({ status: 'paid' });
+    expect(await app.store.getAccount(merchant.accountId)).toMatchObject({ credits: 9, held: 0 });
+    await until(() => app.pictureBudget.held === 0);
   });
 });
