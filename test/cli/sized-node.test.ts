@@ -58,10 +58,10 @@ describe('bin/sized-node', () => {
       await once(child, 'exit');
       return JSON.parse(out) as string | null;
     };
-    expect(await tunables({})).toBe('glibc.malloc.trim_threshold=33554432:glibc.malloc.mmap_threshold=16777216');
+    expect(await tunables({})).toBe('glibc.malloc.trim_threshold=16777216:glibc.malloc.mmap_threshold=8388608');
     expect(await tunables({ GLIBC_TUNABLES: 'glibc.malloc.arena_max=2' })).toBe('glibc.malloc.arena_max=2');
     // With --max-old-space-size in NODE_OPTIONS too: the launcher's early exec still passes them.
-    expect(await tunables({ NODE_OPTIONS: '--max-old-space-size=500' })).toBe('glibc.malloc.trim_threshold=33554432:glibc.malloc.mmap_threshold=16777216');
+    expect(await tunables({ NODE_OPTIONS: '--max-old-space-size=500' })).toBe('glibc.malloc.trim_threshold=16777216:glibc.malloc.mmap_threshold=8388608');
   });
 
   it('becomes node: the pid the caller started is the one serving, so signals and the exit status are its own', async () => {
