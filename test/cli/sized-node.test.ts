@@ -1,8 +1,7 @@
 // bin/sized-node: what npm start, the systemd unit and the image start
 // `serve` through. It caps V8's old generation at 384 MB where node's own
 // default (a quarter of the memory) would be larger, leaves a smaller
-// machine's default alone, lets NODE_OPTIONS win, sets glibc's allocator to keep
-// freed megabytes for reuse, and execs node (same pid).
+// machine's default alone, lets NODE_OPTIONS win, and execs node (same pid).
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { readFileSync } from 'node:fs';
@@ -47,21 +46,6 @@ describe('bin/sized-node', () => {
   it("leaves an operator's --max-old-space-size in NODE_OPTIONS as it is", async () => {
     const sized = await run('/bin/sh', [LAUNCHER, '-e', REPORT], { NODE_OPTIONS: '--max-old-space-size=1000' });
     expect(sized.limitMb).toBeGreaterThanOrEqual(1000);
-  });
-
-  it("keeps freed megabytes for reuse through glibc's tunables, unless the operator set GLIBC_TUNABLES", async () => {
-    const tunables = async (env: NodeJS.ProcessEnv) => {
-      const { GLIBC_TUNABLES: _, NODE_OPTIONS: __, ...inherited } = process.env;
-      const child = spawn('/bin/sh', [LAUNCHER, '-e', 'console.log(JSON.stringify(process.env.GLIBC_TUNABLES ?? null))'], { env: { ...inherited, NODE: process.execPath, ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
-      let out = '';
-      child.stdout.on('data', (d: Buffer) => (out += d.toString()));
-      await once(child, 'exit');
-      return JSON.parse(out) as string | null;
-    };
-    expect(await tunables({})).toBe('glibc.malloc.trim_threshold=16777216:glibc.malloc.mmap_threshold=8388608');
-    expect(await tunables({ GLIBC_TUNABLES: 'glibc.malloc.arena_max=2' })).toBe('glibc.malloc.arena_max=2');
-    // With --max-old-space-size in NODE_OPTIONS too: the launcher's early exec still passes them.
-    expect(await tunables({ NODE_OPTIONS: '--max-old-space-size=500' })).toBe('glibc.malloc.trim_threshold=16777216:glibc.malloc.mmap_threshold=8388608');
   });
 
   it('becomes node: the pid the caller started is the one serving, so signals and the exit status are its own', async () => {
