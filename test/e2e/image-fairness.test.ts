@@ -3,7 +3,6 @@
 // the queue every merchant shares, so another key's picture and QR texts are
 // still read and verified while the flood goes on.
 import { readFileSync, readdirSync } from 'node:fs';
-import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sandboxQr } from '../../src/upstream/sandbox/sandbox-qr.js';
 import { startApp, type TestApp } from '../helpers/app.js';
