@@ -94,14 +94,21 @@ export function isPictureSized(req: Request, maxQrcodeBodyBytes: number): boolea
   return Number.isFinite(length) && length > maxQrcodeBodyBytes;
 }
 
-/** The bytes a picture body is counted as: its declared length, else the image limit. */
-export function pictureBytes(req: Request, maxImageBytes: number): number {
-  const length = Number(req.headers['content-length']);
-  return Number.isFinite(length) && length > 0 ? Math.min(length, maxImageBytes) : maxImageBytes;
-}
-
-/** Runs `release` once the answer is sent or the connection is gone, whichever comes first. */
-export function releaseWhenAnswered(res: Response, release: () => void): void {
+/**
+ * Room for the picture body of `req` (the verify route's, a checkout
+ * upload's), held until its answer is sent or the connection is gone; false
+ * when it waited too long, and the caller answers busy without reading it.
+ */
+export async function holdRoomForPicture(budget: PictureBudget, req: Request, res: Response, maxImageBytes: number): Promise<boolean> {
+  const release = await budget.take(pictureBytes(req, maxImageBytes));
+  if (!release) return false;
   res.once('finish', release);
   res.once('close', release);
+  return true;
+}
+
+/** The bytes a picture body is counted as: its declared length, else the image limit. */
+function pictureBytes(req: Request, maxImageBytes: number): number {
+  const length = Number(req.headers['content-length']);
+  return Number.isFinite(length) && length > 0 ? Math.min(length, maxImageBytes) : maxImageBytes;
 }

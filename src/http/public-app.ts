@@ -19,7 +19,7 @@ import { requestId } from './request-id.js';
 import type { Tarpit } from './tarpit.js';
 import { mountLineWebhook } from './line-webhook-route.js';
 import { multipartPicture, rawPicture } from './picture-body.js';
-import { isPictureSized, pictureBytes, PictureBudget, releaseWhenAnswered } from './picture-budget.js';
+import { holdRoomForPicture, isPictureSized, PictureBudget } from './picture-budget.js';
 import { pictureForm } from '../domain/verify-picture-body.js';
 import { mountCheckout, type CheckoutDeps } from './checkout/routes.js';
 import type { LineBridge } from '../domain/line/bridge.js';
@@ -91,10 +91,8 @@ export function createPublicApp(deps: PublicAppDeps): express.Express {
   // A picture may also come as bytes (picture-body.ts): the same limits, the same verification.
   const bodyReader = (req: Request, res: Response) => async (): Promise<BodyRead> => {
     // A picture's bytes are read only once they fit in the process's budget (picture-budget.ts).
-    if (deps.pictureBudget && isPictureSized(req, deps.maxBodyBytes)) {
-      const release = await deps.pictureBudget.take(pictureBytes(req, deps.maxImageBytes ?? deps.maxBodyBytes));
-      if (!release) return { ok: false, busy: 'too many pictures are being read right now; retry shortly' };
-      releaseWhenAnswered(res, release);
+    if (deps.pictureBudget && isPictureSized(req, deps.maxBodyBytes) && !(await holdRoomForPicture(deps.pictureBudget, req, res, deps.maxImageBytes ?? deps.maxBodyBytes))) {
+      return { ok: false, busy: 'too many pictures are being read right now; retry shortly' };
     }
     const read = await readRaw(req, res);
     if (!read.ok || !('contentType' in read)) return read;

@@ -18,7 +18,7 @@ import { bahtOf } from '../../domain/payments/money.js';
 import type { PaymentRequest } from '../../domain/payments/types.js';
 import type { Store } from '../../domain/ports/store.js';
 import type { VerificationService, VerifyOutcome } from '../../domain/verify.js';
-import { pictureBytes, releaseWhenAnswered, type PictureBudget } from '../picture-budget.js';
+import { holdRoomForPicture, type PictureBudget } from '../picture-budget.js';
 import { endedVerdict, successRedirect, verdictOf } from './answers.js';
 import { CheckoutAttempts } from './attempts.js';
 import { checkoutPage, PAGE_CSS, PAGE_JS, type PageView } from './page.js';
@@ -120,13 +120,9 @@ export function mountCheckout(app: express.Express, deps: CheckoutDeps): void {
       return render(req, res, request, stored === 'paid' ? 'verdict_already_paid' : `verdict_${stored}`, 409);
     }
     // Like the verify route's pictures, an upload's bytes wait in the socket until they fit in the process's budget.
-    if (deps.pictureBudget) {
-      const release = await deps.pictureBudget.take(pictureBytes(req, deps.maxImageBytes));
-      if (!release) {
-        req.resume();
-        return render(req, res, request, 'verdict_busy', 429);
-      }
-      releaseWhenAnswered(res, release);
+    if (deps.pictureBudget && !(await holdRoomForPicture(deps.pictureBudget, req, res, deps.maxImageBytes))) {
+      req.resume();
+      return render(req, res, request, 'verdict_busy', 429);
     }
     const upload = await readSlipUpload(req, deps.maxImageBytes);
     if (!upload.ok) return render(req, res, request, upload.problem === 'too_large' ? 'verdict_too_large' : upload.problem === 'no_file' ? 'verdict_no_file' : 'verdict_unreadable', 400);
