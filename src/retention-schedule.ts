@@ -47,7 +47,7 @@ export function scheduleRetention(store: Store, opts: RetentionScheduleOptions):
 
   const removeOld = async (at: Date): Promise<PersonalDataResult> => {
     const result = await removePersonalData(store, { createdBefore: retentionCutoff(at, opts.days) }, { now: at, stopped: () => stopped });
-    if (result.redacted + result.deleted > 0) opts.logger.info({ ...result, olderThanDays: opts.days }, 'retention: personal data of old records removed');
+    if (result.redacted + result.deleted + result.rechecks > 0) opts.logger.info({ ...result, olderThanDays: opts.days }, 'retention: personal data of old records removed');
     if (result.purge && !result.purge.complete) opts.logger.warn({ purge: result.purge }, 'retention: old copies of the removed data are still in the database files');
     return result;
   };

@@ -95,7 +95,7 @@ export function registerAccountCommands(program: Command): void {
 
   accounts
     .command('erase-personal-data <accountId>')
-    .description("erase an account's personal data now (PDPA request): every verification redacted, failed requests deleted; credits, ledger and usage stay. Cannot be undone; asks first at a terminal")
+    .description("erase an account's personal data now (PDPA request): every verification and finished re-check redacted, failed requests deleted; credits, ledger and usage stay. Cannot be undone; asks first at a terminal")
     .option('--reason <text>', 'why, e.g. the request ticket (kept in the admin events)')
     .option('--yes', 'erase without asking (needed when not at a terminal)')
     .option('--json', 'print JSON')
@@ -108,8 +108,10 @@ export function registerAccountCommands(program: Command): void {
           return;
         }
         const r = await admin.erasePersonalData(actor, accountId, opts.reason);
-        if (opts.json) return printJson({ accountId, redactedVerifications: r.redacted, deletedFailures: r.deleted, purge: r.purge });
+        if (opts.json) return printJson({ accountId, redactedVerifications: r.redacted, deletedFailures: r.deleted, redactedRechecks: r.rechecks, purge: r.purge });
         console.log(`Erased the personal data of ${accountId}: ${count(r.redacted, 'verification')} redacted, ${count(r.deleted, 'failed request')} deleted.`);
+        // A line of its own: the line above reads as it always did, for scripts that match it.
+        console.log(`Also redacted ${count(r.rechecks, 'finished re-check')}.`);
         printPurge(r.purge);
       }),
     );

@@ -200,7 +200,12 @@ export class AdminActions {
     const account = await this.deps.store.getAccount(accountId);
     if (!account) throw new StoreError('not_found', 'account not found');
     const result = await removePersonalData(this.deps.store, { accountId }, { now: this.now() });
-    await this.record(actor, ERASURE_ACTION, accountId, reason, { redactedVerifications: result.redacted, deletedFailures: result.deleted, ...unfinishedPurge(result) });
+    await this.record(actor, ERASURE_ACTION, accountId, reason, {
+      redactedVerifications: result.redacted,
+      deletedFailures: result.deleted,
+      redactedRechecks: result.rechecks,
+      ...unfinishedPurge(result),
+    });
     return { account, ...result };
   }
 
@@ -215,6 +220,7 @@ export class AdminActions {
         createdBefore: createdBefore.toISOString(),
         redactedVerifications: result.redacted,
         deletedFailures: result.deleted,
+        redactedRechecks: result.rechecks,
         ...unfinishedPurge(result),
       });
     }

@@ -6,12 +6,21 @@
 // Failed-request records are deleted: nothing is charged or counted by them.
 // The ledger, usage counters and admin events are never touched.
 //
+// Finished re-checks (domain/rechecks: a slip the bank did not know yet,
+// asked again until it ended verified, refused, superseded, unconfirmed or
+// no_credit) keep the slip's QR text and, when verified, the bank's answer.
+// They are redacted, not deleted (rechecks/redaction.ts): GET
+// /api/v1/verifications/{id} and the checkout page still answer from them.
+// Open re-checks are left alone: they are still at work, for minutes; the
+// next pass reaches them once they end.
+//
 // The same pass deletes finished webhook deliveries (delivered or failed)
 // after WEBHOOK_DELIVERY_RETENTION_DAYS: their bodies and attempts are only
 // worth keeping while someone may look at or redeliver them, and at 1,000
 // events a second they are 86 million rows a day.
 import type { PassBatchResult, PassCursor, PersonalDataScope, PurgeReport, Store } from './ports/store.js';
 import { redactPersonalData } from './redaction.js';
+import { redactRecheckPersonalData } from './rechecks/redaction.js';
 
 /**
  * Small enough that a batch holds the SQLite write lock, and the event loop
@@ -28,6 +37,8 @@ export interface PersonalDataResult {
   redacted: number;
   /** Failed-request records deleted (or, in a dry run, that would be). */
   deleted: number;
+  /** Finished re-checks redacted (or, in a dry run, that would be). */
+  rechecks: number;
   dryRun: boolean;
   /**
    * What the engine did after the pass so the old values leave its files
@@ -44,7 +55,7 @@ export interface RemoveOptions {
   /** Asked between batches: true stops the pass early (shutdown); the rest waits for the next one. */
   stopped?: () => boolean;
   /** Awaited after each batch with the totals so far (progress; the pass goes on once it resolves). */
-  onBatch?: (progress: { redacted: number; deleted: number }) => void | Promise<void>;
+  onBatch?: (progress: { redacted: number; deleted: number; rechecks: number }) => void | Promise<void>;
 }
 
 /** Records created before this are past the retention period of `days` days, as of `now`. */
@@ -53,27 +64,29 @@ export function retentionCutoff(now: Date, days: number): Date {
 }
 
 /**
- * Redacts the verification records and deletes the failed-request records
- * in `scope`, batch by batch, each batch continuing from where the last one
- * stopped, yielding to the event loop between batches so verifications on
- * this process never wait behind a long pass. Then asks the engine to drop
- * the old versions of what it removed from its files.
+ * Redacts the verification records, deletes the failed-request records and
+ * redacts the finished re-checks in `scope`, batch by batch, each batch
+ * continuing from where the last one stopped, yielding to the event loop
+ * between batches so verifications on this process never wait behind a long
+ * pass. Then asks the engine to drop the old versions of what it removed
+ * from its files.
  */
 export async function removePersonalData(store: Store, scope: PersonalDataScope, opts: RemoveOptions): Promise<PersonalDataResult> {
   if (opts.dryRun) {
     const counts = await store.countPersonalData(scope);
-    return { redacted: counts.verifyTransactions, deleted: counts.requestErrors, dryRun: true };
+    return { redacted: counts.verifyTransactions, deleted: counts.requestErrors, rechecks: counts.rechecks, dryRun: true };
   }
   const limit = opts.batchSize ?? RETENTION_BATCH;
   const stopped = opts.stopped ?? (() => false);
-  const totals = { redacted: 0, deleted: 0 };
+  const totals = { redacted: 0, deleted: 0, rechecks: 0 };
   const pass = (field: keyof typeof totals, step: (after: PassCursor | null) => Promise<PassBatchResult>) =>
     inBatches(step, stopped, async (changed) => {
       totals[field] += changed;
       await opts.onBatch?.({ ...totals });
     });
   const finished = (await pass('redacted', (after) => store.redactVerifyTransactions(scope, redactPersonalData, opts.now, { limit, after }))) &&
-    (await pass('deleted', (after) => store.deleteRequestErrors(scope, { limit, after })));
+    (await pass('deleted', (after) => store.deleteRequestErrors(scope, { limit, after }))) &&
+    (await pass('rechecks', (after) => store.redactFinishedRechecks(scope, redactRecheckPersonalData, opts.now, { limit, after })));
   // Even a pass that found nothing: an earlier one's purge may not have finished (a busy WAL).
   if (!finished) return { ...totals, dryRun: false };
   return { ...totals, dryRun: false, purge: await store.purgeRemovedData() };

@@ -133,12 +133,15 @@ const LedgerChangePayload = builder
   });
 
 const ErasePersonalDataPayload = builder
-  .objectRef<{ account: Account; redacted: number; deleted: number }>('ErasePersonalDataPayload')
+  .objectRef<{ account: Account; redacted: number; deleted: number; rechecks: number }>('ErasePersonalDataPayload')
   .implement({
     fields: (t) => ({
       account: t.field({ type: AccountRef, description: 'The account; its credits, ledger and usage are unchanged.', resolve: (r) => r.account }),
       redactedVerifications: t.exposeInt('redacted', { description: 'Verification records whose personal data was removed now (records redacted before are not counted).' }),
       deletedFailures: t.exposeInt('deleted', { description: 'Failed-request records deleted.' }),
+      redactedRechecks: t.exposeInt('rechecks', {
+        description: 'Finished re-checks whose personal data was removed now (re-checks redacted before, and open ones, are not counted).',
+      }),
     }),
   });
 
@@ -225,7 +228,8 @@ builder.mutationFields((t) => ({
     authScopes: { admin: true },
     description:
       "Erases an account's personal data now (a PDPA erasure request), the same redaction RETENTION_DAYS applies, to every record whatever its age: " +
-      'verifications keep account, amount, banks, transactionId and times (redactedAt set), failed requests are deleted. ' +
+      'verifications keep account, amount, banks, transactionId and times (redactedAt set), failed requests are deleted, ' +
+      'finished re-checks are redacted the same way (open ones are left to finish). ' +
       'Credits, ledger and usage stay exact; deleted accounts can be erased too. Recorded as an admin event. Role: ADMIN.',
     args: { accountId: t.arg.id({ required: true }), reason: optionalReason },
     resolve: (_root, args, ctx) => ctx.actions.erasePersonalData(ctx.actor, String(args.accountId), args.reason),

@@ -36,7 +36,7 @@ describe('slipgate retention run and accounts erase-personal-data', () => {
   const snapshot = async () => {
     const raw = await openRawRecords(databaseUrl);
     try {
-      return JSON.stringify([await raw.verifyTransactions(), await raw.requestErrorIds(), await raw.untouchable()]);
+      return JSON.stringify([await raw.verifyTransactions(), await raw.requestErrorIds(), await raw.rechecks(), await raw.untouchable()]);
     } finally {
       await raw.close();
     }
@@ -49,6 +49,7 @@ describe('slipgate retention run and accounts erase-personal-data', () => {
       b = await seedAccount(store);
       for (const [accountId, days] of [[a, 400], [a, 40], [a, 2], [b, 40], [b, 2]] as const) await verified(store, accountId, daysAgo(days));
       for (const [accountId, days] of [[a, 40], [b, 2], [null, 40]] as const) await failed(store, accountId, daysAgo(days));
+      for (const [accountId, days, finished] of [[a, 40, true], [a, 40, false], [b, 2, true]] as const) await recheck(store, accountId, daysAgo(days), finished);
     } finally {
       await store.close();
     }
@@ -75,24 +76,28 @@ describe('slipgate retention run and accounts erase-personal-data', () => {
     const before = await snapshot();
     const dry = await slipgate(['retention', 'run', '--older-than', '30', '--dry-run', '--json']);
     expect(dry.code).toBe(0);
-    expect(JSON.parse(dry.stdout)).toMatchObject({ olderThanDays: 30, dryRun: true, redactedVerifications: 3, deletedFailures: 2 });
+    expect(JSON.parse(dry.stdout)).toMatchObject({ olderThanDays: 30, dryRun: true, redactedVerifications: 3, deletedFailures: 2, redactedRechecks: 1 });
     // For a person: Bangkok time like every listing, not UTC.
     const dryText = await slipgate(['retention', 'run', '--older-than', '30', '--dry-run']);
-    expect(dryText.stdout).toMatch(/^Dry run, nothing changed: would redact 3 verifications and delete 2 failed requests created before \d{4}-\d\d-\d\d \d\d:\d\d:\d\d Bangkok time \(30 days\)\.\n$/);
+    expect(dryText.stdout).toMatch(/^Dry run, nothing changed: would redact 3 verifications and delete 2 failed requests created before \d{4}-\d\d-\d\d \d\d:\d\d:\d\d Bangkok time \(30 days\)\.\nWould also redact 1 finished re-check\.\n$/);
     expect(await snapshot()).toBe(before);
     // RETENTION_DAYS is the default period.
     const dryDefault = JSON.parse((await slipgate(['retention', 'run', '--dry-run', '--json'], { RETENTION_DAYS: '365' })).stdout);
-    expect(dryDefault).toMatchObject({ olderThanDays: 365, redactedVerifications: 1, deletedFailures: 0 });
+    expect(dryDefault).toMatchObject({ olderThanDays: 365, redactedVerifications: 1, deletedFailures: 0, redactedRechecks: 0 });
 
     const ran = await slipgate(['retention', 'run', '--older-than', '30']);
     expect(ran.code).toBe(0);
-    expect(ran.stdout).toMatch(/^Redacted 3 verifications and deleted 2 failed requests created before .* \(30 days\)\.\nDatabase files: WAL checkpointed and truncated to 0 bytes; .*\.\n$/);
+    expect(ran.stdout).toMatch(/^Redacted 3 verifications and deleted 2 failed requests created before .* \(30 days\)\.\nAlso redacted 1 finished re-check\.\nDatabase files: WAL checkpointed and truncated to 0 bytes; .*\.\n$/);
     const raw = await openRawRecords(databaseUrl);
     try {
       const records = await raw.verifyTransactions();
       expect(records.filter((r) => r.redactedAt).map((r) => r.createdAt < daysAgo(30))).toEqual([true, true, true]);
       expect(records.filter((r) => !r.redactedAt).every((r) => r.createdAt > daysAgo(30))).toBe(true);
       expect(await raw.requestErrorIds()).toHaveLength(1);
+      // The finished re-check of 40 days ago; the open one of the same age is still at work.
+      expect((await raw.rechecks()).map((r) => [r.accountId, r.finishedAt !== null, r.redactedAt !== null])).toEqual(
+        expect.arrayContaining([[a, true, true], [a, false, false], [b, true, false]]),
+      );
     } finally {
       await raw.close();
     }
@@ -109,7 +114,7 @@ describe('slipgate retention run and accounts erase-personal-data', () => {
     const erased = await slipgate(['accounts', 'erase-personal-data', b, '--reason', 'PDPA request #7', '--yes']);
     expect(erased.code).toBe(0);
     // b's 40-day-old record was redacted by the run above; its recent one and its recent failure go now.
-    expect(erased.stdout).toMatch(new RegExp(`^Erased the personal data of ${b}: 1 verification redacted, 1 failed request deleted\\.\nDatabase files: WAL checkpointed and truncated[^\n]*\\.\n$`));
+    expect(erased.stdout).toMatch(new RegExp(`^Erased the personal data of ${b}: 1 verification redacted, 1 failed request deleted\\.\nAlso redacted 1 finished re-check\\.\nDatabase files: WAL checkpointed and truncated[^\n]*\\.\n$`));
     const store = await openStore(databaseUrl);
     try {
       const records = (await store.listVerifyTransactions({ accountId: b, limit: 10 })).items;
@@ -118,9 +123,9 @@ describe('slipgate retention run and accounts erase-personal-data', () => {
       expect((await store.listVerifyTransactions({ accountId: a, limit: 10 })).items.filter((r) => !r.redactedAt)).toHaveLength(1);
       expect(await store.getAccount(b)).toMatchObject({ credits: 8, usage: 2 });
       const [event] = (await store.listAdminEvents({ targetId: b, limit: 1 })).items;
-      expect(event).toMatchObject({ action: 'erasePersonalData', actor: expect.stringMatching(/^cli:/), reason: 'PDPA request #7', details: { redactedVerifications: 1, deletedFailures: 1 } });
+      expect(event).toMatchObject({ action: 'erasePersonalData', actor: expect.stringMatching(/^cli:/), reason: 'PDPA request #7', details: { redactedVerifications: 1, deletedFailures: 1, redactedRechecks: 1 } });
       const [run] = (await store.listAdminEvents({ limit: 10 })).items.filter((e) => e.action === 'runRetention');
-      expect(run).toMatchObject({ actor: expect.stringMatching(/^cli:/), targetId: null, details: { olderThanDays: 30, redactedVerifications: 3, deletedFailures: 2 } });
+      expect(run).toMatchObject({ actor: expect.stringMatching(/^cli:/), targetId: null, details: { olderThanDays: 30, redactedVerifications: 3, deletedFailures: 2, redactedRechecks: 1 } });
     } finally {
       await store.close();
     }
@@ -148,6 +153,18 @@ async function verified(store: Store, accountId: string, createdAt: Date): Promi
 async function failed(store: Store, accountId: string | null, createdAt: Date): Promise<void> {
   const id = newId('req');
   await store.insertRequestError({ id, accountId, keyId: null, requestId: id, qrcode: null, transactionId: null, sendingBank: null, kind: 'invalid_qr', message: 'invalid slip QR code: x', upstream: null, latencyMs: null, createdAt });
+}
+
+/** A slip kept for re-checks at `createdAt`, its QR and the bank's answer naming people; finished (verified) or still open. */
+async function recheck(store: Store, accountId: string, createdAt: Date, finished: boolean): Promise<void> {
+  const id = newId('req');
+  const transRef = `TR${id.slice(-10).toUpperCase()}`;
+  const deadline = new Date(createdAt.getTime() + 600_000);
+  await store.createRecheck(
+    { id, accountId, keyId: 'key_test', requestId: id, paymentRequestId: null, qrcode: slipQr('004', transRef), sendingBank: '004', transRef, options: null, createdAt, deadline, nextAttemptAt: deadline, attempts: 0, attemptId: null, outcome: null, finishedAt: null, result: null, lineChannelId: null, lineUserId: null },
+    100,
+  );
+  if (finished) await store.finishRecheck(id, { outcome: 'verified', at: deadline, result: JSON.stringify({ verificationId: id, data: { amount: 50, senderName: 'นาย สมชาย ใ' } }) });
 }
 
 /** Every command that opens the store names it first on stderr (test/cli/store-choice.test.ts checks that line); the rest is this command's. */

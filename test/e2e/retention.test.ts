@@ -78,7 +78,7 @@ describe('retention run by the server', () => {
     expect(await redactedAt(recent.id)).toBeNull();
     expect(await raw.requestErrorIds()).toHaveLength(1);
 
-    expect(await first.retention.runOnce()).toEqual({ personalData: { redacted: 1, deleted: 1, dryRun: false, purge: { complete: true, detail: expect.any(String) } }, webhookDeliveries: 0 });
+    expect(await first.retention.runOnce()).toEqual({ personalData: { redacted: 1, deleted: 1, rechecks: 0, dryRun: false, purge: { complete: true, detail: expect.any(String) } }, webhookDeliveries: 0 });
     expect(await redactedAt(recent.id)).toBeInstanceOf(Date);
     expect(await raw.requestErrorIds()).toEqual([]);
 
@@ -90,7 +90,7 @@ describe('retention run by the server', () => {
     await first.stop();
     const newer = (await raw.verifyTransactions()).find((r) => r.id !== oldId && r.id !== recent.id)!;
     await raw.setVerifyTransactionTime(newer.id, daysAgo(2));
-    expect(await second.retention.runOnce()).toEqual({ personalData: { redacted: 1, deleted: 0, dryRun: false, purge: { complete: true, detail: expect.any(String) } }, webhookDeliveries: 0 });
+    expect(await second.retention.runOnce()).toEqual({ personalData: { redacted: 1, deleted: 0, rechecks: 0, dryRun: false, purge: { complete: true, detail: expect.any(String) } }, webhookDeliveries: 0 });
     expect(await redactedAt(newer.id)).toBeInstanceOf(Date);
 
     await second.stop();

@@ -3,7 +3,9 @@
 // usage stay exact, doctor reconciles, and the slips it verified are still
 // reported as duplicates. On SQLite (the store contract proves the engines).
 // And on disk: none of the erased values is left in the bytes of the
-// database file, its WAL, or a backup taken afterwards.
+// database file, its WAL, or a backup taken afterwards: the account's
+// finished re-checks (the slip's QR text, the bank's answer, the receiver
+// asked for) are redacted too.
 import { execFile } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -69,7 +71,7 @@ function occurrences(file: string): Record<string, number> {
 }
 
 const ERASE = `mutation ($id: ID!, $reason: String) {
-  erasePersonalData(accountId: $id, reason: $reason) { redactedVerifications deletedFailures account { id credits usage } }
+  erasePersonalData(accountId: $id, reason: $reason) { redactedVerifications deletedFailures redactedRechecks account { id credits usage } }
 }`;
 const RECORDS = `query ($id: ID!) {
   verifyTransactions(filter: { accountId: $id }) { nodes { id qrcode transactionId amount sendingBank redactedAt response } }
@@ -101,7 +103,7 @@ describe('erasePersonalData (GraphQL)', () => {
     expect(dataOf(await app.gql('viewer', RECORDS, { id: a.accountId }))).toEqual(before);
 
     const erased = dataOf(await app.gql('admin', ERASE, { id: a.accountId, reason: 'PDPA request #12' })).erasePersonalData;
-    expect(erased).toEqual({ redactedVerifications: 2, deletedFailures: 1, account: { id: a.accountId, credits: 3, usage: 2 } });
+    expect(erased).toEqual({ redactedVerifications: 2, deletedFailures: 1, redactedRechecks: 0, account: { id: a.accountId, credits: 3, usage: 2 } });
 
     const after = dataOf(await app.gql('viewer', RECORDS, { id: a.accountId }));
     expect(after.requestErrors.nodes).toEqual([]);
@@ -123,7 +125,7 @@ describe('erasePersonalData (GraphQL)', () => {
       action: 'erasePersonalData',
       actor: expect.stringMatching(/^admin:adm_\w+:admin-token$/),
       reason: 'PDPA request #12',
-      details: { redactedVerifications: 2, deletedFailures: 1 },
+      details: { redactedVerifications: 2, deletedFailures: 1, redactedRechecks: 0 },
     });
     const doctor = await runDoctor(app.databaseUrl);
     expect(doctor).toMatchObject({ code: 0, discrepancies: [] });
@@ -155,12 +157,26 @@ describe('erasePersonalData (GraphQL)', () => {
       const id = newId('req');
       await app.store.insertRequestError({ id, accountId: a.accountId, keyId: null, requestId: id, qrcode: `${ERASED.qrText};failed ${i}`, transactionId: null, sendingBank: null, kind: 'slip_not_found', message: 'slip not found', upstream: 'sandbox', latencyMs: 2, createdAt: new Date() });
     }
+    // Slips kept for re-checks and confirmed later: the QR text, the bank's answer and the receiver asked for.
+    for (let i = 0; i < 4; i++) {
+      const id = newId('req');
+      const transRef = `TXKEPT${String(i).padStart(4, '0')}`;
+      const kept = new Date(Date.now() - 120_000);
+      const options = JSON.stringify({ receiverName: ERASED.receiverName });
+      const qrcode = i % 2 === 0 ? `${ERASED.qrText};kept ${i}` : slipQr('004', transRef);
+      await app.store.createRecheck(
+        { id, accountId: a.accountId, keyId: 'key_erase', requestId: id, paymentRequestId: null, qrcode, sendingBank: '004', transRef, options, createdAt: kept, deadline: new Date(), nextAttemptAt: new Date(), attempts: 1, attemptId: null, outcome: null, finishedAt: null, result: null, lineChannelId: null, lineUserId: null },
+        100,
+      );
+      const result = JSON.stringify({ verificationId: newId('req'), data: erasedSlip(transRef, i === 1), checks: { receiverName: { passed: true, expected: ERASED.receiverName, actual: [ERASED.receiverName] } } });
+      await app.store.finishRecheck(id, { outcome: 'verified', at: new Date(), result });
+    }
     // The search finds them before the erasure, so finding none after means something.
     const before = { ...occurrences(file), ...occurrences(`${file}-wal`) };
     expect(Object.keys(before).sort()).toEqual(Object.keys(ERASED).sort());
 
     const erased = dataOf(await app.gql('admin', ERASE, { id: a.accountId, reason: 'PDPA request #13' })).erasePersonalData;
-    expect(erased).toMatchObject({ redactedVerifications: 30, deletedFailures: 5 });
+    expect(erased).toMatchObject({ redactedVerifications: 30, deletedFailures: 5, redactedRechecks: 4 });
 
     // While the server still runs (its connection open, the WAL in use), and after more verifications.
     expect((await app.verify(a.apiKey, sandboxQr())).body.status).toBe('success');

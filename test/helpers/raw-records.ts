@@ -23,9 +23,35 @@ export interface RawVerifyTransaction {
   redactedAt: Date | null;
 }
 
+/** A re-check as stored: every column or field, camelCase; `redactedAt` null until a redaction sets it. */
+export interface RawRecheck {
+  id: string;
+  accountId: string;
+  keyId: string;
+  requestId: string;
+  paymentRequestId: string | null;
+  qrcode: string;
+  sendingBank: string;
+  transRef: string;
+  options: string | null;
+  createdAt: Date;
+  deadline: Date;
+  nextAttemptAt: Date;
+  attempts: number;
+  attemptId: string | null;
+  outcome: string | null;
+  finishedAt: Date | null;
+  result: string | null;
+  lineChannelId: string | null;
+  lineUserId: string | null;
+  redactedAt: Date | null;
+}
+
 export interface RawRecords {
   /** Every verification record, by id. */
   verifyTransactions(): Promise<RawVerifyTransaction[]>;
+  /** Every re-check, by id. */
+  rechecks(): Promise<RawRecheck[]>;
   /** Ids of every failed-request record, sorted. */
   requestErrorIds(): Promise<string[]>;
   /** Rows of the tables retention must never touch, as stored (ledger, admin events, accounts). */
@@ -80,12 +106,63 @@ function fromSql(r: SqlVt): RawVerifyTransaction {
   };
 }
 
+interface SqlRecheck {
+  id: string;
+  account_id: string;
+  key_id: string;
+  request_id: string;
+  payment_request_id: string | null;
+  qrcode: string;
+  sending_bank: string;
+  trans_ref: string;
+  options: string | null;
+  created_at: number | Date;
+  deadline: number | Date;
+  next_attempt_at: number | Date;
+  attempts: number;
+  attempt_id: string | null;
+  outcome: string | null;
+  finished_at: number | Date | null;
+  result: string | null;
+  line_channel_id: string | null;
+  line_user_id: string | null;
+  /** Absent before the migration that added it. */
+  redacted_at?: number | Date | null;
+}
+
+function recheckFromSql(r: SqlRecheck): RawRecheck {
+  const date = (v: number | Date) => (v instanceof Date ? v : new Date(v));
+  return {
+    id: r.id,
+    accountId: r.account_id,
+    keyId: r.key_id,
+    requestId: r.request_id,
+    paymentRequestId: r.payment_request_id,
+    qrcode: r.qrcode,
+    sendingBank: r.sending_bank,
+    transRef: r.trans_ref,
+    options: r.options,
+    createdAt: date(r.created_at),
+    deadline: date(r.deadline),
+    nextAttemptAt: date(r.next_attempt_at),
+    attempts: Number(r.attempts),
+    attemptId: r.attempt_id,
+    outcome: r.outcome,
+    finishedAt: r.finished_at === null ? null : date(r.finished_at),
+    result: r.result,
+    lineChannelId: r.line_channel_id,
+    lineUserId: r.line_user_id,
+    redactedAt: r.redacted_at === null || r.redacted_at === undefined ? null : date(r.redacted_at),
+  };
+}
+
 function sqliteRecords(file: string): RawRecords {
   const db = new Database(file);
   db.pragma('busy_timeout = 10000');
   const all = <T>(sql: string) => db.prepare(sql).all() as T[];
   return {
     verifyTransactions: async () => all<SqlVt>('SELECT * FROM verify_transactions ORDER BY id').map(fromSql),
+    rechecks: async () => all<SqlRecheck>('SELECT * FROM rechecks ORDER BY id').map(recheckFromSql),
     requestErrorIds: async () => all<{ id: string }>('SELECT id FROM request_errors ORDER BY id').map((r) => r.id),
     untouchable: async () =>
       JSON.stringify([all('SELECT * FROM credit_ledger ORDER BY id'), all('SELECT * FROM admin_events ORDER BY id'), all('SELECT * FROM accounts ORDER BY id')]),
@@ -102,6 +179,7 @@ async function postgresRecords(url: string): Promise<RawRecords> {
   const all = async <T extends pg.QueryResultRow>(sql: string, params: unknown[] = []) => (await client.query<T>(sql, params)).rows;
   return {
     verifyTransactions: async () => (await all<SqlVt>('SELECT * FROM verify_transactions ORDER BY id')).map(fromSql),
+    rechecks: async () => (await all<SqlRecheck>('SELECT * FROM rechecks ORDER BY id')).map(recheckFromSql),
     requestErrorIds: async () => (await all<{ id: string }>('SELECT id FROM request_errors ORDER BY id')).map((r) => r.id),
     untouchable: async () =>
       JSON.stringify([
@@ -118,6 +196,9 @@ async function postgresRecords(url: string): Promise<RawRecords> {
 /** The same record as MongoDB stores it: `_id`, and no `redactedAt` until a redaction sets it. */
 type MongoVt = Omit<RawVerifyTransaction, 'id' | 'redactedAt'> & { _id: string; redactedAt?: Date | null };
 
+/** The same for a re-check: `_id`, and no `redactedAt` until a redaction sets it. */
+type MongoRecheck = Omit<RawRecheck, 'id' | 'redactedAt'> & { _id: string; redactedAt?: Date | null };
+
 async function mongoRecords(url: string): Promise<RawRecords> {
   const client = new mongoose.mongo.MongoClient(url, { serverSelectionTimeoutMS: 5_000 });
   await client.connect();
@@ -126,6 +207,8 @@ async function mongoRecords(url: string): Promise<RawRecords> {
   return {
     verifyTransactions: async () =>
       (await db.collection<MongoVt>('verify_transactions').find({}).sort(byId).toArray()).map(({ _id, redactedAt, ...rest }) => ({ id: _id, ...rest, redactedAt: redactedAt ?? null })),
+    rechecks: async () =>
+      (await db.collection<MongoRecheck>('rechecks').find({}).sort(byId).toArray()).map(({ _id, redactedAt, ...rest }) => ({ id: _id, ...rest, redactedAt: redactedAt ?? null })),
     requestErrorIds: async () => (await db.collection<{ _id: string }>('request_errors').find({}).sort(byId).toArray()).map((r) => r._id),
     untouchable: async () =>
       JSON.stringify(await Promise.all(['credit_ledger', 'admin_events', 'accounts'].map((name) => db.collection(name).find({}).sort(byId).toArray()))),

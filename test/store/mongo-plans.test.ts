@@ -47,6 +47,11 @@ beforeAll(async () => {
   // Payment requests: the busy account's long history, 1 in 50 of them still pending.
   const requests = verifications.map((r, i) => ({ _id: `pr_${i}`, accountId: r.accountId, reference: `order-${i}`, status: i % 50 === 0 ? 'pending' : 'paid', createdAt: new Date(r.createdAt) }));
   await db.collection('payment_requests').insertMany(requests as never[]);
+  // Re-checks, one per four verifications: one in seven still open, the older half of the finished ones redacted.
+  const rechecks = verifications
+    .filter((_r, i) => i % 4 === 0)
+    .map((r, i) => ({ ...doc(r), _id: `rc_${r.id.slice(3)}`, transRef: r.transactionId, finishedAt: i % 7 === 3 ? null : new Date(r.createdAt + 1), ...(i % 7 !== 3 && i < 2500 ? { redactedAt: new Date(r.createdAt + 2) } : {}) }));
+  await db.collection('rechecks').insertMany(rechecks as never[]);
   const info = (await db.admin().command({ buildInfo: 1 })) as { ferretdbVersion?: string };
   ferretdb = info.ferretdbVersion !== undefined;
 }, 120_000);
@@ -167,6 +172,14 @@ describe('mongo retention and erasure batches', () => {
     expect(winning.map((x) => x.stage)).not.toContain('SORT');
     expect(winning.map((x) => x.stage)).not.toContain('COLLSCAN');
   });
+  // The open ones (finishedAt null) sit in the same range: finishedAt ends the key, so they are passed over on the index.
+  it.each([
+    ['erasure (re-checks)', { accountId: 'acc_busy' }, { accountId: 1, redactedAt: 1, createdAt: 1, _id: 1, finishedAt: 1 }],
+    ['retention (re-checks)', { createdBefore: new Date(Date.UTC(2026, 0, 2)) }, { redactedAt: 1, createdAt: 1, _id: 1, finishedAt: 1 }],
+  ] as const)('%s: the finished ones not redacted yet, from the cursor, in order', async (_name, scope, key) => {
+    await expectServed('rechecks', passFilter('rechecks', scope, { createdAt: after.createdAt, id: 'rc_010800' }), PASS_ORDER, 500, key);
+  });
+
   it('webhook delivery retention: the finished deliveries, from the cursor, oldest finished first', async () => {
     const filter = finishedFilter(new Date(Date.UTC(2026, 0, 2)), { createdAt: new Date(Date.UTC(2026, 0, 1, 3)), id: 'whd_010800' });
     const key = { finishedAt: 1, _id: 1 } as const;

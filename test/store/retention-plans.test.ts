@@ -4,7 +4,8 @@
 // did. On a history where the older part is already redacted, with the
 // cursor in the middle of what is left: SQLite's plan must SEARCH the index
 // from the cursor; PostgreSQL's executed plan must visit no more rows than
-// the batch takes. (MongoDB: mongo-plans.test.ts.)
+// the batch takes. Re-checks too: the finished ones not redacted yet, read
+// from their own partial indexes past the open ones. (MongoDB: mongo-plans.test.ts.)
 import Database from 'better-sqlite3';
 import { join } from 'node:path';
 import pg from 'pg';
@@ -13,8 +14,7 @@ import type { PassBatch, PersonalDataScope } from '../../src/domain/ports/store.
 import { time } from '../../src/store/postgres/db.js';
 import { BATCH_PLANNER } from '../../src/store/postgres/retention.js';
 import { numbered } from '../../src/store/postgres/sql.js';
-import type { AuditTable } from '../../src/store/sql/audit-filter.js';
-import { passBatchQuery } from '../../src/store/sql/retention-scope.js';
+import { passBatchQuery, type PassTable } from '../../src/store/sql/retention-scope.js';
 import { SqliteStore } from '../../src/store/sqlite/sqlite-store.js';
 import { migratedTestDatabase, type TestDatabase } from '../helpers/postgres.js';
 import { tempDir } from '../helpers/temp.js';
@@ -26,6 +26,9 @@ const rare = (rows: SeedRow[], every: number) => rows.map((r, i) => (i % every =
 const seeded = seedRows();
 const verifications = rare(seeded.verifications, 100);
 const failures = rare(seeded.failures, 50);
+/** Re-checks, one per verification: one in seven still open (never redacted), the rest finished. */
+const rechecks = verifications.map((r, i) => ({ ...r, id: `rc_${r.id.slice(3)}`, open: i % 7 === 3 }));
+const accountIds = [...new Set(verifications.map((r) => r.accountId))];
 /** Records before this were redacted by earlier passes; the cursor sits half way through the rest. */
 const REDACTED_BEFORE = verifications[5_000]!.createdAt;
 const cursorRow = (rows: SeedRow[], accountId?: string) => {
@@ -37,7 +40,7 @@ const LIMIT = 50;
 
 interface PassCase {
   name: string;
-  table: AuditTable;
+  table: PassTable;
   scope: PersonalDataScope;
   index: string;
   after: SeedRow;
@@ -48,6 +51,8 @@ const CASES: PassCase[] = [
   { name: 'erasure of an account (failures)', table: 'request_errors', scope: { accountId: BUSY }, index: 'request_errors_account_time', after: cursorRow(failures, BUSY) },
   { name: 'retention (verifications)', table: 'verify_transactions', scope: { createdBefore: new Date(verifications.at(-1)!.createdAt) }, index: 'verify_transactions_unredacted', after: cursorRow(verifications) },
   { name: 'retention (failures)', table: 'request_errors', scope: { createdBefore: new Date(failures.at(-1)!.createdAt) }, index: 'request_errors_time', after: cursorRow(failures) },
+  { name: 'erasure of an account (re-checks)', table: 'rechecks', scope: { accountId: BUSY }, index: 'rechecks_unredacted_account', after: cursorRow(rechecks, BUSY) },
+  { name: 'retention (re-checks)', table: 'rechecks', scope: { createdBefore: new Date(rechecks.at(-1)!.createdAt) }, index: 'rechecks_unredacted', after: cursorRow(rechecks) },
 ];
 
 const batchOf = (c: PassCase): PassBatch => ({ limit: LIMIT, after: { createdAt: new Date(c.after.createdAt), id: c.after.id } });
@@ -64,9 +69,16 @@ describe('sqlite: each batch of a pass searches its index from the cursor', () =
       VALUES (@id, @accountId, 'key_plan', @requestId, 'qr', @transactionId, 1, @sendingBank, '014', 'sandbox', 1, '{}', @createdAt, @redactedAt)`);
     const re = db.prepare(`INSERT INTO request_errors (id, account_id, key_id, request_id, qrcode, transaction_id, sending_bank, kind, message, upstream, latency_ms, created_at)
       VALUES (@id, @accountId, 'key_plan', @requestId, 'qr', @transactionId, @sendingBank, 'upstream_error', 'boom', 'sandbox', 1, @createdAt)`);
+    const acc = db.prepare(`INSERT INTO accounts (id, name, created_at) VALUES (?, 'plan', 0)`);
+    const rc = db.prepare(`INSERT INTO rechecks (id, account_id, key_id, request_id, qrcode, sending_bank, trans_ref, created_at, deadline, next_attempt_at, outcome, finished_at, redacted_at)
+      VALUES (@id, @accountId, 'key_plan', @requestId, 'qr', @sendingBank, @transactionId, @createdAt, @createdAt, @createdAt, @outcome, @finishedAt, @redactedAt)`);
     db.transaction(() => {
       for (const r of verifications) vt.run({ ...r, redactedAt: r.createdAt < REDACTED_BEFORE ? r.createdAt : null });
       for (const r of failures) if (r.createdAt >= REDACTED_BEFORE) re.run(r);
+      for (const id of accountIds) acc.run(id);
+      for (const { open, ...r } of rechecks) {
+        rc.run({ ...r, outcome: open ? null : 'unconfirmed', finishedAt: open ? null : r.createdAt + 1, redactedAt: !open && r.createdAt < REDACTED_BEFORE ? r.createdAt : null });
+      }
     })();
   });
   afterAll(() => {
@@ -117,6 +129,14 @@ describe('postgres: each batch of a pass visits only the rows it takes, from the
        SELECT id, account_id, 'key_plan', request_id, 'qr', transaction_id, sending_bank, 'upstream_error', 'boom', 'sandbox', 1, created_at
        FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::timestamptz[]) AS t(id, account_id, request_id, transaction_id, sending_bank, created_at)`,
       cols(failures.filter((r) => r.createdAt >= REDACTED_BEFORE)),
+    );
+    await client.query(`INSERT INTO accounts (id, name, created_at) SELECT id, 'plan', now() FROM unnest($1::text[]) AS t(id)`, [accountIds]);
+    await client.query(
+      `INSERT INTO rechecks (id, account_id, key_id, request_id, qrcode, sending_bank, trans_ref, created_at, deadline, next_attempt_at, outcome, finished_at, redacted_at)
+       SELECT id, account_id, 'key_plan', request_id, 'qr', sending_bank, transaction_id, created_at, created_at, created_at,
+         CASE WHEN NOT open THEN 'unconfirmed' END, CASE WHEN NOT open THEN created_at END, CASE WHEN NOT open AND created_at < $8 THEN created_at END
+       FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::timestamptz[], $7::boolean[]) AS t(id, account_id, request_id, transaction_id, sending_bank, created_at, open)`,
+      [...cols(rechecks), rechecks.map((r) => r.open), new Date(REDACTED_BEFORE)],
     );
     await client.query('VACUUM ANALYZE');
   }, 120_000);

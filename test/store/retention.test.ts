@@ -131,7 +131,7 @@ describe.each(testEngines())('personal data retention and erasure: %s', (engine)
     const books = await raw.untouchable();
 
     // Batches of 2: the pass must go on until nothing is left, not stop after one.
-    expect(await removePersonalData(store, { createdBefore: CUTOFF }, { now: NOW, batchSize: 2 })).toEqual({ redacted: 3, deleted: 2, dryRun: false, purge: PURGED });
+    expect(await removePersonalData(store, { createdBefore: CUTOFF }, { now: NOW, batchSize: 2 })).toEqual({ redacted: 3, deleted: 2, rechecks: 0, dryRun: false, purge: PURGED });
 
     const after = new Map((await raw.verifyTransactions()).map((r) => [r.id, r]));
     expect(after.size).toBe(6);
@@ -168,7 +168,7 @@ describe.each(testEngines())('personal data retention and erasure: %s', (engine)
     });
 
     // A second pass finds nothing more (and still purges: an earlier purge may not have finished).
-    expect(await removePersonalData(store, { createdBefore: CUTOFF }, { now: new Date(NOW.getTime() + 1000) })).toEqual({ redacted: 0, deleted: 0, dryRun: false, purge: PURGED });
+    expect(await removePersonalData(store, { createdBefore: CUTOFF }, { now: new Date(NOW.getTime() + 1000) })).toEqual({ redacted: 0, deleted: 0, rechecks: 0, dryRun: false, purge: PURGED });
     expect((await raw.verifyTransactions()).find((r) => r.id === oldest.id)!.redactedAt?.toISOString()).toBe(NOW.toISOString());
   });
 
@@ -177,8 +177,8 @@ describe.each(testEngines())('personal data retention and erasure: %s', (engine)
     const records = JSON.stringify(await raw.verifyTransactions());
     const failures = await raw.requestErrorIds();
     const books = await raw.untouchable();
-    expect(await removePersonalData(store, { createdBefore: CUTOFF }, { now: NOW, dryRun: true })).toEqual({ redacted: 3, deleted: 2, dryRun: true });
-    expect(await removePersonalData(store, { accountId: s.b }, { now: NOW, dryRun: true })).toEqual({ redacted: 2, deleted: 1, dryRun: true });
+    expect(await removePersonalData(store, { createdBefore: CUTOFF }, { now: NOW, dryRun: true })).toEqual({ redacted: 3, deleted: 2, rechecks: 0, dryRun: true });
+    expect(await removePersonalData(store, { accountId: s.b }, { now: NOW, dryRun: true })).toEqual({ redacted: 2, deleted: 1, rechecks: 0, dryRun: true });
     expect(JSON.stringify(await raw.verifyTransactions())).toBe(records);
     expect(await raw.requestErrorIds()).toEqual(failures);
     expect(await raw.untouchable()).toBe(books);
@@ -188,7 +188,7 @@ describe.each(testEngines())('personal data retention and erasure: %s', (engine)
     const s = await seed();
     const before = new Map((await raw.verifyTransactions()).map((r) => [r.id, r]));
     const books = await raw.untouchable();
-    expect(await removePersonalData(store, { accountId: s.a }, { now: NOW, batchSize: 3 })).toEqual({ redacted: 4, deleted: 2, dryRun: false, purge: PURGED });
+    expect(await removePersonalData(store, { accountId: s.a }, { now: NOW, batchSize: 3 })).toEqual({ redacted: 4, deleted: 2, rechecks: 0, dryRun: false, purge: PURGED });
 
     for (const r of await raw.verifyTransactions()) {
       if (r.accountId === s.a) {
@@ -291,6 +291,7 @@ describe('the PostgreSQL pass ends with a VACUUM of the redacted tables', () => 
     expect(after.last_vacuum).toBeInstanceOf(Date);
     expect(after.n_dead_tup).toBe(0);
     expect((await stats('request_errors')).last_vacuum).toBeInstanceOf(Date);
+    expect((await stats('rechecks')).last_vacuum).toBeInstanceOf(Date);
   });
 });
 
@@ -322,7 +323,7 @@ describe('the SQLite pass ends with a checkpoint that truncates the WAL', () => 
       const busy = { complete: false, detail: expect.stringMatching(/^WAL not truncated: another connection kept it in use/) };
       expect(erased.purge).toEqual(busy);
       const [event] = (await store.listAdminEvents({ targetId: acc.id, limit: 1 })).items;
-      expect(event?.details).toEqual({ redactedVerifications: 0, deletedFailures: 0, filesNotCleared: busy.detail });
+      expect(event?.details).toEqual({ redactedVerifications: 0, deletedFailures: 0, redactedRechecks: 0, filesNotCleared: busy.detail });
       expect(statSync(`${file}-wal`).size).toBeGreaterThan(0);
       reader.exec('COMMIT');
     } finally {

@@ -11,6 +11,12 @@ export type PersonalDataScope = { createdBefore: Date } | { accountId: string };
 export type Redact = (personal: { qrcode: string; response: VerifiedSlip }) => { qrcode: string; response: VerifiedSlip; lineUserId: null };
 
 /**
+ * What a redaction keeps of a finished re-check's personal fields, as stored
+ * (`result` and `options` are JSON text on every engine; domain/rechecks/redaction.ts decides).
+ */
+export type RedactRecheck = (personal: { qrcode: string; result: string | null; options: string | null }) => { qrcode: string; result: string | null; options: string | null };
+
+/**
  * Where a retention or erasure pass has got to: the (createdAt, id) of the
  * last record its latest batch read (for webhook deliveries, `createdAt` is
  * the time the delivery finished: the order that pass deletes in). The next batch reads strictly after it
@@ -47,6 +53,8 @@ export interface PersonalDataCounts {
   verifyTransactions: number;
   /** Failed-request records in scope (retention deletes them). */
   requestErrors: number;
+  /** Finished re-checks in scope not yet redacted (open ones are never counted: they are still at work). */
+  rechecks: number;
 }
 
 // Personal data retention and erasure (domain/retention.ts). Each call is
@@ -67,6 +75,16 @@ export interface RetentionStore {
   redactVerifyTransactions(scope: PersonalDataScope, redact: Redact, at: Date, batch: PassBatch): Promise<PassBatchResult>;
   /** Deletes the failed-request records in `scope` among the next `batch.limit` after `batch.after`. */
   deleteRequestErrors(scope: PersonalDataScope, batch: PassBatch): Promise<PassBatchResult>;
+  /**
+   * Replaces the personal fields (qrcode, result, options) of the finished,
+   * unredacted re-checks in `scope` (by createdAt, as the records are) among
+   * the next `batch.limit` after `batch.after` with what `redact` keeps,
+   * clears the LINE user id and sets redactedAt = `at`. A re-check still
+   * open is never read or changed: it is at work and ends within
+   * RECHECK_MINUTES; the next pass reaches it. Read from an index of the
+   * finished, unredacted ones, so the redacted history costs a batch nothing.
+   */
+  redactFinishedRechecks(scope: PersonalDataScope, redact: RedactRecheck, at: Date, batch: PassBatch): Promise<PassBatchResult>;
   /**
    * Deletes the next `batch.limit` webhook deliveries after `batch.after`
    * that finished (delivered or failed) before `finishedBefore`, oldest

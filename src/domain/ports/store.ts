@@ -18,7 +18,7 @@ export type { Page } from './store-page.js';
 export type { AccountQuery } from './store-accounts.js';
 export type { HoldResult, RecoveryResult, SettlePayment } from './store-verify-path.js';
 export type { AuditQuery, AuditTotals, LedgerResult, UsageRow } from './store-records.js';
-export type { PassBatch, PassBatchResult, PassCursor, PersonalDataCounts, PersonalDataScope, PurgeReport, Redact } from './store-retention.js';
+export type { PassBatch, PassBatchResult, PassCursor, PersonalDataCounts, PersonalDataScope, PurgeReport, Redact, RedactRecheck } from './store-retention.js';
 export { ConstraintViolationError, StoreError, StoreFailedError, constraintViolation, type StoreErrorCode } from './store-errors.js';
 
 /** Every concern's operations, plus the engine's own lifecycle. */

@@ -124,6 +124,7 @@ export class MongoStore implements Store {
   countPersonalData: Store['countPersonalData'] = (...args) => retention.countPersonalData(this.m, ...args);
   redactVerifyTransactions: Store['redactVerifyTransactions'] = (...args) => retention.redactVerifyTransactions(this.m, ...args);
   deleteRequestErrors: Store['deleteRequestErrors'] = (...args) => retention.deleteRequestErrors(this.m, ...args);
+  redactFinishedRechecks: Store['redactFinishedRechecks'] = (...args) => retention.redactFinishedRechecks(this.m, ...args);
   deleteFinishedWebhookDeliveries: Store['deleteFinishedWebhookDeliveries'] = (...args) => retention.deleteFinishedWebhookDeliveries(this.m, ...args);
   purgeRemovedData: Store['purgeRemovedData'] = () => retention.compactRedacted(this.m);
   firstLiveLease: Store['firstLiveLease'] = (...args) => retention.firstLiveLease(this.m, ...args);

@@ -22,6 +22,8 @@ export interface RecheckDoc {
   result: string | null;
   lineChannelId: string | null;
   lineUserId: string | null;
+  /** When retention or an erasure removed its personal fields (finished ones only); absent until then. */
+  redactedAt?: Date | null;
 }
 
 const recheckSchema = new Schema<RecheckDoc>(
@@ -45,6 +47,7 @@ const recheckSchema = new Schema<RecheckDoc>(
     result: optStr,
     lineChannelId: optStr,
     lineUserId: optStr,
+    redactedAt: { type: Date, required: false },
   },
   OPTIONS,
 );
@@ -55,6 +58,14 @@ recheckSchema.index({ accountId: 1, finishedAt: 1, createdAt: -1 });
 recheckSchema.index({ paymentRequestId: 1, finishedAt: 1 });
 // A chat's re-send of a slip being re-checked is answered from it (line/earlier-slip.ts).
 recheckSchema.index({ accountId: 1, transRef: 1, finishedAt: 1 });
+// Retention and erasure redact the finished ones not redacted yet, oldest
+// first from a cursor (domain/retention.ts): equality on redactedAt (and the
+// account, for an erasure), then the pass's order, so a batch is an index
+// range with no sort. finishedAt ends each key: the open ones in the range
+// (a few, minutes old, RECHECK_MAX_PER_ACCOUNT at most per account) are
+// passed over on the index, never fetched.
+recheckSchema.index({ redactedAt: 1, createdAt: 1, _id: 1, finishedAt: 1 });
+recheckSchema.index({ accountId: 1, redactedAt: 1, createdAt: 1, _id: 1, finishedAt: 1 });
 
 export interface RecheckModels {
   rechecks: Model<RecheckDoc>;

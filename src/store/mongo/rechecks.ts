@@ -15,7 +15,8 @@ import { deliveryDoc } from './webhooks.js';
 const OPEN = { finishedAt: null };
 const NEWEST = { createdAt: -1, _id: -1 } as const;
 
-const toRecheck = ({ _id, outcome, ...d }: RecheckDoc): Recheck => ({ id: _id, ...d, outcome: outcome as RecheckOutcome | null, lineChannelId: d.lineChannelId ?? null, lineUserId: d.lineUserId ?? null });
+// redactedAt is retention's alone (retention.ts), as the SQL engines' column is: not part of a Recheck.
+const toRecheck = ({ _id, outcome, redactedAt: _redactedAt, ...d }: RecheckDoc): Recheck => ({ id: _id, ...d, outcome: outcome as RecheckOutcome | null, lineChannelId: d.lineChannelId ?? null, lineUserId: d.lineUserId ?? null });
 
 /**
  * The migration that gave re-checks their LINE chat (lineChannelId,

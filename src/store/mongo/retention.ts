@@ -3,9 +3,10 @@
 // write conditional on it not being redacted yet, so two passes at once
 // (a lease that changed hands) redact every record once. Verifications only
 // insert new records and never touch these fields.
-import type { PassBatch, PassBatchResult, PassCursor, PersonalDataCounts, PersonalDataScope, PurgeReport, Redact } from '../../domain/ports/store.js';
+import type { PassBatch, PassBatchResult, PassCursor, PersonalDataCounts, PersonalDataScope, PurgeReport, Redact, RedactRecheck } from '../../domain/ports/store.js';
 import { mapped } from './connection.js';
 import { all, type Filter } from './filters.js';
+import type { RecheckDoc } from './recheck-schemas.js';
 import type { Models } from './schemas.js';
 import type { VerifyTransactionDoc } from './docs.js';
 
@@ -27,10 +28,19 @@ function afterPass(after: PassCursor | null): Filter[] {
 
 /** `null` also matches records written before the field existed. */
 const UNREDACTED = { redactedAt: null } as const;
+/** A re-check that ended; an open one (finishedAt null) is still at work and never touched. */
+const FINISHED = { finishedAt: { $ne: null } } as const;
+
+/** What a pass still has to change in each collection (as sql/retention-scope.ts's STILL_TO_DO). */
+const STILL_TO_DO = {
+  verify_transactions: [UNREDACTED],
+  request_errors: [],
+  rechecks: [UNREDACTED, FINISHED],
+} as const satisfies Record<string, readonly Filter[]>;
 
 /** Exported for the plan test: what a batch of each collection reads. */
-export function passFilter(collection: 'verify_transactions' | 'request_errors', scope: PersonalDataScope, after: PassCursor | null): Filter {
-  return all([scopeFilter(scope), ...(collection === 'verify_transactions' ? [UNREDACTED] : []), ...afterPass(after)]);
+export function passFilter(collection: keyof typeof STILL_TO_DO, scope: PersonalDataScope, after: PassCursor | null): Filter {
+  return all([scopeFilter(scope), ...STILL_TO_DO[collection], ...afterPass(after)]);
 }
 
 const lastOf = (docs: { _id: string; createdAt: Date }[]): PassBatchResult['last'] => {
@@ -40,11 +50,12 @@ const lastOf = (docs: { _id: string; createdAt: Date }[]): PassBatchResult['last
 
 export async function countPersonalData(m: Models, scope: PersonalDataScope): Promise<PersonalDataCounts> {
   return mapped(async () => {
-    const [verifyTransactions, requestErrors] = await Promise.all([
+    const [verifyTransactions, requestErrors, rechecks] = await Promise.all([
       m.verifyTransactions.countDocuments({ ...scopeFilter(scope), ...UNREDACTED }),
       m.requestErrors.countDocuments(scopeFilter(scope)),
+      m.rechecks.countDocuments({ ...scopeFilter(scope), ...UNREDACTED, ...FINISHED }),
     ]);
-    return { verifyTransactions, requestErrors };
+    return { verifyTransactions, requestErrors, rechecks };
   });
 }
 
@@ -81,6 +92,26 @@ export async function deleteRequestErrors(m: Models, scope: PersonalDataScope, b
   });
 }
 
+/** Each write is conditional on the re-check being finished and unredacted still, so two passes at once redact it once. */
+export async function redactFinishedRechecks(m: Models, scope: PersonalDataScope, redact: RedactRecheck, at: Date, batch: PassBatch): Promise<PassBatchResult> {
+  return mapped(async () => {
+    const docs = await m.rechecks
+      .find(passFilter('rechecks', scope, batch.after), { _id: 1, createdAt: 1, qrcode: 1, result: 1, options: 1 })
+      .sort(OLDEST_FIRST)
+      .limit(batch.limit)
+      .lean<Pick<RecheckDoc, '_id' | 'createdAt' | 'qrcode' | 'result' | 'options'>[]>();
+    if (docs.length === 0) return { changed: 0, last: null };
+    const r = await m.rechecks.collection.bulkWrite(
+      docs.map((d) => {
+        const kept = redact({ qrcode: d.qrcode, result: d.result ?? null, options: d.options ?? null });
+        return { updateOne: { filter: { _id: d._id, ...UNREDACTED, ...FINISHED } as never, update: { $set: { ...kept, lineUserId: null, redactedAt: at } } } };
+      }),
+      { ordered: false },
+    );
+    return { changed: r.modifiedCount, last: lastOf(docs) };
+  });
+}
+
 /** Exported for the plan test: what a batch of finished webhook deliveries reads (index { finishedAt, _id }). */
 export function finishedFilter(finishedBefore: Date, after: PassCursor | null): Filter {
   const range: Filter[] = [{ finishedAt: { $lt: finishedBefore } }];
@@ -114,8 +145,8 @@ export async function deleteFinishedWebhookDeliveries(m: Models, finishedBefore:
 export async function compactRedacted(m: Models): Promise<PurgeReport> {
   const db = m.verifyTransactions.db;
   try {
-    for (const collection of ['verify_transactions', 'request_errors']) await db.db!.command({ compact: collection });
-    return { complete: true, detail: 'compact of verify_transactions and request_errors done; the oplog, secondaries and backups keep old values until they rotate out' };
+    for (const collection of ['verify_transactions', 'request_errors', 'rechecks']) await db.db!.command({ compact: collection });
+    return { complete: true, detail: 'compact of verify_transactions, request_errors and rechecks done; the oplog, secondaries and backups keep old values until they rotate out' };
   } catch (err) {
     return { complete: false, detail: `compact not run (${(err as Error).message}); freed blocks keep old values until WiredTiger reuses them` };
   }

@@ -104,6 +104,7 @@ export class PostgresStore implements Store {
   countPersonalData: Store['countPersonalData'] = (...args) => retention.countPersonalData(this.db, ...args);
   redactVerifyTransactions: Store['redactVerifyTransactions'] = (...args) => retention.redactVerifyTransactions(this.db, ...args);
   deleteRequestErrors: Store['deleteRequestErrors'] = (...args) => retention.deleteRequestErrors(this.db, ...args);
+  redactFinishedRechecks: Store['redactFinishedRechecks'] = (...args) => retention.redactFinishedRechecks(this.db, ...args);
   deleteFinishedWebhookDeliveries: Store['deleteFinishedWebhookDeliveries'] = (...args) => retention.deleteFinishedWebhookDeliveries(this.db, ...args);
   purgeRemovedData: Store['purgeRemovedData'] = () => retention.vacuumRedacted(this.db);
   firstLiveLease: Store['firstLiveLease'] = (...args) => retention.firstLiveLease(this.db, ...args);

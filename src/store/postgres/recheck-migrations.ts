@@ -39,4 +39,14 @@ export const PG_RECHECK_MIGRATIONS: readonly string[] = [
   `
   CREATE INDEX rechecks_open_slip ON rechecks (account_id, trans_ref, sending_bank) WHERE finished_at IS NULL;
   `,
+  // Retention and erasure redact finished re-checks (domain/retention.ts):
+  // when their personal fields were removed. Each partial index holds the
+  // finished ones not redacted yet, in a pass's order (by time; by account,
+  // then time, for an erasure), so a batch reads from its cursor and never
+  // passes over open re-checks or the redacted history.
+  `
+  ALTER TABLE rechecks ADD COLUMN redacted_at timestamptz;
+  CREATE INDEX rechecks_unredacted ON rechecks (created_at, id) WHERE finished_at IS NOT NULL AND redacted_at IS NULL;
+  CREATE INDEX rechecks_unredacted_account ON rechecks (account_id, created_at, id) WHERE finished_at IS NOT NULL AND redacted_at IS NULL;
+  `,
 ];

@@ -3,10 +3,9 @@
 // two instances running a pass at once (a lease that changed hands) take
 // different rows instead of waiting on each other, and settles, which only
 // insert new records, never wait on it at all.
-import type { PassBatch, PassBatchResult, PersonalDataCounts, PersonalDataScope, PurgeReport, Redact } from '../../domain/ports/store.js';
+import type { PassBatch, PassBatchResult, PersonalDataCounts, PersonalDataScope, PurgeReport, Redact, RedactRecheck } from '../../domain/ports/store.js';
 import type { VerifiedSlip } from '../../domain/types.js';
-import type { AuditTable } from '../sql/audit-filter.js';
-import { passBatchQuery, personalDataScope } from '../sql/retention-scope.js';
+import { passBatchQuery, personalDataScope, type PassTable } from '../sql/retention-scope.js';
 import { finishedBatchQuery } from '../sql/webhooks.js';
 import { time, type PgDb, type Run } from './db.js';
 import { numbered } from './sql.js';
@@ -14,11 +13,12 @@ import { numbered } from './sql.js';
 export async function countPersonalData(db: PgDb, scope: PersonalDataScope): Promise<PersonalDataCounts> {
   const f = personalDataScope(scope, time);
   const count = async (sql: string) => (await db.run<{ n: number }>(numbered(sql), f.params)).rows[0]!.n;
-  const [verifyTransactions, requestErrors] = await Promise.all([
+  const [verifyTransactions, requestErrors, rechecks] = await Promise.all([
     count(`SELECT count(*)::int AS n FROM verify_transactions WHERE redacted_at IS NULL AND ${f.where}`),
     count(`SELECT count(*)::int AS n FROM request_errors WHERE ${f.where}`),
+    count(`SELECT count(*)::int AS n FROM rechecks WHERE finished_at IS NOT NULL AND redacted_at IS NULL AND ${f.where}`),
   ]);
-  return { verifyTransactions, requestErrors };
+  return { verifyTransactions, requestErrors, rechecks };
 }
 
 interface Picked {
@@ -36,7 +36,7 @@ interface Picked {
 export const BATCH_PLANNER = 'SET LOCAL enable_bitmapscan = off';
 
 /** The batch's rows (sql/retention-scope.ts), locked for this transaction; rows another pass holds are left to it. */
-async function nextRows<T extends Picked>(run: Run, table: AuditTable, columns: string, scope: PersonalDataScope, batch: PassBatch): Promise<T[]> {
+async function nextRows<T extends Picked>(run: Run, table: PassTable, columns: string, scope: PersonalDataScope, batch: PassBatch): Promise<T[]> {
   const q = passBatchQuery(table, columns, scope, batch, time);
   await run(BATCH_PLANNER);
   return (await run<T>(numbered(`${q.sql} FOR UPDATE SKIP LOCKED`), q.params)).rows;
@@ -73,6 +73,27 @@ export async function deleteRequestErrors(db: PgDb, scope: PersonalDataScope, ba
 }
 
 /**
+ * The batch's finished re-checks, locked: a finish never waits on them (it
+ * changes open ones only), and the UPDATE checks again that each is still
+ * finished and unredacted.
+ */
+export async function redactFinishedRechecks(db: PgDb, scope: PersonalDataScope, redact: RedactRecheck, at: Date, batch: PassBatch): Promise<PassBatchResult> {
+  return db.tx(async (run) => {
+    const rows = await nextRows<Picked & { qrcode: string; result: string | null; options: string | null }>(run, 'rechecks', 'id, created_at, qrcode, result, options', scope, batch);
+    if (rows.length === 0) return { changed: 0, last: null };
+    const kept = rows.map((r) => redact({ qrcode: r.qrcode, result: r.result, options: r.options }));
+    // One statement for the batch, the new values as parallel arrays, like the verification records'.
+    const updated = await run(
+      `UPDATE rechecks r SET qrcode = u.qrcode, result = u.result, options = u.options, line_user_id = NULL, redacted_at = $5
+       FROM unnest($1::text[], $2::text[], $3::text[], $4::text[]) AS u(id, qrcode, result, options)
+       WHERE r.id = u.id AND r.finished_at IS NOT NULL AND r.redacted_at IS NULL`,
+      [rows.map((r) => r.id), kept.map((k) => k.qrcode), kept.map((k) => k.result), kept.map((k) => k.options), at],
+    );
+    return { changed: updated.rowCount ?? 0, last: lastOf(rows) };
+  });
+}
+
+/**
  * The batch's finished deliveries, locked (a worker's redelivery of one
  * waits for the batch, then finds it gone); the DELETE checks again that
  * each is still finished.
@@ -102,10 +123,10 @@ export async function deleteFinishedWebhookDeliveries(db: PgDb, finishedBefore: 
  */
 export async function vacuumRedacted(db: PgDb): Promise<PurgeReport> {
   try {
-    await db.maintenance(['VACUUM verify_transactions', 'VACUUM request_errors']);
+    await db.maintenance(['VACUUM verify_transactions', 'VACUUM request_errors', 'VACUUM rechecks']);
     return {
       complete: true,
-      detail: 'VACUUM of verify_transactions and request_errors done: old row versions unreachable, their space reused by new rows; VACUUM FULL rewrites the files without them; WAL, archives, replicas and base backups keep them until they rotate out',
+      detail: 'VACUUM of verify_transactions, request_errors and rechecks done: old row versions unreachable, their space reused by new rows; VACUUM FULL rewrites the files without them; WAL, archives, replicas and base backups keep them until they rotate out',
     };
   } catch (err) {
     return { complete: false, detail: `VACUUM failed (${(err as Error).message}); autovacuum removes the old row versions later` };

@@ -22,13 +22,27 @@ function personalDataBatch(scope: PersonalDataScope, after: PassCursor | null, t
   return { where: `${f.where} AND created_at >= ? AND (created_at, id) > (?, ?)`, params: [...f.params, at, at, after.id] };
 }
 
+/** The tables a pass goes through: the audit records, then the re-checks. */
+export type PassTable = AuditTable | 'rechecks';
+
+/**
+ * The rows of each table a pass still has to change, written as each
+ * table's partial index of them says (so the engine picks that index):
+ * verification records not redacted yet; re-checks finished and not
+ * redacted yet (an open one is still at work); every failed request.
+ */
+const STILL_TO_DO: Record<PassTable, string> = {
+  verify_transactions: 'redacted_at IS NULL AND ',
+  request_errors: '',
+  rechecks: 'finished_at IS NOT NULL AND redacted_at IS NULL AND ',
+};
+
 /**
  * A batch's read: the next `limit` rows of `table` in scope after the
  * cursor, oldest first (the order every index a pass uses ends with).
- * Verification records already redacted are passed over.
+ * Rows already done (STILL_TO_DO) are passed over.
  */
-export function passBatchQuery(table: AuditTable, columns: string, scope: PersonalDataScope, batch: PassBatch, time: (ms: number) => unknown): { sql: string; params: unknown[] } {
+export function passBatchQuery(table: PassTable, columns: string, scope: PersonalDataScope, batch: PassBatch, time: (ms: number) => unknown): { sql: string; params: unknown[] } {
   const f = personalDataBatch(scope, batch.after, time);
-  const unredacted = table === 'verify_transactions' ? 'redacted_at IS NULL AND ' : '';
-  return { sql: `SELECT ${columns} FROM ${table} WHERE ${unredacted}${f.where} ORDER BY created_at, id LIMIT ?`, params: [...f.params, batch.limit] };
+  return { sql: `SELECT ${columns} FROM ${table} WHERE ${STILL_TO_DO[table]}${f.where} ORDER BY created_at, id LIMIT ?`, params: [...f.params, batch.limit] };
 }

@@ -3,10 +3,9 @@
 // verify path's transaction and its fsync off the event loop, so a batch
 // never makes the loop wait for the disk, and holds the write lock for the
 // few milliseconds its rows take.
-import type { PassBatch, PassBatchResult, PersonalDataCounts, PersonalDataScope, PurgeReport, Redact } from '../../domain/ports/store.js';
+import type { PassBatch, PassBatchResult, PersonalDataCounts, PersonalDataScope, PurgeReport, Redact, RedactRecheck } from '../../domain/ports/store.js';
 import type { VerifiedSlip } from '../../domain/types.js';
-import type { AuditTable } from '../sql/audit-filter.js';
-import { passBatchQuery, personalDataScope } from '../sql/retention-scope.js';
+import { passBatchQuery, personalDataScope, type PassTable } from '../sql/retention-scope.js';
 import { finishedBatchQuery } from '../sql/webhooks.js';
 import type { Lite } from './connection.js';
 
@@ -18,6 +17,7 @@ export async function countPersonalData(lite: Lite, scope: PersonalDataScope): P
   return {
     verifyTransactions: count(`SELECT count(*) AS n FROM verify_transactions WHERE redacted_at IS NULL AND ${f.where}`),
     requestErrors: count(`SELECT count(*) AS n FROM request_errors WHERE ${f.where}`),
+    rechecks: count(`SELECT count(*) AS n FROM rechecks WHERE finished_at IS NOT NULL AND redacted_at IS NULL AND ${f.where}`),
   };
 }
 
@@ -27,7 +27,7 @@ interface Picked {
 }
 
 /** The next rows of a batch (sql/retention-scope.ts). */
-function nextRows<T extends Picked>(lite: Lite, table: AuditTable, columns: string, scope: PersonalDataScope, batch: PassBatch): T[] {
+function nextRows<T extends Picked>(lite: Lite, table: PassTable, columns: string, scope: PersonalDataScope, batch: PassBatch): T[] {
   const q = passBatchQuery(table, columns, scope, batch, ms);
   return lite.sql(q.sql).all(...q.params) as T[];
 }
@@ -65,6 +65,20 @@ export async function deleteRequestErrors(lite: Lite, scope: PersonalDataScope, 
     const remove = lite.sql('DELETE FROM request_errors WHERE id = ?');
     let changed = 0;
     for (const row of rows) changed += remove.run(row.id).changes;
+    return { changed, last: lastOf(rows) };
+  });
+}
+
+export async function redactFinishedRechecks(lite: Lite, scope: PersonalDataScope, redact: RedactRecheck, at: Date, batch: PassBatch): Promise<PassBatchResult> {
+  return lite.writes.run(() => {
+    const rows = nextRows<Picked & { qrcode: string; result: string | null; options: string | null }>(lite, 'rechecks', 'id, created_at, qrcode, result, options', scope, batch);
+    // Still finished and unredacted: the same write transaction, so nothing changed it since the read.
+    const update = lite.sql('UPDATE rechecks SET qrcode = ?, result = ?, options = ?, line_user_id = NULL, redacted_at = ? WHERE id = ? AND finished_at IS NOT NULL AND redacted_at IS NULL');
+    let changed = 0;
+    for (const row of rows) {
+      const kept = redact({ qrcode: row.qrcode, result: row.result, options: row.options });
+      changed += update.run(kept.qrcode, kept.result, kept.options, at.getTime(), row.id).changes;
+    }
     return { changed, last: lastOf(rows) };
   });
 }

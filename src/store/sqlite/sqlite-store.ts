@@ -110,6 +110,7 @@ export class SqliteStore implements Store {
   countPersonalData: Store['countPersonalData'] = (...args) => retention.countPersonalData(this.lite, ...args);
   redactVerifyTransactions: Store['redactVerifyTransactions'] = (...args) => retention.redactVerifyTransactions(this.lite, ...args);
   deleteRequestErrors: Store['deleteRequestErrors'] = (...args) => retention.deleteRequestErrors(this.lite, ...args);
+  redactFinishedRechecks: Store['redactFinishedRechecks'] = (...args) => retention.redactFinishedRechecks(this.lite, ...args);
   deleteFinishedWebhookDeliveries: Store['deleteFinishedWebhookDeliveries'] = (...args) => retention.deleteFinishedWebhookDeliveries(this.lite, ...args);
   purgeRemovedData: Store['purgeRemovedData'] = () => retention.truncateWal(this.lite);
   firstLiveLease: Store['firstLiveLease'] = (...args) => retention.firstLiveLease(this.lite, ...args);
