@@ -96,15 +96,15 @@ export async function measureImages(run: BenchRun, app: BuiltApp, scenario: Scen
     const aloneBefore = { target: target.cpuSeconds(), db: databaseCpu(db) };
     const aloneFlood = await runImageFlood({ url: target.url, apiKeys: keys, durationSec: scenario.durationSec, imageConcurrency: scenario.connections, qrcodeRate: 0, picture: { bytes: screenshot, form: 'json' } });
     const alone = { images: aloneFlood.images, cpu: target.cpuSeconds() - aloneBefore.target, db: databaseCpuSince(aloneBefore.db, db) };
-    // The same alone, for the other pictures and forms (pictures.ts PICTURE_VARIANTS); a revision without the byte form skips it.
+    // The same alone, for the other pictures, forms and pictures in flight (pictures.ts PICTURE_VARIANTS); a revision without the byte form skips it.
     const variants: PictureRun['variants'] = [];
     for (const variant of PICTURE_VARIANTS) {
       if (variant.form === 'bytes' && revision) continue;
       const bytes = variant.picture === 'camera' ? cameraPhoto(corpus) : screenshot;
       const started = target.cpuSeconds();
-      const result = await runImageFlood({ url: target.url, apiKeys: keys, durationSec: scenario.durationSec, imageConcurrency: scenario.connections, qrcodeRate: 0, picture: { bytes, form: variant.form } });
+      const result = await runImageFlood({ url: target.url, apiKeys: keys, durationSec: scenario.durationSec, imageConcurrency: variant.inFlight ?? scenario.connections, qrcodeRate: 0, picture: { bytes, form: variant.form } });
       variants.push({ ...variant, images: result.images, cpu: target.cpuSeconds() - started });
-      run.say(`${tag}: ${variant.picture} as ${variant.form}: ${result.images.perSec.toFixed(1)}/s at ${((variants.at(-1)!.cpu * 1000) / Math.max(1, result.images.verified)).toFixed(1)} ms CPU per picture`);
+      run.say(`${tag}: ${variant.picture} as ${variant.form}, ${variant.inFlight ?? scenario.connections} in flight: ${result.images.perSec.toFixed(1)}/s at ${((variants.at(-1)!.cpu * 1000) / Math.max(1, result.images.verified)).toFixed(1)} ms CPU per picture`);
     }
     // Then with the QR texts beside them: their latencies, and the pictures' CPU net of the texts.
     const before = { target: target.cpuSeconds(), db: databaseCpu(db) };

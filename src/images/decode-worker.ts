@@ -8,6 +8,18 @@ import type { DecodeReply, DecodeRequest } from './decode-messages.js';
 
 // libvips' operation cache would keep pixels of images never seen again.
 sharp.cache(false);
+// One libvips thread per picture (its default is one per core). A slip
+// picture's pipeline is a decode and a channel copy; the decode is
+// sequential, so the extra threads only wait for it and are woken to hand
+// rows over, which costs most where it is most common: one picture at a
+// time, on a machine with an idle core to wake. Measured on a 2-core VM,
+// decodeSlipImage alone in one process: a 1080×2340 PNG screenshot's read
+// took 13.5 ms of CPU against 20.5 ms (and 13.5 ms of wall time against
+// 16 ms); with both decoder threads busy, the same either way; a
+// 12-megapixel JPEG, the same either way. Scenario I's "one at a time" row
+// measures it through the server (docs/performance.md#slip-pictures). The setting is libvips' own, for
+// the whole process, where no other image work is large.
+sharp.concurrency(1);
 
 /**
  * On Linux the nice value belongs to a thread, not the process: this decoder
