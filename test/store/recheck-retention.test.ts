@@ -13,11 +13,11 @@ import { redactRecheckPersonalData } from '../../src/domain/rechecks/redaction.j
 import type { Recheck, RecheckOutcome } from '../../src/domain/rechecks/types.js';
 import { verificationView } from '../../src/domain/rechecks/view.js';
 import { removePersonalData, retentionCutoff } from '../../src/domain/retention.js';
-import type { VerifiedSlip } from '../../src/domain/types.js';
 import { openStore } from '../../src/store/open.js';
 import { slipQr } from '../../src/upstream/sandbox/sandbox-qr.js';
 import { testEngines } from '../helpers/engines.js';
 import { openRawRecords, type RawRecheck, type RawRecords } from '../helpers/raw-records.js';
+import { PERSONAL as SLIP_PERSONAL, personalSlip } from './personal-slip.js';
 
 const DAY = 86_400_000;
 /** The injected clock: every pass below runs "now" at this instant. */
@@ -29,37 +29,15 @@ const PURGED = { complete: true, detail: expect.any(String) };
 const ONLY_RECHECKS = { redacted: 0, deleted: 0 };
 
 /** Everything in a bank answer, a QR text or a check that names a person or an account. */
-const PERSONAL = ['นาย สมชาย ใ', 'MR. SOMCHAI J', 'xxx-x-x1234-x', 'บจก. ดีดี', 'DEEDEE CO', 'xxx-x-x3109-x', 'x-xxxx-xxxx1-23-4', '0812345678', 'SOMCHAI JAIDEE', 'ดีดี คอฟฟี่'];
+const PERSONAL = [...SLIP_PERSONAL, 'SOMCHAI JAIDEE', 'ดีดี คอฟฟี่'];
 /** The receiver the caller asked to check (`checks.receiverName`, `checks.receiverAccount`). */
 const ASKED = { receiverName: 'ดีดี คอฟฟี่', receiverAccount: '3109', amountSatang: 25050 };
-
-function answer(transRef: string): VerifiedSlip {
-  return {
-    amount: 250.5,
-    dateTime: '2025-01-01T10:00:00+07:00',
-    timestamp: 1735700400,
-    transactionId: transRef,
-    senderBankAccountNumber: 'xxx-x-x1234-x',
-    senderName: 'นาย สมชาย ใ',
-    senderNameEN: 'MR. SOMCHAI J',
-    senderBank: 'KBANK',
-    senderBankCode: '004',
-    receiverBankAccountNumber: 'xxx-x-x3109-x',
-    receiverName: 'บจก. ดีดี',
-    receiverNameEN: 'DEEDEE CO',
-    receiverBank: 'SCB',
-    receiverBankCode: '014',
-    receiverPromptpay: 'x-xxxx-xxxx1-23-4',
-    receiverProxyType: 'NATID',
-    rawData: { transRef, sender: { displayName: 'นาย สมชาย ใ', proxy: { type: 'MSISDN', value: '0812345678' } } },
-  };
-}
 
 /** What a confirmed re-check's finish stores (rechecks/worker.ts): the success answer's fields. */
 function verifiedResult(transRef: string): string {
   return JSON.stringify({
     verificationId: `req_paid${transRef.slice(-8)}`,
-    data: answer(transRef),
+    data: personalSlip(transRef, 250.5),
     checks: {
       receiverName: { passed: true, expected: ASKED.receiverName, actual: ['บจก. ดีดี', 'DEEDEE CO'] },
       receiverAccount: { passed: true, expected: ASKED.receiverAccount, actual: ['xxx-x-x3109-x'] },

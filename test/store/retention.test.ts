@@ -14,13 +14,14 @@ import type { Store } from '../../src/domain/ports/store.js';
 import { reconcileAccount } from '../../src/domain/reconcile.js';
 import { redactPersonalData } from '../../src/domain/redaction.js';
 import { removePersonalData, retentionCutoff } from '../../src/domain/retention.js';
-import type { VerifiedSlip, VerifyTransactionRecord } from '../../src/domain/types.js';
+import type { VerifyTransactionRecord } from '../../src/domain/types.js';
 import { openStore } from '../../src/store/open.js';
 import { slipQr } from '../../src/upstream/sandbox/sandbox-qr.js';
 import { testEngines } from '../helpers/engines.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/postgres.js';
 import { openRawRecords, type RawRecords } from '../helpers/raw-records.js';
 import { tempDir } from '../helpers/temp.js';
+import { PERSONAL, personalSlip } from './personal-slip.js';
 
 const DAY = 86_400_000;
 /** The injected clock: every pass below runs "now" at this instant. */
@@ -32,30 +33,6 @@ const CUTOFF = retentionCutoff(NOW, PERIOD_DAYS);
 const PURGED = { complete: true, detail: expect.any(String) };
 
 /** Everything in a bank answer that names a person or an account. */
-const PERSONAL = ['นาย สมชาย ใ', 'MR. SOMCHAI J', 'xxx-x-x1234-x', 'บจก. ดีดี', 'DEEDEE CO', 'xxx-x-x3109-x', 'x-xxxx-xxxx1-23-4', '0812345678'];
-
-function slip(transactionId: string, amount: number): VerifiedSlip {
-  return {
-    amount,
-    dateTime: '2025-01-01T10:00:00+07:00',
-    timestamp: 1735700400,
-    transactionId,
-    senderBankAccountNumber: 'xxx-x-x1234-x',
-    senderName: 'นาย สมชาย ใ',
-    senderNameEN: 'MR. SOMCHAI J',
-    senderBank: 'KBANK',
-    senderBankCode: '004',
-    receiverBankAccountNumber: 'xxx-x-x3109-x',
-    receiverName: 'บจก. ดีดี',
-    receiverNameEN: 'DEEDEE CO',
-    receiverBank: 'SCB',
-    receiverBankCode: '014',
-    receiverPromptpay: 'x-xxxx-xxxx1-23-4',
-    receiverProxyType: 'NATID',
-    rawData: { amount: String(amount), transRef: transactionId, sender: { displayName: 'นาย สมชาย ใ', proxy: { type: 'MSISDN', value: '0812345678' } } },
-  };
-}
-
 describe.each(testEngines())('personal data retention and erasure: %s', (engine) => {
   let url: string;
   let store: Store;
@@ -95,7 +72,7 @@ describe.each(testEngines())('personal data retention and erasure: %s', (engine)
       receivingBank: '014',
       upstream: 'kbank-a',
       latencyMs: 42,
-      response: slip(transactionId, 250.5),
+      response: personalSlip(transactionId, 250.5),
       createdAt,
       ...over,
     };
@@ -277,7 +254,7 @@ describe('the PostgreSQL pass ends with a VACUUM of the redacted tables', () => 
     for (let i = 0; i < 50; i++) {
       const id = newId('req');
       await store.holdCredit({ id, accountId: acc.id, keyId: 'key_test', createdAt: NOW, instanceId: null });
-      await store.settleHold({ id, accountId: acc.id, keyId: 'key_test', requestId: id, qrcode: 'NAME:SOMCHAI', transactionId: `TXV${i}`, amount: 1, sendingBank: '004', receivingBank: '014', upstream: 'sandbox', latencyMs: 1, response: slip(`TXV${i}`, 1), createdAt: ago(i) });
+      await store.settleHold({ id, accountId: acc.id, keyId: 'key_test', requestId: id, qrcode: 'NAME:SOMCHAI', transactionId: `TXV${i}`, amount: 1, sendingBank: '004', receivingBank: '014', upstream: 'sandbox', latencyMs: 1, response: personalSlip(`TXV${i}`, 1), createdAt: ago(i) });
     }
     expect((await stats('verify_transactions')).last_vacuum).toBeNull();
 
