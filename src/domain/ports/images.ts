@@ -10,5 +10,6 @@ export type ImageDecodeResult =
   | { kind: 'not_image' | 'too_many_pixels'; message: string };
 
 export interface ImageDecoder {
+  /** The decoder may take the image's memory (src/images moves it to its thread): the caller must not read `image` afterwards. */
   decode(image: Uint8Array): Promise<ImageDecodeResult>;
 }
