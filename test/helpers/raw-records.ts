@@ -4,6 +4,8 @@
 import Database from 'better-sqlite3';
 import mongoose from 'mongoose';
 import pg from 'pg';
+import type { Recheck } from '../../src/domain/rechecks/types.js';
+import type { RecheckRow } from '../../src/store/sql/rechecks.js';
 
 export interface RawVerifyTransaction {
   id: string;
@@ -23,29 +25,12 @@ export interface RawVerifyTransaction {
   redactedAt: Date | null;
 }
 
-/** A re-check as stored: every column or field, camelCase; `redactedAt` null until a redaction sets it. */
-export interface RawRecheck {
-  id: string;
-  accountId: string;
-  keyId: string;
-  requestId: string;
-  paymentRequestId: string | null;
-  qrcode: string;
-  sendingBank: string;
-  transRef: string;
-  options: string | null;
-  createdAt: Date;
-  deadline: Date;
-  nextAttemptAt: Date;
-  attempts: number;
-  attemptId: string | null;
-  outcome: string | null;
-  finishedAt: Date | null;
-  result: string | null;
-  lineChannelId: string | null;
-  lineUserId: string | null;
-  redactedAt: Date | null;
-}
+/**
+ * A re-check as stored: every column or field, camelCase (the domain's names;
+ * the outcome as whatever text is there); `redactedAt` null until a
+ * redaction sets it.
+ */
+export type RawRecheck = Omit<Recheck, 'outcome'> & { outcome: string | null; redactedAt: Date | null };
 
 export interface RawRecords {
   /** Every verification record, by id. */
@@ -106,29 +91,8 @@ function fromSql(r: SqlVt): RawVerifyTransaction {
   };
 }
 
-interface SqlRecheck {
-  id: string;
-  account_id: string;
-  key_id: string;
-  request_id: string;
-  payment_request_id: string | null;
-  qrcode: string;
-  sending_bank: string;
-  trans_ref: string;
-  options: string | null;
-  created_at: number | Date;
-  deadline: number | Date;
-  next_attempt_at: number | Date;
-  attempts: number;
-  attempt_id: string | null;
-  outcome: string | null;
-  finished_at: number | Date | null;
-  result: string | null;
-  line_channel_id: string | null;
-  line_user_id: string | null;
-  /** Absent before the migration that added it. */
-  redacted_at?: number | Date | null;
-}
+/** A re-check row as either SQL engine returns it; `redacted_at` is absent before the migration that added it. */
+type SqlRecheck = RecheckRow<number | Date> & { redacted_at?: number | Date | null };
 
 function recheckFromSql(r: SqlRecheck): RawRecheck {
   const date = (v: number | Date) => (v instanceof Date ? v : new Date(v));
