@@ -4,7 +4,7 @@
 // posted in a form's body (GraphiQL from a dashboard session). Checked before
 // anything else runs.
 import type { Request, RequestHandler, Response } from 'express';
-import type { AdminTokenService } from './domain/admin-tokens.js';
+import type { AdminTokenService } from './domain/admin/tokens.js';
 import type { AdminToken } from './domain/types.js';
 import { sendError } from './http/json-errors.js';
 

@@ -10,7 +10,7 @@ import { CommanderError } from 'commander';
 import { slipgateProgram } from './cli/program.js';
 import { ConfigError } from './config.js';
 import { InputError } from './domain/errors.js';
-import { IdempotencyConflictError } from './domain/admin-actions.js';
+import { IdempotencyConflictError } from './domain/admin/actions.js';
 import { StoreError } from './domain/ports/store.js';
 import { DatabaseOpenError } from './store/open.js';
 import { NewerSchemaError } from './store/schema-version.js';

@@ -3,7 +3,7 @@
 // summary, the bridge that answers slips sent in chats, and what re-checks
 // push to a chat whose slip the bank did not know yet (docs/line.md).
 import type { Config } from './config.js';
-import type { CreditsLowWatch } from './domain/credits-low.js';
+import type { CreditsLowWatch } from './domain/accounts/credits-low.js';
 import { LineBridge } from './domain/line/bridge.js';
 import { creditsLowToStaff } from './domain/line/credits-low-note.js';
 import { PendingRequestMatcher } from './domain/line/payment-match.js';
@@ -14,11 +14,11 @@ import type { LineApi } from './domain/ports/line-api.js';
 import type { Logger } from 'pino';
 import type { Store } from './domain/ports/store.js';
 import type { SecretBox } from './domain/secret-box.js';
-import type { VerificationService } from './domain/verify.js';
+import type { VerificationService } from './domain/verify/service.js';
 import type { ImageDecodePool } from './images/decode-pool.js';
-import type { InstanceLease } from './lease.js';
+import type { InstanceLease } from './schedules/lease.js';
 import { lineHttpApi } from './line/line-http-api.js';
-import { scheduleLineSummary } from './line-summary-schedule.js';
+import { scheduleLineSummary } from './schedules/line-summary.js';
 import type { Metrics } from './metrics/metrics.js';
 import { packageVersion } from './version.js';
 

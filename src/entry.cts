@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // The `slipgate` command: sizes libuv's thread pool before anything can start
 // it (thread-pool.cts says why this must come first), then runs the program.
-require('./thread-pool.cjs');
+require('./threads/thread-pool.cjs');
 
 void import('./cli.js');

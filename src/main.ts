@@ -12,12 +12,12 @@ import { mountAuditExport } from './http/audit-export-route.js';
 import { defaultDashboardDir, mountDashboard } from './http/dashboard.js';
 import { mountMetrics } from './http/metrics-route.js';
 import { createPublicApp } from './http/public-app.js';
-import { instanceProof } from './domain/instance-proof.js';
+import { instanceProof } from './domain/admin/instance-proof.js';
 import { checkoutLinks } from './domain/payments/checkout-link.js';
 import { Tarpit } from './http/tarpit.js';
 import { metricsText } from './metrics/serve.js';
-import { ListenError } from './listen-error.js';
-import { cliCommand, logStartupGuide } from './startup-guide.js';
+import { ListenError } from './http/listen-error.js';
+import { cliCommand, logStartupGuide } from './cli/startup-guide.js';
 import type { DomainHealth, ReloadSummary } from './upstream/pool.js';
 
 export type RunOptions = ServerOptions;

@@ -3,7 +3,7 @@
 // SDK) and parse it with the server's own slip QR parser (tag 00 → 01 bank,
 // 02 transRef).
 import { findQrInPixels } from '../../src/slip-image/qr-from-pixels.js';
-import { parseSlipQr, type SlipRef } from '../../src/domain/slip-qr.js';
+import { parseSlipQr, type SlipRef } from '../../src/domain/verify/slip-qr.js';
 import { t } from './i18n/index.js';
 
 export type SlipImageResult = { ok: true; slip: SlipRef; qrcode: string } | { ok: false; reason: string };

@@ -12,7 +12,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import express from 'express';
 import { got, type Got } from 'got';
-import { parseSlipQr } from '../../src/domain/slip-qr.js';
+import { parseSlipQr } from '../../src/domain/verify/slip-qr.js';
 import { KBANK_SUCCESS, KBANK_TOKEN_PATH, KBANK_VERIFY_PATH } from '../../src/upstream/kbank/kbank-protocol.js';
 import { bangkokIsoTime } from '../../src/domain/bangkok-time.js';
 import { freezeCacheOptions } from '../../src/upstream/shared/bank-http.js';

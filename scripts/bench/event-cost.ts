@@ -26,7 +26,7 @@ import type { Store } from '../../src/domain/ports/store.js';
 import type { VerifyTransactionRecord } from '../../src/domain/types.js';
 import { leased, outboxRecords, verificationSucceeded } from '../../src/domain/webhooks/events.js';
 import { WebhookWorker } from '../../src/domain/webhooks/worker.js';
-import { createLogger } from '../../src/log.js';
+import { createLogger } from '../../src/log/log.js';
 import { SqliteStore } from '../../src/store/sqlite/sqlite-store.js';
 import { ThreadWebhookSender } from '../../src/webhooks/sender-thread.js';
 import { treeState, untiedReason } from './build.js';

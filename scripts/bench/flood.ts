@@ -11,7 +11,7 @@ import Database from 'better-sqlite3';
 import { performance } from 'node:perf_hooks';
 import pg from 'pg';
 import { loadConfig } from '../../src/config.js';
-import { generateApiKey } from '../../src/domain/api-key.js';
+import { generateApiKey } from '../../src/domain/keys/api-key.js';
 import { sandboxQr } from '../../src/upstream/sandbox/sandbox-qr.js';
 import type { BenchDatabase } from './engines.js';
 import { databaseBytes, pgUrl } from './history.js';

@@ -9,7 +9,7 @@
 import { randomBytes } from 'node:crypto';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
-import { AccountService } from '../../src/domain/accounts.js';
+import { AccountService } from '../../src/domain/accounts/operations.js';
 import { LineChannels } from '../../src/domain/line/channels.js';
 import { secretBox } from '../../src/domain/secret-box.js';
 import { openStore } from '../../src/store/open.js';

@@ -21,7 +21,7 @@ export interface LoadSpec {
   amount?: number;
   /** Stop early once this settles (scenario F: the valid load ends with the flood). */
   until?: Promise<unknown>;
-  /** Answers to count by a text they hold, by name (receiver-policy.ts: refusals with 1025). */
+  /** Answers to count by a text they hold, by name (receivers/policy.ts: refusals with 1025). */
   marks?: Record<string, string>;
 }
 

@@ -7,7 +7,7 @@
 // (what `slipgate sandbox qr --pays` pins). Only answers whose request was
 // paid count as successes of A+pay: any other answer makes a failed run.
 import { randomBytes } from 'node:crypto';
-import { ReceiverService } from '../../src/domain/receivers.js';
+import { ReceiverService } from '../../src/domain/receivers/operations.js';
 import { openStore } from '../../src/store/open.js';
 import { sandboxQr } from '../../src/upstream/sandbox/sandbox-qr.js';
 import type { BenchDatabase } from './engines.js';

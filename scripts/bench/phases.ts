@@ -149,8 +149,8 @@ export function startSlipgate(run: BenchRun, app: BuiltApp, db: BenchDatabase, b
   const creds = bankSimulator('kbank').credentials;
   return startProcess({
     name: 'slipgate',
-    // This tree's slipgate starts as the `slipgate` command does: libuv's pool sized first (src/thread-pool.cts).
-    args: [...heapFlags(run), ...('revision' in app ? [] : ['-r', join(run.root, 'src', 'thread-pool.cts')]), ...(profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : []), app.cli, 'serve'],
+    // This tree's slipgate starts as the `slipgate` command does: libuv's pool sized first (src/threads/thread-pool.cts).
+    args: [...heapFlags(run), ...('revision' in app ? [] : ['-r', join(run.root, 'src', 'threads', 'thread-pool.cts')]), ...(profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : []), app.cli, 'serve'],
     env: {
       ...process.env,
       DATABASE_URL: db.url,

@@ -5,7 +5,7 @@
 // `slipgate sandbox qr --receiver` does), so every verification must still
 // be a success: a refusal (1025) or an unmatched receiver means the setup
 // is wrong, and the run stops rather than report figures of refusals.
-import { ReceiverService } from '../../src/domain/receivers.js';
+import { ReceiverService } from '../../src/domain/receivers/operations.js';
 import type { ReceiverPolicy } from '../../src/domain/types.js';
 import { openStore } from '../../src/store/open.js';
 import type { SandboxDetails } from '../../src/upstream/sandbox/sandbox-details.js';

@@ -1,7 +1,7 @@
 // Scenario R: the server's own retention pass redacting --retention-records
 // old verifications while merchants verify at a steady rate, against the same
 // load on the same database with retention off. The pass is the one a server
-// runs at startup on the lease holder (retention-schedule.ts), batch by batch
+// runs at startup on the lease holder (schedules/retention.ts), batch by batch
 // inside its own group commit, as it runs every RETENTION_INTERVAL_MINUTES in
 // production; so both runs start a fresh server and load it from the moment
 // it is ready (neither is warmed up: a cold start falls on both alike). Each
@@ -9,7 +9,7 @@
 // pass redacts as many; rounds alternate which run goes first.
 import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { AccountService } from '../../src/domain/accounts.js';
+import { AccountService } from '../../src/domain/accounts/operations.js';
 import { openStore } from '../../src/store/open.js';
 import { sandboxQr } from '../../src/upstream/sandbox/sandbox-qr.js';
 import type { EngineName } from './args.js';

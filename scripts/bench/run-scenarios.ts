@@ -4,7 +4,7 @@
 import { performance } from 'node:perf_hooks';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { AccountService } from '../../src/domain/accounts.js';
+import { AccountService } from '../../src/domain/accounts/operations.js';
 import { openStore } from '../../src/store/open.js';
 import type { EngineName } from './args.js';
 import type { BuiltApp } from './build.js';

@@ -1,6 +1,6 @@
 // The four scenarios of the performance targets (docs/performance.md), plus E: B's load against the baseline, the
 // latency floor of this harness and stack on this machine, I (pictures), H (cost against stored history), F (a flood of bad keys)
-// and R (a retention pass under load); A+report / A+require are A under a receiver policy (receiver-policy.ts), A+pay A
+// and R (a retention pass under load); A+report / A+require are A under a receiver policy (receivers/policy.ts), A+pay A
 // paying payment requests (payments.ts), A+hooks A's load with webhook endpoints (webhooks.ts), A+drain A beside a
 // backlog of deliveries draining (drain-beside-a.ts; W, the drain alone, is drain.ts's); L (slip pictures through LINE
 // against the verify route).
@@ -28,7 +28,7 @@ export interface Scenario {
   warmupSec: number;
   /** Checks every request asks for (the request's `checks`); none when unset. */
   checks?: Record<string, unknown>;
-  /** Set: the bench accounts hold this receiver policy for the run, and every slip pays the receiver registered on each (receiver-policy.ts). */
+  /** Set: the bench accounts hold this receiver policy for the run, and every slip pays the receiver registered on each (receivers/policy.ts). */
   receiverPolicy?: ReceiverPolicy;
   /** Set: every verification names a pending payment request its slip pays, made through the API before the run (payments.ts). */
   payments?: true;

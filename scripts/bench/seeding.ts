@@ -1,7 +1,7 @@
 // Throwaway databases for a bench run: created, seeded with the bench
 // accounts, reconciled after the run (every credit accounted for), dropped.
-import { AccountService } from '../../src/domain/accounts.js';
-import { reconcileAll } from '../../src/domain/reconcile.js';
+import { AccountService } from '../../src/domain/accounts/operations.js';
+import { reconcileAll } from '../../src/domain/accounts/reconcile.js';
 import { openStore } from '../../src/store/open.js';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';

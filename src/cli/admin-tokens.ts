@@ -1,6 +1,6 @@
 // `slipgate admin-tokens …`: tokens for the internal GraphQL API.
 import { InvalidArgumentError, type Command } from 'commander';
-import { ADMIN_ROLES, isAdminRole } from '../domain/admin-tokens.js';
+import { ADMIN_ROLES, isAdminRole } from '../domain/admin/tokens.js';
 import type { AdminRole } from '../domain/types.js';
 import { printJson, withExistingStore, withStore } from './context.js';
 import { bangkokTime, printTable } from './output.js';

@@ -5,7 +5,7 @@ import type { Command } from 'commander';
 import { resolve } from 'node:path';
 import { loadConfig } from '../config.js';
 import { publishStaged, stageOnlineBackup } from '../store/sqlite/online-backup.js';
-import { removeWithSidecars } from '../durable-file.js';
+import { removeWithSidecars } from '../files/durable-file.js';
 import { describeBooks, summarizeSqliteFile } from './books-summary.js';
 import { announceDatabase, printJson } from './context.js';
 import { sqliteFileOf } from './engine-file.js';

@@ -1,6 +1,6 @@
 // What `backup` and `restore` report about a database file: the doctor's
 // reconciliation run on the copy, summed up.
-import { reconcileAll, type ReconcileOptions } from '../domain/reconcile.js';
+import { reconcileAll, type ReconcileOptions } from '../domain/accounts/reconcile.js';
 import { openStore } from '../store/open.js';
 import { SqliteStore } from '../store/sqlite/sqlite-store.js';
 

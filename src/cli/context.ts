@@ -7,7 +7,7 @@ import { InputError } from '../domain/errors.js';
 import { describeDatabaseUrl } from '../store/database-url.js';
 import { MissingDatabaseError, openStore } from '../store/open.js';
 import type { PurgeReport, Store } from '../domain/ports/store.js';
-import { createLogger, logFormatFor } from '../log.js';
+import { createLogger, logFormatFor } from '../log/log.js';
 import { cliActor } from './actor.js';
 
 export interface CliContext extends StoreServices {

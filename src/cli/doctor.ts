@@ -6,7 +6,7 @@ import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { Command } from 'commander';
 import { loadConfig } from '../config.js';
-import { reconcileAll } from '../domain/reconcile.js';
+import { reconcileAll } from '../domain/accounts/reconcile.js';
 import { positiveInt, printJson, withExistingStore } from './context.js';
 import { DEFAULT_BACKUP_FOLDER, goLiveChecks, type GoLiveCheck } from './go-live.js';
 import { count } from './output.js';

@@ -6,9 +6,9 @@ import { createWriteStream, renameSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { checkExportFilter, exportLines, exportRows, parseTimeBound, type ExportFilter, type ExportRecords } from '../domain/audit-export.js';
+import { checkExportFilter, exportLines, exportRows, parseTimeBound, type ExportFilter, type ExportRecords } from '../domain/admin/audit-export.js';
 import { loadConfig } from '../config.js';
-import { checkWritableTarget, fsyncPath, PRIVATE_FILE_MODE, removeWithSidecars, tempPathBeside } from '../durable-file.js';
+import { checkWritableTarget, fsyncPath, PRIVATE_FILE_MODE, removeWithSidecars, tempPathBeside } from '../files/durable-file.js';
 import { sqlitePath } from '../store/database-url.js';
 import { withExistingStore } from './context.js';
 

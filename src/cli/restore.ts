@@ -5,11 +5,11 @@
 import type { Command } from 'commander';
 import { resolve } from 'node:path';
 import { loadConfig } from '../config.js';
-import { reapplyErasures } from '../domain/erasure-register.js';
+import { reapplyErasures } from '../domain/personal-data/erasure-register.js';
 import { InputError } from '../domain/errors.js';
 import type { AdminEvent } from '../domain/types.js';
-import { fsyncPath, removeWithSidecars } from '../durable-file.js';
-import { refuseLiveDatabase } from '../live-database-guard.js';
+import { fsyncPath, removeWithSidecars } from '../files/durable-file.js';
+import { refuseLiveDatabase } from '../files/live-database-guard.js';
 import { openStore } from '../store/open.js';
 import { lockLiveDatabase, type LiveDatabaseLock } from '../store/sqlite/live-lock.js';
 import { compactStaged, placeNew, stageRestore } from '../store/sqlite/restore.js';

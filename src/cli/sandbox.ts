@@ -4,7 +4,7 @@ import { Option, type Command } from 'commander';
 import { bahtOf } from '../domain/payments/money.js';
 import type { PaymentRequest } from '../domain/payments/types.js';
 import { InputError } from '../domain/errors.js';
-import { promptPayTarget } from '../domain/receiver-input.js';
+import { promptPayTarget } from '../domain/receivers/input.js';
 import { targetReceiver } from '../domain/payments/target.js';
 import { namePrintedAs } from '../domain/checks/receiver-rules.js';
 import type { Receiver } from '../domain/types.js';

@@ -5,7 +5,7 @@
 // PostgreSQL: row locks), never process memory. What is per worker: the
 // API-key cache (a revocation made through one worker's admin API reaches
 // the others within API_KEY_CACHE_TTL_MS, as between separate instances),
-// MAX_INFLIGHT_PER_ACCOUNT, and the lease (src/lease.ts): each worker holds
+// MAX_INFLIGHT_PER_ACCOUNT, and the lease (src/schedules/lease.ts): each worker holds
 // its own, so a crashed worker's holds are recovered without waiting for
 // its replacement.
 import cluster, { type Worker } from 'node:cluster';

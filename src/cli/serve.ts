@@ -5,7 +5,7 @@ import cluster from 'node:cluster';
 import type { Command } from 'commander';
 import type { Logger } from 'pino';
 import { loadConfig, type Config } from '../config.js';
-import { createLogger, logFormatFor } from '../log.js';
+import { createLogger, logFormatFor } from '../log/log.js';
 import { EXIT_STORE_FAILED } from './exit-codes.js';
 import { missingDatabaseRefusal } from './serve-database.js';
 import { startupFailureLine } from './startup-failure.js';

@@ -2,7 +2,7 @@
 // and the setting to change. The stack only helps a developer, so it is
 // printed only with LOG_LEVEL=debug.
 import { ConfigError } from '../config.js';
-import { ListenError } from '../listen-error.js';
+import { ListenError } from '../http/listen-error.js';
 import { DatabaseOpenError } from '../store/open.js';
 import { NewerSchemaError } from '../store/schema-version.js';
 

@@ -1,6 +1,6 @@
 // Wire types of POST /api/v1/verify as the SDK returns them. The slip and
 // check result shapes are the server's own (type-only imports, no runtime).
-import type { CheckResults, ReceiverResult } from '../domain/checks.js';
+import type { CheckResults, ReceiverResult } from '../domain/checks/run.js';
 import type { VerifiedSlip } from '../domain/types.js';
 import type { Checks } from './checks.generated.js';
 import type { ShownPaymentRequest } from '../domain/rechecks/view.js';
@@ -29,7 +29,7 @@ export type {
   ReceiverAccountResult,
   ReceiverNameResult,
   ReceiverResult,
-} from '../domain/checks.js';
+} from '../domain/checks/run.js';
 export type SlipData = VerifiedSlip;
 export type { Checks } from './checks.generated.js';
 

@@ -2,7 +2,7 @@
 // move money. Resolvers only translate; the rules are in AdminActions /
 // AccountService (shared with the CLI).
 import { ActorRef, describeActor } from './actor.js';
-import type { IssuedKey } from '../domain/accounts.js';
+import type { IssuedKey } from '../domain/accounts/operations.js';
 import type { Account } from '../domain/types.js';
 import type { LedgerResult } from '../domain/ports/store.js';
 import { builder } from './builder.js';

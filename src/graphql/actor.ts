@@ -1,7 +1,7 @@
 // `by` on ledger entries and admin events: the `actor` string made readable,
 // an admin token's name and role (looked up, so a renamed or revoked token
 // still shows who it was), or the CLI user.
-import { parseActor } from '../domain/admin-tokens.js';
+import { parseActor } from '../domain/admin/tokens.js';
 import type { AdminRole } from '../domain/types.js';
 import { builder } from './builder.js';
 import type { GraphqlContext } from './context.js';

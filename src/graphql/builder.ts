@@ -3,7 +3,7 @@
 import SchemaBuilder from '@pothos/core';
 import ComplexityPlugin from '@pothos/plugin-complexity';
 import ScopeAuthPlugin from '@pothos/plugin-scope-auth';
-import { roleAllows } from '../domain/admin-tokens.js';
+import { roleAllows } from '../domain/admin/tokens.js';
 import type { GraphqlContext } from './context.js';
 import { forbiddenError, tooComplexError } from './errors.js';
 

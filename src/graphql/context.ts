@@ -4,11 +4,11 @@
 // acting admin.
 import type { PaymentRequestService } from '../domain/payments/service.js';
 import type { Logger } from 'pino';
-import type { AdminActions } from '../domain/admin-actions.js';
+import type { AdminActions } from '../domain/admin/actions.js';
 import type { WebhookEndpoints } from '../domain/webhooks/endpoints.js';
 import type { LineChannels } from '../domain/line/channels.js';
 import type { PaymentResolutions } from '../domain/payments/resolve.js';
-import { tokenActor } from '../domain/admin-tokens.js';
+import { tokenActor } from '../domain/admin/tokens.js';
 import type { AdminToken } from '../domain/types.js';
 import type { Store } from '../domain/ports/store.js';
 import type { DomainHealth } from '../upstream/pool.js';

@@ -5,7 +5,7 @@ import type { GraphQLError } from 'graphql';
 import { maskError as yogaMaskError, type MaskError } from 'graphql-yoga';
 import type { Logger } from 'pino';
 import { InputError } from '../domain/errors.js';
-import { IdempotencyConflictError } from '../domain/admin-actions.js';
+import { IdempotencyConflictError } from '../domain/admin/actions.js';
 import { StoreError } from '../domain/ports/store.js';
 import { graphqlJs } from './graphql-js.js';
 

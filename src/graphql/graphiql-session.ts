@@ -11,7 +11,7 @@
 // lets only its own inline script run and talk only to this origin.
 import express, { type Express } from 'express';
 import type { Plugin } from 'graphql-yoga';
-import type { AdminTokenService } from '../domain/admin-tokens.js';
+import type { AdminTokenService } from '../domain/admin/tokens.js';
 import { formToken, requireAdminFormToken, requireAdminRole } from '../admin-auth.js';
 import { inlinePagePolicy } from './inline-page-policy.js';
 

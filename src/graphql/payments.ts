@@ -5,7 +5,7 @@ import { bahtOf } from '../domain/payments/money.js';
 import { PAYMENT_REFUSALS, PAYMENT_STATUSES, type PayingSlip, type PaymentRecord, type PaymentRefusal, type PaymentRequest, type PaymentStatus } from '../domain/payments/types.js';
 import { builder } from './builder.js';
 import { conflictError, notFoundError, userInputError } from './errors.js';
-import { recordAdminEvent } from '../domain/admin-events.js';
+import { recordAdminEvent } from '../domain/admin/events.js';
 import { ResolveRefused } from '../domain/payments/resolve.js';
 import type { GraphqlContext } from './context.js';
 import { parsePaymentRequestBody } from '../domain/payments/input.js';

@@ -1,6 +1,6 @@
 // Object types referenced across areas, declared once so the area files can
 // point at each other without circular imports.
-import type { IssuedKey } from '../domain/accounts.js';
+import type { IssuedKey } from '../domain/accounts/operations.js';
 import type { Account, AdminEvent, ApiKey, LedgerEntry, RequestErrorRecord, VerifyTransactionRecord } from '../domain/types.js';
 import { builder } from './builder.js';
 

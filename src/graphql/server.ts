@@ -3,11 +3,11 @@
 import express, { type Express } from 'express';
 import { createYoga } from 'graphql-yoga';
 import type { Logger } from 'pino';
-import type { AdminActions } from '../domain/admin-actions.js';
+import type { AdminActions } from '../domain/admin/actions.js';
 import type { LineChannels } from '../domain/line/channels.js';
 import type { PaymentResolutions } from '../domain/payments/resolve.js';
 import type { WebhookEndpoints } from '../domain/webhooks/endpoints.js';
-import type { AdminTokenService } from '../domain/admin-tokens.js';
+import type { AdminTokenService } from '../domain/admin/tokens.js';
 import type { Store } from '../domain/ports/store.js';
 import type { DomainHealth } from '../upstream/pool.js';
 import { armorPlugins, introspectionForAdminsOnly } from './armor.js';

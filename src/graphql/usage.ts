@@ -1,5 +1,5 @@
 // Usage for charts: per account and Bangkok day.
-import { usageDays, type UsageDay } from '../domain/usage.js';
+import { usageDays, type UsageDay } from '../domain/accounts/usage.js';
 import { builder } from './builder.js';
 import { ErrorKindEnum } from './enums.js';
 import { userInputError } from './errors.js';

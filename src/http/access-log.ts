@@ -3,7 +3,7 @@
 // support call finds one line per slip, not two that say the same.
 import type { Request, RequestHandler, Response } from 'express';
 import type { Logger } from 'pino';
-import { scrubSecrets } from '../log.js';
+import { scrubSecrets } from '../log/log.js';
 
 export interface AccessLogOptions {
   /** Names a request's line and adds its facts (the verify route's outcome); otherwise `request`. */

@@ -3,7 +3,7 @@
 // the server (stack, framework) is revealed.
 import type { ErrorRequestHandler, Request, RequestHandler, Response } from 'express';
 import type { Logger } from 'pino';
-import type { BodyProblem } from '../domain/verify-types.js';
+import type { BodyProblem } from '../domain/verify/types.js';
 import { BODY_PROBLEM_STATUS } from './verify-answer.js';
 
 export function sendError(res: Response, status: number, message: string): void {

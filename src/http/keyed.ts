@@ -1,13 +1,13 @@
 // How a public route other than POST /api/v1/verify (which goes through the
 // same gate inside the verification path) takes an x-api-key: the key gate
-// (src/domain/key-gate.ts) with the brake, its 429s held by the tarpit, and
+// (src/domain/keys/gate.ts) with the brake, its 429s held by the tarpit, and
 // the refusals answered as the verify route answers them. A route learns
 // its caller only from callerOf(), which only this middleware sets: a keyed
 // route added without it fails on its first request instead of serving an
 // unauthenticated caller.
 import { ipKeyGenerator } from 'express-rate-limit';
 import type { RequestHandler, Response } from 'express';
-import type { KeyGate } from '../domain/key-gate.js';
+import type { KeyGate } from '../domain/keys/gate.js';
 import type { Metrics } from '../metrics/metrics.js';
 import type { Tarpit } from './tarpit.js';
 import { verifyAnswer } from './verify-answer.js';

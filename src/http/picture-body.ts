@@ -3,7 +3,7 @@
 // options in the query string, or a multipart form with its file part
 // `image` and its fields. The body was already read whole, up to the image
 // limit, by the route's raw reader: a form is no bigger than a picture.
-import type { BodyRead, PictureBody } from '../domain/verify-types.js';
+import type { BodyRead, PictureBody } from '../domain/verify/types.js';
 
 const IMAGE_PART = 'image';
 

@@ -7,7 +7,7 @@
 // Order on the verify route, and why:
 //   1. per IP, every request, before auth: a brake on any flood, off by default.
 //      (On by default, and counting only refused authentications, is the
-//      domain's brake: src/domain/failed-auth-brake.ts.)
+//      domain's brake: src/domain/keys/failed-auth-brake.ts.)
 //   2. per key, only requests that carry a non-empty x-api-key, before the
 //      body is read. A request without a key is never counted here, so it
 //      always gets the contract's 1020 (unless its IP is over its own limit).
@@ -18,7 +18,7 @@
 import type { RequestHandler } from 'express';
 import { rateLimit, type Options } from 'express-rate-limit';
 import type { Logger } from 'pino';
-import { hashSecret } from '../domain/api-key.js';
+import { hashSecret } from '../domain/keys/api-key.js';
 import { sendError } from './json-errors.js';
 
 export interface RateLimitSettings {

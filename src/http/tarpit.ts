@@ -1,4 +1,4 @@
-// The brake's 429s, answered late. The brake (src/domain/failed-auth-brake.ts)
+// The brake's 429s, answered late. The brake (src/domain/keys/failed-auth-brake.ts)
 // bounds what a flood of bad keys writes; this bounds what it costs in CPU.
 // A flooding client that waits for each answer before sending the next one
 // (every HTTP client library, and the usual flooding tools) is slowed to its

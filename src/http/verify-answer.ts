@@ -2,10 +2,10 @@
 // its headers and its JSON envelope (docs/contract.md#responses). The
 // domain never sees a status code.
 import { ACCOUNT_ERRORS, RECHECK_LIMIT, type AccountErrorKind } from '../domain/errors.js';
-import type { CheckResults } from '../domain/checks.js';
+import type { CheckResults } from '../domain/checks/run.js';
 import type { VerifiedSlip } from '../domain/types.js';
 import type { PaymentVerdict } from '../domain/payments/paying.js';
-import type { BodyProblem, VerifyOutcome } from '../domain/verify-types.js';
+import type { BodyProblem, VerifyOutcome } from '../domain/verify/types.js';
 
 /** The account's balance after the request, on answers about a live account. */
 const CREDITS_HEADER = 'x-credits-remaining';

@@ -5,7 +5,7 @@
 import { availableParallelism } from 'node:os';
 import type { Worker } from 'node:worker_threads';
 import type { Logger } from 'pino';
-import { startModuleThread } from '../module-thread.js';
+import { startModuleThread } from '../threads/module-thread.js';
 import type { DecodeReply, DecodeRequest } from './decode-messages.js';
 
 export interface ImagePoolOptions {

@@ -2,7 +2,7 @@
 // path returns: the failure kind it recorded, the account error and its code,
 // or what it refused.
 import { ACCOUNT_ERRORS } from '../domain/errors.js';
-import type { VerifyOutcome } from '../domain/verify.js';
+import type { VerifyOutcome } from '../domain/verify/service.js';
 
 export interface OutcomeLabel {
   outcome: string;

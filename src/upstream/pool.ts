@@ -4,7 +4,7 @@
 // when a domain cannot even be reached, one other domain is tried within it.
 // Every domain's answer passes acceptBankAnswer here, whatever its provider,
 // and a refused answer counts against that domain like any other failure.
-import { acceptBankAnswer } from '../domain/bank-answer.js';
+import { acceptBankAnswer } from '../domain/verify/bank-answer.js';
 import type { UpstreamConfig } from './config.js';
 import { DomainHealthTracker, type BreakerState, type FailureCounts } from './domain-health.js';
 import { failure, isConnectionFailure, MESSAGES, publicFailure, type AdapterFailure } from './shared/outcomes.js';

@@ -4,7 +4,7 @@
 // stays here (claims, signing, recording); only the POST crosses to the thread.
 import type { Worker } from 'node:worker_threads';
 import type { WebhookAnswer, WebhookPost, WebhookSender } from '../domain/ports/webhook-sender.js';
-import { startModuleThread } from '../module-thread.js';
+import { startModuleThread } from '../threads/module-thread.js';
 import type { SenderReply, SenderRequest, SenderThreadData } from './sender-worker.js';
 
 export class ThreadWebhookSender implements WebhookSender {

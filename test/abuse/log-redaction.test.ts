@@ -3,10 +3,10 @@
 // that sees them: verifications, failed auth, admin requests, key rotation.
 import { Writable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { AdminTokenService } from '../../src/domain/admin-tokens.js';
-import { generateApiKey } from '../../src/domain/api-key.js';
+import { AdminTokenService } from '../../src/domain/admin/tokens.js';
+import { generateApiKey } from '../../src/domain/keys/api-key.js';
 import { VERIFY_PATH } from '../../src/http/public-app.js';
-import { createLogger } from '../../src/log.js';
+import { createLogger } from '../../src/log/log.js';
 import { sandboxQr } from '../../src/upstream/sandbox/sandbox-qr.js';
 import { startApp, type TestApp } from '../helpers/app.js';
 import { eventually } from '../helpers/child.js';

@@ -1,4 +1,4 @@
-// One brake policy on every route that takes a key (src/domain/key-gate.ts):
+// One brake policy on every route that takes a key (src/domain/keys/gate.ts):
 // a key that resolves is served even from an address the brake holds (many
 // merchants share one carrier NAT), and missing or unknown keys are braked,
 // counted and held on the payment request routes as on the verify route, so
@@ -6,7 +6,7 @@
 // Through a real server, behind a proxy as deployed (X-Forwarded-For).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.js';
-import { generateApiKey } from '../../src/domain/api-key.js';
+import { generateApiKey } from '../../src/domain/keys/api-key.js';
 import { sandboxQr } from '../../src/upstream/sandbox/sandbox-qr.js';
 import { startApp, type TestApp } from '../helpers/app.js';
 import { sqliteRows } from '../helpers/sqlite-rows.js';

@@ -7,12 +7,12 @@
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.js';
-import { generateApiKey } from '../../src/domain/api-key.js';
-import { FailedAuthBrake } from '../../src/domain/failed-auth-brake.js';
+import { generateApiKey } from '../../src/domain/keys/api-key.js';
+import { FailedAuthBrake } from '../../src/domain/keys/failed-auth-brake.js';
 import { storeServices } from '../../src/compose.js';
-import { newId } from '../../src/domain/api-key.js';
-import { VerificationService } from '../../src/domain/verify.js';
-import { createLogger } from '../../src/log.js';
+import { newId } from '../../src/domain/keys/api-key.js';
+import { VerificationService } from '../../src/domain/verify/service.js';
+import { createLogger } from '../../src/log/log.js';
 import { openStore } from '../../src/store/open.js';
 import { UpstreamPool } from '../../src/upstream/pool.js';
 import { SandboxUpstream } from '../../src/upstream/sandbox/sandbox-upstream.js';

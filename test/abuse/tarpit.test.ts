@@ -5,7 +5,7 @@
 import type { Response } from 'express';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.js';
-import { generateApiKey } from '../../src/domain/api-key.js';
+import { generateApiKey } from '../../src/domain/keys/api-key.js';
 import { Tarpit } from '../../src/http/tarpit.js';
 import { sandboxQr } from '../../src/upstream/sandbox/sandbox-qr.js';
 import { startApp, type TestApp } from '../helpers/app.js';

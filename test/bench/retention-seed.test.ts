@@ -6,9 +6,9 @@
 // account still reconciles.
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { AccountService } from '../../src/domain/accounts.js';
-import { reconcileAll } from '../../src/domain/reconcile.js';
-import { removePersonalData, retentionCutoff } from '../../src/domain/retention.js';
+import { AccountService } from '../../src/domain/accounts/operations.js';
+import { reconcileAll } from '../../src/domain/accounts/reconcile.js';
+import { removePersonalData, retentionCutoff } from '../../src/domain/personal-data/retention.js';
 import { openStore } from '../../src/store/open.js';
 import type { BenchDatabase } from '../../scripts/bench/engines.js';
 import { seedHistory } from '../../scripts/bench/history.js';

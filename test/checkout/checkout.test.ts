@@ -9,7 +9,7 @@ import QRCode from 'qrcode';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { verifyCheckoutReturn } from '../../src/client/webhooks.js';
 import { checkoutLinks } from '../../src/domain/payments/checkout-link.js';
-import { createLogger } from '../../src/log.js';
+import { createLogger } from '../../src/log/log.js';
 import { decodeSlipImage } from '../../src/slip-image/decode-image.js';
 import { startApp, type TestApp } from '../helpers/app.js';
 import { call, create, PATH, shop, slipFor, type Shop } from '../payments/helpers.js';

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { AccountService } from '../../src/domain/accounts.js';
+import { AccountService } from '../../src/domain/accounts/operations.js';
 import { openStore } from '../../src/store/open.js';
 import { SQLITE_MIGRATIONS } from '../../src/store/sqlite/migrations.js';
 import { tempDir } from '../helpers/temp.js';

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import Database from 'better-sqlite3';
 import { afterAll, describe, expect, it } from 'vitest';
-import { parseSlipQr } from '../../src/domain/slip-qr.js';
+import { parseSlipQr } from '../../src/domain/verify/slip-qr.js';
 import { tempDir } from '../helpers/temp.js';
 
 const run = promisify(execFile);

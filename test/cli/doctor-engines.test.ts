@@ -3,7 +3,7 @@
 // exits 1 and names the corrupted account and what is wrong, and only that.
 import { randomUUID } from 'node:crypto';
 import { afterAll, describe, expect, it } from 'vitest';
-import { AccountService } from '../../src/domain/accounts.js';
+import { AccountService } from '../../src/domain/accounts/operations.js';
 import type { VerifyTransactionRecord } from '../../src/domain/types.js';
 import { openStore } from '../../src/store/open.js';
 import { runDoctor, type DoctorReport } from '../helpers/doctor.js';

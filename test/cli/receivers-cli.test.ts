@@ -7,7 +7,7 @@ import { promisify } from 'node:util';
 import Database from 'better-sqlite3';
 import { afterAll, describe, expect, it } from 'vitest';
 import { namePrintedAs } from '../../src/domain/checks/receiver-rules.js';
-import { parseSlipQr } from '../../src/domain/slip-qr.js';
+import { parseSlipQr } from '../../src/domain/verify/slip-qr.js';
 import type { RawParty } from '../../src/domain/types.js';
 import { sandboxTransaction } from '../../src/upstream/sandbox/transaction.js';
 import { tempDir } from '../helpers/temp.js';

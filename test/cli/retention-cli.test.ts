@@ -4,7 +4,7 @@ import { execFile } from 'node:child_process';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { newId } from '../../src/domain/api-key.js';
+import { newId } from '../../src/domain/keys/api-key.js';
 import type { Store } from '../../src/domain/ports/store.js';
 import { openStore } from '../../src/store/open.js';
 import { slipQr } from '../../src/upstream/sandbox/sandbox-qr.js';

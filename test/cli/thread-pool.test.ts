@@ -1,5 +1,5 @@
 // libuv's thread pool is sized by the `slipgate` entry before the ES module
-// loader can start it (src/thread-pool.cts). The probe blocks N pool threads
+// loader can start it (src/threads/thread-pool.cts). The probe blocks N pool threads
 // and prints only if one more file-system call still gets a thread: with the
 // default of 4 and N ≥ 4 it would wait forever (the test then times out).
 import { spawn } from 'node:child_process';
@@ -7,7 +7,7 @@ import { once } from 'node:events';
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 
-const SIZING = new URL('../../src/thread-pool.cts', import.meta.url).pathname;
+const SIZING = new URL('../../src/threads/thread-pool.cts', import.meta.url).pathname;
 const PROBE = new URL('../fixtures/thread-pool-probe.mjs', import.meta.url).pathname;
 
 async function probe(blocked: number, env: Record<string, string>): Promise<{ free: boolean; size: string }> {
@@ -39,6 +39,6 @@ describe('libuv thread pool', () => {
     expect(pkg.scripts.start).toBe('sh bin/sized-node dist/entry.cjs serve');
     const entry = readFileSync(new URL('../../src/entry.cts', import.meta.url), 'utf8');
     const code = entry.split('\n').filter((l) => l.trim() && !l.startsWith('//') && !l.startsWith('#!'));
-    expect(code[0]).toBe("require('./thread-pool.cjs');");
+    expect(code[0]).toBe("require('./threads/thread-pool.cjs');");
   });
 });

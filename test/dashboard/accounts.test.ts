@@ -2,8 +2,8 @@
 // session, network failure), in real Chromium against a real slipgate with
 // real verifications through the public route.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { AdminTokenService } from '../../src/domain/admin-tokens.js';
-import { parseSlipQr } from '../../src/domain/slip-qr.js';
+import { AdminTokenService } from '../../src/domain/admin/tokens.js';
+import { parseSlipQr } from '../../src/domain/verify/slip-qr.js';
 import { sandboxQr } from '../../src/upstream/sandbox/sandbox-qr.js';
 import { dataOf } from '../graphql/helpers.js';
 import { bangkokClock, screenshot, signIn, startDashboardTest, type DashboardTest } from './helpers.js';

@@ -5,7 +5,7 @@ import type { Page } from 'playwright-core';
 import QRCode from 'qrcode';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { parseSlipQr } from '../../src/domain/slip-qr.js';
+import { parseSlipQr } from '../../src/domain/verify/slip-qr.js';
 import { sandboxQr } from '../../src/upstream/sandbox/sandbox-qr.js';
 import { dataOf } from '../graphql/helpers.js';
 import { clockPast } from '../helpers/clock.js';

@@ -12,7 +12,7 @@ import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { secretBox } from '../../src/domain/secret-box.js';
 import { openStore } from '../../src/store/open.js';
-import { cliCommand } from '../../src/startup-guide.js';
+import { cliCommand } from '../../src/cli/startup-guide.js';
 import { tempDir } from '../helpers/temp.js';
 import { runsAsRoot } from './unprivileged.js';
 

@@ -10,11 +10,11 @@ import { Writable } from 'node:stream';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.js';
-import { generateApiKey } from '../../src/domain/api-key.js';
+import { generateApiKey } from '../../src/domain/keys/api-key.js';
 import { sandboxQr } from '../../src/upstream/sandbox/sandbox-qr.js';
 import { startApp, type TestApp } from '../helpers/app.js';
 import { tempDir } from '../helpers/temp.js';
-import { createLogger } from '../../src/log.js';
+import { createLogger } from '../../src/log/log.js';
 import { callThrough, certificateAtShippedPath, freePort, nginxPath, plainHttp, RECIPES, startNginx, withCertificates, writeMainConf, type CallOptions, type Nginx } from './nginx.js';
 import { giveToUnprivileged, runsAsRoot } from './unprivileged.js';
 

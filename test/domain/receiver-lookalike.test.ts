@@ -5,9 +5,9 @@
 // simulators' (src/upstream/sandbox/transaction.ts: the banks' masking), for
 // real-world slip QRs (test/fixtures/slip-qr.json) and pinned receivers.
 import { describe, expect, it } from 'vitest';
-import { mapSlip } from '../../src/domain/mapping.js';
-import { matchReceivers } from '../../src/domain/receiver-policy.js';
-import { parseSlipQr } from '../../src/domain/slip-qr.js';
+import { mapSlip } from '../../src/domain/verify/mapping.js';
+import { matchReceivers } from '../../src/domain/receivers/policy.js';
+import { parseSlipQr } from '../../src/domain/verify/slip-qr.js';
 import type { Receiver, VerifiedSlip } from '../../src/domain/types.js';
 import type { SandboxDetails } from '../../src/upstream/sandbox/sandbox-details.js';
 import { sandboxQr } from '../../src/upstream/sandbox/sandbox-qr.js';

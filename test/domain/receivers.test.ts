@@ -3,8 +3,8 @@
 // receiver a slip paid.
 import { describe, expect, it } from 'vitest';
 import { InputError } from '../../src/domain/errors.js';
-import { bankTarget, promptPayTarget, receiverLabel, receiverName, thaiIdCheckDigitOk } from '../../src/domain/receiver-input.js';
-import { matchReceivers } from '../../src/domain/receiver-policy.js';
+import { bankTarget, promptPayTarget, receiverLabel, receiverName, thaiIdCheckDigitOk } from '../../src/domain/receivers/input.js';
+import { matchReceivers } from '../../src/domain/receivers/policy.js';
 import type { Receiver } from '../../src/domain/types.js';
 import { verifiedSlip } from './slip-fixtures.js';
 

@@ -1,6 +1,6 @@
 import { checksum } from 'promptparse';
 import { describe, expect, it } from 'vitest';
-import { MAX_QR_LENGTH, parseSlipQr } from '../../src/domain/slip-qr.js';
+import { MAX_QR_LENGTH, parseSlipQr } from '../../src/domain/verify/slip-qr.js';
 import { slipQr } from '../../src/upstream/sandbox/sandbox-qr.js';
 import vectors from '../fixtures/slip-qr.json' with { type: 'json' };
 

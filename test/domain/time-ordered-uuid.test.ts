@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { newId } from '../../src/domain/api-key.js';
+import { newId } from '../../src/domain/keys/api-key.js';
 import { timeOrderedUuid } from '../../src/domain/time-ordered-uuid.js';
 
 const UUID_V7 = /^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import Database from 'better-sqlite3';
 import { afterAll, describe, expect, it } from 'vitest';
-import { AccountService } from '../../src/domain/accounts.js';
+import { AccountService } from '../../src/domain/accounts/operations.js';
 import { openStore } from '../../src/store/open.js';
 import { sandboxQr } from '../../src/upstream/sandbox/sandbox-qr.js';
 import { eventually, postVerify, spawnSlipgate, type Child } from '../helpers/child.js';

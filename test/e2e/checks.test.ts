@@ -3,11 +3,11 @@
 // duplicates are per account, and checks never change charging or failures.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RawSlipData } from '../../src/domain/types.js';
-import { mapSlip } from '../../src/domain/mapping.js';
+import { mapSlip } from '../../src/domain/verify/mapping.js';
 import { sandboxQr } from '../../src/upstream/sandbox/sandbox-qr.js';
 import { SandboxUpstream } from '../../src/upstream/sandbox/sandbox-upstream.js';
 import { sandboxTransaction } from '../../src/upstream/sandbox/transaction.js';
-import { parseSlipQr } from '../../src/domain/slip-qr.js';
+import { parseSlipQr } from '../../src/domain/verify/slip-qr.js';
 import { counting, startApp, type TestApp } from '../helpers/app.js';
 import { concurrencyCase, testEngines } from '../helpers/engines.js';
 

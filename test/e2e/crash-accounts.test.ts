@@ -3,8 +3,8 @@
 // FerretDB included, where crash.test.ts's one-account cases cannot (see
 // concurrencyCase). A restarted process releases every hold exactly once.
 import { afterAll, describe, expect, it } from 'vitest';
-import { AccountService } from '../../src/domain/accounts.js';
-import { reconcileAccount } from '../../src/domain/reconcile.js';
+import { AccountService } from '../../src/domain/accounts/operations.js';
+import { reconcileAccount } from '../../src/domain/accounts/reconcile.js';
 import { openStore } from '../../src/store/open.js';
 import type { Store } from '../../src/domain/ports/store.js';
 import { sandboxQr } from '../../src/upstream/sandbox/sandbox-qr.js';

@@ -5,8 +5,8 @@
 // the settle's commit (the settle held back by the engine's own locks or by a
 // network partition).
 import { afterAll, describe, expect, it } from 'vitest';
-import { AccountService } from '../../src/domain/accounts.js';
-import { reconcileAccount } from '../../src/domain/reconcile.js';
+import { AccountService } from '../../src/domain/accounts/operations.js';
+import { reconcileAccount } from '../../src/domain/accounts/reconcile.js';
 import { openStore } from '../../src/store/open.js';
 import type { Store } from '../../src/domain/ports/store.js';
 import { sandboxQr } from '../../src/upstream/sandbox/sandbox-qr.js';

@@ -13,7 +13,7 @@
 // (a hold's snapshot taken while a top-up was committing).
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, describe, expect } from 'vitest';
-import { reconcileAccount } from '../../src/domain/reconcile.js';
+import { reconcileAccount } from '../../src/domain/accounts/reconcile.js';
 import type { BankAdapter, BankAnswer, SlipQuery } from '../../src/domain/ports/upstream.js';
 import { sandboxQr } from '../../src/upstream/sandbox/sandbox-qr.js';
 import { SandboxUpstream } from '../../src/upstream/sandbox/sandbox-upstream.js';

@@ -5,7 +5,7 @@
 // too. The sandbox's clock is moved instead of waiting.
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { parseSlipQr } from '../../src/domain/slip-qr.js';
+import { parseSlipQr } from '../../src/domain/verify/slip-qr.js';
 import { SandboxUpstream } from '../../src/upstream/sandbox/sandbox-upstream.js';
 import { startApp, type TestApp } from '../helpers/app.js';
 import { slipgateCli } from '../helpers/cli.js';

@@ -4,7 +4,7 @@
 // in slipgate's log.
 import { Writable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import { createLogger } from '../../src/log.js';
+import { createLogger } from '../../src/log/log.js';
 import { sandboxQr } from '../../src/upstream/sandbox/sandbox-qr.js';
 import { SandboxUpstream } from '../../src/upstream/sandbox/sandbox-upstream.js';
 import { bankSimulator, startSimulatedBank } from '../../src/upstream/simulator/simulated-bank.js';

@@ -3,7 +3,7 @@
 // only a slipgate holding the same SECRETS_KEY can give, and how many
 // X-Forwarded-For addresses arrived (to compare with TRUST_PROXY_HOPS).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { instanceProof } from '../../src/domain/instance-proof.js';
+import { instanceProof } from '../../src/domain/admin/instance-proof.js';
 import { startApp, type TestApp } from '../helpers/app.js';
 
 const KEY = '3c'.repeat(32);

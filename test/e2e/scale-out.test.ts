@@ -4,8 +4,8 @@
 // process memory: exactly N successes for N credits, everything else 1023,
 // and the audit trail adds up (doctor is clean).
 import { afterAll, describe, expect } from 'vitest';
-import { AccountService } from '../../src/domain/accounts.js';
-import { reconcileAccount } from '../../src/domain/reconcile.js';
+import { AccountService } from '../../src/domain/accounts/operations.js';
+import { reconcileAccount } from '../../src/domain/accounts/reconcile.js';
 import { openStore } from '../../src/store/open.js';
 import { sandboxQr } from '../../src/upstream/sandbox/sandbox-qr.js';
 import { postVerify, spawnSlipgate, type Child } from '../helpers/child.js';

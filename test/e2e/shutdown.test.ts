@@ -1,8 +1,8 @@
 // SIGTERM: stop accepting, finish every in-flight verification, exit 0.
 import { afterAll, describe, expect, it } from 'vitest';
 import { join } from 'node:path';
-import { AccountService } from '../../src/domain/accounts.js';
-import { reconcileAccount } from '../../src/domain/reconcile.js';
+import { AccountService } from '../../src/domain/accounts/operations.js';
+import { reconcileAccount } from '../../src/domain/accounts/reconcile.js';
 import { openStore } from '../../src/store/open.js';
 import { sandboxQr } from '../../src/upstream/sandbox/sandbox-qr.js';
 import { eventually, postVerify, spawnSlipgate, type Child } from '../helpers/child.js';

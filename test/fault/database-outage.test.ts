@@ -4,7 +4,7 @@
 // Callers get a clean 503 JSON answer meanwhile; slipgate recovers on its own
 // (same process, same pool); nothing is charged twice; doctor is clean.
 import { afterAll, describe, expect, it } from 'vitest';
-import { AccountService } from '../../src/domain/accounts.js';
+import { AccountService } from '../../src/domain/accounts/operations.js';
 import { openStore } from '../../src/store/open.js';
 import type { Store } from '../../src/domain/ports/store.js';
 import { sandboxQr } from '../../src/upstream/sandbox/sandbox-qr.js';

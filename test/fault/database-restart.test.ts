@@ -7,7 +7,7 @@
 // server is down, verifications succeed again once it is back, and the books
 // add up afterwards.
 import { afterAll, describe, expect, it } from 'vitest';
-import { AccountService } from '../../src/domain/accounts.js';
+import { AccountService } from '../../src/domain/accounts/operations.js';
 import { openStore } from '../../src/store/open.js';
 import type { Store } from '../../src/domain/ports/store.js';
 import { sandboxQr } from '../../src/upstream/sandbox/sandbox-qr.js';

@@ -18,7 +18,7 @@
 //   usage = |V|, credits + usage = initial credits, no hold left; doctor clean.
 import { afterEach, describe, expect, it } from 'vitest';
 import { VERIFY_PATH } from '../../src/http/public-app.js';
-import { AccountService } from '../../src/domain/accounts.js';
+import { AccountService } from '../../src/domain/accounts/operations.js';
 import type { VerifyTransactionRecord } from '../../src/domain/types.js';
 import type { Store } from '../../src/domain/ports/store.js';
 import { openStore } from '../../src/store/open.js';

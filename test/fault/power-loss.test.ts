@@ -54,7 +54,7 @@ import pg from 'pg';
 import { afterEach, describe, expect, it } from 'vitest';
 import { EXIT_STORE_FAILED } from '../../src/cli/exit-codes.js';
 import { VERIFY_PATH } from '../../src/http/public-app.js';
-import { AccountService } from '../../src/domain/accounts.js';
+import { AccountService } from '../../src/domain/accounts/operations.js';
 import type { VerifyTransactionRecord } from '../../src/domain/types.js';
 import { openStore } from '../../src/store/open.js';
 import type { Store } from '../../src/domain/ports/store.js';

@@ -3,7 +3,7 @@
 // here independently of promptparse).
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { MAX_QR_LENGTH, parseSlipQr, type SlipParseResult } from '../../src/domain/slip-qr.js';
+import { MAX_QR_LENGTH, parseSlipQr, type SlipParseResult } from '../../src/domain/verify/slip-qr.js';
 import { sandboxQr, slipQr } from '../../src/upstream/sandbox/sandbox-qr.js';
 import { crc16 } from '../helpers/emvco.js';
 

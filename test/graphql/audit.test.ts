@@ -1,6 +1,6 @@
 // Audit log, usage and upstream health after real verifications through the
 // public route, with the upstream pool built from UPSTREAMS as in production.
-import { parseSlipQr } from '../../src/domain/slip-qr.js';
+import { parseSlipQr } from '../../src/domain/verify/slip-qr.js';
 import QRCode from 'qrcode';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sandboxQr } from '../../src/upstream/sandbox/sandbox-qr.js';

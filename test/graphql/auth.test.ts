@@ -1,7 +1,7 @@
 // Who may reach the GraphQL API at all: a live admin token on the admin
 // listener; never the public port.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { AdminTokenService } from '../../src/domain/admin-tokens.js';
+import { AdminTokenService } from '../../src/domain/admin/tokens.js';
 import { dataOf, errorCodes, postGraphql, startGraphqlApp, type GraphqlTestApp } from './helpers.js';
 
 describe('GraphQL admin API: authentication and transport', () => {

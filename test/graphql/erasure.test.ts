@@ -11,7 +11,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { newId } from '../../src/domain/api-key.js';
+import { newId } from '../../src/domain/keys/api-key.js';
 import type { VerifiedSlip } from '../../src/domain/types.js';
 import { sandboxQr, slipQr } from '../../src/upstream/sandbox/sandbox-qr.js';
 import { runDoctor } from '../helpers/doctor.js';

@@ -2,7 +2,7 @@
 // one real admin token per role.
 import { Writable } from 'node:stream';
 import type { AdminRole } from '../../src/domain/types.js';
-import { createLogger } from '../../src/log.js';
+import { createLogger } from '../../src/log/log.js';
 import { startApp, type TestApp, type TestAppOptions } from '../helpers/app.js';
 
 export interface GraphqlTestApp extends TestApp {

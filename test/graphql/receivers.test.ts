@@ -3,7 +3,7 @@
 // event trail, and the policy applied to the next verification at once.
 import { Writable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createLogger } from '../../src/log.js';
+import { createLogger } from '../../src/log/log.js';
 import { sandboxQr } from '../../src/upstream/sandbox/sandbox-qr.js';
 import { dataOf, errorCodes, startGraphqlApp, type GqlResponse, type GraphqlTestApp } from './helpers.js';
 

@@ -3,9 +3,9 @@
 import { join } from 'node:path';
 import type { Logger } from 'pino';
 import { loadConfig } from '../../src/config.js';
-import type { AccountService } from '../../src/domain/accounts.js';
+import type { AccountService } from '../../src/domain/accounts/operations.js';
 import { VERIFY_PATH } from '../../src/http/public-app.js';
-import { createLogger } from '../../src/log.js';
+import { createLogger } from '../../src/log/log.js';
 import { run, type RunOptions, type Running } from '../../src/main.js';
 import { SandboxUpstream } from '../../src/upstream/sandbox/sandbox-upstream.js';
 import type { UpstreamPool } from '../../src/upstream/pool.js';

@@ -8,9 +8,9 @@ import { createInterface } from 'node:readline';
 import { Writable } from 'node:stream';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from '../../src/config.js';
-import { generateApiKey } from '../../src/domain/api-key.js';
-import { createLogger, logFormatFor } from '../../src/log.js';
-import { prettyLine } from '../../src/log-pretty.js';
+import { generateApiKey } from '../../src/domain/keys/api-key.js';
+import { createLogger, logFormatFor } from '../../src/log/log.js';
+import { prettyLine } from '../../src/log/pretty.js';
 import { tempDir } from '../helpers/temp.js';
 
 const CLI = new URL('../../src/cli.ts', import.meta.url).pathname;

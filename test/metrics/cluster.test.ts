@@ -2,7 +2,7 @@
 // a scrape reaches, it answers with the whole cluster's figures.
 import { afterAll, describe, expect, it } from 'vitest';
 import { join } from 'node:path';
-import { AccountService } from '../../src/domain/accounts.js';
+import { AccountService } from '../../src/domain/accounts/operations.js';
 import { openStore } from '../../src/store/open.js';
 import type { Store } from '../../src/domain/ports/store.js';
 import { sandboxQr } from '../../src/upstream/sandbox/sandbox-qr.js';

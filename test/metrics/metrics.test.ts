@@ -1,7 +1,7 @@
 // GET /metrics on the admin listener of one real slipgate process, after
 // real traffic through the public route: every count matches what was sent.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { generateApiKey } from '../../src/domain/api-key.js';
+import { generateApiKey } from '../../src/domain/keys/api-key.js';
 import { VERIFICATION_OUTCOMES } from '../../src/metrics/outcomes.js';
 import { sandboxQr } from '../../src/upstream/sandbox/sandbox-qr.js';
 import { startApp, type TestApp } from '../helpers/app.js';

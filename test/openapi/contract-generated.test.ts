@@ -4,7 +4,7 @@
 // changed everywhere (run `npm run contract`).
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { CHECK_NAMES } from '../../src/domain/checks.js';
+import { CHECK_NAMES } from '../../src/domain/checks/run.js';
 import { CLIENT_CHECKS_FILE, OPENAPI_FILE, checksSchema, renderClientChecks, renderOpenapi } from '../../scripts/contract.js';
 
 describe('the request contract generated from the check registry', () => {

@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PendingRequestMatcher } from '../../src/domain/line/payment-match.js';
 import { PaymentRequestService } from '../../src/domain/payments/service.js';
-import { ReceiverService } from '../../src/domain/receivers.js';
+import { ReceiverService } from '../../src/domain/receivers/operations.js';
 import { SqliteStore } from '../../src/store/sqlite/sqlite-store.js';
 import { verifiedSlip } from '../domain/slip-fixtures.js';
 import { tempDir } from '../helpers/temp.js';

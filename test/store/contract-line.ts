@@ -6,7 +6,7 @@ import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import type { LineChannel } from '../../src/domain/line/types.js';
 import type { Store } from '../../src/domain/ports/store.js';
-import { redactPersonalData } from '../../src/domain/redaction.js';
+import { redactPersonalData } from '../../src/domain/personal-data/redaction.js';
 import type { CreditHold, RequestErrorRecord, VerifyTransactionRecord } from '../../src/domain/types.js';
 
 /** What the probe reads of LINE channels through the engine's own driver. */

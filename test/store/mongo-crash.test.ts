@@ -6,7 +6,7 @@
 import { randomUUID } from 'node:crypto';
 import mongoose from 'mongoose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { reconcileAccount } from '../../src/domain/reconcile.js';
+import { reconcileAccount } from '../../src/domain/accounts/reconcile.js';
 import type { LedgerEntry, VerifyTransactionRecord } from '../../src/domain/types.js';
 import { MongoStore } from '../../src/store/mongo/mongo-store.js';
 import { StoreError } from '../../src/domain/ports/store.js';

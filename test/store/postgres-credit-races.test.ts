@@ -18,7 +18,7 @@
 import { randomUUID } from 'node:crypto';
 import pg from 'pg';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { reconcileAccount } from '../../src/domain/reconcile.js';
+import { reconcileAccount } from '../../src/domain/accounts/reconcile.js';
 import { StoreError, type HoldResult } from '../../src/domain/ports/store.js';
 import type { CreditHold, LedgerEntry, LedgerKind } from '../../src/domain/types.js';
 import { PostgresStore } from '../../src/store/postgres/postgres-store.js';

@@ -5,7 +5,7 @@
 import { randomUUID } from 'node:crypto';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { reconcileAccount } from '../../src/domain/reconcile.js';
+import { reconcileAccount } from '../../src/domain/accounts/reconcile.js';
 import type { LedgerEntry } from '../../src/domain/types.js';
 import { openStore } from '../../src/store/open.js';
 import { PG_MIGRATIONS } from '../../src/store/postgres/migrations.js';

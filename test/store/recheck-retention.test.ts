@@ -7,12 +7,12 @@
 // open re-check is still at work: a pass leaves it alone. What is left is
 // read through the engine's own driver (test/helpers/raw-records.ts).
 import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { newId } from '../../src/domain/api-key.js';
+import { newId } from '../../src/domain/keys/api-key.js';
 import type { Store } from '../../src/domain/ports/store.js';
 import { redactRecheckPersonalData } from '../../src/domain/rechecks/redaction.js';
 import type { Recheck, RecheckOutcome } from '../../src/domain/rechecks/types.js';
 import { verificationView } from '../../src/domain/rechecks/view.js';
-import { removePersonalData, retentionCutoff } from '../../src/domain/retention.js';
+import { removePersonalData, retentionCutoff } from '../../src/domain/personal-data/retention.js';
 import { openStore } from '../../src/store/open.js';
 import { slipQr } from '../../src/upstream/sandbox/sandbox-qr.js';
 import { testEngines } from '../helpers/engines.js';

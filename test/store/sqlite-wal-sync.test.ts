@@ -12,7 +12,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { StoreFailedError } from '../../src/domain/ports/store.js';
 import type { VerifyTransactionRecord } from '../../src/domain/types.js';
 import { createAdminApp } from '../../src/http/admin-app.js';
-import { createLogger } from '../../src/log.js';
+import { createLogger } from '../../src/log/log.js';
 import { SqliteStore } from '../../src/store/sqlite/sqlite-store.js';
 import { walSync } from '../../src/store/sqlite/wal-sync.js';
 import { mountLazyDisk, type LazyDisk } from '../helpers/lazyfs.js';

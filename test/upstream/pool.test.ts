@@ -1,7 +1,7 @@
 // The pool over real fake banks: weighted choice, failover on connection
 // failures, circuit breakers, health and reload.
 import { afterEach, describe, expect, it } from 'vitest';
-import { createLogger } from '../../src/log.js';
+import { createLogger } from '../../src/log/log.js';
 import { buildUpstream } from '../../src/upstream/build.js';
 import type { UpstreamConfig } from '../../src/upstream/config.js';
 import { UpstreamPool, type UpstreamPoolOptions } from '../../src/upstream/pool.js';

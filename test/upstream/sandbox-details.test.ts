@@ -2,7 +2,7 @@
 // the sandbox as pinned, on any server, with no state.
 import { describe, expect, it } from 'vitest';
 import type { RawParty, RawSlipData } from '../../src/domain/types.js';
-import { parseSlipQr } from '../../src/domain/slip-qr.js';
+import { parseSlipQr } from '../../src/domain/verify/slip-qr.js';
 import { sandboxQr } from '../../src/upstream/sandbox/sandbox-qr.js';
 import { SandboxDetailsError } from '../../src/upstream/sandbox/sandbox-details.js';
 import { sandboxTransaction } from '../../src/upstream/sandbox/transaction.js';

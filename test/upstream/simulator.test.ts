@@ -5,7 +5,7 @@ import { Command } from 'commander';
 import { afterEach, describe, expect, it } from 'vitest';
 import { InputError } from '../../src/domain/errors.js';
 import { registerSimulateBankCommand, simulateBank } from '../../src/cli/simulate-bank.js';
-import { parseSlipQr } from '../../src/domain/slip-qr.js';
+import { parseSlipQr } from '../../src/domain/verify/slip-qr.js';
 import { sandboxQr } from '../../src/upstream/sandbox/sandbox-qr.js';
 import { startSimulatedBank, type SimulatedBank } from '../../src/upstream/simulator/simulated-bank.js';
 

@@ -8,7 +8,7 @@ import { Writable } from 'node:stream';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.js';
 import { storeServices } from '../../src/compose.js';
-import { createLogger } from '../../src/log.js';
+import { createLogger } from '../../src/log/log.js';
 import type { Store } from '../../src/domain/ports/store.js';
 import { bangkokIsoTime } from '../../src/domain/bangkok-time.js';
 import { outboxRecords, verificationSucceeded } from '../../src/domain/webhooks/events.js';

@@ -7,7 +7,7 @@
 import { join } from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { storeServices } from '../../src/compose.js';
-import { createLogger } from '../../src/log.js';
+import { createLogger } from '../../src/log/log.js';
 import type { Store } from '../../src/domain/ports/store.js';
 import { leased, outboxRecords, verificationSucceeded } from '../../src/domain/webhooks/events.js';
 import type { NewWebhookDelivery } from '../../src/domain/webhooks/types.js';

@@ -12,7 +12,7 @@ import { targetOf } from '../../src/domain/payments/target.js';
 import type { PaymentRequest } from '../../src/domain/payments/types.js';
 import type { Receiver, VerifyTransactionRecord } from '../../src/domain/types.js';
 import { outboxRecords, verificationSucceeded } from '../../src/domain/webhooks/events.js';
-import { creditsLowEvent } from '../../src/domain/credits-low.js';
+import { creditsLowEvent } from '../../src/domain/accounts/credits-low.js';
 import type { WebhookEvent } from '../../src/client/webhooks.js';
 import { slipUnconfirmedEvent, verificationUnconfirmedEvent } from '../../src/domain/rechecks/view.js';
 import { WEBHOOK_EVENT_TYPES, type WebhookEventType } from '../../src/domain/webhooks/types.js';

@@ -7,7 +7,7 @@ import type { LineApi } from '../ports/line-api.js';
 import type { ChangeLog, Logger } from '../ports/logger.js';
 import type { Store } from '../ports/store.js';
 import type { SecretBox } from '../secret-box.js';
-import type { ChannelVerifyInput, VerifyOutcome } from '../verify-types.js';
+import type { ChannelVerifyInput, VerifyOutcome } from '../verify/types.js';
 import { chatAnswer, paymentChooser } from './chat-answer.js';
 import { earlierSlip, pendingSlip, resentReply } from './earlier-slip.js';
 import type { LineEvent, LineMessage } from './events.js';

@@ -3,7 +3,7 @@
 // are sealed with SECRETS_KEY (a copy of the database alone does not hand
 // them out) and never shown again; without the key a channel is refused.
 // Every change is an admin event and a log line naming its actor.
-import { recordAdminEvent } from '../admin-events.js';
+import { recordAdminEvent } from '../admin/events.js';
 import { InputError } from '../errors.js';
 import type { ChangeLog } from '../ports/logger.js';
 import { StoreError, type Store } from '../ports/store.js';

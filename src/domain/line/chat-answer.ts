@@ -2,10 +2,10 @@
 // the same for a slip verified as it was sent (bridge.ts) and for one a
 // re-check confirmed later (recheck-chat.ts), so a late slip is answered
 // and matched to its order by the very rules a direct one is.
-import type { SlipRef } from '../slip-qr.js';
+import type { SlipRef } from '../verify/slip-qr.js';
 import type { VerifiedSlip } from '../types.js';
 import type { PaymentRequest } from '../payments/types.js';
-import type { VerifyOutcome } from '../verify-types.js';
+import type { VerifyOutcome } from '../verify/types.js';
 import { outcomeReply } from './outcome-reply.js';
 import type { PaymentMatch, PaymentRequestMatcher } from './payment-match.js';
 import { paymentReply } from './payment-reply.js';

@@ -3,7 +3,7 @@
 // note for its staff targets, batched with the slips that need a person, in
 // the channel's language. The webhook event is the record; a note is a
 // courtesy and a failure to queue it is logged, never the fall's.
-import type { CreditsLow } from '../credits-low.js';
+import type { CreditsLow } from '../accounts/credits-low.js';
 import type { Logger } from '../ports/logger.js';
 import type { LineStore } from '../ports/store-line.js';
 import type { LineStaffNotifier } from './staff-notifier.js';

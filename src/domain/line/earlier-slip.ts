@@ -14,7 +14,7 @@
 // API, a checkout page), reads "sent before" and the staff are told.
 import type { Store } from '../ports/store.js';
 import type { Recheck } from '../rechecks/types.js';
-import type { SlipRef } from '../slip-qr.js';
+import type { SlipRef } from '../verify/slip-qr.js';
 import type { VerifyTransactionRecord } from '../types.js';
 import type { LineReply } from './replies.js';
 import type { LineChannel } from './types.js';

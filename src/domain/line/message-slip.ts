@@ -2,11 +2,11 @@
 // limited or charged: only such a message is answered on a quiet channel
 // (docs/line.md#quiet-by-default). A text carries one when one of its words
 // is a slip QR; a picture when the image pool finds a slip QR in it.
-import type { AccountSlots } from '../account-slots.js';
+import type { AccountSlots } from '../keys/account-slots.js';
 import type { ImageDecoder } from '../ports/images.js';
-import { parseSlipQr, type SlipRef } from '../slip-qr.js';
-import { readSlipImage } from '../verify-image.js';
-import { pictureBytes } from '../verify-image-body.js';
+import { parseSlipQr, type SlipRef } from '../verify/slip-qr.js';
+import { readSlipImage } from '../verify/image.js';
+import { pictureBytes } from '../verify/image-body.js';
 
 export type FoundSlip = { ok: true; qrcode: string; slip: SlipRef } | { ok: false };
 

@@ -2,7 +2,7 @@
 // and a reported receiver verdict count only when the channel's checks are
 // on; an account whose receiver policy is `require` refuses such slips
 // whatever the channel says (the verification itself does).
-import type { VerifyOutcome } from '../verify-types.js';
+import type { VerifyOutcome } from '../verify/types.js';
 import type { LineReply } from './replies.js';
 
 export function outcomeReply(outcome: VerifyOutcome, checksOn: boolean): LineReply {

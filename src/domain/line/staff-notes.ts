@@ -4,7 +4,7 @@
 // the shop. It never carries the LINE user id, the secret or the token.
 import type { PaymentVerdict } from '../payments/paying.js';
 import type { PaymentRefusal } from '../payments/types.js';
-import type { SlipRef } from '../slip-qr.js';
+import type { SlipRef } from '../verify/slip-qr.js';
 import type { VerifiedSlip } from '../types.js';
 import type { PaymentMatch } from './payment-match.js';
 import { baht, bangkokTime, type LineReply } from './replies.js';

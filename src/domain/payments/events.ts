@@ -2,7 +2,7 @@
 // their state (the store writes them in the same atomic write).
 import { createHash } from 'node:crypto';
 import { outboxRecords, type WebhookEvent } from '../webhooks/events.js';
-import { newId } from '../api-key.js';
+import { newId } from '../keys/api-key.js';
 import type { NewWebhookDelivery } from '../webhooks/types.js';
 import type { PayingSlip, PaymentRequest } from './types.js';
 import { bahtOf } from './money.js';

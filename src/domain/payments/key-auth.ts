@@ -1,4 +1,4 @@
-// After the key gate (key-gate.ts) admitted a key on a payment request
+// After the key gate (keys/gate.ts) admitted a key on a payment request
 // route: its account must still be live, the verify route's 1022 otherwise
 // (docs/contract.md#errors), without a body or a credit involved.
 import type { Store } from '../ports/store.js';

@@ -10,7 +10,7 @@ import { createHash } from 'node:crypto';
 import type { Store } from '../ports/store.js';
 import type { ChangeLog } from '../ports/logger.js';
 import type { VerifyTransactionRecord } from '../types.js';
-import { recordAdminEvent } from '../admin-events.js';
+import { recordAdminEvent } from '../admin/events.js';
 import { paymentEvent } from './events.js';
 import { bahtOf, slipSatang } from './money.js';
 import { paidToTarget } from './target.js';

@@ -3,7 +3,7 @@
 // costs no credit. Every call names the account whose key asked: another
 // account's request is "not found", never shown.
 import { randomInt } from 'node:crypto';
-import { newId } from '../api-key.js';
+import { newId } from '../keys/api-key.js';
 import type { Store } from '../ports/store.js';
 import type { Receiver } from '../types.js';
 import { isPaymentRequestId, type PaymentRequestInput } from './input.js';

@@ -1,7 +1,7 @@
 // A payment request's own target (types.ts, PaymentTarget): copied from its
 // receiver when it is made, and what paying and LINE matching compare a slip
 // with, so `receivers remove` and `add` (to fix a name) orphan no order.
-import { matchReceivers } from '../receiver-policy.js';
+import { matchReceivers } from '../receivers/policy.js';
 import type { Receiver, VerifiedSlip } from '../types.js';
 import type { PaymentRequest, PaymentTarget } from './types.js';
 
@@ -10,7 +10,7 @@ export function targetOf(r: Receiver): PaymentTarget {
 }
 
 /**
- * The request's target as the receiver rules read one (receiver-policy.ts),
+ * The request's target as the receiver rules read one (receivers/policy.ts),
  * active: the QR named it, whatever became of the receiver since. Null when
  * the request has no target (see PaymentRequest.target).
  */

@@ -1,6 +1,6 @@
 // Storage port: re-checks of slips the bank did not know yet (domain/rechecks).
 import type { Recheck, RecheckFinish } from '../rechecks/types.js';
-import type { SlipRef } from '../slip-qr.js';
+import type { SlipRef } from '../verify/slip-qr.js';
 import type { NewWebhookDelivery } from '../webhooks/types.js';
 
 /** Unfinished re-checks of an account, of one of its payment requests, or of one slip (its sending bank and transaction reference). */

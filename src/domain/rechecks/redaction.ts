@@ -9,9 +9,9 @@
 // answer loses in a verification record (redaction.ts), the QR text goes by
 // the same rule, and the receiver the caller asked to check (`options`, and
 // the checks' expected and actual values in `result`) is blanked.
-import { redactPersonalData } from '../redaction.js';
+import { redactPersonalData } from '../personal-data/redaction.js';
 import type { RedactRecheck } from '../ports/store.js';
-import { slipQrHoldsOnlyReference } from '../slip-qr.js';
+import { slipQrHoldsOnlyReference } from '../verify/slip-qr.js';
 import type { VerifiedSlip } from '../types.js';
 
 /** The checks whose `expected` and `actual` name the receiver (checks/receiver-account.ts, checks/receiver-name.ts). */

@@ -5,11 +5,11 @@
 import { RECHECK_LIMIT } from '../errors.js';
 import type { Store } from '../ports/store.js';
 import type { UpstreamFailureKind } from '../ports/upstream.js';
-import type { CheckRequest } from '../checks.js';
-import type { SlipRef } from '../slip-qr.js';
-import type { Late, LineChat, VerifyOutcome } from '../verify-types.js';
-import type { KeyedWho } from '../verify-records.js';
-import type { PaymentToPay } from '../verify-payment.js';
+import type { CheckRequest } from '../checks/run.js';
+import type { SlipRef } from '../verify/slip-qr.js';
+import type { Late, LineChat, VerifyOutcome } from '../verify/types.js';
+import type { KeyedWho } from '../verify/records.js';
+import type { PaymentToPay } from '../verify/payment.js';
 import type { Recheck } from './types.js';
 
 export interface RecheckSettings {

@@ -2,7 +2,7 @@
 // its reference masked (a transfer's reference is the customer's receipt,
 // shown in full to no one but the bank), and since when it is being checked.
 import { bangkokIsoTime } from '../bangkok-time.js';
-import { newId } from '../api-key.js';
+import { newId } from '../keys/api-key.js';
 import { outboxRecords } from '../webhooks/events.js';
 import type { NewWebhookDelivery } from '../webhooks/types.js';
 import { paymentEventFacts, paymentFacts } from '../payments/events.js';

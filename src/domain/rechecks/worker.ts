@@ -1,4 +1,4 @@
-// The re-check pass (recheck-schedule.ts runs it on one instance at a time):
+// The re-check pass (schedules/rechecks.ts runs it on one instance at a time):
 // each due re-check is asked again through the verification service, the
 // same bank pool and the same path as a direct verify from the hold on, so
 // a confirmed slip is charged once, with its payment, in the settle's one
@@ -11,11 +11,11 @@
 import type { Logger } from '../ports/logger.js';
 import type { Store } from '../ports/store.js';
 import type { UpstreamFailure } from '../ports/upstream.js';
-import type { CheckRequest } from '../checks.js';
+import type { CheckRequest } from '../checks/run.js';
 import type { PaymentRequest } from '../payments/types.js';
-import type { PaymentToPay } from '../verify-payment.js';
-import type { VerifyOutcome } from '../verify-types.js';
-import type { KeyedWho } from '../verify-records.js';
+import type { PaymentToPay } from '../verify/payment.js';
+import type { VerifyOutcome } from '../verify/types.js';
+import type { KeyedWho } from '../verify/records.js';
 import type { WebhookEventType, NewWebhookDelivery } from '../webhooks/types.js';
 import { recheckDelayMs, type RecheckSettings } from './start.js';
 import type { Recheck, RecheckOutcome } from './types.js';

@@ -1,9 +1,9 @@
 // What staff do to webhook endpoints (GraphQL, dashboard, CLI): register one
 // for an account (its signing secret is returned then and never again),
 // list, remove, and redeliver a delivery. Every change is an admin event and
-// a log line naming its actor, like the account changes (admin-actions.ts).
-import { newId } from '../api-key.js';
-import { recordAdminEvent } from '../admin-events.js';
+// a log line naming its actor, like the account changes (admin/actions.ts).
+import { newId } from '../keys/api-key.js';
+import { recordAdminEvent } from '../admin/events.js';
 import { InputError } from '../errors.js';
 import type { ChangeLog } from '../ports/logger.js';
 import { StoreError, type Store } from '../ports/store.js';

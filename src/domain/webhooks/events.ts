@@ -1,7 +1,7 @@
 // The events slipgate sends and the outbox records they become. The body is
 // fixed when the event happens: every attempt and every redelivery sends
 // the same bytes, and the event id lets receivers drop a repeat.
-import { newId } from '../api-key.js';
+import { newId } from '../keys/api-key.js';
 import { bangkokIsoTime } from '../bangkok-time.js';
 import type { VerifyTransactionRecord } from '../types.js';
 import type { NewWebhookDelivery, WebhookEventType } from './types.js';

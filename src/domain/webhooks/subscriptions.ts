@@ -1,5 +1,5 @@
 // Which endpoints of an account listen to an event type, cached per account
-// like API keys (key-cache.ts), so the verify path reads the endpoint table
+// like API keys (keys/cache.ts), so the verify path reads the endpoint table
 // only on a miss: an account with no endpoint costs a map lookup. Changes
 // made in this process evict at once; those made elsewhere (another
 // instance, the CLI) take effect within the TTL.

@@ -5,7 +5,7 @@ import type { CheckoutLinks } from '../../domain/payments/checkout-link.js';
 import { checkoutSignature } from '../../domain/payments/checkout-link.js';
 import { PAYMENT_REFUSALS, type PaymentRefusal, type PaymentRequest } from '../../domain/payments/types.js';
 import type { Recheck } from '../../domain/rechecks/types.js';
-import type { VerifyOutcome } from '../../domain/verify.js';
+import type { VerifyOutcome } from '../../domain/verify/service.js';
 import type { TextKey } from './texts.js';
 
 /** The page's answer to a slip that did not pay the request (nor was kept for re-checks). */

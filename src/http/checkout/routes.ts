@@ -17,7 +17,7 @@ import { isPaymentRequestId } from '../../domain/payments/input.js';
 import { bahtOf } from '../../domain/payments/money.js';
 import type { PaymentRequest } from '../../domain/payments/types.js';
 import type { Store } from '../../domain/ports/store.js';
-import type { VerificationService, VerifyOutcome } from '../../domain/verify.js';
+import type { VerificationService, VerifyOutcome } from '../../domain/verify/service.js';
 import { holdRoomForPicture, type PictureBudget } from '../picture-budget.js';
 import { endedVerdict, successRedirect, verdictOf } from './answers.js';
 import { CheckoutAttempts } from './attempts.js';

@@ -26,7 +26,7 @@
 import type { CreditHold, RequestErrorRecord, VerifyTransactionRecord } from '../../domain/types.js';
 import { StoreError, type HoldResult, type RecoveryResult, type SettlePayment } from '../../domain/ports/store.js';
 import type { PayResult } from '../../domain/payments/types.js';
-import { interruptedFailure } from '../../domain/money-rules.js';
+import { interruptedFailure } from '../../domain/accounts/money-rules.js';
 import { isDuplicateKey } from './connection.js';
 import { requestErrorDoc, verifyTransactionDoc, type HoldEntry, type HoldOutcomeDoc, type VerifyTransactionDoc } from './docs.js';
 import { payingDoc, payingVerdict, payRequest } from './payments.js';

@@ -27,7 +27,7 @@
 // a late finisher harmless.
 import type { Account, LedgerEntry } from '../../domain/types.js';
 import { StoreError, type LedgerResult } from '../../domain/ports/store.js';
-import { isSameLedgerChange } from '../../domain/money-rules.js';
+import { isSameLedgerChange } from '../../domain/accounts/money-rules.js';
 import { isDuplicateKey } from './connection.js';
 import { ledger, ledgerClaim, ledgerDoc, type LedgerDoc } from './docs.js';
 import { rawAccounts, type Models } from './schemas.js';

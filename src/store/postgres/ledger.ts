@@ -3,7 +3,7 @@
 import type { QueryResult } from 'pg';
 import type { Account, LedgerEntry } from '../../domain/types.js';
 import { StoreError, type AuditTotals, type LedgerResult } from '../../domain/ports/store.js';
-import { isSameLedgerChange } from '../../domain/money-rules.js';
+import { isSameLedgerChange } from '../../domain/accounts/money-rules.js';
 import { ACCOUNT_SELECT, type PgDb, type Run } from './db.js';
 import * as row from './rows.js';
 import { prepared } from './sql.js';

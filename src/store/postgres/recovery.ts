@@ -3,7 +3,7 @@
 // is written and judged by the database clock (clock_timestamp()) only: a
 // host whose clock runs ahead cannot make a live process look dead.
 import type { RecoveryResult } from '../../domain/ports/store.js';
-import { interruptedFailure } from '../../domain/money-rules.js';
+import { interruptedFailure } from '../../domain/accounts/money-rules.js';
 import type { PgDb, Run } from './db.js';
 import * as row from './rows.js';
 

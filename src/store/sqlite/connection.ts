@@ -14,7 +14,7 @@ import { SQLITE_MIGRATIONS } from './migrations.js';
 import { sqliteRecovery } from './recovery.js';
 import { openUnreplaced } from './open-unreplaced.js';
 import { DELIVERY_COLUMNS } from '../sql/webhooks.js';
-import { PRIVATE_FILE_MODE } from '../../durable-file.js';
+import { PRIVATE_FILE_MODE } from '../../files/durable-file.js';
 
 const BUSY_TIMEOUT_MS = 5000;
 export const ACCOUNT_SELECT = `SELECT a.*, (SELECT count(*) FROM credit_holds h WHERE h.account_id = a.id) AS held FROM accounts a`;

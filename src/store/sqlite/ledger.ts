@@ -2,7 +2,7 @@
 // compares on SQLite.
 import type { LedgerEntry } from '../../domain/types.js';
 import { StoreError, type AuditTotals, type LedgerResult } from '../../domain/ports/store.js';
-import { isSameLedgerChange } from '../../domain/money-rules.js';
+import { isSameLedgerChange } from '../../domain/accounts/money-rules.js';
 import type { Lite } from './connection.js';
 import * as row from './rows.js';
 

@@ -6,10 +6,10 @@
 import Database from 'better-sqlite3';
 import { chmodSync, linkSync, renameSync, rmSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { ERASURE_ACTION } from '../../domain/erasure-register.js';
+import { ERASURE_ACTION } from '../../domain/personal-data/erasure-register.js';
 import { InputError } from '../../domain/errors.js';
 import type { AdminEvent } from '../../domain/types.js';
-import { fsyncPath, PRIVATE_FILE_MODE, removeWithSidecars, statOrNull } from '../../durable-file.js';
+import { fsyncPath, PRIVATE_FILE_MODE, removeWithSidecars, statOrNull } from '../../files/durable-file.js';
 import { describeSqliteFailure } from './inspect.js';
 import * as row from './rows.js';
 

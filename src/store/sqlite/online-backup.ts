@@ -9,7 +9,7 @@ import Database from 'better-sqlite3';
 import { renameSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { InputError } from '../../domain/errors.js';
-import { checkWritableTarget, createPrivateFile, fsyncPath, removeWithSidecars, statOrNull, tempPathBeside } from '../../durable-file.js';
+import { checkWritableTarget, createPrivateFile, fsyncPath, removeWithSidecars, statOrNull, tempPathBeside } from '../../files/durable-file.js';
 import { describeSqliteFailure, integrityProblems, schemaVersion } from './inspect.js';
 
 // Every page in one step: one step is one read transaction, so the copy is

@@ -4,7 +4,7 @@
 // file's single writer makes concurrent recoveries take turns.
 import type Database from 'better-sqlite3';
 import type { RecoveryResult } from '../../domain/ports/store.js';
-import { interruptedFailure } from '../../domain/money-rules.js';
+import { interruptedFailure } from '../../domain/accounts/money-rules.js';
 import type { Statements } from './connection.js';
 import * as row from './rows.js';
 

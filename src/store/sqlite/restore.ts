@@ -8,7 +8,7 @@ import { chmodSync, chownSync, copyFileSync, linkSync, rmSync, statSync, type St
 import { dirname } from 'node:path';
 import { InputError } from '../../domain/errors.js';
 import { migrate } from './connection.js';
-import { createPrivateFile, fsyncPath, PRIVATE_FILE_MODE, removeWithSidecars, statOrNull, tempPathBeside, whoAmI } from '../../durable-file.js';
+import { createPrivateFile, fsyncPath, PRIVATE_FILE_MODE, removeWithSidecars, statOrNull, tempPathBeside, whoAmI } from '../../files/durable-file.js';
 import { describeSqliteFailure, integrityProblems, schemaVersion } from './inspect.js';
 import { SQLITE_MIGRATIONS } from './migrations.js';
 
