@@ -9,6 +9,7 @@ const NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
 export const domainFields = {
   name: z.string().regex(NAME, 'must be 1-64 characters: letters, digits, ".", "_" or "-", starting with a letter or digit'),
   weight: z.number().positive('must be greater than 0').max(1_000_000, 'must be at most 1000000').default(1),
+  priority: z.number().int('must be a whole number').min(1, 'must be at least 1 (1 is tried first)').max(100, 'must be at most 100').default(1),
   enabled: z.boolean().default(true),
 };
 

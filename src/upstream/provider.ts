@@ -13,8 +13,10 @@ import type { BankCredentials, SimulatedBankState } from './simulator/bank-state
 export interface DomainConfig {
   name: string;
   provider: string;
-  /** Relative share of requests among enabled domains. */
+  /** Relative share of requests among the usable domains of the best priority. */
   weight: number;
+  /** 1 (absent: 1) is tried first; a higher number serves only when every domain above it cannot. */
+  priority?: number;
   enabled: boolean;
 }
 

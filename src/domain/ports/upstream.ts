@@ -18,13 +18,32 @@ export type UpstreamFailureKind =
   | 'upstream_unavailable'
   | 'upstream_mismatch';
 
-export type UpstreamFailure = { ok: false; kind: UpstreamFailureKind; message: string; upstream: string | null };
+export type UpstreamFailure = {
+  ok: false;
+  kind: UpstreamFailureKind;
+  message: string;
+  upstream: string | null;
+  /**
+   * The network said when to ask again (a bank that publishes late: SlipOK
+   * 1009/1010, EasySlip's pending slip, RDCW 20001/20002): a re-check of this
+   * slip is not tried sooner. Free like every failure.
+   */
+  retryAfterMs?: number;
+};
 
 /** What the domain receives: a slip already checked against the query. */
 export type UpstreamResult = { ok: true; slip: VerifiedSlip; upstream: string } | UpstreamFailure;
 
 /** What an adapter receives from its bank: data not yet trusted. */
 export type BankAnswer = { ok: true; data: unknown; upstream: string } | UpstreamFailure;
+
+/**
+ * A domain's remaining quota as its provider reports it, read without
+ * spending a verification. `remaining: null` is a package without a limit.
+ * A refusal that means the domain cannot serve at all (key refused, package
+ * expired, IP not allowed) carries `unusable` with the reason.
+ */
+export type QuotaReading = { ok: true; remaining: number | null } | { ok: false; message: string; unusable?: string };
 
 interface Verifier<R> {
   /** Domain configuration name, recorded in audit records. */
@@ -37,5 +56,8 @@ interface Verifier<R> {
   close?(): Promise<void> | void;
 }
 
-export type BankAdapter = Verifier<BankAnswer>;
+export interface BankAdapter extends Verifier<BankAnswer> {
+  /** Slip APIs only: the quota call (never a verification). Banks have no quota. */
+  readQuota?(signal: AbortSignal): Promise<QuotaReading>;
+}
 export type Upstream = Verifier<UpstreamResult>;

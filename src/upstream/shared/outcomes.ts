@@ -3,9 +3,18 @@
 // safely ask another domain within the same deadline.
 import type { BankAnswer, UpstreamFailure, UpstreamFailureKind } from '../../domain/ports/upstream.js';
 
-/** Internal failure shape: the pool strips `connectionFailed` before answering. */
-export type AdapterFailure = UpstreamFailure & { connectionFailed?: true };
-export type AdapterResult = Extract<BankAnswer, { ok: true }> | AdapterFailure;
+/**
+ * Internal failure shape: the pool strips these flags before answering.
+ * - `connectionFailed`: the bank was never reached; another domain is safe.
+ * - `unusable`: this domain cannot serve anyone (quota or package used up,
+ *   credit short, key refused, IP not allowed), said in a few words for the
+ *   log. The same verification goes to the next usable domain (a read, safe
+ *   to repeat elsewhere) and this one is skipped until its quota is back.
+ * - `quotaRemaining`: the quota the provider reported with this answer
+ *   (RDCW reports it in every answer).
+ */
+export type AdapterFailure = UpstreamFailure & { connectionFailed?: true; unusable?: string; quotaRemaining?: number | null };
+export type AdapterResult = (Extract<BankAnswer, { ok: true }> & { quotaRemaining?: number | null }) | AdapterFailure;
 
 export const MESSAGES = {
   timeout: 'verification service timed out',
@@ -35,9 +44,23 @@ export function isConnectionFailure(result: BankAnswer): boolean {
   return !result.ok && (result as AdapterFailure).connectionFailed === true;
 }
 
+/** The domain cannot serve anyone now; the pool tries the next usable domain. */
+export const domainUnusable = (upstream: string, reason: string): AdapterFailure => ({
+  ...failure('upstream_unavailable', `${MESSAGES.unavailable}: ${reason}`, upstream),
+  unusable: reason,
+});
+
+/** The network has the slip but publishes it later: free, re-checked no sooner than `retryAfterMs`. */
+export const slipPending = (upstream: string, detail: string, retryAfterMs: number): AdapterFailure => ({
+  ...failure('slip_not_found', `${MESSAGES.notFound}: ${detail}`, upstream),
+  retryAfterMs,
+});
+
 /** The public shape only: internal flags never reach callers or audit records. */
 export function publicFailure(result: UpstreamFailure): UpstreamFailure {
-  return { ok: false, kind: result.kind, message: result.message, upstream: result.upstream };
+  const out: UpstreamFailure = { ok: false, kind: result.kind, message: result.message, upstream: result.upstream };
+  if (result.retryAfterMs !== undefined) out.retryAfterMs = result.retryAfterMs;
+  return out;
 }
 
 const MAX_BANK_TEXT = 200;
