@@ -8,7 +8,7 @@ import { acceptBankAnswer } from '../domain/verify/bank-answer.js';
 import type { UpstreamConfig } from './config.js';
 import { DomainHealthTracker, type BreakerState, type FailureCounts } from './domain-health.js';
 import { failure, isConnectionFailure, MESSAGES, publicFailure, type AdapterFailure } from './shared/outcomes.js';
-import type { BankAdapter, SlipQuery, Upstream, UpstreamFailure, UpstreamFailureKind, UpstreamResult } from '../domain/ports/upstream.js';
+import type { BankAdapter, BankAnswer, SlipQuery, Upstream, UpstreamFailure, UpstreamFailureKind, UpstreamResult } from '../domain/ports/upstream.js';
 
 /** The part of a pino logger the pool uses. */
 interface UpstreamLogger {
@@ -198,7 +198,7 @@ export class UpstreamPool implements Upstream {
     let result: UpstreamResult | AdapterFailure;
     try {
       const answer = await member.upstream.verify(query, signal);
-      result = answer.ok ? this.accept(query, answer.data, name) : answer;
+      result = answer.ok ? this.accept(query, answer, name) : answer;
     } catch (err) {
       // The port says adapters never reject; one that does is a bug, not an outage.
       this.opts.logger?.warn({ err, upstream: name, requestId: query.requestId }, 'upstream adapter threw');
@@ -230,8 +230,13 @@ export class UpstreamPool implements Upstream {
   }
 
   /** The domain's rule for bank answers; a refusal names the domain. */
-  private accept(query: SlipQuery, data: unknown, upstream: string): UpstreamResult {
-    const verdict = acceptBankAnswer(query, data);
+  private accept(query: SlipQuery, answer: Extract<BankAnswer, { ok: true }>, upstream: string): UpstreamResult {
+    if (answer.transaction !== undefined && !isPlainObject(answer.data)) {
+      return failure('upstream_error', `${MESSAGES.error}: the slip's data is not an object`, upstream) satisfies UpstreamFailure;
+    }
+    const verdict = acceptBankAnswer(query, answer.transaction ?? answer.data);
+    // A slip API's own record stays the caller's rawData, exactly as it came.
+    if (verdict.ok && answer.transaction !== undefined) verdict.slip.rawData = answer.data as typeof verdict.slip.rawData;
     if (verdict.ok) return { ok: true, slip: verdict.slip, upstream };
     if (verdict.cause) this.opts.logger?.error({ err: verdict.cause, upstream, requestId: query.requestId }, 'unexpected bank payload');
     if (verdict.answered) {
@@ -253,6 +258,10 @@ export class UpstreamPool implements Upstream {
       retired: false,
     };
   }
+}
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 /** Configurations are plain data built in a fixed key order by the loader. */

@@ -34,8 +34,15 @@ export type UpstreamFailure = {
 /** What the domain receives: a slip already checked against the query. */
 export type UpstreamResult = { ok: true; slip: VerifiedSlip; upstream: string } | UpstreamFailure;
 
-/** What an adapter receives from its bank: data not yet trusted. */
-export type BankAnswer = { ok: true; data: unknown; upstream: string } | UpstreamFailure;
+/**
+ * What an adapter receives from its bank: data not yet trusted. `data` is
+ * the network's transaction exactly as it came (the caller's rawData). A slip
+ * API whose record is not the banks' shape also hands `transaction`: the
+ * same slip in the banks' record (RawSlipData: transRef, sendingBank,
+ * transDate, transTime, amount, sender, receiver…), built by its adapter;
+ * the answer rule and the mapping read that, rawData stays `data`.
+ */
+export type BankAnswer = { ok: true; data: unknown; upstream: string; transaction?: unknown } | UpstreamFailure;
 
 /**
  * A domain's remaining quota as its provider reports it, read without
