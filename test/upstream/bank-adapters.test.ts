@@ -12,6 +12,7 @@ import { eventually } from '../helpers/child.js';
 import type { FakeBank } from '../fakes/fake-bank.js';
 import { startFakeKbank } from '../fakes/kbank-server.js';
 import { startFakeScb } from '../fakes/scb-server.js';
+import { withQr } from '../helpers/slip-query.js';
 
 interface ProviderCase {
   provider: 'kbank' | 'scb';
@@ -45,11 +46,8 @@ const PROVIDERS: ProviderCase[] = [
 ];
 
 let requestCounter = 0;
-const slip = (sendingBank: string, transRef = `REF${++requestCounter}X${Date.now()}`): SlipQuery => ({
-  sendingBank,
-  transRef,
-  requestId: `req_${requestCounter}`,
-});
+const slip = (sendingBank: string, transRef = `REF${++requestCounter}X${Date.now()}`): SlipQuery =>
+  withQr({ sendingBank, transRef, requestId: `req_${requestCounter}` });
 const budget = () => AbortSignal.timeout(5_000);
 
 describe.each(PROVIDERS)('$provider adapter', (p) => {

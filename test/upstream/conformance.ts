@@ -9,9 +9,10 @@ import type { UpstreamPool } from '../../src/upstream/pool.js';
 import type { BankProvider } from '../../src/upstream/provider.js';
 import { sandboxTransRef, type SandboxOutcome } from '../../src/upstream/sandbox/transaction.js';
 import { bankSimulator, startSimulatedBank, type SimulatedBank } from '../../src/upstream/simulator/simulated-bank.js';
+import { withQr } from '../helpers/slip-query.js';
 
 let counter = 0;
-const query = (outcome: SandboxOutcome = 'success'): SlipQuery => ({ sendingBank: '004', transRef: sandboxTransRef(25_000, outcome, `c${++counter}`), requestId: `req_${counter}` });
+const query = (outcome: SandboxOutcome = 'success'): SlipQuery => withQr({ sendingBank: '004', transRef: sandboxTransRef(25_000, outcome, `c${++counter}`), requestId: `req_${counter}` });
 const budget = () => AbortSignal.timeout(5_000);
 
 export function adapterConformance(provider: BankProvider): void {

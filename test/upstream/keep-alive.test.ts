@@ -13,6 +13,7 @@ import type { SlipQuery, UpstreamResult } from '../../src/domain/ports/upstream.
 import type { FakeBank, FakeBankOptions, ReusedConnectionFault } from '../fakes/fake-bank.js';
 import { startFakeKbank } from '../fakes/kbank-server.js';
 import { startFakeScb } from '../fakes/scb-server.js';
+import { withQr } from '../helpers/slip-query.js';
 
 type BankWithConfig = FakeBank & { config(name?: string, extra?: { idleSocketTimeoutMs?: number }): UpstreamConfig };
 
@@ -32,7 +33,7 @@ const budget = () => AbortSignal.timeout(5_000);
 const first = () => 0;
 
 describe.each(PROVIDERS)('$provider over keep-alive connections', ({ provider, sendingBank, start }) => {
-  const query = (): SlipQuery => ({ sendingBank, transRef: `KA${++n}T${Date.now()}`, requestId: `req_ka_${n}` });
+  const query = (): SlipQuery => withQr({ sendingBank, transRef: `KA${++n}T${Date.now()}`, requestId: `req_ka_${n}` });
 
   async function bank(opts: FakeBankOptions = {}): Promise<BankWithConfig> {
     const started = await start(opts);

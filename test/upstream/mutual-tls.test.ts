@@ -8,6 +8,7 @@ import { loadUpstreamConfigs } from '../../src/upstream/config.js';
 import type { UpstreamPool } from '../../src/upstream/pool.js';
 import { SandboxUpstream } from '../../src/upstream/sandbox/sandbox-upstream.js';
 import { startFakeKbank, type FakeKbank } from '../fakes/kbank-server.js';
+import { withQr } from '../helpers/slip-query.js';
 
 const tlsFile = (name: string) => fileURLToPath(new URL(`../fakes/tls/${name}`, import.meta.url));
 const read = (name: string) => readFileSync(tlsFile(name), 'utf8');
@@ -26,7 +27,7 @@ async function setUp(tls: Record<string, string> | undefined) {
   upstream = buildUpstream(loadUpstreamConfigs({ UPSTREAMS: JSON.stringify([entry]) }), { sandbox: () => new SandboxUpstream() });
 }
 
-const query = { sendingBank: '004', transRef: 'MTLS0001', requestId: 'req_mtls' };
+const query = withQr({ sendingBank: '004', transRef: 'MTLS0001', requestId: 'req_mtls' });
 
 describe('KBank over mutual TLS', () => {
   it('verifies with the configured client certificate and bank CA', async () => {

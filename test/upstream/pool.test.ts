@@ -11,6 +11,7 @@ import type { SlipQuery, UpstreamResult } from '../../src/domain/ports/upstream.
 import { eventually } from '../helpers/child.js';
 import { startFakeKbank } from '../fakes/kbank-server.js';
 import { startFakeScb } from '../fakes/scb-server.js';
+import { withQr } from '../helpers/slip-query.js';
 
 const cleanups: (() => Promise<void> | void)[] = [];
 afterEach(async () => {
@@ -51,7 +52,7 @@ function evenlySpread(): () => number {
 const first = () => 0;
 
 let n = 0;
-const query = (sendingBank = '004', transRef = `POOL${++n}T${Date.now()}`): SlipQuery => ({ sendingBank, transRef, requestId: `req_${n}` });
+const query = (sendingBank = '004', transRef = `POOL${++n}T${Date.now()}`): SlipQuery => withQr({ sendingBank, transRef, requestId: `req_${n}` });
 const budget = () => AbortSignal.timeout(5_000);
 
 function recordingLogger() {

@@ -84,7 +84,7 @@ describe('sandbox slips with pinned details', () => {
     const sandbox = new SandboxUpstream('sandbox', 0, () => clock);
     const parsed = parseSlipQr(qr);
     if (!parsed.ok) throw new Error(parsed.reason);
-    const ask = async () => sandbox.verify({ ...parsed.slip, requestId: 'req_late' }, new AbortController().signal);
+    const ask = async () => sandbox.verify({ ...parsed.slip, qrcode: qr, requestId: 'req_late' }, new AbortController().signal);
     expect(await ask()).toMatchObject({ ok: false, kind: 'slip_not_found' });
     clock = made + 2_000; // rounded up to a whole second: never earlier than asked
     expect(await ask()).toMatchObject({ ok: false, kind: 'slip_not_found' });

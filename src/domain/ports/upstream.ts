@@ -8,6 +8,8 @@ import type { VerifiedSlip } from '../types.js';
 export interface SlipQuery {
   sendingBank: string;
   transRef: string;
+  /** The slip's QR text as the merchant sent it (or as read from the picture): what slip APIs take. */
+  qrcode: string;
   requestId: string;
 }
 

@@ -1,6 +1,6 @@
 // The verify path's one network call, under one time budget.
 import type { Logger } from '../ports/logger.js';
-import type { Upstream, UpstreamResult } from '../ports/upstream.js';
+import type { SlipQuery, Upstream, UpstreamResult } from '../ports/upstream.js';
 import { UPSTREAM_MESSAGES } from '../errors.js';
 
 const ABORT_GRACE_MS = 25;
@@ -12,7 +12,7 @@ const TIMED_OUT: UpstreamResult = { ok: false, kind: 'upstream_timeout', message
  */
 export function askNetwork(
   deps: { upstream: Upstream; timeoutMs: number; logger: Logger },
-  query: { sendingBank: string; transRef: string; requestId: string },
+  query: SlipQuery,
 ): Promise<UpstreamResult> {
   const controller = new AbortController();
   const call = deps.upstream.verify(query, controller.signal).catch((err: unknown): UpstreamResult => {

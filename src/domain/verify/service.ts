@@ -133,7 +133,7 @@ export class VerificationService {
     const release = this.upstreamSlots.take(who.accountId);
     if (!release) return { kind: 'busy', message: 'too many verifications in flight for this account' };
     try {
-      const answered = await askNetwork(this.deps, { ...slip, requestId: who.requestId });
+      const answered = await askNetwork(this.deps, { ...slip, qrcode, requestId: who.requestId });
       return answered.ok ? await this.track(this.holdAndVerify(who, qrcode, slip, performance.now(), checks, undefined, paying, { answered }), who.requestId) : answered;
     } finally {
       release();
@@ -219,7 +219,7 @@ export class VerificationService {
     if (held.status === 'no_account') return this.accountError('user_not_found', who, { qrcode, slip });
 
     const asked = performance.now();
-    const result = late && 'answered' in late ? late.answered : await askNetwork(this.deps, { ...slip, requestId: who.requestId });
+    const result = late && 'answered' in late ? late.answered : await askNetwork(this.deps, { ...slip, qrcode, requestId: who.requestId });
     const latencyMs = Math.round(performance.now() - started);
     if (trace) Object.assign(trace, { upstream: result.upstream, upstreamMs: Math.round(performance.now() - asked) });
 
