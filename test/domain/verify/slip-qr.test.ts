@@ -1,8 +1,8 @@
 import { checksum } from 'promptparse';
 import { describe, expect, it } from 'vitest';
-import { MAX_QR_LENGTH, parseSlipQr } from '../../src/domain/verify/slip-qr.js';
-import { slipQr } from '../../src/upstream/sandbox/sandbox-qr.js';
-import vectors from '../fixtures/slip-qr.json' with { type: 'json' };
+import { MAX_QR_LENGTH, parseSlipQr } from '../../../src/domain/verify/slip-qr.js';
+import { slipQr } from '../../../src/upstream/sandbox/sandbox-qr.js';
+import vectors from '../../fixtures/slip-qr.json' with { type: 'json' };
 
 describe('parseSlipQr', () => {
   it.each(vectors.valid)('accepts real-world slip $payload', (v) => {

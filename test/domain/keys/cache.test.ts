@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { KeyCache } from '../../src/domain/keys/cache.js';
-import type { ApiKey } from '../../src/domain/types.js';
+import { KeyCache } from '../../../src/domain/keys/cache.js';
+import type { ApiKey } from '../../../src/domain/types.js';
 
 const key = (id: string, accountId = 'acc_1', revokedAt: Date | null = null): ApiKey => ({
   id,

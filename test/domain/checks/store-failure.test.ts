@@ -1,20 +1,20 @@
 // The duplicate check fails closed: when the history lookup breaks after the
 // verification was charged, the slip is still answered as verified and the
 // check says it does not know (passed: false), instead of "not seen".
-import { storeServices } from '../../src/compose.js';
-import { verifyAnswer } from '../../src/http/verify-answer.js';
+import { storeServices } from '../../../src/compose.js';
+import { verifyAnswer } from '../../../src/http/verify-answer.js';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { AccountService } from '../../src/domain/accounts/operations.js';
-import { newId } from '../../src/domain/keys/api-key.js';
-import { VerificationService } from '../../src/domain/verify/service.js';
-import { createLogger } from '../../src/log/log.js';
-import { openStore } from '../../src/store/open.js';
-import type { Store } from '../../src/domain/ports/store.js';
-import { sandboxQr } from '../../src/upstream/sandbox/sandbox-qr.js';
-import { UpstreamPool } from '../../src/upstream/pool.js';
-import { SandboxUpstream } from '../../src/upstream/sandbox/sandbox-upstream.js';
-import { tempDir } from '../helpers/temp.js';
+import { AccountService } from '../../../src/domain/accounts/operations.js';
+import { newId } from '../../../src/domain/keys/api-key.js';
+import { VerificationService } from '../../../src/domain/verify/service.js';
+import { createLogger } from '../../../src/log/log.js';
+import { openStore } from '../../../src/store/open.js';
+import type { Store } from '../../../src/domain/ports/store.js';
+import { sandboxQr } from '../../../src/upstream/sandbox/sandbox-qr.js';
+import { UpstreamPool } from '../../../src/upstream/pool.js';
+import { SandboxUpstream } from '../../../src/upstream/sandbox/sandbox-upstream.js';
+import { tempDir } from '../../helpers/temp.js';
 
 describe('duplicate check when the history lookup fails', () => {
   const dir = tempDir();

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { isAddressAllowed, MAX_ALLOWED_RANGES, parseAllowList } from '../../src/domain/keys/ip-allow-list.js';
+import { isAddressAllowed, MAX_ALLOWED_RANGES, parseAllowList } from '../../../src/domain/keys/ip-allow-list.js';
 
 describe('IP allow-lists', () => {
   it('accepts IPv4 and IPv6 ranges and bare addresses, in canonical form without duplicates', () => {

@@ -4,17 +4,17 @@
 // On a real SQLite store, counting the reads the verifications make.
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { storeServices } from '../../src/compose.js';
-import { newId } from '../../src/domain/keys/api-key.js';
-import type { Store } from '../../src/domain/ports/store.js';
-import { ReceiverDirectory } from '../../src/domain/receivers/directory.js';
-import { VerificationService } from '../../src/domain/verify/service.js';
-import { createLogger } from '../../src/log/log.js';
-import { openStore } from '../../src/store/open.js';
-import { sandboxQr } from '../../src/upstream/sandbox/sandbox-qr.js';
-import { SandboxUpstream } from '../../src/upstream/sandbox/sandbox-upstream.js';
-import { UpstreamPool } from '../../src/upstream/pool.js';
-import { tempDir } from '../helpers/temp.js';
+import { storeServices } from '../../../src/compose.js';
+import { newId } from '../../../src/domain/keys/api-key.js';
+import type { Store } from '../../../src/domain/ports/store.js';
+import { ReceiverDirectory } from '../../../src/domain/receivers/directory.js';
+import { VerificationService } from '../../../src/domain/verify/service.js';
+import { createLogger } from '../../../src/log/log.js';
+import { openStore } from '../../../src/store/open.js';
+import { sandboxQr } from '../../../src/upstream/sandbox/sandbox-qr.js';
+import { SandboxUpstream } from '../../../src/upstream/sandbox/sandbox-upstream.js';
+import { UpstreamPool } from '../../../src/upstream/pool.js';
+import { tempDir } from '../../helpers/temp.js';
 
 const cleanups: (() => unknown)[] = [];
 afterEach(async () => {

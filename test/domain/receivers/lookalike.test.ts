@@ -5,15 +5,15 @@
 // simulators' (src/upstream/sandbox/transaction.ts: the banks' masking), for
 // real-world slip QRs (test/fixtures/slip-qr.json) and pinned receivers.
 import { describe, expect, it } from 'vitest';
-import { mapSlip } from '../../src/domain/verify/mapping.js';
-import { matchReceivers } from '../../src/domain/receivers/policy.js';
-import { parseSlipQr } from '../../src/domain/verify/slip-qr.js';
-import type { Receiver, VerifiedSlip } from '../../src/domain/types.js';
-import type { SandboxDetails } from '../../src/upstream/sandbox/sandbox-details.js';
-import { sandboxQr } from '../../src/upstream/sandbox/sandbox-qr.js';
-import { sandboxTransaction } from '../../src/upstream/sandbox/transaction.js';
-import vectors from '../fixtures/slip-qr.json' with { type: 'json' };
-import { verifiedSlip } from './slip-fixtures.js';
+import { mapSlip } from '../../../src/domain/verify/mapping.js';
+import { matchReceivers } from '../../../src/domain/receivers/policy.js';
+import { parseSlipQr } from '../../../src/domain/verify/slip-qr.js';
+import type { Receiver, VerifiedSlip } from '../../../src/domain/types.js';
+import type { SandboxDetails } from '../../../src/upstream/sandbox/sandbox-details.js';
+import { sandboxQr } from '../../../src/upstream/sandbox/sandbox-qr.js';
+import { sandboxTransaction } from '../../../src/upstream/sandbox/transaction.js';
+import vectors from '../../fixtures/slip-qr.json' with { type: 'json' };
+import { verifiedSlip } from '../slip-fixtures.js';
 
 const SHOP: Receiver = {
   id: 'rcv_shop',

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { bangkokTime, mapSlip, SlipMappingError } from '../../src/domain/verify/mapping.js';
-import { rawSlipData, SLIP_REF } from './slip-fixtures.js';
+import { bangkokTime, mapSlip, SlipMappingError } from '../../../src/domain/verify/mapping.js';
+import { rawSlipData, SLIP_REF } from '../slip-fixtures.js';
 
 const raw = rawSlipData;
 

@@ -1,11 +1,11 @@
 // What a verification keeps once its personal data is removed.
 import { withCrcTag } from 'promptparse';
 import { describe, expect, it } from 'vitest';
-import { redactPersonalData } from '../../src/domain/personal-data/redaction.js';
-import { parseSlipQr } from '../../src/domain/verify/slip-qr.js';
-import type { VerifiedSlip } from '../../src/domain/types.js';
-import { slipQr } from '../../src/upstream/sandbox/sandbox-qr.js';
-import { verifiedSlip } from './slip-fixtures.js';
+import { redactPersonalData } from '../../../src/domain/personal-data/redaction.js';
+import { parseSlipQr } from '../../../src/domain/verify/slip-qr.js';
+import type { VerifiedSlip } from '../../../src/domain/types.js';
+import { slipQr } from '../../../src/upstream/sandbox/sandbox-qr.js';
+import { verifiedSlip } from '../slip-fixtures.js';
 
 const tlv = (id: string, value: string) => id + String(value.length).padStart(2, '0') + value;
 

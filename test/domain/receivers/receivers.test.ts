@@ -2,11 +2,11 @@
 // lengths, PromptPay formats and check digits, names) and which registered
 // receiver a slip paid.
 import { describe, expect, it } from 'vitest';
-import { InputError } from '../../src/domain/errors.js';
-import { bankTarget, promptPayTarget, receiverLabel, receiverName, thaiIdCheckDigitOk } from '../../src/domain/receivers/input.js';
-import { matchReceivers } from '../../src/domain/receivers/policy.js';
-import type { Receiver } from '../../src/domain/types.js';
-import { verifiedSlip } from './slip-fixtures.js';
+import { InputError } from '../../../src/domain/errors.js';
+import { bankTarget, promptPayTarget, receiverLabel, receiverName, thaiIdCheckDigitOk } from '../../../src/domain/receivers/input.js';
+import { matchReceivers } from '../../../src/domain/receivers/policy.js';
+import type { Receiver } from '../../../src/domain/types.js';
+import { verifiedSlip } from '../slip-fixtures.js';
 
 const refused = (f: () => unknown) => {
   try {

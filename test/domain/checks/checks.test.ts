@@ -1,10 +1,10 @@
 // The opt-in merchant checks as pure functions: masks, Thai/English names,
 // satang amounts, slip age, and the request validation in front of them.
 import { describe, expect, it } from 'vitest';
-import { parseCheckRequest } from '../../src/domain/checks/request.js';
-import { accountMatches, evaluateChecks, nameMatches, nameTokens } from '../../src/domain/checks/run.js';
-import { checkVerifyBody } from '../../src/domain/verify/request.js';
-import { verifiedSlip } from './slip-fixtures.js';
+import { parseCheckRequest } from '../../../src/domain/checks/request.js';
+import { accountMatches, evaluateChecks, nameMatches, nameTokens } from '../../../src/domain/checks/run.js';
+import { checkVerifyBody } from '../../../src/domain/verify/request.js';
+import { verifiedSlip } from '../slip-fixtures.js';
 
 describe('accountMatches: partial match that respects the bank mask', () => {
   it.each([

@@ -3,11 +3,11 @@
 // sealed under SECRETS_KEY.
 import { randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { checkEndpointUrl } from '../../src/domain/webhooks/endpoint-url.js';
-import { parseEventTypes } from '../../src/domain/webhooks/endpoints.js';
-import { nextAttemptAt, parseRetryAfter, type RetryPolicy } from '../../src/domain/webhooks/retry.js';
-import { secretBox, SecretKeyMissingError } from '../../src/domain/secret-box.js';
-import { generateWebhookSecret } from '../../src/domain/webhooks/signature.js';
+import { checkEndpointUrl } from '../../../src/domain/webhooks/endpoint-url.js';
+import { parseEventTypes } from '../../../src/domain/webhooks/endpoints.js';
+import { nextAttemptAt, parseRetryAfter, type RetryPolicy } from '../../../src/domain/webhooks/retry.js';
+import { secretBox, SecretKeyMissingError } from '../../../src/domain/secret-box.js';
+import { generateWebhookSecret } from '../../../src/domain/webhooks/signature.js';
 
 const admin = { host: '127.0.0.1', port: 3001 };
 /** WEBHOOK_ALLOW_PRIVATE=true: the local receivers of tests and the quickstart. */

@@ -1,9 +1,9 @@
 // What a finished re-check keeps once its personal data is removed: its
 // stored text (result, options) read field by field, whatever its shape.
 import { describe, expect, it } from 'vitest';
-import { redactRecheckPersonalData } from '../../src/domain/rechecks/redaction.js';
-import { slipQr } from '../../src/upstream/sandbox/sandbox-qr.js';
-import { verifiedSlip } from './slip-fixtures.js';
+import { redactRecheckPersonalData } from '../../../src/domain/rechecks/redaction.js';
+import { slipQr } from '../../../src/upstream/sandbox/sandbox-qr.js';
+import { verifiedSlip } from '../slip-fixtures.js';
 
 const qr = slipQr('004', '015278121420BTF05718');
 const slip = verifiedSlip({ rawData: { transRef: '015278121420BTF05718', sender: { displayName: 'นาย สมชาย ใ' } } });

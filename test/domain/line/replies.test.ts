@@ -2,9 +2,9 @@
 // transfer's time in Bangkok, plain words in Thai or English, and never an
 // internal code, whatever the outcome.
 import { describe, expect, it } from 'vitest';
-import { outcomeReply } from '../../src/domain/line/outcome-reply.js';
-import { bangkokTime, baht, replyText, type LineReply } from '../../src/domain/line/replies.js';
-import { ERROR_KINDS, type VerifiedSlip } from '../../src/domain/types.js';
+import { outcomeReply } from '../../../src/domain/line/outcome-reply.js';
+import { bangkokTime, baht, replyText, type LineReply } from '../../../src/domain/line/replies.js';
+import { ERROR_KINDS, type VerifiedSlip } from '../../../src/domain/types.js';
 
 const slip = { amount: 1234.5, dateTime: '2025-10-05T15:09:59Z', receiverName: 'บจก. ร้านตัวอย่าง', receiverNameEN: 'SAMPLE SHOP CO', receiverBank: 'SCB' } as VerifiedSlip;
 

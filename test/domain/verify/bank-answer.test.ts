@@ -2,8 +2,8 @@
 // as plain ASCII, and an accepted slip names itself by the QR's values: the
 // bank's own spelling stays only in rawData.
 import { describe, expect, it } from 'vitest';
-import { acceptBankAnswer } from '../../src/domain/verify/bank-answer.js';
-import { rawSlipData, SLIP_REF } from './slip-fixtures.js';
+import { acceptBankAnswer } from '../../../src/domain/verify/bank-answer.js';
+import { rawSlipData, SLIP_REF } from '../slip-fixtures.js';
 
 const ASKED = SLIP_REF;
 
