@@ -4,7 +4,6 @@
 // window instead of a durable record each, so N requests cost a bounded
 // number of records; a merchant's valid key from another address verifies
 // all along. With the default brake, as an operator gets it.
-import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.js';
 import { generateApiKey } from '../../src/domain/keys/api-key.js';
@@ -19,6 +18,7 @@ import { SandboxUpstream } from '../../src/upstream/sandbox/sandbox-upstream.js'
 import { eventually } from '../helpers/child.js';
 import { sandboxQr } from '../../src/upstream/sandbox/sandbox-qr.js';
 import { startApp, type TestApp } from '../helpers/app.js';
+import { sqliteRows } from '../helpers/sqlite-rows.js';
 import { tempDir } from '../helpers/temp.js';
 
 const FLOOD = 600;
@@ -38,14 +38,7 @@ describe('a flood of refused authentications from one address', () => {
     dir.remove();
   });
 
-  const records = () => {
-    const db = new Database(file, { readonly: true });
-    try {
-      return db.prepare('SELECT kind, message, request_id AS requestId FROM request_errors ORDER BY created_at, id').all() as { kind: string; message: string; requestId: string }[];
-    } finally {
-      db.close();
-    }
-  };
+  const records = () => sqliteRows<{ kind: string; message: string; requestId: string }>(file, 'SELECT kind, message, request_id AS requestId FROM request_errors ORDER BY created_at, id');
   const from = (ip: string, apiKey: string | null) =>
     app.post({ qrcode: sandboxQr() }, { 'x-forwarded-for': ip, ...(apiKey === null ? {} : { 'x-api-key': apiKey }) });
 

@@ -9,6 +9,7 @@ import { promisify } from 'node:util';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openStore } from '../../src/store/open.js';
+import {  } from '../helpers/sqlite-rows.js';
 import { tempDir } from '../helpers/temp.js';
 
 const exec = promisify(execFile);
@@ -45,6 +46,7 @@ describe('audit export of 200,000 records on SQLite', () => {
 
   beforeAll(async () => {
     (await openStore(url)).close();
+    // A writable handle of its own: many records inserted in one transaction, faster than the store writes them.
     const db = new Database(file);
     const insert = db.prepare(`INSERT INTO verify_transactions
       (id, account_id, key_id, request_id, qrcode, transaction_id, amount, sending_bank, receiving_bank, upstream, latency_ms, response, created_at, source)

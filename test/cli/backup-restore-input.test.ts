@@ -11,6 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AccountService } from '../../src/domain/accounts/operations.js';
 import { openStore } from '../../src/store/open.js';
 import { SQLITE_MIGRATIONS } from '../../src/store/sqlite/migrations.js';
+import { sqliteRow, sqliteRows } from '../helpers/sqlite-rows.js';
 import { tempDir } from '../helpers/temp.js';
 
 const exec = promisify(execFile);
@@ -50,6 +51,7 @@ async function slipgate(databaseUrl: string, args: string[], { fileSizeLimitKb, 
  * columns that version has (whatever later versions added).
  */
 function versionSevenCopy(good: string, path: string): void {
+  // A writable handle of its own: it builds an old-schema file, table by table.
   const db = new Database(path);
   db.exec('CREATE TABLE schema_migrations (version INTEGER PRIMARY KEY, applied_at INTEGER NOT NULL)');
   SQLITE_MIGRATIONS.slice(0, 7).forEach((sql, i) => {
@@ -96,10 +98,8 @@ describe('backup and restore refuse bad input and leave files as they were', () 
     expect(r.stdout).toContain(`to ${out} (schema version 7): 40 accounts`);
     expect(statSync(out).mode & 0o777).toBe(0o600);
     for (const file of [out, older]) {
-      const copy = new Database(file, { readonly: true });
-      expect(copy.prepare('SELECT max(version) AS v FROM schema_migrations').get()).toEqual({ v: 7 });
-      expect((copy.prepare('PRAGMA table_info(verify_transactions)').all() as { name: string }[]).map((c) => c.name)).not.toContain('redacted_at');
-      copy.close();
+      expect(sqliteRow(file, 'SELECT max(version) AS v FROM schema_migrations')).toEqual({ v: 7 });
+      expect(sqliteRows<{ name: string }>(file, 'PRAGMA table_info(verify_transactions)').map((c) => c.name)).not.toContain('redacted_at');
     }
     // One self-contained file: nothing left beside the copy.
     expect(readdirSync(dir.path).filter((f) => f.startsWith('of-older.db'))).toEqual(['of-older.db']);
@@ -200,6 +200,7 @@ describe('backup and restore refuse bad input and leave files as they were', () 
     });
 
     it('refuses while another process has the database open', { timeout: 60_000 }, async () => {
+      // A handle of its own, held open: the other process restore must notice.
       const other = new Database(live, { fileMustExist: true });
       let r;
       try {
@@ -263,6 +264,7 @@ describe('backup and restore refuse bad input and leave files as they were', () 
 
     it('refuses a SQLite database that is not slipgate\'s', { timeout: 60_000 }, async () => {
       const other = join(dir.path, 'other.db');
+      // Writes a SQLite file slipgate never made.
       const db = new Database(other);
       db.exec('CREATE TABLE t (x)');
       db.close();
@@ -279,6 +281,7 @@ describe('backup and restore refuse bad input and leave files as they were', () 
     it('refuses a backup from a newer schema', { timeout: 60_000 }, async () => {
       const newer = join(dir.path, 'newer.db');
       copyFileSync(good, newer);
+      // Tampers with the copy's schema version, as a newer slipgate would have left it.
       const db = new Database(newer);
       db.prepare('INSERT INTO schema_migrations (version, applied_at) VALUES (99, 0)').run();
       db.close();
@@ -292,8 +295,8 @@ describe('backup and restore refuse bad input and leave files as they were', () 
     it('refuses a backup whose books do not reconcile, and restores it with --force', { timeout: 60_000 }, async () => {
       const off = join(dir.path, 'off.db');
       copyFileSync(good, off);
+      // Credits out of nowhere, no ledger entry: a writable handle of its own tampers with the copy.
       const db = new Database(off);
-      // Credits out of nowhere: no ledger entry.
       const { id } = db.prepare('SELECT id FROM accounts ORDER BY id LIMIT 1').get() as { id: string };
       db.prepare('UPDATE accounts SET credits = credits + 5 WHERE id = ?').run(id);
       db.close();
@@ -315,16 +318,15 @@ describe('backup and restore refuse bad input and leave files as they were', () 
       expect(r.code).toBe(0);
       expect(r.stdout).toContain(`Schema migrated from version 7 to ${SQLITE_MIGRATIONS.length}.`);
       expect(r.stdout).toContain('There was no database at that path before.');
-      const restored = new Database(target, { readonly: true });
-      expect(restored.prepare('SELECT max(version) AS v FROM schema_migrations').get()).toEqual({ v: SQLITE_MIGRATIONS.length });
-      expect(restored.prepare('SELECT count(*) AS n FROM accounts').get()).toEqual({ n: 40 });
-      restored.close();
+      expect(sqliteRow(target, 'SELECT max(version) AS v FROM schema_migrations')).toEqual({ v: SQLITE_MIGRATIONS.length });
+      expect(sqliteRow(target, 'SELECT count(*) AS n FROM accounts')).toEqual({ n: 40 });
     });
   });
 
   it('backup: books that do not reconcile are still copied, with exit 1 and the discrepancy named', { timeout: 60_000 }, async () => {
     const broken = join(dir.path, 'broken.db');
     copyFileSync(good, broken);
+    // A writable handle of its own: it tampers with the books behind the store's back.
     const db = new Database(broken);
     const { id } = db.prepare('SELECT id FROM accounts ORDER BY id LIMIT 1').get() as { id: string };
     db.prepare('UPDATE accounts SET usage = usage + 1 WHERE id = ?').run(id);
@@ -335,10 +337,8 @@ describe('backup and restore refuse bad input and leave files as they were', () 
     expect(r.stdout).toContain(`DISCREPANCY ${id}: `);
     expect(r.stdout).toContain('its books do not reconcile: run slipgate doctor on the live database');
     // The copy is there and whole: a faithful copy of books with a problem.
-    const copy = new Database(out, { readonly: true });
-    expect(copy.prepare('SELECT count(*) AS n FROM accounts').get()).toEqual({ n: 40 });
-    expect(copy.prepare('SELECT usage FROM accounts WHERE id = ?').get(id)).toEqual({ usage: 1 });
-    copy.close();
+    expect(sqliteRow(out, 'SELECT count(*) AS n FROM accounts')).toEqual({ n: 40 });
+    expect(sqliteRow(out, 'SELECT usage FROM accounts WHERE id = ?', id)).toEqual({ usage: 1 });
   });
 
   it.each(['postgres://postgres@127.0.0.1:5432/x', 'mongodb://127.0.0.1:27017/x'])('backup and restore on %s name the engine\'s own tools', { timeout: 60_000 }, async (other) => {

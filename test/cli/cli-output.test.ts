@@ -4,8 +4,8 @@
 import { execFile } from 'node:child_process';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { sqliteRow } from '../helpers/sqlite-rows.js';
 import { tempDir } from '../helpers/temp.js';
 
 const run = promisify(execFile);
@@ -83,8 +83,7 @@ describe('slipgate CLI output', () => {
     const refused = await slipgate('accounts', 'delete', accountId);
     expect(refused.code).toBe(2);
     expect(refused.stderr).toContain('--yes');
-    const db = new Database(file, { readonly: true });
-    const live = () => (db.prepare('SELECT deleted_at FROM accounts WHERE id = ?').get(accountId) as { deleted_at: unknown }).deleted_at;
+    const live = () => sqliteRow<{ deleted_at: unknown }>(file, 'SELECT deleted_at FROM accounts WHERE id = ?', accountId)?.deleted_at;
     expect(live()).toBeNull();
     const deleted = await slipgate('accounts', 'delete', accountId, '--yes');
     expect(deleted.code).toBe(0);
@@ -92,7 +91,6 @@ describe('slipgate CLI output', () => {
     const again = await slipgate('accounts', 'delete', accountId, '--yes');
     expect(again.code).toBe(0);
     expect(again.stdout).toContain('was already deleted');
-    db.close();
     const unknown = await slipgate('accounts', 'delete', 'acc_nope', '--yes');
     expect(unknown.code).toBe(2);
   });

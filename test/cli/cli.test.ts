@@ -5,6 +5,7 @@ import { promisify } from 'node:util';
 import Database from 'better-sqlite3';
 import { afterAll, describe, expect, it } from 'vitest';
 import { parseSlipQr } from '../../src/domain/verify/slip-qr.js';
+import { sqliteRows } from '../helpers/sqlite-rows.js';
 import { tempDir } from '../helpers/temp.js';
 
 const run = promisify(execFile);
@@ -32,9 +33,7 @@ describe('slipgate CLI', () => {
     expect(accountId).toMatch(/^acc_/);
     expect(apiKey).toMatch(/^slip_[A-Za-z0-9_-]{32}$/);
 
-    const db = new Database(file, { readonly: true });
-    const dump = JSON.stringify(db.prepare('SELECT * FROM api_keys').all());
-    db.close();
+    const dump = JSON.stringify(sqliteRows(file, 'SELECT * FROM api_keys'));
     expect(dump).not.toContain(apiKey);
     expect(dump).toContain(apiKey.slice(0, 13));
 
@@ -64,6 +63,7 @@ describe('slipgate CLI', () => {
 
   it('doctor exits non-zero when a balance does not add up', async () => {
     const created = JSON.parse((await slipgate('accounts', 'create', '--name', 'Tampered', '--credits', '3', '--json')).stdout) as { accountId: string };
+    // A writable handle of its own: the test tampers with a balance behind the store's back.
     const db = new Database(file);
     db.prepare('UPDATE accounts SET credits = credits + 100 WHERE id = ?').run(created.accountId);
     db.close();

@@ -6,9 +6,9 @@ import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import Database from 'better-sqlite3';
 import { afterAll, describe, expect, it } from 'vitest';
 import { secretBox } from '../../src/domain/secret-box.js';
+import { sqliteRows } from '../helpers/sqlite-rows.js';
 import { tempDir } from '../helpers/temp.js';
 
 const run = promisify(execFile);
@@ -32,14 +32,7 @@ describe('slipgate line', () => {
     }
   };
   const keyed = { SECRETS_KEY: key.toString('hex') };
-  const rows = (sql: string) => {
-    const db = new Database(file, { readonly: true });
-    try {
-      return db.prepare(sql).all() as Record<string, unknown>[];
-    } finally {
-      db.close();
-    }
-  };
+  const rows = (sql: string) => sqliteRows(file, sql);
 
   it('connects, lists masked and disconnects; refuses without SECRETS_KEY and bad input, writing nothing', { timeout: 90_000 }, async () => {
     const { accountId } = JSON.parse((await slipgate(keyed, 'accounts', 'create', '--name', 'LINE Shop', '--credits', '1', '--json')).stdout) as { accountId: string };

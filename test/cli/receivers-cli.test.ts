@@ -4,12 +4,12 @@
 import { execFile } from 'node:child_process';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import Database from 'better-sqlite3';
 import { afterAll, describe, expect, it } from 'vitest';
 import { namePrintedAs } from '../../src/domain/checks/receiver-rules.js';
 import { parseSlipQr } from '../../src/domain/verify/slip-qr.js';
 import type { RawParty } from '../../src/domain/types.js';
 import { sandboxTransaction } from '../../src/upstream/sandbox/transaction.js';
+import { sqliteRow, sqliteRows } from '../helpers/sqlite-rows.js';
 import { tempDir } from '../helpers/temp.js';
 
 const run = promisify(execFile);
@@ -30,17 +30,10 @@ describe('slipgate receivers', () => {
     }
   };
   /** Every receiver row and the account's policy, as SQLite holds them. */
-  const stored = (accountId: string) => {
-    const db = new Database(file, { readonly: true });
-    try {
-      return {
-        receivers: db.prepare('SELECT id, number, active FROM receivers WHERE account_id = ? ORDER BY created_at').all(accountId),
-        policy: (db.prepare('SELECT receiver_policy AS p FROM accounts WHERE id = ?').get(accountId) as { p: string }).p,
-      };
-    } finally {
-      db.close();
-    }
-  };
+  const stored = (accountId: string) => ({
+    receivers: sqliteRows(file, 'SELECT id, number, active FROM receivers WHERE account_id = ? ORDER BY created_at', accountId),
+    policy: sqliteRow<{ p: string }>(file, 'SELECT receiver_policy AS p FROM accounts WHERE id = ?', accountId)?.p,
+  });
 
   /** The sandbox's answer to a slip QR, its receiver typed as the sandbox always sends it. */
   const paidTo = (qr: string) => {

@@ -7,12 +7,12 @@ import { execFile } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import Database from 'better-sqlite3';
 import { afterAll, describe, expect, it } from 'vitest';
 import { AccountService } from '../../src/domain/accounts/operations.js';
 import { AdminActions } from '../../src/domain/admin/actions.js';
 import { openStore } from '../../src/store/open.js';
 import { ERASED_NAME, seedVerifications } from '../helpers/seed-verifications.js';
+import { sqliteRow, sqliteRows } from '../helpers/sqlite-rows.js';
 import { tempDir } from '../helpers/temp.js';
 
 const exec = promisify(execFile);
@@ -61,13 +61,10 @@ describe('restore re-applies erasures made after the backup', () => {
     expect(r.code).toBe(0);
     expect(JSON.parse(r.stdout).erasuresReapplied).toEqual([{ accountId: erased, erasedAt: event!.createdAt.toISOString(), eventId: event!.id }]);
 
-    const db = new Database(live, { readonly: true });
-    const records = (account: string) =>
-      db.prepare('SELECT count(*) AS n, count(redacted_at) AS redacted, max(redacted_at) AS at FROM verify_transactions WHERE account_id = ?').get(account);
+    const records = (account: string) => sqliteRow(live, 'SELECT count(*) AS n, count(redacted_at) AS redacted, max(redacted_at) AS at FROM verify_transactions WHERE account_id = ?', account);
     expect(records(erased)).toEqual({ n: RECORDS, redacted: RECORDS, at: event!.createdAt.getTime() });
     expect(records(kept)).toEqual({ n: RECORDS, redacted: 0, at: null });
-    expect(db.prepare("SELECT id, actor, reason FROM admin_events WHERE action = 'erasePersonalData'").all()).toEqual([{ id: event!.id, actor: 'cli:dpo', reason: 'PDPA request 7' }]);
-    db.close();
+    expect(sqliteRows(live, "SELECT id, actor, reason FROM admin_events WHERE action = 'erasePersonalData'")).toEqual([{ id: event!.id, actor: 'cli:dpo', reason: 'PDPA request 7' }]);
     // Not a byte of the erased sender, in the file or beside it; the other sender is still there (the search works).
     const bytes = bytesOf(live);
     expect(bytes.includes(Buffer.from(ERASED_NAME))).toBe(false);

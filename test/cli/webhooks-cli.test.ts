@@ -6,9 +6,9 @@ import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import Database from 'better-sqlite3';
 import { afterAll, describe, expect, it } from 'vitest';
 import { secretBox } from '../../src/domain/secret-box.js';
+import { sqliteRows } from '../helpers/sqlite-rows.js';
 import { tempDir } from '../helpers/temp.js';
 
 const run = promisify(execFile);
@@ -31,14 +31,7 @@ describe('slipgate webhooks', () => {
       return { code: e.code, stdout: e.stdout, stderr: e.stderr };
     }
   };
-  const rows = (sql: string) => {
-    const db = new Database(file, { readonly: true });
-    try {
-      return db.prepare(sql).all() as Record<string, unknown>[];
-    } finally {
-      db.close();
-    }
-  };
+  const rows = (sql: string) => sqliteRows(file, sql);
 
   it('adds an endpoint, prints its secret once, keeps it sealed, lists without it and removes it', { timeout: 90_000 }, async () => {
     const { accountId } = JSON.parse((await slipgate('accounts', 'create', '--name', 'Hook Shop', '--credits', '1', '--json')).stdout) as { accountId: string };

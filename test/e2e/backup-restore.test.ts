@@ -7,7 +7,6 @@ import { execFile } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, statSync, symlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import Database from 'better-sqlite3';
 import { afterAll, describe, expect, it } from 'vitest';
 import { AccountService } from '../../src/domain/accounts/operations.js';
 import { openStore } from '../../src/store/open.js';
@@ -15,6 +14,7 @@ import { sandboxQr } from '../../src/upstream/sandbox/sandbox-qr.js';
 import { eventually, postVerify, spawnSlipgate, type Child } from '../helpers/child.js';
 import { runDoctor } from '../helpers/doctor.js';
 import { startLoad, untilAnswersIn, type Answer } from '../helpers/load.js';
+import { sqliteRow, sqliteRows } from '../helpers/sqlite-rows.js';
 import { tempDir } from '../helpers/temp.js';
 
 const exec = promisify(execFile);
@@ -45,12 +45,7 @@ function withoutDatabaseLine(stderr: string): string {
 const successIds = (answers: Answer[]) => answers.filter((a) => a.body?.status === 'success').map((a) => a.body.data.transactionId as string);
 
 function transactionIdsIn(file: string): Set<string> {
-  const db = new Database(file, { fileMustExist: true });
-  try {
-    return new Set((db.prepare('SELECT transaction_id FROM verify_transactions').all() as { transaction_id: string }[]).map((r) => r.transaction_id));
-  } finally {
-    db.close();
-  }
+  return new Set(sqliteRows<{ transaction_id: string }>(file, 'SELECT transaction_id FROM verify_transactions').map((r) => r.transaction_id));
 }
 
 describe('SQLite backup under load, and restore', () => {
@@ -90,9 +85,7 @@ describe('SQLite backup under load, and restore', () => {
     expect(answers.filter((a) => a.body?.status !== 'success')).toEqual([]);
     expect(load.inPhase('during').length).toBeGreaterThan(0);
 
-    const db = new Database(copy, { fileMustExist: true });
-    expect(db.pragma('integrity_check', { simple: true })).toBe('ok');
-    db.close();
+    expect(sqliteRows(copy, 'PRAGMA integrity_check')).toEqual([{ integrity_check: 'ok' }]);
     const inCopy = transactionIdsIn(copy);
     expect(answeredBeforeBackup.length).toBeGreaterThanOrEqual(200);
     expect(answeredBeforeBackup.filter((id) => !inCopy.has(id))).toEqual([]);
@@ -135,9 +128,7 @@ describe('SQLite backup under load, and restore', () => {
     expect({ db: statSync(live).ino, wal: statSync(`${live}-wal`).ino }).toEqual(before);
     expect(existsSync(`${live}-journal`)).toBe(false);
     expect(readdirSync(dir.path).filter((f) => f.includes('partial') || f.includes('before-restore'))).toEqual([]);
-    const check = new Database(live, { readonly: true, fileMustExist: true });
-    expect(check.pragma('integrity_check', { simple: true })).toBe('ok');
-    check.close();
+    expect(sqliteRows(live, 'PRAGMA integrity_check')).toEqual([{ integrity_check: 'ok' }]);
   });
 
   it('refuses to restore while the server is live, and leaves the live database alone', { timeout: 60_000 }, async () => {
@@ -175,9 +166,7 @@ describe('SQLite backup under load, and restore', () => {
     const answer = await postVerify(again.publicUrl, apiKey, sandboxQr());
     expect(answer.body.status).toBe('success');
     // Holds that were open in the copy belong to no live process: the new server recovers them.
-    const raw = new Database(live, { fileMustExist: true });
-    await eventually(async () => (raw.prepare('SELECT count(*) AS n FROM credit_holds').get() as { n: number }).n === 0, 30_000);
-    raw.close();
+    await eventually(async () => sqliteRow<{ n: number }>(live, 'SELECT count(*) AS n FROM credit_holds')?.n === 0, 30_000);
     again.proc.kill('SIGTERM');
     expect(await again.exited).toBe(0);
     expect(await runDoctor(`sqlite:${live}`)).toMatchObject({ code: 0, accounts: 1, discrepancies: [], openHolds: 0 });

@@ -26,6 +26,7 @@ interface PaymentFault {
 
 async function paymentFault(engine: string, databaseUrl: string): Promise<PaymentFault> {
   if (engine === 'sqlite') {
+    // A writable handle of its own: the fault is a trigger added behind the store's back.
     const db = new Database(databaseUrl.slice('sqlite:'.length));
     return {
       inject: async () =>

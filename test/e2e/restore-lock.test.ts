@@ -12,7 +12,6 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import Database from 'better-sqlite3';
 import { afterAll, describe, expect, it } from 'vitest';
 import { AccountService } from '../../src/domain/accounts/operations.js';
 import { AdminActions } from '../../src/domain/admin/actions.js';
@@ -20,6 +19,7 @@ import { openStore } from '../../src/store/open.js';
 import { sandboxQr } from '../../src/upstream/sandbox/sandbox-qr.js';
 import { postVerify, spawnSlipgate, type Child } from '../helpers/child.js';
 import { ERASED_NAME, seedVerifications } from '../helpers/seed-verifications.js';
+import { sqliteRow, sqliteRows } from '../helpers/sqlite-rows.js';
 import { tempDir } from '../helpers/temp.js';
 
 const CLI = new URL('../../src/cli.ts', import.meta.url).pathname;
@@ -120,12 +120,10 @@ describe('restore against a server that starts meanwhile', () => {
       child = outcome.child;
       const answer = await postVerify(child.publicUrl, apiKey.secret, sandboxQr());
       expect(answer.body.status).toBe('success');
-      const db = new Database(live, { readonly: true });
       const id = (answer.body as unknown as { data: { transactionId: string } }).data.transactionId;
-      expect(db.prepare('SELECT count(*) AS n FROM verify_transactions WHERE transaction_id = ?').get(id)).toEqual({ n: 1 });
+      expect(sqliteRow(live, 'SELECT count(*) AS n FROM verify_transactions WHERE transaction_id = ?', id)).toEqual({ n: 1 });
       // Its lease is in the restored file too: the file it serves.
-      expect((db.prepare('SELECT count(*) AS n FROM instance_leases WHERE expires_at >= ?').get(Date.now()) as { n: number }).n).toBe(1);
-      db.close();
+      expect(sqliteRow(live, 'SELECT count(*) AS n FROM instance_leases WHERE expires_at >= ?', Date.now())).toEqual({ n: 1 });
     } else {
       // Or it gave up waiting and said so.
       expect(outcome.error.message).toMatch(/exited \(\d+\) before listening: .*(database is locked|was replaced)/s);
@@ -133,18 +131,14 @@ describe('restore against a server that starts meanwhile', () => {
     // The kept file is as the restore left it: still in rollback-journal mode (header bytes 18 and 19: a
     // server that opened it would have switched it to WAL, 2 and 2), no lease, no verification of the server.
     expect([...readFileSync(keptFile).subarray(18, 20)]).toEqual([1, 1]);
-    const keptDb = new Database(keptFile, { readonly: true });
-    expect(keptDb.prepare('SELECT count(*) AS n FROM instance_leases').get()).toEqual({ n: 0 });
-    expect(keptDb.prepare('SELECT count(*) AS n FROM verify_transactions').get()).toEqual({ n: RECORDS });
-    keptDb.close();
+    expect(sqliteRow(keptFile, 'SELECT count(*) AS n FROM instance_leases')).toEqual({ n: 0 });
+    expect(sqliteRow(keptFile, 'SELECT count(*) AS n FROM verify_transactions')).toEqual({ n: RECORDS });
     expect(existsSync(`${keptFile}-wal`)).toBe(false);
 
     // The erasure: the records redacted again, its event back, the name in no byte of the restored file.
-    const db = new Database(live, { readonly: true });
-    expect(db.prepare('SELECT count(*) AS n FROM verify_transactions WHERE account_id = ? AND redacted_at IS NULL AND transaction_id LIKE ?').get(account.id, 'SEED%')).toEqual({ n: 0 });
-    const events = db.prepare("SELECT actor, reason FROM admin_events WHERE action = 'erasePersonalData' AND target_id = ?").all(account.id);
+    expect(sqliteRow(live, 'SELECT count(*) AS n FROM verify_transactions WHERE account_id = ? AND redacted_at IS NULL AND transaction_id LIKE ?', account.id, 'SEED%')).toEqual({ n: 0 });
+    const events = sqliteRows(live, "SELECT actor, reason FROM admin_events WHERE action = 'erasePersonalData' AND target_id = ?", account.id);
     expect(events).toEqual([{ actor: 'cli:dpo', reason: 'PDPA request 42' }]);
-    db.close();
     for (const file of [live, `${live}-wal`]) {
       if (existsSync(file)) expect(readFileSync(file).includes(Buffer.from(ERASED_NAME))).toBe(false);
     }

@@ -12,6 +12,7 @@ import { sandboxQr } from '../../src/upstream/sandbox/sandbox-qr.js';
 import { startApp, type TestApp } from '../helpers/app.js';
 import { runDoctor } from '../helpers/doctor.js';
 import { openRawRecords, type RawRecords } from '../helpers/raw-records.js';
+import { sqliteRow } from '../helpers/sqlite-rows.js';
 import { tempDir } from '../helpers/temp.js';
 
 const DAY = 86_400_000;
@@ -102,7 +103,7 @@ describe('retention run by the server', () => {
     const file = join(dir.path, 'busy.db');
     const url = `sqlite:${file}`;
     await (await openStore(url)).close();
-    // 2,000 old records of one account, written directly (with books that add up).
+    // 2,000 old records of one account, written directly (with books that add up): a writable handle of its own.
     const db = new Database(file);
     // As slipgate's own connections write: without it, page splits leave stale copies of rows in free space (docs/personal-data.md).
     db.pragma('secure_delete = ON');
@@ -156,12 +157,10 @@ describe('retention run by the server', () => {
     expect(events.slice(first + 1, second).filter((e) => e === 'between success')).toHaveLength(20);
     expect(events.filter((e) => !e.startsWith('batch')).map((e) => e.split(' ')[1])).toEqual(Array.from({ length: 40 }, () => 'success'));
 
-    const check = new Database(file, { readonly: true });
-    const left = check.prepare(`SELECT count(*) AS n FROM verify_transactions WHERE account_id = ? AND (response LIKE '%${OLD_NAME}%' OR redacted_at IS NULL)`).get(accountId) as { n: number };
-    const fresh = check.prepare('SELECT count(*) AS n FROM verify_transactions WHERE redacted_at IS NULL').get() as { n: number };
-    check.close();
-    expect(left.n).toBe(0);
-    expect(fresh.n).toBe(40);
+    const left = sqliteRow(file, `SELECT count(*) AS n FROM verify_transactions WHERE account_id = ? AND (response LIKE '%${OLD_NAME}%' OR redacted_at IS NULL)`, accountId);
+    const fresh = sqliteRow(file, 'SELECT count(*) AS n FROM verify_transactions WHERE redacted_at IS NULL');
+    expect(left).toEqual({ n: 0 });
+    expect(fresh).toEqual({ n: 40 });
     // Nor in the bytes of the file or its WAL, while the server still has them open.
     const copies = (path: string) => readFileSync(path).toString('utf8').split(OLD_NAME).length - 1;
     expect(copies(file) + copies(`${file}-wal`)).toBe(0);

@@ -26,6 +26,7 @@ interface SettleFault {
 
 async function settleFault(engine: string, databaseUrl: string): Promise<SettleFault> {
   if (engine === 'sqlite') {
+    // A writable handle of its own: the fault is a trigger added behind the store's back.
     const db = new Database(databaseUrl.slice('sqlite:'.length));
     return {
       inject: async () =>

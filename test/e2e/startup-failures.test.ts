@@ -6,11 +6,11 @@ import { once } from 'node:events';
 import { chmodSync, existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
 import { join } from 'node:path';
-import Database from 'better-sqlite3';
 import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
 import { openStore } from '../../src/store/open.js';
 import { createTestDatabase } from '../helpers/postgres.js';
+import { sqliteRow } from '../helpers/sqlite-rows.js';
 import { tempDir } from '../helpers/temp.js';
 
 const CLI = new URL('../../src/cli.ts', import.meta.url).pathname;
@@ -88,10 +88,7 @@ describe('startup failures', { timeout: 90_000 }, () => {
     await (await openStore(`sqlite:${file}`)).close();
     const line = oneLine(await serve({ ADMIN_PORT: String(port), DATABASE_URL: `sqlite:${file}` }));
     expect(line).toMatch(new RegExp(`^slipgate: port ${port} on 127\\.0\\.0\\.1 is already in use; .*set ADMIN_PORT to a free port$`));
-    const db = new Database(file, { readonly: true });
-    const leases = db.prepare('SELECT count(*) AS n FROM instance_leases').get() as { n: number };
-    db.close();
-    expect(leases.n).toBe(0);
+    expect(sqliteRow(file, 'SELECT count(*) AS n FROM instance_leases')).toEqual({ n: 0 });
   });
 
   it('a port in use on PostgreSQL leaves the database untouched: no migrations, no lease', async () => {

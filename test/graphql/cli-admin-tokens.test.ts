@@ -3,9 +3,9 @@
 import { execFile } from 'node:child_process';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startApp, type TestApp } from '../helpers/app.js';
+import { sqliteRows } from '../helpers/sqlite-rows.js';
 import { tempDir } from '../helpers/temp.js';
 import { postGraphql } from './helpers.js';
 
@@ -41,9 +41,7 @@ describe('slipgate admin-tokens', () => {
     expect({ name, role }).toEqual({ name: 'support desk', role: 'support' });
     expect(token).toMatch(/^sgadm_[A-Za-z0-9_-]{32}$/);
 
-    const db = new Database(file, { readonly: true });
-    const rows = JSON.stringify(db.prepare('SELECT * FROM admin_tokens').all());
-    db.close();
+    const rows = JSON.stringify(sqliteRows(file, 'SELECT * FROM admin_tokens'));
     expect(rows).not.toContain(token);
     expect(rows).toContain(token.slice(0, 14));
 

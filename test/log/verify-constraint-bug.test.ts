@@ -15,6 +15,7 @@ const ERROR = 50;
 /** Adds a rule named test_rule that refuses every new hold, with the engine's own means. */
 async function refuseHolds(databaseUrl: string): Promise<void> {
   if (databaseUrl.startsWith('sqlite:')) {
+    // A writable handle of its own: the fault is a trigger added behind the store's back.
     const db = new Database(databaseUrl.slice('sqlite:'.length));
     // SQLite cannot add a CHECK to a table; a trigger's RAISE(ABORT) is a constraint failure too.
     db.exec("CREATE TRIGGER test_rule BEFORE INSERT ON credit_holds BEGIN SELECT RAISE(ABORT, 'test_rule'); END");

@@ -2,7 +2,6 @@
 // the finish time existed get one (their delivery, else their last due time),
 // so the retention pass can delete them; pending ones get none. Each engine
 // is upgraded by its own migration, and read back through its raw driver.
-import Database from 'better-sqlite3';
 import mongoose from 'mongoose';
 import { join } from 'node:path';
 import pg from 'pg';
@@ -15,6 +14,7 @@ import { SqliteStore } from '../../src/store/sqlite/sqlite-store.js';
 import { createMongoDatabase } from '../helpers/mongo.js';
 import { createTestDatabase } from '../helpers/postgres.js';
 import { postgresBefore, sqliteBefore } from '../helpers/old-schema.js';
+import { sqliteRows } from '../helpers/sqlite-rows.js';
 import { tempDir } from '../helpers/temp.js';
 
 const DELIVERED_AT = Date.UTC(2026, 0, 5);
@@ -41,9 +41,7 @@ describe('upgrade: finished webhook deliveries get their finish time', () => {
     for (const h of HISTORY) insert.run(h.id, `evt_${h.id}`, h.state, h.next, h.delivered, Date.UTC(2026, 0, 1));
     db.close();
     await new SqliteStore(file).close();
-    const after = new Database(file, { readonly: true });
-    cleanup.push(async () => void after.close());
-    expect(after.prepare('SELECT id, finished_at FROM webhook_deliveries ORDER BY id').all()).toEqual(
+    expect(sqliteRows(file, 'SELECT id, finished_at FROM webhook_deliveries ORDER BY id')).toEqual(
       [...HISTORY].sort((a, b) => (a.id < b.id ? -1 : 1)).map((h) => ({ id: h.id, finished_at: h.finished })),
     );
   });

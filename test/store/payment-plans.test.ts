@@ -44,6 +44,7 @@ describe('sqlite: payment request plans', () => {
     const store = new SqliteStore(file);
     await store.migrate();
     await store.close();
+    // A writable handle of its own: it seeds many rows in one transaction and asks the planner on the same connection.
     db = new Database(file);
     // The accounts the rows name are not what is measured here.
     db.pragma('foreign_keys = OFF');

@@ -3,7 +3,6 @@
 // `lineChannelId` and `lineUserId` null (kept from an API key, not a chat),
 // read the same through the store and through the engine's own driver, and
 // the re-check is worked on as before.
-import Database from 'better-sqlite3';
 import mongoose from 'mongoose';
 import { join } from 'node:path';
 import pg from 'pg';
@@ -17,6 +16,7 @@ import { SqliteStore } from '../../src/store/sqlite/sqlite-store.js';
 import { createMongoDatabase } from '../helpers/mongo.js';
 import { createTestDatabase } from '../helpers/postgres.js';
 import { postgresBefore, sqliteBefore } from '../helpers/old-schema.js';
+import { sqliteRow } from '../helpers/sqlite-rows.js';
 import { tempDir } from '../helpers/temp.js';
 
 const T0 = Date.UTC(2026, 10, 1);
@@ -39,9 +39,7 @@ describe('re-checks named no LINE chat before this upgrade', () => {
       db.close();
       const store = new SqliteStore(file);
       await store.migrate();
-      const raw = new Database(file, { readonly: true });
-      expect(raw.prepare("SELECT line_channel_id, line_user_id FROM rechecks WHERE id = 'req_old'").get()).toEqual({ line_channel_id: null, line_user_id: null });
-      raw.close();
+      expect(sqliteRow(file, "SELECT line_channel_id, line_user_id FROM rechecks WHERE id = 'req_old'")).toEqual({ line_channel_id: null, line_user_id: null });
       await expectUpgraded(store);
       await store.close();
     } finally {

@@ -64,6 +64,7 @@ describe('sqlite: each batch of a pass searches its index from the cursor', () =
     dir = tempDir();
     const file = join(dir.path, 'pass.db');
     await new SqliteStore(file).close();
+    // A writable handle of its own: it seeds many rows in one transaction and asks the planner on the same connection.
     db = new Database(file);
     const vt = db.prepare(`INSERT INTO verify_transactions (id, account_id, key_id, request_id, qrcode, transaction_id, amount, sending_bank, receiving_bank, upstream, latency_ms, response, created_at, redacted_at)
       VALUES (@id, @accountId, 'key_plan', @requestId, 'qr', @transactionId, 1, @sendingBank, '014', 'sandbox', 1, '{}', @createdAt, @redactedAt)`);

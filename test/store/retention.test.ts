@@ -20,6 +20,7 @@ import { slipQr } from '../../src/upstream/sandbox/sandbox-qr.js';
 import { testEngines } from '../helpers/engines.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/postgres.js';
 import { openRawRecords, type RawRecords } from '../helpers/raw-records.js';
+import {  } from '../helpers/sqlite-rows.js';
 import { tempDir } from '../helpers/temp.js';
 import { PERSONAL, personalSlip } from './personal-slip.js';
 
@@ -289,7 +290,8 @@ describe('the SQLite pass ends with a checkpoint that truncates the WAL', () => 
     await store.applyLedgerEntry({ id: newId('led'), accountId: acc.id, kind: 'initial', delta: 5, reason: 'test', actor: 'test', idempotencyKey: null, createdAt: NOW });
     expect(statSync(`${file}-wal`).size).toBeGreaterThan(0);
 
-    // A reader in the middle of a read transaction (another worker, a CLI) pins the WAL.
+    // A reader in the middle of a read transaction (another worker, a CLI) pins the WAL:
+    // a handle of its own, held open across the erasure, which sqliteRows never is.
     const reader = new Database(file, { readonly: true });
     try {
       reader.exec('BEGIN');

@@ -3,10 +3,10 @@
 // its own when no batch comes, and is committed before the database closes.
 // Seen through a second connection to the same file, which sees a write
 // only once its commit is done.
-import Database from 'better-sqlite3';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { openLite, type Lite } from '../../src/store/sqlite/connection.js';
+import { sqliteRow, sqliteRows } from '../helpers/sqlite-rows.js';
 import { tempDir } from '../helpers/temp.js';
 
 const dirs: ReturnType<typeof tempDir>[] = [];
@@ -20,8 +20,7 @@ function opened(): { lite: Lite; path: string; seen: (name: string) => boolean }
   const path = join(dir.path, 'group.db');
   const lite = openLite(path);
   lite.db.exec('CREATE TABLE marks (name TEXT PRIMARY KEY)');
-  const other = new Database(path, { readonly: true });
-  return { lite, path, seen: (name) => other.prepare('SELECT 1 FROM marks WHERE name = ?').get(name) !== undefined };
+  return { lite, path, seen: (name) => sqliteRow(path, 'SELECT 1 FROM marks WHERE name = ?', name) !== undefined };
 }
 
 const mark = (lite: Lite, name: string) => () => lite.db.prepare('INSERT INTO marks (name) VALUES (?)').run(name).changes;
@@ -64,8 +63,6 @@ describe('sqlite group commit: riding writes', () => {
     await lite.writes.drain();
     lite.db.close();
     expect(await riding).toBe(1);
-    const reopened = new Database(path, { readonly: true });
-    expect(reopened.prepare('SELECT name FROM marks').all()).toEqual([{ name: 'late' }]);
-    reopened.close();
+    expect(sqliteRows(path, 'SELECT name FROM marks')).toEqual([{ name: 'late' }]);
   });
 });

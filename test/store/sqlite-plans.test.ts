@@ -22,6 +22,7 @@ beforeAll(async () => {
   const store = new SqliteStore(file);
   await store.migrate();
   await store.close();
+  // A writable handle of its own: it seeds many rows in one transaction and asks the planner on the same connection.
   db = new Database(file);
   const { verifications, failures } = seedRows();
   const vt = db.prepare(`INSERT INTO verify_transactions (id, account_id, key_id, request_id, qrcode, transaction_id, amount, sending_bank, receiving_bank, upstream, latency_ms, response, created_at)

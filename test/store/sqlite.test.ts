@@ -8,6 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { openLite } from '../../src/store/sqlite/connection.js';
 import { SQLITE_MIGRATIONS } from '../../src/store/sqlite/migrations.js';
 import { SqliteStore } from '../../src/store/sqlite/sqlite-store.js';
+import { sqliteRows } from '../helpers/sqlite-rows.js';
 import { tempDir } from '../helpers/temp.js';
 import { storeContract } from './contract.js';
 
@@ -97,9 +98,7 @@ describe('sqlite store: several processes on one file', () => {
       for (const child of children) child.stdin!.write('go\n');
       expect(await Promise.all(said.map((s) => s.result))).toEqual(['ok', 'ok', 'ok', 'ok']);
       await Promise.all(said.map((s) => s.exited));
-      const db = new Database(file, { readonly: true });
-      const versions = db.prepare('SELECT version FROM schema_migrations ORDER BY version').all() as { version: number }[];
-      db.close();
+      const versions = sqliteRows<{ version: number }>(file, 'SELECT version FROM schema_migrations ORDER BY version');
       expect(versions.map((v) => v.version)).toEqual(SQLITE_MIGRATIONS.map((_, i) => i + 1));
     } finally {
       for (const child of children) if (child.exitCode === null) child.kill('SIGKILL');

@@ -46,6 +46,7 @@ describe('webhook query plans: sqlite', () => {
     const file = join(dir.path, 'plans.db');
     const store = new SqliteStore(file);
     await store.close();
+    // A writable handle of its own: it seeds many rows in one transaction and asks the planner on the same connection.
     db = new Database(file);
     const insert = db.prepare(
       `INSERT INTO webhook_deliveries (id, event_id, endpoint_id, account_id, type, body, state, next_attempt_at, created_at, delivered_at, finished_at) VALUES (?, ?, ?, ?, 'verification.succeeded', '{}', ?, ?, ?, ?, ?)`,

@@ -2,7 +2,6 @@
 // complete enough to answer truthfully. The fake banks are real HTTP servers
 // speaking the KBank and SCB protocols, told to answer about another slip or
 // with broken data, as a misrouted proxy or a faulty bank would.
-import Database from 'better-sqlite3';
 import { Writable } from 'node:stream';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { RawSlipData } from '../../src/domain/types.js';
@@ -13,6 +12,7 @@ import { sandboxQr } from '../../src/upstream/sandbox/sandbox-qr.js';
 import { SandboxUpstream } from '../../src/upstream/sandbox/sandbox-upstream.js';
 import { startApp, type TestApp } from '../helpers/app.js';
 import { runDoctor } from '../helpers/doctor.js';
+import { sqliteRows } from '../helpers/sqlite-rows.js';
 import { startFakeKbank } from '../fakes/kbank-server.js';
 import { startFakeScb } from '../fakes/scb-server.js';
 import type { FakeBank } from '../fakes/fake-bank.js';
@@ -125,21 +125,16 @@ describe.each(providers)('answers of a fake %s about the wrong slip or with brok
     expect((await app.store.getAccount(accountId))!.usage).toBe(1);
 
     // The stored record, as the driver sees it: the QR's values in the columns and the response; the bank's only in rawData.
-    const db = new Database(app.databaseUrl.slice('sqlite:'.length), { readonly: true });
-    try {
-      const stored = db.prepare('SELECT transaction_id, sending_bank, response FROM verify_transactions WHERE account_id = ?').all(accountId) as {
-        transaction_id: string;
-        sending_bank: string;
-        response: string;
-      }[];
-      expect(stored).toHaveLength(1);
-      expect(stored[0]).toMatchObject({ transaction_id: transRef, sending_bank: '004' });
-      const response = JSON.parse(stored[0]!.response) as Record<string, any>;
-      expect(response).toMatchObject({ transactionId: transRef, senderBankCode: '004', senderBank: 'KBANK' });
-      expect(response.rawData).toStrictEqual(res.body.data.rawData);
-    } finally {
-      db.close();
-    }
+    const stored = sqliteRows<{ transaction_id: string; sending_bank: string; response: string }>(
+      app.databaseUrl.slice('sqlite:'.length),
+      'SELECT transaction_id, sending_bank, response FROM verify_transactions WHERE account_id = ?',
+      accountId,
+    );
+    expect(stored).toHaveLength(1);
+    expect(stored[0]).toMatchObject({ transaction_id: transRef, sending_bank: '004' });
+    const response = JSON.parse(stored[0]!.response) as Record<string, any>;
+    expect(response).toMatchObject({ transactionId: transRef, senderBankCode: '004', senderBank: 'KBANK' });
+    expect(response.rawData).toStrictEqual(res.body.data.rawData);
 
     // The exact-match duplicate lookup finds it when the same slip comes again.
     const again = await app.post({ qrcode, checks: { duplicate: true } }, { 'x-api-key': apiKey });

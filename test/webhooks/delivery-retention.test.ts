@@ -9,6 +9,7 @@ import { loadConfig } from '../../src/config.js';
 import { sandboxQr } from '../../src/upstream/sandbox/sandbox-qr.js';
 import { startApp, type TestApp } from '../helpers/app.js';
 import { eventually } from '../helpers/child.js';
+import {  } from '../helpers/sqlite-rows.js';
 import { tempDir } from '../helpers/temp.js';
 import { startReceiver, type Receiver } from '../helpers/webhook-receiver.js';
 
@@ -44,6 +45,7 @@ describe('webhook delivery retention, run by the server', () => {
     await app.webhooks.add('admin:test', shop.accountId, { url: down.url });
     for (const amount of [11, 12]) expect((await app.verify(shop.apiKey, sandboxQr({ amount }))).status).toBe(200);
 
+    // A writable handle of its own: the test backdates deliveries behind the store's back.
     const db = new Database(file);
     cleanup.push(async () => void db.close());
     type Row = { id: string; state: string; finished_at: number | null; attempts: string };
