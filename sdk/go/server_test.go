@@ -69,7 +69,8 @@ func TestMain(m *testing.M) {
 // slipgate starts the one server of this test run, the first time a test asks.
 func slipgate(t *testing.T) *server {
 	t.Helper()
-	sharedOnce.Do(func() { shared, sharedErr = start() })
+	// start sets shared first: a server that started but whose accounts failed is stopped by TestMain all the same.
+	sharedOnce.Do(func() { _, sharedErr = start() })
 	if sharedErr != nil {
 		t.Fatal(sharedErr)
 	}
@@ -86,6 +87,7 @@ func start() (*server, error) {
 		return nil, fmt.Errorf("%s is missing: run `npm run build` in %s first", entry, root)
 	}
 	s := &server{entry: entry, deliveries: make(chan delivery, 64)}
+	shared = s
 	var err error
 	if s.dir, err = os.MkdirTemp("", "slipgate-go-sdk-"); err != nil {
 		return nil, err
@@ -104,7 +106,9 @@ func start() (*server, error) {
 		"DATABASE_URL=sqlite:"+filepath.Join(s.dir, "slipgate.db"), "DATABASE_CREATE=yes",
 		fmt.Sprintf("PORT=%d", port), "ADMIN_PORT=0", fmt.Sprintf("PUBLIC_URL=http://127.0.0.1:%d", port),
 		"SECRETS_KEY="+strings.Repeat("6e", 32), "WEBHOOK_ALLOW_PRIVATE=true", "WEBHOOK_POLL_MS=20",
-		"API_KEY_CACHE_TTL_MS=0", "LOG_LEVEL=info", "LOG_FORMAT=json")
+		"API_KEY_CACHE_TTL_MS=0", "LOG_LEVEL=info", "LOG_FORMAT=json",
+		// The first picture loads the decoders in a new thread: slow on a loaded test machine, not a failure.
+		"IMAGE_DECODE_TIMEOUT_MS=60000")
 	s.proc = exec.Command("node", entry, "serve")
 	s.proc.Env, s.proc.Dir = s.env, s.dir
 	stdout, err := s.proc.StdoutPipe()
@@ -223,15 +227,19 @@ func (s *server) cliAll(commands ...[]string) ([]string, error) {
 }
 
 func (s *server) stop() {
-	s.proc.Process.Signal(os.Interrupt)
-	done := make(chan struct{})
-	go func() { s.proc.Wait(); close(done) }()
-	select {
-	case <-done:
-	case <-time.After(15 * time.Second):
-		s.proc.Process.Kill()
+	if s.proc != nil && s.proc.Process != nil {
+		s.proc.Process.Signal(os.Interrupt)
+		done := make(chan struct{})
+		go func() { s.proc.Wait(); close(done) }()
+		select {
+		case <-done:
+		case <-time.After(15 * time.Second):
+			s.proc.Process.Kill()
+		}
 	}
-	s.receiverServer.Close()
+	if s.receiverServer != nil {
+		s.receiverServer.Close()
+	}
 	os.RemoveAll(s.dir)
 }
 

@@ -24,11 +24,11 @@ describe('the PHP, Python and Go SDKs', () => {
     if (!existsSync(join(ROOT, 'dist/entry.cjs'))) throw new Error('run `npm run build` first: the SDK suites start dist/entry.cjs serve');
     // Nothing written into the checkout (no __pycache__), and no Go module or toolchain download.
     const env = { ...process.env, PYTHONDONTWRITEBYTECODE: '1', GOFLAGS: '-mod=readonly', GOPROXY: 'off', GOTOOLCHAIN: 'local' };
-    const { stdout, stderr } = await run(command, args, { cwd: join(ROOT, 'sdk', sdk), env, timeout: 170_000, maxBuffer: 16 << 20 }).catch((err: { stdout?: string; stderr?: string; message: string }) => {
+    const { stdout, stderr } = await run(command, args, { cwd: join(ROOT, 'sdk', sdk), env, timeout: 230_000, maxBuffer: 16 << 20 }).catch((err: { stdout?: string; stderr?: string; message: string }) => {
       throw new Error(`${sdk}: ${command} failed: ${err.message}\n${err.stdout ?? ''}\n${err.stderr ?? ''}`);
     });
     expect(`${stdout}\n${stderr}`).toMatch(passed);
-  }, 180_000);
+  }, 240_000);
 
   it.each(Object.entries(EXAMPLES))('docs/sdks.md shows %s exactly as its suite runs it', (language, file) => {
     const shown = blocks('docs/sdks.md').filter((b) => b.language === language);

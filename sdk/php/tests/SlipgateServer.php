@@ -30,7 +30,9 @@ final class SlipgateServer
         $env = [
             'DATABASE_URL' => "sqlite:{$this->dir}/slipgate.db", 'DATABASE_CREATE' => 'yes', 'PORT' => (string) $port, 'ADMIN_PORT' => '0',
             'PUBLIC_URL' => "http://127.0.0.1:{$port}", 'SECRETS_KEY' => str_repeat('7f', 32), 'WEBHOOK_ALLOW_PRIVATE' => 'true',
-            'WEBHOOK_POLL_MS' => '20', 'API_KEY_CACHE_TTL_MS' => '0', 'LOG_LEVEL' => 'info', 'LOG_FORMAT' => 'json', 'RECEIVER_DIR' => $this->dir . '/deliveries',
+            'WEBHOOK_POLL_MS' => '20', 'API_KEY_CACHE_TTL_MS' => '0',
+            // The first picture loads the decoders in a new thread: slow on a loaded test machine, not a failure.
+            'IMAGE_DECODE_TIMEOUT_MS' => '60000', 'LOG_LEVEL' => 'info', 'LOG_FORMAT' => 'json', 'RECEIVER_DIR' => $this->dir . '/deliveries',
         ];
         $this->env = $env + getenv();
 
@@ -51,7 +53,9 @@ final class SlipgateServer
                 }
             }
             if (!proc_get_status($this->procs[1])['running'] || microtime(true) > $until) {
-                throw new \RuntimeException('slipgate stopped or did not listen: ' . file_get_contents($log));
+                $message = 'slipgate stopped or did not listen: ' . file_get_contents($log);
+                $this->stop();
+                throw new \RuntimeException($message);
             }
             usleep(50_000);
         }

@@ -38,6 +38,8 @@ class Slipgate:
             "WEBHOOK_ALLOW_PRIVATE": "true",
             "WEBHOOK_POLL_MS": "20",
             "API_KEY_CACHE_TTL_MS": "0",
+            # The first picture loads the decoders in a new thread: slow on a loaded test machine, not a failure.
+            "IMAGE_DECODE_TIMEOUT_MS": "60000",
             "LOG_LEVEL": "info",
             "LOG_FORMAT": "json",
         }
