@@ -1,0 +1,3 @@
+module slipgate/sdk
+
+go 1.21

@@ -1,0 +1,50 @@
+"""slipgate: verify Thai bank transfer slips with a slipgate server (docs/sdks.md)."""
+from .client import Client, Pending, PaymentRequest, Verification, Verified
+from .errors import (
+    API_KEY_MISSING,
+    INSUFFICIENT_FUND,
+    INVALID_API_KEY,
+    IP_NOT_ALLOWED,
+    RECEIVER_NOT_REGISTERED,
+    RECHECK_LIMIT,
+    REFERENCE_CONFLICT,
+    USER_NOT_FOUND,
+    ErrorAnswer,
+    SlipgateError,
+)
+from .webhooks import (
+    SIGNATURE_HEADER,
+    CheckoutReturnCheck,
+    SignatureCheck,
+    WebhookEvent,
+    WebhookEventError,
+    parse_webhook_event,
+    verify_checkout_return,
+    verify_webhook_signature,
+)
+
+__all__ = [
+    "API_KEY_MISSING",
+    "INSUFFICIENT_FUND",
+    "INVALID_API_KEY",
+    "IP_NOT_ALLOWED",
+    "RECEIVER_NOT_REGISTERED",
+    "RECHECK_LIMIT",
+    "REFERENCE_CONFLICT",
+    "SIGNATURE_HEADER",
+    "USER_NOT_FOUND",
+    "CheckoutReturnCheck",
+    "Client",
+    "ErrorAnswer",
+    "PaymentRequest",
+    "Pending",
+    "SignatureCheck",
+    "SlipgateError",
+    "Verification",
+    "Verified",
+    "WebhookEvent",
+    "WebhookEventError",
+    "parse_webhook_event",
+    "verify_checkout_return",
+    "verify_webhook_signature",
+]
