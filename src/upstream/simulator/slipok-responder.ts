@@ -90,8 +90,9 @@ function refusal(code: keyof typeof TEXTS): Record<string, unknown> {
 
 /** The check-slip table's `data`: KBank's record with numbers for amounts and the time also in UTC. */
 function slip(tx: Record<string, unknown>): Record<string, unknown> {
-  const { transDate, transTime } = tx as { transDate: string; transTime: string };
-  const utc = new Date(`${transDate.slice(0, 4)}-${transDate.slice(4, 6)}-${transDate.slice(6, 8)}T${transTime}+07:00`);
+  const { transDate, transTime } = tx;
+  const local = typeof transDate === 'string' && typeof transTime === 'string' ? `${transDate.slice(0, 4)}-${transDate.slice(4, 6)}-${transDate.slice(6, 8)}T${transTime}+07:00` : '';
+  const utc = new Date(local);
   return {
     success: true,
     message: '✅',

@@ -104,9 +104,15 @@ async function streamForever(res: ServerResponse): Promise<void> {
   res.writeHead(200, { 'content-type': 'application/json' });
   const chunk = `{"data":"${'x'.repeat(64 * 1024)}`;
   while (!res.destroyed) {
-    if (!res.write(chunk)) await new Promise<void>((resolve) => {
-      res.once('drain', resolve);
-      res.once('close', resolve);
+    if (res.write(chunk)) continue;
+    await new Promise<void>((resolve) => {
+      const done = () => {
+        res.off('drain', done);
+        res.off('close', done);
+        resolve();
+      };
+      res.once('drain', done);
+      res.once('close', done);
     });
   }
 }
