@@ -2,7 +2,7 @@
 // publishes no API text of its own that could be found; these come from the
 // public SDKs github.com/PrakritManStudio/rdcw-slip and
 // github.com/ArtifactyNight/node-rdcw-slipverify and integrations (what is
-// uncertain: docs/banks.md#rdcw). The simulator has its own reading
+// uncertain: docs/banks.md#rdcw-slip-verify). The simulator has its own reading
 // (simulator/rdcw-responder.ts) so that each checks the other.
 
 /** POST, HTTP Basic (client id : client secret), JSON `{"payload": <QR text>}`. */

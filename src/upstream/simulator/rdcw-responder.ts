@@ -3,7 +3,7 @@
 // independently of the adapter: HTTP Basic, `{"payload": <QR text>}` to
 // /v1/inquiry (or /v2/inquiry), a 2xx `{discriminator, valid, data, quota,
 // subscription, isCached}` or a non-2xx `{code, message}`
-// (docs/banks.md#rdcw). Its pick where the SDKs say nothing: the slip flat
+// (docs/banks.md#rdcw-slip-verify). Its pick where the SDKs say nothing: the slip flat
 // under `data` with the amount as text (the SDKs differ), the HTTP statuses
 // of the error codes, a 401 without a code for refused credentials.
 import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
