@@ -63,6 +63,7 @@ slipApiConformance({
       ...[10001, 10002, 1004, 1005, 1006].map((code) => ({ name: `${code}`, reply: error(code), lands: NOT_FOUND })),
       ...[20001, 20002].map((code) => ({ name: `${code}`, reply: error(code, 503), lands: { ...NOT_FOUND, retryAfterMs: 60_000 } })),
       ...[21001, 40000, 1007].map((code) => ({ name: `${code}`, reply: error(code, 403), lands: UNUSABLE })),
+      { name: '20001 with HTTP 200', reply: error(20001, 200), lands: { ...NOT_FOUND, retryAfterMs: 60_000 } },
       { name: 'an undocumented code', reply: error(12345), lands: ERROR },
       { name: 'a 401 without a code', reply: { status: 401, body: { message: 'Unauthorized' } }, lands: UNUSABLE },
       { name: 'a 500 without a code', reply: { status: 500, body: 'oops' }, lands: ERROR },

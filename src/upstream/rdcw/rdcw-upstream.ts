@@ -50,8 +50,8 @@ export class RdcwUpstream extends SlipApiUpstream {
 
   private classify(status: number, body: unknown): AdapterResult {
     const code = isRecord(body) && typeof body.code === 'number' && Number.isInteger(body.code) ? body.code : undefined;
-    // Statuses per code are undocumented: a documented code decides, whatever the status.
-    if (isRecord(body) && code !== undefined && status >= 300) return this.readCode(code, body.message);
+    // Statuses per code are undocumented: an error's code decides, whatever the status (a slip answer has `valid`, no code).
+    if (isRecord(body) && code !== undefined && (status >= 300 || body.valid === undefined)) return this.readCode(code, body.message);
     if (status >= 300) {
       if (status === 401 || status === 403) return domainUnusable(this.name, `client id or secret refused (HTTP ${status})`);
       return bankError(this.name, `RDCW answered HTTP ${status}`);
