@@ -3,6 +3,7 @@
 import { Option, type Command } from 'commander';
 import { InputError } from '../domain/errors.js';
 import { simulatedProviders } from '../upstream/registry.js';
+import type { BankBehavior } from '../upstream/simulator/bank-state.js';
 import { bankSimulator, startSimulatedBank, type SimulatedBank } from '../upstream/simulator/simulated-bank.js';
 
 export interface SimulateBankFlags {
@@ -13,7 +14,14 @@ export interface SimulateBankFlags {
   errorRate: string;
   lateShare?: string;
   lateSeconds?: string;
+  answer?: string;
+  pendingMinutes?: string;
+  quota?: string;
 }
+
+/** What `--answer` may make every verify call answer (kebab case of the state's answers). */
+const ANSWERS = ['normal', 'not-found', 'bank-error', 'pending', 'quota-exceeded', 'key-refused', 'duplicate'] as const;
+type Answer = (typeof ANSWERS)[number];
 
 export function registerSimulateBankCommand(program: Command): void {
   const providers = simulatedProviders().map((p) => p.id);
@@ -27,6 +35,11 @@ export function registerSimulateBankCommand(program: Command): void {
     .option('--error-rate <share>', 'share of verify calls answered with HTTP 500, 0 to 1', '0')
     .option('--late-share <share>', 'share of transactions published late (the same ones on every call, picked by a hash of their reference), 0 to 1', '0')
     .option('--late-seconds <s>', 'a late transaction is answered "not found" until this many seconds after it was first asked about', '60')
+    .addOption(
+      new Option('--answer <answer>', 'what every verify call answers (slip APIs: pending, quota-exceeded, key-refused, duplicate in their own codes)').choices(ANSWERS).default('normal'),
+    )
+    .option('--pending-minutes <m>', 'slip APIs: the delay a pending answer names, in minutes', '1')
+    .option('--quota <n>', 'slip APIs: verifications left on the package, each success spends one (default: no limit)')
     .action(async (flags: SimulateBankFlags) => {
       const bank = await simulateBank(flags, (line) => console.log(line));
       const stop = () => {
@@ -47,11 +60,18 @@ export async function simulateBank(flags: SimulateBankFlags, print: (line: strin
   const errorRate = share(flags.errorRate, '--error-rate', '0.05');
   const lateShare = share(flags.lateShare ?? '0', '--late-share', '0.2');
   const lateSeconds = wholeNumber(flags.lateSeconds ?? '60', '--late-seconds', 86_400);
+  const answer = (flags.answer ?? 'normal') as Answer;
+  if (!ANSWERS.includes(answer)) throw new InputError(`--answer must be one of ${ANSWERS.join(', ')}`);
+  const pendingMinutes = wholeNumber(flags.pendingMinutes ?? '1', '--pending-minutes', 1_440);
+  const quota = flags.quota === undefined ? null : wholeNumber(flags.quota, '--quota', 1_000_000_000);
 
-  const bank = await startSimulatedBank({ provider: flags.provider, port, host: flags.host, latencyMs, errorRate, behavior: { lateShare, lateSeconds } });
+  const behavior = { lateShare, lateSeconds, answer: answer.replaceAll('-', '_') as BankBehavior['answer'], pendingMinutes, quota };
+  const bank = await startSimulatedBank({ provider: flags.provider, port, host: flags.host, latencyMs, errorRate, behavior });
   const entry = bankSimulator(bank.provider).entry(bank.url, bank.credentials);
   print(`simulated ${bank.provider.toUpperCase()} verification network listening on ${bank.url}`);
   print(`latency ${latencyMs} ms, error rate ${errorRate}`);
+  if (answer !== 'normal') print(`every verify call answers ${answer}${answer === 'pending' ? ` (ask again in ${pendingMinutes} min)` : ''}`);
+  if (quota !== null) print(`quota: ${quota} verifications, then the quota-used-up answer`);
   if (lateShare > 0) print(`late share ${lateShare}: those transactions are "not found" for ${lateSeconds} s after first asked about`);
   print('point slipgate at it with:');
   print(`  UPSTREAMS='${JSON.stringify([entry])}'`);

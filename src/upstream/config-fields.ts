@@ -34,6 +34,15 @@ export const bankFields = {
     .default(DEFAULT_IDLE_SOCKET_TIMEOUT_MS),
 };
 
+/**
+ * A slip API's connection fields: its public address unless a simulator or
+ * proxy is named, and whether pictures whose QR slipgate cannot read may be
+ * sent to its image endpoint (off unless asked for: each costs its quota).
+ */
+export function slipApiFields(defaultBaseUrl: string) {
+  return { ...bankFields, baseUrl: baseUrl.default(defaultBaseUrl), readsPictures: z.boolean().default(false) };
+}
+
 export function trimSlash(url: string): string {
   return url.replace(/\/+$/, '');
 }

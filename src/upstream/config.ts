@@ -10,12 +10,14 @@ import { errorCode, SecretFiles, type Report } from './config-files.js';
 import type { KbankUpstreamConfig } from './kbank/provider.js';
 import type { DomainConfig } from './provider.js';
 import { bankProvider, bankProviders } from './registry.js';
+import type { RdcwUpstreamConfig } from './rdcw/provider.js';
 import type { ScbUpstreamConfig } from './scb/provider.js';
+import type { SlipokUpstreamConfig } from './slipok/provider.js';
 
 /** A domain of any registered provider; the built-in ones by their own types. */
-export type UpstreamConfig = KbankUpstreamConfig | ScbUpstreamConfig | SandboxUpstreamConfig | DomainConfig;
+export type UpstreamConfig = KbankUpstreamConfig | ScbUpstreamConfig | SlipokUpstreamConfig | RdcwUpstreamConfig | SandboxUpstreamConfig | DomainConfig;
 type SandboxUpstreamConfig = DomainConfig & { provider: 'sandbox' };
-export type { KbankUpstreamConfig, ScbUpstreamConfig };
+export type { KbankUpstreamConfig, RdcwUpstreamConfig, ScbUpstreamConfig, SlipokUpstreamConfig };
 
 export class UpstreamConfigError extends ConfigError {
   override name = 'UpstreamConfigError';

@@ -2,8 +2,10 @@
 // with a provider.ts (see provider.ts for what it supplies) and a line here.
 import { kbankProvider } from './kbank/provider.js';
 import type { BankProvider } from './provider.js';
+import { rdcwProvider } from './rdcw/provider.js';
 import { sandboxProvider } from './sandbox/provider.js';
 import { scbProvider } from './scb/provider.js';
+import { slipokProvider } from './slipok/provider.js';
 
 const providers = new Map<string, BankProvider>();
 
@@ -16,6 +18,8 @@ export function registerBankProvider(provider: BankProvider): void {
 registerBankProvider(kbankProvider);
 registerBankProvider(scbProvider);
 registerBankProvider(sandboxProvider);
+registerBankProvider(slipokProvider);
+registerBankProvider(rdcwProvider);
 
 export function bankProvider(id: string): BankProvider | undefined {
   return providers.get(id);

@@ -10,7 +10,7 @@
 import http from 'node:http';
 import https from 'node:https';
 import type { Socket } from 'node:net';
-import { got, RequestError, type BeforeRequestHook, type OptionsOfTextResponseBody, type Response } from 'got';
+import { got, RequestError, type BeforeRequestHook, type CancelableRequest, type OptionsOfTextResponseBody, type Response } from 'got';
 import { bankError, timedOut, unreachable, type AdapterFailure } from './outcomes.js';
 
 /** PEM contents for mutual TLS, already read from the configured files. */
@@ -45,6 +45,20 @@ export interface BankHttp {
 
 export const DEFAULT_IDLE_SOCKET_TIMEOUT_MS = 4_000;
 
+/**
+ * The most of an answer read from a bank or slip API: a slip's answer is a
+ * few KB, so anything near this is a fault or an attack, and reading it
+ * whole (a 20 MB body, one that never ends) would hold memory and CPU for
+ * nothing. The request is dropped at this size and answered as the
+ * network's error.
+ */
+const MAX_ANSWER_BYTES = 1_048_576;
+
+/** The request was dropped because its answer passed MAX_ANSWER_BYTES. */
+class AnswerTooLarge extends Error {
+  override name = 'AnswerTooLarge';
+}
+
 export function createBankHttp(opts: BankHttpOptions = {}): BankHttp {
   const idle = new IdleSockets();
   const timeout = opts.idleSocketTimeoutMs ?? DEFAULT_IDLE_SOCKET_TIMEOUT_MS;
@@ -70,10 +84,10 @@ export function createBankHttp(opts: BankHttpOptions = {}): BankHttp {
   // The caller's signal travels in `options`, so the retry spends the same budget.
   async function send(method: 'get' | 'post', url: string, options: BankRequest): Promise<Response<string>> {
     try {
-      return await pooled[method](url, options);
+      return await bounded(pooled[method](url, options));
     } catch (err) {
       if (!idle.closedWhileIdle(err)) throw err;
-      return fresh[method](url, options);
+      return bounded(fresh[method](url, options));
     }
   }
 
@@ -84,6 +98,21 @@ export function createBankHttp(opts: BankHttpOptions = {}): BankHttp {
       for (const agent of [pooledAgents.http, pooledAgents.https, freshAgents.http, freshAgents.https]) agent.destroy();
     },
   };
+}
+
+/** Drops the request once its answer announces or reaches more than MAX_ANSWER_BYTES. */
+async function bounded(request: CancelableRequest<Response<string>>): Promise<Response<string>> {
+  let tooLarge = false;
+  request.on('downloadProgress', ({ transferred, total }) => {
+    if (tooLarge || (transferred <= MAX_ANSWER_BYTES && (total ?? 0) <= MAX_ANSWER_BYTES)) return;
+    tooLarge = true;
+    request.cancel();
+  });
+  try {
+    return await request;
+  } catch (err) {
+    throw tooLarge ? new AnswerTooLarge(`answer larger than ${MAX_ANSWER_BYTES} bytes`) : err;
+  }
 }
 
 /**
@@ -153,6 +182,7 @@ const CONNECTION_FAILURES = new Set([
 /** A thrown request error as a failure result; `signal` tells a deadline from a fault. */
 export function requestFailure(err: unknown, signal: AbortSignal | undefined, upstream: string): AdapterFailure {
   if (signal?.aborted) return timedOut(upstream);
+  if (err instanceof AnswerTooLarge) return bankError(upstream, err.message);
   if (err instanceof RequestError) {
     if (err.name === 'TimeoutError') return timedOut(upstream);
     if (CONNECTION_FAILURES.has(err.code) && !err.response) return unreachable(upstream);

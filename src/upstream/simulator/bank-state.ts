@@ -14,7 +14,23 @@ type BankAnswer =
   /** A bank status code that is neither success nor not-found. */
   | 'bank_error'
   /** HTTP 200 whose body is not JSON. */
-  | 'malformed_json';
+  | 'malformed_json'
+  /** HTTP 200 whose body never ends: JSON-looking bytes until the client hangs up. */
+  | 'endless_body'
+  /** Slip APIs: the bank behind has the slip but publishes it later ("ask again in `pendingMinutes`"). */
+  | 'pending'
+  /** Slip APIs: the domain's quota or package is used up. */
+  | 'quota_exceeded'
+  /** Slip APIs: the key is refused (revoked, wrong branch, IP not allowed). */
+  | 'key_refused'
+  /** Slip APIs: the slip with the provider's "seen before" mark. */
+  | 'duplicate';
+
+/** A verify answer given verbatim: a tester's pick of a provider's documented (or undocumented) reply. */
+export interface RawReply {
+  status: number;
+  body: unknown;
+}
 
 export interface BankBehavior {
   /** Added before every verify answer. */
@@ -41,6 +57,16 @@ export interface BankBehavior {
    * faulty bank answering about another slip, or with broken data.
    */
   rewrite: ((tx: RawSlipData) => Record<string, unknown>) | null;
+  /** Slip APIs: the delay the provider names with a `pending` answer, in minutes. */
+  pendingMinutes: number;
+  /**
+   * Slip APIs: verifications left on the domain's package; each success
+   * spends one, and at 0 every verify gets the provider's quota-used-up
+   * answer. null: no limit (the quota call reports a large number).
+   */
+  quota: number | null;
+  /** When set, every verify call that passes authentication is answered with exactly this. */
+  reply: RawReply | null;
 }
 
 export interface BankCalls {
@@ -48,6 +74,10 @@ export interface BankCalls {
   verify: number;
   /** Verify calls refused with 401 (missing, unknown or expired token). */
   unauthorized: number;
+  /** Slip APIs: verify calls that asked the provider for its own duplicate, amount or receiver checks. */
+  providerChecks: number;
+  /** Slip APIs: calls of the quota endpoint. */
+  quota: number;
 }
 
 /**
@@ -57,7 +87,7 @@ export interface BankCalls {
  */
 const MAX_LATE_REMEMBERED = 100_000;
 
-/** kbank: client id / secret; scb: API key / secret. */
+/** kbank: client id / secret; scb: API key / secret; slipok: branch id / API key; rdcw: client id / secret. */
 export interface BankCredentials {
   id: string;
   secret: string;
@@ -73,11 +103,14 @@ const DEFAULT_BEHAVIOR: BankBehavior = {
   answer: 'normal',
   tokenLifetimeSec: 3600,
   rewrite: null,
+  pendingMinutes: 1,
+  quota: null,
+  reply: null,
 };
 
 export class SimulatedBankState {
   behavior: BankBehavior;
-  readonly calls: BankCalls = { token: 0, verify: 0, unauthorized: 0 };
+  readonly calls: BankCalls = { token: 0, verify: 0, unauthorized: 0, providerChecks: 0, quota: 0 };
   /** token → expiry time (ms). */
   private readonly tokens = new Map<string, number>();
   /** Late transaction → when it was first asked about (ms); insertion order is age. */
@@ -132,6 +165,15 @@ export class SimulatedBankState {
       first = now;
     }
     return now >= first + lateSeconds * 1000;
+  }
+
+  /** Spends one verification of the package; false when none is left (the quota-used-up answer). */
+  spendQuota(): boolean {
+    const { quota } = this.behavior;
+    if (quota === null) return true;
+    if (quota <= 0) return false;
+    this.behavior.quota = quota - 1;
+    return true;
   }
 
   /** Whether this verify call fails at random (errorRate). */
