@@ -3,9 +3,9 @@
 // database in a temporary folder, a free loopback port, accounts made with
 // the CLI. A success costs one credit, each contract error, a slip picture,
 // a payment request paid by a sandbox slip, the checkout page's signed
-// return, a webhook delivered to a local
-// receiver and checked by the SDK, and the docs example
-// (examples/quickstart, the exact file docs/sdks.md shows).
+// return, a webhook delivered to a local receiver and checked by the SDK,
+// and the docs example (examples/quickstart, the exact file docs/sdks.md
+// shows).
 package slipgate
 
 import (
