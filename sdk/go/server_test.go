@@ -2,9 +2,10 @@
 // build` in the repository first) on the sandbox network, a fresh SQLite
 // database in a temporary folder, a free loopback port, accounts made with
 // the CLI. A success costs one credit, each contract error, a slip picture,
-// a payment request paid by a sandbox slip, a webhook delivered to a local
-// receiver and checked by the SDK, and the docs example
-// (examples/quickstart, the exact file docs/sdks.md shows).
+// a payment request paid by a sandbox slip, the checkout page's signed
+// return, a webhook delivered to a local receiver and checked by the SDK,
+// and the docs example (examples/quickstart, the exact file docs/sdks.md
+// shows).
 package slipgate
 
 import (
@@ -15,6 +16,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"mime/multipart"
 	"net"
 	"net/http"
 	"os"
@@ -38,6 +40,7 @@ type server struct {
 	unknownQR      string
 	slipPNG        []byte
 	webhookSecret  string
+	checkoutSecret string
 	deliveries     chan delivery
 	receiverServer *http.Server
 }
@@ -155,6 +158,7 @@ func start() (*server, error) {
 		[]string{"webhooks", "add", s.shop.AccountID, "--url", receiverURL, "--events", "verification.succeeded", "--json"},
 		[]string{"receivers", "add", s.shop.AccountID, "--promptpay", "0812345678", "--name", "SOMCHAI JAIDEE"},
 		[]string{"accounts", "delete", s.gone.AccountID, "--yes"},
+		[]string{"payments", "checkout-secret", s.shop.AccountID},
 	)
 	if err != nil {
 		return nil, err
@@ -164,6 +168,7 @@ func start() (*server, error) {
 		return nil, err
 	}
 	s.webhookSecret = hook.Secret
+	s.checkoutSecret = strings.TrimSpace(more[3])
 	return s, nil
 }
 
@@ -368,6 +373,44 @@ func TestPaymentRequestPaidBySandboxSlip(t *testing.T) {
 	_, err = client.GetPaymentRequest(ctx, "pr_"+strings.Repeat("0", 32))
 	if missing := asAnswer(t, err); missing.Kind != "invalid_request" || missing.HTTPStatus != 404 {
 		t.Fatalf("missing: %+v", missing)
+	}
+}
+
+func TestCheckoutReturnSignedByTheServer(t *testing.T) {
+	s := slipgate(t)
+	made, err := New(s.url, s.shop.APIKey, Options{}).CreatePaymentRequest(context.Background(), NewPaymentRequest{Amount: "80.00", Reference: fmt.Sprintf("order-go-%d", time.Now().UnixNano()), SuccessURL: "https://shop.example/thanks?order=7"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	picture := filepath.Join(s.dir, made.Data.ID+".png")
+	if _, err := s.cliAll([]string{"sandbox", "qr", "--pays", made.Data.ID, "--png", picture}); err != nil {
+		t.Fatal(err)
+	}
+	// The customer uploads the slip on the checkout page, which sends them back to the shop, signed.
+	var form bytes.Buffer
+	parts := multipart.NewWriter(&form)
+	file, _ := parts.CreateFormFile("slip", "slip.png")
+	png, _ := os.ReadFile(picture)
+	file.Write(png)
+	parts.Close()
+	noRedirects := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	res, err := noRedirects.Post(*made.Data.CheckoutURL, parts.FormDataContentType(), &form)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res.Body.Close()
+	back := res.Header.Get("location")
+	if res.StatusCode != 303 || !strings.HasPrefix(back, "https://shop.example/thanks?order=7&") {
+		t.Fatalf("upload: %d %q", res.StatusCode, back)
+	}
+	if check := VerifyCheckoutReturn(back, s.checkoutSecret); !check.OK || check.PaymentRequest != made.Data.ID || check.Status != "paid" {
+		t.Fatalf("return refused: %+v", check)
+	}
+	if check := VerifyCheckoutReturn(back, "cks_"+strings.Repeat("x", 43)); check.Reason != "bad_signature" {
+		t.Fatalf("another secret: %+v", check)
+	}
+	if check := VerifyCheckoutReturn(strings.Replace(back, made.Data.ID, "pr_"+strings.Repeat("0", 32), 1), s.checkoutSecret); check.Reason != "bad_signature" {
+		t.Fatalf("another request: %+v", check)
 	}
 }
 

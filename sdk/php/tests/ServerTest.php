@@ -1,9 +1,9 @@
 <?php
 // The SDK against a real slipgate (tests/SlipgateServer.php): a success costs
 // one credit, each contract error, a slip picture, a payment request paid by
-// a sandbox slip, a webhook delivered to a local receiver and checked by the
-// SDK, and the docs example (examples/quickstart.php, the exact file
-// docs/sdks.md shows).
+// a sandbox slip, the checkout page's signed return, a webhook delivered to a
+// local receiver and checked by the SDK, and the docs example
+// (examples/quickstart.php, the exact file docs/sdks.md shows).
 declare(strict_types=1);
 
 namespace Slipgate\Tests;
@@ -24,6 +24,7 @@ final class ServerTest extends TestCase
     private static string $slipQr;
     private static string $unknownQr;
     private static string $webhookSecret;
+    private static string $checkoutSecret;
 
     public static function setUpBeforeClass(): void
     {
@@ -53,8 +54,10 @@ final class ServerTest extends TestCase
             ['webhooks', 'add', self::$shop['accountId'], '--url', $s->receiverUrl, '--events', 'verification.succeeded', '--json'],
             ['receivers', 'add', self::$shop['accountId'], '--promptpay', '0812345678', '--name', 'SOMCHAI JAIDEE'],
             ['accounts', 'delete', self::$gone['accountId'], '--yes'],
+            ['payments', 'checkout-secret', self::$shop['accountId']],
         );
         self::$webhookSecret = json_decode($more[0], true, 8, JSON_THROW_ON_ERROR)['secret'];
+        self::$checkoutSecret = trim($more[3]);
     }
 
     public static function tearDownAfterClass(): void
@@ -131,6 +134,26 @@ final class ServerTest extends TestCase
         self::assertSame('cancelled', $client->cancelPaymentRequest($other->data['id'])->data['status']);
         $missing = $client->getPaymentRequest('pr_' . str_repeat('0', 32));
         self::assertSame(['invalid_request', 404], [$missing->kind, $missing->httpStatus]);
+    }
+
+    public function testTheCheckoutReturnSignedByTheServer(): void
+    {
+        $made = self::client()->createPaymentRequest('80.00', 'order-php-' . bin2hex(random_bytes(4)), successUrl: 'https://shop.example/thanks?order=7');
+        $picture = self::$slipgate->dir . '/' . $made->data['id'] . '.png';
+        self::$slipgate->cli(['sandbox', 'qr', '--pays', $made->data['id'], '--png', $picture]);
+        // The customer uploads the slip on the checkout page, which sends them back to the shop, signed.
+        $curl = curl_init($made->checkoutUrl);
+        curl_setopt_array($curl, [CURLOPT_POST => true, CURLOPT_POSTFIELDS => ['slip' => new \CURLFile($picture, 'image/png', 'slip.png')], CURLOPT_RETURNTRANSFER => true, CURLOPT_FOLLOWLOCATION => false, CURLOPT_TIMEOUT => 60]);
+        curl_exec($curl);
+        $status = curl_getinfo($curl, CURLINFO_RESPONSE_CODE);
+        $back = (string) curl_getinfo($curl, CURLINFO_REDIRECT_URL);
+        curl_close($curl);
+        self::assertSame(303, $status);
+        self::assertStringStartsWith('https://shop.example/thanks?order=7&', $back);
+        $check = Webhooks::verifyCheckoutReturn($back, self::$checkoutSecret);
+        self::assertSame([true, $made->data['id'], 'paid'], [$check->ok, $check->paymentRequest, $check->status]);
+        self::assertSame('bad_signature', Webhooks::verifyCheckoutReturn($back, 'cks_' . str_repeat('x', 43))->reason);
+        self::assertSame('bad_signature', Webhooks::verifyCheckoutReturn(str_replace($made->data['id'], 'pr_' . str_repeat('0', 32), $back), self::$checkoutSecret)->reason);
     }
 
     public function testAWebhookDeliveredAndChecked(): void

@@ -1,6 +1,6 @@
 # The SDK against a real slipgate (tests/slipgate_server.py): a success
 # costs one credit, each contract error, a slip picture, a payment request
-# paid by a sandbox slip, and a webhook delivered to a local receiver and
+# paid by a sandbox slip, the checkout page's signed return, and a webhook delivered to a local receiver and
 # checked by the SDK. Then the docs example (examples/quickstart.py, the
 # exact file docs/sdks.md shows) runs against the same server.
 import json
@@ -11,6 +11,8 @@ import sys
 import threading
 import time
 import unittest
+import urllib.error
+import urllib.request
 import uuid
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
@@ -25,12 +27,18 @@ from slipgate import (
     PaymentRequest,
     Verified,
     parse_webhook_event,
+    verify_checkout_return,
     verify_webhook_signature,
 )
 
 from .slipgate_server import Slipgate
 
 HERE = Path(__file__).resolve().parent
+
+
+class NoRedirects(urllib.request.HTTPRedirectHandler):
+    def redirect_request(self, *args, **kwargs):
+        return None
 
 
 class Receiver:
@@ -89,11 +97,13 @@ class AgainstSlipgate(unittest.TestCase):
         cls.slip_qr, cls.unknown_qr = made[3].strip(), made[4].strip()
         cls.slip_png = Path(cls.slipgate.dir, "slip.png").read_bytes()
         account = cls.shop["accountId"]
-        hook, _, _ = cls.slipgate.cli_all(
+        hook, _, _, checkout_secret = cls.slipgate.cli_all(
             ["webhooks", "add", account, "--url", cls.receiver.url, "--events", "verification.succeeded", "--json"],
             ["receivers", "add", account, "--promptpay", "0812345678", "--name", "SOMCHAI JAIDEE"],
             ["accounts", "delete", cls.gone["accountId"], "--yes"],
+            ["payments", "checkout-secret", account],
         )
+        cls.checkout_secret = checkout_secret.strip()
         cls.webhook_secret = json.loads(hook)["secret"]
         cls.client = Client(cls.slipgate.url, cls.shop["apiKey"])
 
@@ -160,6 +170,24 @@ class AgainstSlipgate(unittest.TestCase):
         self.assertEqual(self.client.cancel_payment_request(other.data["id"]).data["status"], "cancelled")
         missing = self.client.get_payment_request("pr_" + "0" * 32)
         self.assertEqual((missing.kind, missing.http_status), ("invalid_request", 404))
+
+    def test_the_checkout_return_signed_by_the_server(self):
+        made = self.client.create_payment_request(amount="80.00", reference=f"order-{uuid.uuid4().hex[:8]}", success_url="https://shop.example/thanks?order=7")
+        picture = Path(self.slipgate.dir, f"{made.data['id']}.png")
+        self.slipgate.cli("sandbox", "qr", "--pays", made.data["id"], "--png", str(picture))
+        # The customer uploads the slip on the checkout page, which sends them back to the shop, signed.
+        boundary = uuid.uuid4().hex
+        form = (f'--{boundary}\r\nContent-Disposition: form-data; name="slip"; filename="slip.png"\r\nContent-Type: image/png\r\n\r\n').encode() + picture.read_bytes() + f"\r\n--{boundary}--\r\n".encode()
+        upload = urllib.request.Request(made.checkout_url, data=form, method="POST", headers={"content-type": f"multipart/form-data; boundary={boundary}"})
+        with self.assertRaises(urllib.error.HTTPError) as redirected:
+            urllib.request.build_opener(NoRedirects).open(upload, timeout=30)
+        self.assertEqual(redirected.exception.code, 303)
+        back = redirected.exception.headers["location"]
+        self.assertTrue(back.startswith("https://shop.example/thanks?order=7&"), back)
+        check = verify_checkout_return(back, self.checkout_secret)
+        self.assertEqual((check.ok, check.payment_request, check.status), (True, made.data["id"], "paid"))
+        self.assertEqual(verify_checkout_return(back, "cks_" + "x" * 43).reason, "bad_signature")
+        self.assertEqual(verify_checkout_return(back.replace(made.data["id"], "pr_" + "0" * 32), self.checkout_secret).reason, "bad_signature")
 
     def test_a_webhook_delivered_and_checked(self):
         verified = self.client.verify(self.slip_qr)
