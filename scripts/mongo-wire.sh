@@ -15,7 +15,9 @@
 # Caveats measured with FerretDB v1.24 (both backends): findAndModify/update
 # read the document and write it back by _id, so a guarded decrement such as
 # findOneAndUpdate({_id, credits: {$gt: 0}}, {$inc: {credits: -1}}) is NOT
-# atomic under concurrency (lost updates, over-granting); no transactions;
+# atomic under concurrency (lost updates, over-granting: slipgate serve
+# refuses it unless MONGODB_ALLOW_NON_ATOMIC=yes, which test/global-setup.ts
+# sets for the test run); no transactions;
 # no TTL / partialFilterExpression indexes; no $dateToString. Use it for
 # wire/driver-level tests, not to prove concurrency guarantees.
 #

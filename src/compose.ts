@@ -34,6 +34,7 @@ import type { RecheckSettings } from './domain/rechecks/start.js';
 import { Metrics } from './metrics/metrics.js';
 import { timedStore } from './metrics/timing.js';
 import { openStore } from './store/open.js';
+import { refuseNonAtomic } from './store/non-atomic.js';
 import { buildUpstream } from './upstream/build.js';
 import { describeUpstreamConfig, loadUpstreamConfigs, type UpstreamConfig } from './upstream/config.js';
 import { UpstreamPool } from './upstream/pool.js';
@@ -183,9 +184,12 @@ export async function serverServices(config: Config, { logger, upstream: overrid
   let store: Store;
   let lease: InstanceLease;
   try {
-    store = timedStore(await openStore(config.DATABASE_URL), metrics);
-    const opened = store;
+    const opened = await openStore(config.DATABASE_URL);
     undo.unshift(() => opened.close());
+    // Before anything is charged: a server that would let credits be overdrawn serves only a test.
+    const nonAtomic = await refuseNonAtomic(opened, config.MONGODB_ALLOW_NON_ATOMIC);
+    if (nonAtomic) logger.warn({ server: nonAtomic, MONGODB_ALLOW_NON_ATOMIC: true }, 'the database does not make a guarded update atomic: credits can be overdrawn (allowed for a test)');
+    store = timedStore(opened, metrics);
     // Before any request is let in: every hold this process takes is covered by its lease.
     lease = await startInstanceLease(store, {
       heartbeatMs: config.LEASE_HEARTBEAT_MS,

@@ -32,6 +32,14 @@ export const configSchema = z.object({
     .enum(['yes', 'no', 'true', 'false', '1', '0'], { error: 'must be yes or no' })
     .transform((v) => v === 'yes' || v === 'true' || v === '1')
     .default(false),
+  /**
+   * yes: serve on a MongoDB-wire server that does not make a guarded update
+   * atomic (FerretDB), for a test; credits can then be overdrawn (store/non-atomic.ts).
+   */
+  MONGODB_ALLOW_NON_ATOMIC: z
+    .enum(['yes', 'no', 'true', 'false', '1', '0'], { error: 'must be yes or no' })
+    .transform((v) => v === 'yes' || v === 'true' || v === '1')
+    .default(false),
   UPSTREAM_TIMEOUT_MS: ms(10_000),
   /** Holds older than this are from a dead process; defaults to timeout + 60 s. */
   HOLD_STALE_MS: z.coerce.number().int().min(1).optional(),

@@ -1,7 +1,10 @@
 // Vitest globalSetup: one MongoDB-wire server for the whole run. MONGODB_URI
 // (a real MongoDB) wins; otherwise scripts/mongo-wire.sh starts FerretDB on a
 // free loopback port (building it first if the cached binary is missing) and
-// stops it, data and all, when the run ends.
+// stops it, data and all, when the run ends. FerretDB does not make a guarded
+// update atomic, so `serve` refuses it for money: the run says
+// MONGODB_ALLOW_NON_ATOMIC=yes (the test files' processes, and the servers and
+// commands they start, inherit it; test/helpers/app.ts passes it on).
 import { execFile } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
@@ -19,6 +22,7 @@ export default async function setup(project: TestProject): Promise<() => Promise
   const { stdout } = await run('bash', [SCRIPT, 'start'], { timeout: 15 * 60_000, maxBuffer: 16 * 1024 * 1024 });
   const uri = stdout.trim().split('\n').pop()!;
   project.provide('mongoUri', uri);
+  process.env.MONGODB_ALLOW_NON_ATOMIC = 'yes';
   return async () => {
     await run('bash', [SCRIPT, 'stop', uri], { timeout: 60_000 });
   };

@@ -34,6 +34,11 @@ export const SCHEMA_SETTINGS: Record<SchemaSetting, SettingDoc> = {
     meaning: 'the store, see [storage.md](storage.md); `?pool_max=N` sets a PostgreSQL pool size (strip it before giving the URL to `pg_dump`/`psql`, see [operations.md](operations.md#postgresql-pg_dump-or-point-in-time-recovery))',
     accepts: '`sqlite:<path>`, `postgres://…`, `postgresql://…`, `mongodb://…`, `mongodb+srv://…`',
   },
+  MONGODB_ALLOW_NON_ATOMIC: {
+    topic: 'Storage',
+    meaning: '`serve` may run on a MongoDB-wire server that does not make a guarded update atomic (FerretDB, which names itself in `buildInfo`): for a test only, since concurrent verifications can then spend credits an account does not have; otherwise `serve` refuses it with a one-line reason and `doctor` reports it ([storage](storage.md#a-mongodb-wire-server-that-is-not-mongodb))',
+    accepts: '`yes` or `no`',
+  },
   DATABASE_CREATE: {
     topic: 'Storage',
     meaning: '`serve` may create a new SQLite database at `DATABASE_URL` (as `--create` does); otherwise a missing file or folder is refused, naming it, except the quickstart\'s default `./data/slipgate.db`',
@@ -56,7 +61,7 @@ export const SCHEMA_SETTINGS: Record<SchemaSetting, SettingDoc> = {
   MAX_IMAGE_BYTES: { topic: 'Pictures', meaning: 'largest accepted picture: an `image` body (base64 JSON), or the picture sent as bytes (raw body or form); 413 beyond' },
   IMAGE_WORKERS: { topic: 'Pictures', meaning: 'threads reading slip pictures', default: 'one per CPU core' },
   IMAGE_QUEUE_MAX: { topic: 'Pictures', meaning: 'pictures waiting for a thread; beyond it 429 with `Retry-After`' },
-  IMAGE_BYTES_IN_FLIGHT: { topic: 'Pictures', meaning: 'bytes of picture bodies (the verify route\'s and the checkout page\'s uploads) one process holds at once; a picture beyond it waits unread, and after 10 s gets 429 with `Retry-After` ([memory](performance.md#memory))' },
+  IMAGE_BYTES_IN_FLIGHT: { topic: 'Pictures', meaning: 'bytes of picture bodies (the verify route\'s and the checkout page\'s uploads) one process holds at once, one client address at most a quarter of it; a picture beyond it waits unread, and after 10 s gets 429 with `Retry-After` ([memory](performance.md#memory))' },
   IMAGE_MAX_PER_ACCOUNT: { topic: 'Pictures', meaning: 'pictures one account may have waiting for or on a thread (per process); beyond it 429 with `Retry-After`, before they queue' },
   IMAGE_DECODE_TIMEOUT_MS: { topic: 'Pictures', meaning: 'time one picture may take on its thread; the thread is then replaced and the answer is a free HTTP 200 error' },
   IMAGE_MAX_PIXELS: { topic: 'Pictures', meaning: 'width × height limit, checked from the file header before decompressing' },

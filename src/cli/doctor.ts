@@ -10,6 +10,7 @@ import { reconcileAll } from '../domain/accounts/reconcile.js';
 import { positiveInt, printJson, withExistingStore } from './context.js';
 import { DEFAULT_BACKUP_FOLDER, goLiveChecks, type GoLiveCheck } from './go-live.js';
 import { count } from './output.js';
+import { nonAtomicReason, nonAtomicServer } from '../store/non-atomic.js';
 
 interface DoctorFlags {
   json?: boolean;
@@ -45,13 +46,17 @@ export function registerDoctorCommand(program: Command): void {
         const results = await reconcileAll(store, { staleBefore });
         const bad = results.filter((r) => r.problems.length > 0);
         const holds = await store.listHolds();
-        if (opts.json) printJson({ accounts: results.length, discrepancies: bad, openHolds: holds.length });
+        // Books that agree today prove nothing on a server that can overdraw tomorrow (store/non-atomic.ts).
+        const server = await nonAtomicServer(store);
+        const unsafe = server ? nonAtomicReason(server) : null;
+        if (opts.json) printJson({ accounts: results.length, discrepancies: bad, openHolds: holds.length, ...(unsafe ? { nonAtomicDatabase: unsafe, allowed: config.MONGODB_ALLOW_NON_ATOMIC } : {}) });
         else {
           console.log(`Checked ${count(results.length, 'account')}; ${count(holds.length, 'credit hold')} open (in flight or awaiting recovery).`);
           for (const r of bad) console.log(`DISCREPANCY ${r.accountId}: ${r.problems.join('; ')}`);
           if (bad.length === 0) console.log('All accounts reconcile.');
+          if (unsafe) console.log(`${config.MONGODB_ALLOW_NON_ATOMIC ? 'ALLOWED FOR A TEST' : 'NOT SAFE FOR MONEY'}: ${unsafe}`);
         }
-        if (bad.length > 0) process.exitCode = 1;
+        if (bad.length > 0 || (unsafe && !config.MONGODB_ALLOW_NON_ATOMIC)) process.exitCode = 1;
       }),
     );
 }

@@ -2,6 +2,7 @@
 // each with the setting or command that fixes it (docs/deploy.md#go-live-check).
 // Run where slipgate serves, with its settings (`sudo slipgate doctor
 // --go-live`): it reads the same configuration, database and files.
+import { nonAtomicReason, nonAtomicServer } from '../store/non-atomic.js';
 import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync, readdirSync, statfsSync, statSync } from 'node:fs';
@@ -52,6 +53,7 @@ export async function goLiveChecks(config: Config, store: Store, opts: GoLiveOpt
     config.SECRETS_KEY
       ? ok('SECRETS_KEY', 'set: webhook and LINE secrets are sealed')
       : blocks('SECRETS_KEY', 'not set: webhook secrets are stored unsealed, LINE cannot be connected', `sudo sh -c 'umask 077 && openssl rand -hex 32 > ${KEY_FILE}' (deploy/systemd/install.sh makes it), then restart slipgate`),
+    await atomicCheck(store),
     await unsealedCheck(store),
     reached.check,
     proxyHopsCheck(config, reached.forwardedFor),
@@ -75,6 +77,14 @@ function bankCheck(config: Config): GoLiveCheck {
   if (sandbox.length > 0) return blocks(name, `the sandbox is an enabled domain: ${sandbox.map((c) => c.name).join(', ')}`, 'remove the sandbox domains from UPSTREAMS_FILE, then systemctl reload slipgate');
   if (enabled.length === 0) return blocks(name, 'every domain is disabled', 'enable a bank domain in UPSTREAMS_FILE ("enabled": true)');
   return ok(name, `sandbox off; ${enabled.map((c) => `${c.name} (${c.provider})`).join(', ')}`);
+}
+
+/** A server that can overdraw credits blocks going live, allowed for a test or not (store/non-atomic.ts). */
+async function atomicCheck(store: Store): Promise<GoLiveCheck> {
+  const name = 'database';
+  const server = await nonAtomicServer(store);
+  if (server) return blocks(name, nonAtomicReason(server), 'point DATABASE_URL at MongoDB, PostgreSQL or SQLite (docs/storage.md)');
+  return ok(name, `${store.engine}: a guarded update is atomic`);
 }
 
 async function unsealedCheck(store: Store): Promise<GoLiveCheck> {

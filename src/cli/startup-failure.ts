@@ -5,11 +5,12 @@ import { ConfigError } from '../config.js';
 import { ListenError } from '../http/listen-error.js';
 import { DatabaseOpenError } from '../store/open.js';
 import { NewerSchemaError } from '../store/schema-version.js';
+import { NonAtomicDatabaseError } from '../store/non-atomic.js';
 
 export function startupFailureLine(err: unknown): string {
   if (err instanceof ListenError) return listenFailure(err);
   // Their messages already name the database and DATABASE_URL, or the setting (UPSTREAMS_FILE and the field).
-  if (err instanceof DatabaseOpenError || err instanceof NewerSchemaError) return err.message;
+  if (err instanceof DatabaseOpenError || err instanceof NewerSchemaError || err instanceof NonAtomicDatabaseError) return err.message;
   if (err instanceof ConfigError) return `bad configuration: ${oneLine(err.message)}`;
   return `could not start: ${oneLine(err instanceof Error ? err.message : String(err))}`;
 }

@@ -42,6 +42,8 @@ export async function startApp(opts: TestAppOptions = {}): Promise<TestApp> {
     PORT: '0',
     ADMIN_PORT: '0',
     DATABASE_URL: databaseUrl,
+    // Set by test/global-setup.ts when the run's MongoDB-wire server is FerretDB.
+    ...(process.env.MONGODB_ALLOW_NON_ATOMIC ? { MONGODB_ALLOW_NON_ATOMIC: process.env.MONGODB_ALLOW_NON_ATOMIC } : {}),
     ...opts.env,
   });
   const upstream = opts.upstream === null ? undefined : (opts.upstream ?? new SandboxUpstream());

@@ -1,6 +1,7 @@
 // The process's budget of picture bytes (src/http/picture-budget.ts): first
 // come, first served; a picture larger than the budget still passes alone;
-// one that waits too long is told so and frees its place.
+// one that waits too long is told so and frees its place; one whose client
+// hung up leaves at once; one address holds at most its share.
 import { describe, expect, it } from 'vitest';
 import { PictureBudget } from '../../src/http/picture-budget.js';
 
@@ -55,5 +56,37 @@ describe('PictureBudget', () => {
     expect(budget.waiting).toBe(1);
     b!();
     (await c)!();
+  });
+
+  it('drops a waiter whose client hung up: it never holds room, and the ones behind it move up', async () => {
+    const budget = new PictureBudget(100);
+    const held = await budget.take(100, 'a');
+    const gone = new AbortController();
+    const left = budget.take(100, 'b', gone.signal);
+    const next = budget.take(100, 'c');
+    await Promise.resolve();
+    expect(budget.waiting).toBe(2);
+    gone.abort();
+    expect(await left).toBeNull();
+    expect(budget.waiting).toBe(1);
+    held!();
+    (await next)!();
+    expect(budget.held).toBe(0);
+  });
+
+  it('holds one address to a quarter of the budget (one larger picture alone), without holding up the others', async () => {
+    const budget = new PictureBudget(100);
+    const a1 = await budget.take(20, 'a');
+    // 20 + 20 is past a's quarter: it waits, though the budget has room.
+    const a2 = budget.take(20, 'a');
+    await Promise.resolve();
+    expect(budget.waiting).toBe(1);
+    // Behind it, another address is let in at once.
+    const b = await budget.take(60, 'b');
+    expect(budget.held).toBe(80);
+    a1!();
+    (await a2)!();
+    b!();
+    expect(budget.held).toBe(0);
   });
 });

@@ -23,6 +23,21 @@ export interface RecheckSettings {
   maxDelayMs?: number;
 }
 
+/**
+ * Open re-checks one LINE customer (a user of one channel) may have: a
+ * customer has a slip or two the bank is slow to publish, not the account's
+ * whole bound (RECHECK_MAX_PER_ACCOUNT, 100), which a stranger sending
+ * slip-shaped text could otherwise fill (docs/line.md#what-a-stranger-can-cost).
+ */
+export const RECHECK_MAX_PER_LINE_USER = 3;
+
+/**
+ * Open re-checks one payment request may have: its checkout page's visitor,
+ * or the API caller paying it. One slip pays it; a second is a customer's
+ * retry, a third is plenty.
+ */
+export const RECHECK_MAX_PER_PAYMENT_REQUEST = 3;
+
 /** What a bank may yet answer differently: it did not know the slip yet, or it did not answer. A mismatch is a refusal. */
 const RECHECKABLE: ReadonlySet<UpstreamFailureKind> = new Set(['slip_not_found', 'upstream_timeout', 'upstream_error', 'upstream_unavailable']);
 
@@ -82,6 +97,25 @@ export async function recheckInstead(
     lineChannelId: late.line?.channelId ?? null,
     lineUserId: late.line?.userId ?? null,
   };
-  if (!(await store.createRecheck(recheck, settings.maxPerAccount))) return { kind: 'recheck_limit', message: RECHECK_LIMIT.message, creditsRemaining };
+  const full = (await sourceFull(store, recheck, settings.maxPerAccount)) || !(await store.createRecheck(recheck, settings.maxPerAccount));
+  if (full) return { kind: 'recheck_limit', message: RECHECK_LIMIT.message, creditsRemaining };
   return { kind: 'pending', verificationId: who.id, ...(request ? { paymentRequest: { id: request.id, status: 'verifying' } } : {}), creditsRemaining };
+}
+
+/**
+ * Whether the LINE customer or the payment request the slip came from has
+ * its own bound of open re-checks already. Read before the insert: a burst
+ * of one source may pass it by a few, as the account's bound on PostgreSQL
+ * and MongoDB (store-rechecks.ts), and never the account's.
+ */
+async function sourceFull(store: Store, recheck: Recheck, maxPerAccount: number): Promise<boolean> {
+  const { accountId, paymentRequestId, lineChannelId, lineUserId } = recheck;
+  if (paymentRequestId !== null) {
+    const open = await store.openRechecks({ accountId, paymentRequestId, limit: RECHECK_MAX_PER_PAYMENT_REQUEST });
+    if (open.length >= RECHECK_MAX_PER_PAYMENT_REQUEST) return true;
+  }
+  if (lineUserId === null) return false;
+  // The account's open ones are at most its bound: read once, counted here.
+  const open = await store.openRechecks({ accountId, limit: maxPerAccount });
+  return open.filter((r) => r.lineChannelId === lineChannelId && r.lineUserId === lineUserId).length >= Math.min(RECHECK_MAX_PER_LINE_USER, maxPerAccount);
 }

@@ -19,6 +19,7 @@ import * as payments from './payments.js';
 import * as line from './line.js';
 import * as rechecks from './rechecks.js';
 import * as receivers from './receivers.js';
+import type { NonAtomicProbe } from '../non-atomic.js';
 import { connectOptions, mapped, type MongoStoreOptions } from './connection.js';
 import * as doc from './docs.js';
 import { NEWEST_FIRST, type Filter } from './filters.js';
@@ -41,7 +42,7 @@ function ignoreIndexNotFound(err: unknown): void {
   if ((err as { code?: unknown }).code !== INDEX_NOT_FOUND) throw err;
 }
 
-export class MongoStore implements Store {
+export class MongoStore implements Store, NonAtomicProbe {
   readonly engine = 'mongo' as const;
   readonly leasesOutbox = false;
   private readonly conn: Connection;
@@ -63,6 +64,21 @@ export class MongoStore implements Store {
     this.holds = new HoldBook(this.m);
     this.leases = new Leases(this.m, this.holds);
     this.ledger = new Ledger(this.m, (id) => this.getAccount(id));
+  }
+
+  /**
+   * FerretDB names itself in buildInfo (ferretdbVersion): it applies a
+   * guarded findOneAndUpdate by reading and writing back (non-atomic.ts).
+   */
+  async nonAtomicServer(): Promise<string | null> {
+    const info = await mapped(async () => {
+      await this.connected;
+      return this.conn.db!.admin().command({ buildInfo: 1 });
+    });
+    const version: unknown = info.ferretdbVersion;
+    if (version === undefined) return null;
+    // The server's own words, shown to the operator: a version's characters only.
+    return `FerretDB ${typeof version === 'string' ? version.replace(/[^\w.+-]/g, '').slice(0, 32) : '(version unknown)'}`;
   }
 
   // The operations kept in section files, each once, bound to the models
