@@ -10,7 +10,7 @@ import type { ChannelVerifyInput, Late, VerifyInput, VerifyOutcome, VerifyTrace 
 import type { VerificationDeps } from './deps.js';
 import { ReceiverDirectory } from '../receivers/directory.js';
 import { receiverRefusal, receiverVerdict } from '../receivers/policy.js';
-import { askNetwork } from './ask-network.js';
+import { askNetwork, slipQuery } from './ask-network.js';
 import type { CheckRequest } from '../checks/run.js';
 import { KeyGate } from '../keys/gate.js';
 import { KeyTouches } from '../keys/touches.js';
@@ -133,7 +133,7 @@ export class VerificationService {
     const release = this.upstreamSlots.take(who.accountId);
     if (!release) return { kind: 'busy', message: 'too many verifications in flight for this account' };
     try {
-      const answered = await askNetwork(this.deps, { ...slip, qrcode, requestId: who.requestId });
+      const answered = await askNetwork(this.deps, slipQuery(slip, qrcode, who.requestId));
       return answered.ok ? await this.track(this.holdAndVerify(who, qrcode, slip, performance.now(), checks, undefined, paying, { answered }), who.requestId) : answered;
     } finally {
       release();
@@ -219,7 +219,7 @@ export class VerificationService {
     if (held.status === 'no_account') return this.accountError('user_not_found', who, { qrcode, slip });
 
     const asked = performance.now();
-    const result = late && 'answered' in late ? late.answered : await askNetwork(this.deps, { ...slip, qrcode, requestId: who.requestId });
+    const result = late && 'answered' in late ? late.answered : await askNetwork(this.deps, slipQuery(slip, qrcode, who.requestId));
     const latencyMs = Math.round(performance.now() - started);
     if (trace) Object.assign(trace, { upstream: result.upstream, upstreamMs: Math.round(performance.now() - asked) });
 
