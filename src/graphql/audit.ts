@@ -7,6 +7,7 @@ import { builder, type Types } from './builder.js';
 import type { GraphqlContext } from './context.js';
 import { ErrorKindEnum, VerifySourceEnum } from './enums.js';
 import { userInputError } from './errors.js';
+import { slipReference } from '../domain/verify/slip-qr.js';
 import { connection, pageArgs, pagedCost, pageSize, withCursor } from './pagination.js';
 import { AccountRef, RequestErrorRef, VerifyTransactionRef } from './refs.js';
 
@@ -89,7 +90,7 @@ function commonFilterFields(t: InputFieldBuilder<Types, 'InputObject'>) {
     to: t.field({ type: 'DateTime', required: false, description: 'Exclusive.' }),
     upstream: t.string({ required: false, description: 'Bank network domain name.' }),
     requestId: t.string({ required: false, description: 'The x-request-id of the verify call.' }),
-    transactionId: t.string({ required: false, description: "The slip's transaction reference." }),
+    transactionId: t.string({ required: false, description: "The slip's transaction reference, in either case." }),
     sendingBank: t.string({ required: false, description: 'Bank code, e.g. 014.' }),
   };
 }
@@ -124,7 +125,8 @@ function auditQuery(filter: FilterInput | null | undefined, first: number | null
     to: f.to ?? undefined,
     upstream: f.upstream ?? undefined,
     requestId: f.requestId ?? undefined,
-    transactionId: f.transactionId ?? undefined,
+    // Records name a slip by its upper-case identity (slip-qr.ts): any spelling an operator types finds it.
+    transactionId: f.transactionId == null ? undefined : slipReference(f.transactionId),
     sendingBank: f.sendingBank ?? undefined,
     receivingBank: f.receivingBank ?? undefined,
     kind: f.kind ?? undefined,

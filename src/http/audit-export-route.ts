@@ -9,6 +9,7 @@ import { pipeline } from 'node:stream/promises';
 import { checkExportFilter, exportLines, exportRows, parseTimeBound, type ExportFilter } from '../domain/admin/audit-export.js';
 import { roleAllows, type AdminTokenService } from '../domain/admin/tokens.js';
 import { InputError } from '../domain/errors.js';
+import { slipReference } from '../domain/verify/slip-qr.js';
 import type { Store } from '../domain/ports/store.js';
 import { ERROR_KINDS, type AdminRole, type ErrorKind } from '../domain/types.js';
 import { requireAdminToken, signedInAdmin } from '../admin-auth.js';
@@ -76,5 +77,7 @@ function readQuery(query: Request['query']): { filter: ExportFilter; type: 'veri
     kind: kind as ErrorKind | undefined,
   };
   for (const name of TEXT_PARAMS) filter[name] = text(name);
+  // Records name a slip by its upper-case identity (slip-qr.ts): any spelling typed finds it.
+  if (filter.transactionId !== undefined) filter.transactionId = slipReference(filter.transactionId);
   return { filter, type: typeText === 'failures' ? 'failed' : 'verified' };
 }

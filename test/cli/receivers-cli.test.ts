@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, describe, expect, it } from 'vitest';
 import { namePrintedAs } from '../../src/domain/checks/receiver-rules.js';
-import { parseSlipQr } from '../../src/domain/verify/slip-qr.js';
+import { parseSlipQr, writtenReference } from '../../src/domain/verify/slip-qr.js';
 import type { RawParty } from '../../src/domain/types.js';
 import { sandboxTransaction } from '../../src/upstream/sandbox/transaction.js';
 import { sqliteRow, sqliteRows } from '../helpers/sqlite-rows.js';
@@ -39,7 +39,7 @@ describe('slipgate receivers', () => {
   const paidTo = (qr: string) => {
     const parsed = parseSlipQr(qr);
     if (!parsed.ok) throw new Error(parsed.reason);
-    const tx = sandboxTransaction(parsed.slip.sendingBank, parsed.slip.transRef);
+    const tx = sandboxTransaction(parsed.slip.sendingBank, writtenReference(qr, parsed.slip));
     return { ...tx, receiver: tx.receiver as RawParty };
   };
 

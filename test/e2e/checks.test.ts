@@ -7,7 +7,7 @@ import { mapSlip } from '../../src/domain/verify/mapping.js';
 import { sandboxQr } from '../../src/upstream/sandbox/sandbox-qr.js';
 import { SandboxUpstream } from '../../src/upstream/sandbox/sandbox-upstream.js';
 import { sandboxTransaction } from '../../src/upstream/sandbox/transaction.js';
-import { parseSlipQr } from '../../src/domain/verify/slip-qr.js';
+import { parseSlipQr, slipReference, writtenReference } from '../../src/domain/verify/slip-qr.js';
 import { counting, startApp, type TestApp } from '../helpers/app.js';
 import { concurrencyCase, testEngines } from '../helpers/engines.js';
 
@@ -15,7 +15,8 @@ import { concurrencyCase, testEngines } from '../helpers/engines.js';
 function transactionOf(qrcode: string): RawSlipData {
   const parsed = parseSlipQr(qrcode);
   if (!parsed.ok) throw new Error(parsed.reason);
-  return sandboxTransaction(parsed.slip.sendingBank, parsed.slip.transRef);
+  // The sandbox is asked with the QR's own spelling of the reference.
+  return sandboxTransaction(parsed.slip.sendingBank, writtenReference(qrcode, parsed.slip));
 }
 
 /** A sandbox QR whose transaction satisfies `want`. */
@@ -27,8 +28,8 @@ function qrWhere(want: (t: RawSlipData) => boolean, amount = 100): string {
 }
 
 const byAccount = (t: RawSlipData) => typeof t.receiver === 'object' && typeof t.receiver.account === 'object';
-/** The sandbox answers with the QR's own values, so they name the slip. */
-const mapped = (t: RawSlipData) => mapSlip(t, { transRef: t.transRef, sendingBank: t.sendingBank });
+/** The sandbox answers with the QR's own values, so they name the slip (its reference in upper case, the slip's identity). */
+const mapped = (t: RawSlipData) => mapSlip(t, { transRef: slipReference(t.transRef), sendingBank: t.sendingBank });
 const ageMs = (t: RawSlipData) => Date.now() - mapped(t).timestamp * 1000;
 
 describe.each(testEngines())('verify with checks on %s', (engine) => {

@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sandboxQr, slipQr } from '../../src/upstream/sandbox/sandbox-qr.js';
 import { SandboxUpstream } from '../../src/upstream/sandbox/sandbox-upstream.js';
 import { sandboxTransaction } from '../../src/upstream/sandbox/transaction.js';
+import { parseSlipQr, writtenReference } from '../../src/domain/verify/slip-qr.js';
 import { counting, startApp, type TestApp } from '../helpers/app.js';
 import { concurrencyCase, testEngines } from '../helpers/engines.js';
 import { openRawBooks } from '../helpers/raw-books.js';
@@ -63,8 +64,11 @@ describe.each(testEngines())('POST /api/v1/verify on %s', (engine) => {
     expect(res.body.data.dateTime).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\+07:00$/);
     expect(res.body.data.timestamp).toBe(Date.parse(res.body.data.dateTime) / 1000);
     // rawData is what the network sent, key for key and type for type.
+    // transactionId is the slip's identity (upper case); the bank was asked with the QR's own spelling.
     const transRef = res.body.data.transactionId as string;
-    expect(res.body.data.rawData).toStrictEqual(JSON.parse(JSON.stringify(sandboxTransaction('014', transRef))));
+    const parsed = parseSlipQr(qrcode);
+    expect(parsed).toMatchObject({ ok: true, slip: { transRef } });
+    expect(res.body.data.rawData).toStrictEqual(JSON.parse(JSON.stringify(sandboxTransaction('014', parsed.ok ? writtenReference(qrcode, parsed.slip) : ''))));
 
     expect(await balance(accountId)).toEqual({ credits: 2, held: 0, usage: 1 });
     const records = (await app.store.listVerifyTransactions({ accountId, limit: 10 })).items;

@@ -7,7 +7,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { RawSlipData } from '../../src/domain/types.js';
 import { createLogger } from '../../src/log/log.js';
 import { buildUpstream } from '../../src/upstream/build.js';
-import { parseSlipQr } from '../../src/domain/verify/slip-qr.js';
+import { parseSlipQr, writtenReference } from '../../src/domain/verify/slip-qr.js';
 import { sandboxQr } from '../../src/upstream/sandbox/sandbox-qr.js';
 import { SandboxUpstream } from '../../src/upstream/sandbox/sandbox-upstream.js';
 import { startApp, type TestApp } from '../helpers/app.js';
@@ -100,7 +100,8 @@ describe.each(providers)('answers of a fake %s about the wrong slip or with brok
     expect(line).toMatchObject({
       level: 50,
       upstream: 'bank-1',
-      asked: { transRef: slip.slip.transRef, sendingBank: slip.slip.sendingBank },
+      // Asked as the QR writes it (the bank knows its slip by its own spelling).
+      asked: { transRef: writtenReference(qrcode, slip.slip), sendingBank: slip.slip.sendingBank },
       answered: { transRef: other, sendingBank: slip.slip.sendingBank },
     });
     expect(JSON.stringify(logs)).not.toContain(apiKey);

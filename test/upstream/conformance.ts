@@ -10,6 +10,7 @@ import type { BankProvider } from '../../src/upstream/provider.js';
 import { sandboxTransRef, type SandboxOutcome } from '../../src/upstream/sandbox/transaction.js';
 import { bankSimulator, startSimulatedBank, type SimulatedBank } from '../../src/upstream/simulator/simulated-bank.js';
 import { withQr } from '../helpers/slip-query.js';
+import { slipReference } from '../../src/domain/verify/slip-qr.js';
 
 let counter = 0;
 const query = (outcome: SandboxOutcome = 'success'): SlipQuery => withQr({ sendingBank: '004', transRef: sandboxTransRef(25_000, outcome, `c${++counter}`), requestId: `req_${counter}` });
@@ -34,7 +35,7 @@ export function adapterConformance(provider: BankProvider): void {
     it('is configured from its simulator entry and answers a slip with the transaction the bank reports', async () => {
       const q = query();
       const result = await pool.verify(q, budget());
-      expect(result).toMatchObject({ ok: true, upstream: `${provider.id}-a`, slip: { transactionId: q.transRef, senderBankCode: '004', amount: 250 } });
+      expect(result).toMatchObject({ ok: true, upstream: `${provider.id}-a`, slip: { transactionId: slipReference(q.transRef), senderBankCode: '004', amount: 250 } });
       expect(bank.state.calls.verify).toBe(1);
     });
 

@@ -2,7 +2,7 @@
 // the sandbox as pinned, on any server, with no state.
 import { describe, expect, it } from 'vitest';
 import type { RawParty, RawSlipData } from '../../src/domain/types.js';
-import { parseSlipQr } from '../../src/domain/verify/slip-qr.js';
+import { parseSlipQr, writtenReference } from '../../src/domain/verify/slip-qr.js';
 import { sandboxQr } from '../../src/upstream/sandbox/sandbox-qr.js';
 import { SandboxDetailsError } from '../../src/upstream/sandbox/sandbox-details.js';
 import { sandboxTransaction } from '../../src/upstream/sandbox/transaction.js';
@@ -12,7 +12,7 @@ import { SandboxUpstream } from '../../src/upstream/sandbox/sandbox-upstream.js'
 function answer(qr: string) {
   const parsed = parseSlipQr(qr);
   if (!parsed.ok) throw new Error(parsed.reason);
-  const tx = sandboxTransaction(parsed.slip.sendingBank, parsed.slip.transRef);
+  const tx = sandboxTransaction(parsed.slip.sendingBank, writtenReference(qr, parsed.slip));
   return { ...tx, sender: party(tx.sender), receiver: party(tx.receiver) };
 }
 
@@ -58,7 +58,7 @@ describe('sandbox slips with pinned details', () => {
     const qr = sandboxQr({ details: { receiverName: 'DEEDEE' } });
     const parsed = parseSlipQr(qr);
     if (!parsed.ok) throw new Error(parsed.reason);
-    const later = sandboxTransaction(parsed.slip.sendingBank, parsed.slip.transRef, new Date(Date.now() + 40 * 86_400_000));
+    const later = sandboxTransaction(parsed.slip.sendingBank, writtenReference(qr, parsed.slip), new Date(Date.now() + 40 * 86_400_000));
     expect(answer(qr).receiver).toEqual(later.receiver);
     expect(answer(qr).sender).toEqual(later.sender);
   });
@@ -84,7 +84,7 @@ describe('sandbox slips with pinned details', () => {
     const sandbox = new SandboxUpstream('sandbox', 0, () => clock);
     const parsed = parseSlipQr(qr);
     if (!parsed.ok) throw new Error(parsed.reason);
-    const ask = async () => sandbox.verify({ ...parsed.slip, qrcode: qr, requestId: 'req_late' }, new AbortController().signal);
+    const ask = async () => sandbox.verify({ ...parsed.slip, transRef: writtenReference(qr, parsed.slip), qrcode: qr, requestId: 'req_late' }, new AbortController().signal);
     expect(await ask()).toMatchObject({ ok: false, kind: 'slip_not_found' });
     clock = made + 2_000; // rounded up to a whole second: never earlier than asked
     expect(await ask()).toMatchObject({ ok: false, kind: 'slip_not_found' });

@@ -5,7 +5,7 @@ import { Command } from 'commander';
 import { afterEach, describe, expect, it } from 'vitest';
 import { InputError } from '../../src/domain/errors.js';
 import { registerSimulateBankCommand, simulateBank } from '../../src/cli/simulate-bank.js';
-import { parseSlipQr } from '../../src/domain/verify/slip-qr.js';
+import { parseSlipQr, writtenReference } from '../../src/domain/verify/slip-qr.js';
 import { sandboxQr } from '../../src/upstream/sandbox/sandbox-qr.js';
 import { startSimulatedBank, type SimulatedBank } from '../../src/upstream/simulator/simulated-bank.js';
 
@@ -114,13 +114,15 @@ describe('simulated KBank', () => {
     let clock = Date.parse('2026-11-28T10:00:00Z');
     bank = await startSimulatedBank({ provider: 'kbank', port: 0, now: () => clock });
     const { access_token } = await json<{ access_token: string }>(await token(bank));
-    const qr = parseSlipQr(sandboxQr({ outcome: 'late', afterSeconds: 2, now: clock, amount: 42 }));
+    const text = sandboxQr({ outcome: 'late', afterSeconds: 2, now: clock, amount: 42 });
+    const qr = parseSlipQr(text);
     if (!qr.ok) throw new Error(qr.reason);
     const ask = async () => {
       const res = await fetch(`${bank!.url}/v1/verslip/kbank/verify`, {
         method: 'POST',
         headers: { authorization: `Bearer ${access_token}`, 'content-type': 'application/json' },
-        body: JSON.stringify({ ...verifyBody, data: { sendingBank: qr.slip.sendingBank, transRef: qr.slip.transRef } }),
+        // As slipgate asks: the reference as the QR writes it (the sandbox's details are in its letters' case).
+        body: JSON.stringify({ ...verifyBody, data: { sendingBank: qr.slip.sendingBank, transRef: writtenReference(text, qr.slip) } }),
       });
       return json<{ statusCode: string; data?: { amount: number } }>(res);
     };

@@ -6,7 +6,7 @@
 // slip "verify" with someone else's real payment.
 import { mapSlip, SlipMappingError } from './mapping.js';
 import type { RawSlipData, VerifiedSlip } from '../types.js';
-import type { SlipRef } from './slip-qr.js';
+import { slipReference, type SlipRef } from './slip-qr.js';
 import { UPSTREAM_MESSAGES } from '../errors.js';
 
 /** The slip the QR names (what was asked): a 3-digit bank code and an ASCII letters-and-digits reference. */
@@ -39,8 +39,11 @@ export type BankAnswerVerdict =
  * 3. everything mapSlip needs: an amount that is a finite number > 0 with at
  *    most two decimals, a date and time that name a real instant, a sender
  *    and a receiver, text where text is due.
- * An accepted slip names itself by the QR's values (see mapSlip); the bank's
- * own spelling stays only in rawData.
+ * An accepted slip names itself by the QR's values (see mapSlip), its
+ * reference by the slip's identity, upper case (slip-qr.ts, slipReference):
+ * the bank is asked with the QR's own spelling, and the spelling of a
+ * re-cased QR is the same transfer. The bank's own spelling stays only in
+ * rawData.
  */
 export function acceptBankAnswer(asked: AskedSlip, data: unknown): BankAnswerVerdict {
   if (typeof data !== 'object' || data === null || Array.isArray(data)) {
@@ -53,7 +56,7 @@ export function acceptBankAnswer(asked: AskedSlip, data: unknown): BankAnswerVer
     return { ok: false, kind: 'upstream_mismatch', message: `${UPSTREAM_MESSAGES.upstream_error}: the answer is about a different slip`, answered };
   }
   try {
-    return { ok: true, slip: mapSlip(raw, asked) };
+    return { ok: true, slip: mapSlip(raw, { sendingBank: asked.sendingBank, transRef: slipReference(asked.transRef) }) };
   } catch (err) {
     if (err instanceof SlipMappingError) return broken(err.message);
     return { ...broken('unreadable transaction data'), cause: err };

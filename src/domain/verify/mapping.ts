@@ -15,10 +15,11 @@ export class SlipMappingError extends Error {
 }
 
 /**
- * `slip` is the QR's own reference and sending bank, which the answer was
- * checked to be about (bank-answer.ts): the response and the records name
- * the slip by them, so a later exact lookup of the QR's values finds it
- * whatever spelling the bank used ("004" or "4", upper or lower case).
+ * `slip` is the QR's sending bank and the slip's identity (its reference in
+ * upper case, slip-qr.ts), which the answer was checked to be about
+ * (bank-answer.ts): the response and the records name the slip by them, so
+ * a later exact lookup of a parsed QR finds it whatever spelling the bank or
+ * the QR used ("004" or "4", upper or lower case).
  */
 export function mapSlip(raw: RawSlipData, slip: SlipRef): VerifiedSlip {
   const amount = amountOf(raw.amount);

@@ -5,12 +5,12 @@ import { ACCOUNT_ERRORS, type AccountErrorKind } from '../errors.js';
 import { readSlipImage } from './image.js';
 import { AccountSlots } from '../keys/account-slots.js';
 import { parseSlipQr, type SlipRef } from './slip-qr.js';
-import type { RequestErrorRecord, VerifyTransactionRecord } from '../types.js';
+import type { RequestErrorRecord } from '../types.js';
 import type { ChannelVerifyInput, Late, VerifyInput, VerifyOutcome, VerifyTrace } from './types.js';
 import type { VerificationDeps } from './deps.js';
 import { ReceiverDirectory } from '../receivers/directory.js';
 import { receiverRefusal, receiverVerdict } from '../receivers/policy.js';
-import { askNetwork } from './ask-network.js';
+import { askNetwork, slipQuery } from './ask-network.js';
 import type { CheckRequest } from '../checks/run.js';
 import { KeyGate } from '../keys/gate.js';
 import { KeyTouches } from '../keys/touches.js';
@@ -18,7 +18,7 @@ import { leased, outboxRecords, verificationSucceeded } from '../webhooks/events
 import { payableRequest, recordedVerdict } from '../payments/paying.js';
 import { failureOutcome } from './failures.js';
 import { planPayment, settleWithPayment, type PaymentToPay } from './payment.js';
-import { recordOfPayment } from './replay.js';
+import { earlierAnswer, type EarlierAnswer } from './replay.js';
 import type { PaymentRequest } from '../payments/types.js';
 import { verifiedAnswer } from './run-checks.js';
 import { recheckInstead } from '../rechecks/start.js';
@@ -133,7 +133,7 @@ export class VerificationService {
     const release = this.upstreamSlots.take(who.accountId);
     if (!release) return { kind: 'busy', message: 'too many verifications in flight for this account' };
     try {
-      const answered = await askNetwork(this.deps, { ...slip, qrcode, requestId: who.requestId });
+      const answered = await askNetwork(this.deps, slipQuery(slip, qrcode, who.requestId));
       return answered.ok ? await this.track(this.holdAndVerify(who, qrcode, slip, performance.now(), checks, undefined, paying, { answered }), who.requestId) : answered;
     } finally {
       release();
@@ -177,10 +177,10 @@ export class VerificationService {
       await store.insertRequestError(this.errorRecord(who, { kind: 'invalid_qr', message, qrcode, latencyMs: 0 }));
       return failure('invalid_qr', message, account.credits);
     }
-    // The same slip again for the request it paid: answered from the record, before any hold (verify/replay.ts).
+    // The same slip again for the request it was verified for (paid or refused): answered from the record, before any hold (verify/replay.ts).
     if (typeof paying === 'object') {
-      const paidBy = await recordOfPayment(store, paying, parsed.slip);
-      if (paidBy) return this.answerFromRecord(who, paidBy, paying, qrcode, checks);
+      const earlier = await earlierAnswer(store, paying, parsed.slip);
+      if (earlier) return this.answerFromRecord(who, earlier, qrcode, checks);
     }
 
     // One account must not take all upstream capacity (per process).
@@ -219,7 +219,7 @@ export class VerificationService {
     if (held.status === 'no_account') return this.accountError('user_not_found', who, { qrcode, slip });
 
     const asked = performance.now();
-    const result = late && 'answered' in late ? late.answered : await askNetwork(this.deps, { ...slip, qrcode, requestId: who.requestId });
+    const result = late && 'answered' in late ? late.answered : await askNetwork(this.deps, slipQuery(slip, qrcode, who.requestId));
     const latencyMs = Math.round(performance.now() - started);
     if (trace) Object.assign(trace, { upstream: result.upstream, upstreamMs: Math.round(performance.now() - asked) });
 
@@ -260,11 +260,12 @@ export class VerificationService {
   }
 
   /** The slip sent again for the request it paid: the paying verification's answer, no bank, no credit (verify/replay.ts). */
-  private async answerFromRecord(who: KeyedWho, paidBy: VerifyTransactionRecord, request: { id: string }, qrcode: string, checks?: CheckRequest): Promise<VerifyOutcome> {
+  private async answerFromRecord(who: KeyedWho, earlier: EarlierAnswer, qrcode: string, checks?: CheckRequest): Promise<VerifyOutcome> {
     const account = await this.liveAccount(who, { qrcode }, { mustPay: false });
     if (!account.ok) return account.refused;
-    const receiver = receiverVerdict(await this.receivers.forAccount(who.accountId), paidBy.response);
-    return verifiedAnswer(this.deps, this.now, who, { data: paidBy.response, qrcode, credits: account.credits, payment: { id: request.id, status: 'paid' }, receiver }, checks);
+    const { record, verdict } = earlier;
+    const receiver = receiverVerdict(await this.receivers.forAccount(who.accountId), record.response);
+    return verifiedAnswer(this.deps, this.now, who, { data: record.response, qrcode, credits: account.credits, payment: verdict, receiver }, checks);
   }
 
   /**

@@ -7,6 +7,10 @@ import { slipVerify } from 'promptparse/validate';
 
 export interface SlipRef {
   sendingBank: string;
+  /**
+   * The slip's identity: its reference in upper case (slipReference), the
+   * one spelling every record, lookup and uniqueness rule sees.
+   */
   transRef: string;
 }
 
@@ -35,7 +39,29 @@ export function parseSlipQr(input: string): SlipParseResult {
   if (country !== 'TH') return { ok: false, reason: 'not a Thai bank slip QR (country tag is not TH)' };
   if (!BANK_CODE.test(slip.sendingBank)) return { ok: false, reason: 'sending bank code is not 3 digits' };
   if (!TRANS_REF.test(slip.transRef)) return { ok: false, reason: 'transaction reference is malformed' };
-  return { ok: true, slip: { sendingBank: slip.sendingBank, transRef: slip.transRef } };
+  return { ok: true, slip: { sendingBank: slip.sendingBank, transRef: slipReference(slip.transRef) } };
+}
+
+/**
+ * The reference that identifies a slip. Banks print references in either
+ * case and look them up without regard to it (bank-answer.ts accepts an
+ * answer that differs only in case), so "abc1" and "ABC1" are one transfer:
+ * re-casing the letters of a QR (and fixing its CRC) must not make a new
+ * slip. References are ASCII letters and digits (TRANS_REF), so upper-casing
+ * folds nothing else.
+ */
+export function slipReference(transRef: string): string {
+  return transRef.toUpperCase();
+}
+
+/**
+ * The reference as the QR writes it, which the bank is asked with: a bank
+ * that did tell the cases apart knows its slip by its own spelling, the one
+ * it printed. `slip` when the QR does not name it (never for a parsed slip).
+ */
+export function writtenReference(qrcode: string, slip: SlipRef): string {
+  const written = safe(() => slipVerify(qrcode.trim(), true))?.transRef;
+  return written !== undefined && slipReference(written) === slip.transRef ? written : slip.transRef;
 }
 
 function describeFailure(payload: string): string {

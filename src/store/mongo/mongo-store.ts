@@ -30,6 +30,7 @@ import * as records from './records.js';
 import * as retention from './retention.js';
 import { defineModels, RETIRED_INDEXES, type Models } from './schemas.js';
 import * as webhooks from './webhooks.js';
+import { backfillSlipReferences } from './slip-references.js';
 import type { NewWebhookDelivery } from '../../domain/webhooks/types.js';
 import type { PayResult } from '../../domain/payments/types.js';
 
@@ -188,6 +189,7 @@ export class MongoStore implements Store, NonAtomicProbe {
       await payments.backfillPaymentTargets(this.m);
       await webhooks.backfillFinishedAt(this.m);
       await rechecks.backfillLineChat(this.m);
+      await backfillSlipReferences(this.m);
     });
   }
 

@@ -49,7 +49,8 @@ const toRequest = (d: PaymentRequestDoc): PaymentRequest => ({
   closedAt: d.closedAt ?? null,
 });
 
-const slipKey = (s: Pick<PayingSlip, 'sendingBank' | 'transactionId'>) => JSON.stringify([s.sendingBank, s.transactionId]);
+/** A slip claim's _id: its sending bank and transaction id (slip-references.ts moves old claims to the slip's identity). */
+export const slipKey = (s: Pick<PayingSlip, 'sendingBank' | 'transactionId'>) => JSON.stringify([s.sendingBank, s.transactionId]);
 const amountKey = (p: Pick<PaymentRequest, 'receiverId' | 'amount'>) => JSON.stringify([p.receiverId, p.amount]);
 const paidBySame = (p: PaymentRequest, s: PayingSlip) => p.status === 'paid' && p.paidBy?.transactionId === s.transactionId && p.paidBy.sendingBank === s.sendingBank;
 

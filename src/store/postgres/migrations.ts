@@ -1,5 +1,6 @@
 import { PG_PAYMENT_RULES_MIGRATIONS } from './payment-rules-migrations.js';
 import { PG_RECHECK_MIGRATIONS } from './recheck-migrations.js';
+import { SLIP_REFERENCES_MIGRATION } from '../sql/slip-references.js';
 
 // Versioned schema for the PostgreSQL store, the same shape as the SQLite one.
 // Append new versions (at the end of payment-rules-migrations.ts); never edit
@@ -282,4 +283,6 @@ export const PG_MIGRATIONS: readonly string[] = [
   ...PG_PAYMENT_RULES_MIGRATIONS,
   // Then re-checks of slips the bank did not know yet (recheck-migrations.ts).
   ...PG_RECHECK_MIGRATIONS,
+  // Then the slip's identity, its reference in upper case, for the records already stored (sql/slip-references.ts).
+  SLIP_REFERENCES_MIGRATION,
 ];

@@ -1,5 +1,6 @@
 import { SQLITE_PAYMENT_RULES_MIGRATIONS } from './payment-rules-migrations.js';
 import { SQLITE_RECHECK_MIGRATIONS } from './recheck-migrations.js';
+import { SLIP_REFERENCES_MIGRATION } from '../sql/slip-references.js';
 
 // Versioned schema for the embedded store. Append new versions (at the end of
 // payment-rules-migrations.ts); never edit one that has shipped. Times are
@@ -283,4 +284,6 @@ export const SQLITE_MIGRATIONS: readonly string[] = [
   ...SQLITE_PAYMENT_RULES_MIGRATIONS,
   // Then re-checks of slips the bank did not know yet (recheck-migrations.ts).
   ...SQLITE_RECHECK_MIGRATIONS,
+  // Then the slip's identity, its reference in upper case, for the records already stored (sql/slip-references.ts).
+  SLIP_REFERENCES_MIGRATION,
 ];

@@ -7,7 +7,7 @@
 import { describe, expect, it } from 'vitest';
 import { mapSlip } from '../../../src/domain/verify/mapping.js';
 import { matchReceivers } from '../../../src/domain/receivers/policy.js';
-import { parseSlipQr } from '../../../src/domain/verify/slip-qr.js';
+import { parseSlipQr, writtenReference } from '../../../src/domain/verify/slip-qr.js';
 import type { Receiver, VerifiedSlip } from '../../../src/domain/types.js';
 import type { SandboxDetails } from '../../../src/upstream/sandbox/sandbox-details.js';
 import { sandboxQr } from '../../../src/upstream/sandbox/sandbox-qr.js';
@@ -33,7 +33,7 @@ const SHOP: Receiver = {
 function bankSlip(qr: string): VerifiedSlip {
   const parsed = parseSlipQr(qr);
   if (!parsed.ok) throw new Error(parsed.reason);
-  return mapSlip(sandboxTransaction(parsed.slip.sendingBank, parsed.slip.transRef), parsed.slip);
+  return mapSlip(sandboxTransaction(parsed.slip.sendingBank, writtenReference(qr, parsed.slip)), parsed.slip);
 }
 const paidTo = (details: SandboxDetails) => bankSlip(sandboxQr({ amount: 250, details }));
 

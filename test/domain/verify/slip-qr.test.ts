@@ -1,12 +1,26 @@
 import { checksum } from 'promptparse';
 import { describe, expect, it } from 'vitest';
-import { MAX_QR_LENGTH, parseSlipQr } from '../../../src/domain/verify/slip-qr.js';
+import { MAX_QR_LENGTH, parseSlipQr, writtenReference } from '../../../src/domain/verify/slip-qr.js';
 import { slipQr } from '../../../src/upstream/sandbox/sandbox-qr.js';
 import vectors from '../../fixtures/slip-qr.json' with { type: 'json' };
 
 describe('parseSlipQr', () => {
   it.each(vectors.valid)('accepts real-world slip $payload', (v) => {
-    expect(parseSlipQr(v.payload)).toEqual({ ok: true, slip: { sendingBank: v.sendingBank, transRef: v.transRef } });
+    // The slip's identity is its reference in upper case; the QR's own spelling is what the bank is asked with.
+    const parsed = parseSlipQr(v.payload);
+    expect(parsed).toEqual({ ok: true, slip: { sendingBank: v.sendingBank, transRef: v.transRef.toUpperCase() } });
+    expect(parsed.ok && writtenReference(v.payload, parsed.slip)).toBe(v.transRef);
+  });
+
+  it('gives a re-cased QR (CRC recomputed) the same identity: one transfer is one slip whatever its letters\' case', () => {
+    const real = vectors.valid.find((v) => v.transRef === 'KMA240621180747wmUervZjtn')!;
+    const recased = slipQr(real.sendingBank, 'kma240621180747WMuERVzJTN');
+    expect(recased).not.toBe(real.payload);
+    const a = parseSlipQr(real.payload);
+    const b = parseSlipQr(recased);
+    expect(b).toEqual(a);
+    expect(b).toEqual({ ok: true, slip: { sendingBank: '025', transRef: 'KMA240621180747WMUERVZJTN' } });
+    expect(b.ok && writtenReference(recased, b.slip)).toBe('kma240621180747WMuERVzJTN');
   });
 
   it.each(vectors.invalid)('rejects $payload ($why)', (v) => {
