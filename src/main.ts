@@ -90,7 +90,7 @@ export async function run(config: Config, opts: RunOptions): Promise<Running> {
       checkout: { links: checkout, store, verification, maxImageBytes: config.MAX_IMAGE_BYTES, maxChecks: config.CHECKOUT_MAX_CHECKS, uploadsPerAddressPerMinute: config.CHECKOUT_UPLOADS_PER_IP_PER_MIN, pictureBudget: services.pictureBudget },
       line: services.lineBridge,
       tarpit,
-      healthProof: (challenge) => (config.SECRETS_KEY ? instanceProof(config.SECRETS_KEY, challenge) : null),
+      instanceProof: (challenge) => (config.SECRETS_KEY ? instanceProof(config.SECRETS_KEY, challenge) : null),
     }),
   );
   // The internal GraphQL API lives on the admin listener only.

@@ -123,7 +123,7 @@ describe('slipgate doctor --go-live', { timeout: 180_000 }, () => {
     expect(screen.stdout).not.toMatch(/^BLOCKS/m);
     expect(screen.code, screen.stdout).toBe(0);
     expect(screen.stdout).toMatch(/^ok +bank network +sandbox off; kbank-1 \(kbank\)$/m);
-    expect(screen.stdout).toMatch(new RegExp(`^ok +PUBLIC_URL +https://127\\.0\\.0\\.1:${nginx.port} answers this instance's /healthz through the proxy$`, 'm'));
+    expect(screen.stdout).toMatch(new RegExp(`^ok +PUBLIC_URL +https://127\\.0\\.0\\.1:${nginx.port} answers this instance's challenge on /api/v1/verify through the proxy$`, 'm'));
     expect(screen.stdout).toMatch(/^ok +TRUST_PROXY_HOPS +1: the proxies wrote 1 X-Forwarded-For address$/m);
     expect(screen.stdout).toMatch(/^ok +stored secrets +all sealed \(1 webhook endpoints, 0 LINE channels\)$/m);
     expect(screen.stdout).toMatch(/^--     timers +not checked: no systemd/m);
