@@ -51,7 +51,13 @@ export async function goLiveChecks(config: Config, store: Store, opts: GoLiveOpt
   const reached = await publicUrlCheck(config);
   return [
     bankCheck(config),
-    config.SECRETS_KEY
+    config.secretsKeyFile
+      ? blocks(
+          'SECRETS_KEY',
+          `the key a first start made, in ${config.secretsKeyFile} beside the database: every copy of the data folder carries it`,
+          `sudo install -m 600 ${config.secretsKeyFile} ${KEY_FILE} (a credential, deploy/systemd), then rm ${config.secretsKeyFile} and restart slipgate`,
+        )
+      : config.SECRETS_KEY
       ? ok('SECRETS_KEY', 'set: webhook and LINE secrets are sealed')
       : blocks('SECRETS_KEY', 'not set: webhook secrets are stored unsealed, LINE cannot be connected', `sudo sh -c 'umask 077 && openssl rand -hex 32 > ${KEY_FILE}' (deploy/systemd/install.sh makes it), then restart slipgate`),
     await unsealedCheck(store),
@@ -163,6 +169,7 @@ function fileModesCheck(config: Config, folders: string[]): GoLiveCheck {
   const database = sqlitePath(config.DATABASE_URL);
   const files: string[] = [];
   if (database !== null && database !== ':memory:') files.push(...[database, `${database}-wal`, `${database}-shm`].map((f) => resolve(f)).filter((f) => existsSync(f)));
+  if (config.secretsKeyFile) files.push(config.secretsKeyFile);
   const checked: string[] = [];
   for (const folder of folders) {
     if (!existsSync(folder)) continue;

@@ -77,7 +77,7 @@ describe('slipgate doctor --go-live', { timeout: 180_000 }, () => {
     const screen = await slipgate(env, ['doctor', '--go-live', '--files', backups, '--min-free-mb', '100000000']);
     expect(screen.code, screen.stderr).toBe(1);
     expect(screen.stdout).toMatch(/^BLOCKS bank network +the sandbox answers/m);
-    expect(screen.stdout).toMatch(/^Not ready: 7 checks block going live\.$/m);
+    expect(screen.stdout).toMatch(/^Not ready: 6 checks block going live\.$/m);
     const json = await slipgate(env, ['doctor', '--go-live', '--files', backups, '--min-free-mb', '100000000', '--json']);
     expect(json.code).toBe(1);
     const { ready, checks } = JSON.parse(json.stdout) as { ready: boolean; checks: Check[] };
@@ -85,9 +85,10 @@ describe('slipgate doctor --go-live', { timeout: 180_000 }, () => {
     const by = Object.fromEntries(checks.map((c) => [c.check, c]));
     expect(Object.keys(by)).toEqual(['bank network', 'SECRETS_KEY', 'stored secrets', 'PUBLIC_URL', 'TRUST_PROXY_HOPS', 'file modes', 'timers', 'free disk']);
     expect(by['bank network']).toMatchObject({ state: 'blocks', fix: expect.stringContaining('UPSTREAMS_FILE=') });
-    expect(by.SECRETS_KEY).toMatchObject({ state: 'blocks', fix: expect.stringContaining('openssl rand -hex 32') });
+    // The key the first start made beside the database: it proves the instance, and is to become a credential.
+    expect(by.SECRETS_KEY).toMatchObject({ state: 'blocks', detail: expect.stringContaining(join(dir, 'secrets.key')), fix: expect.stringContaining('/etc/slipgate/credentials/SECRETS_KEY') });
     expect(by['stored secrets']).toMatchObject({ state: 'blocks', detail: `stored unsealed (plain): webhook ${hook.id}` });
-    expect(by.PUBLIC_URL).toMatchObject({ state: 'blocks', detail: expect.stringContaining('without SECRETS_KEY it cannot prove it is this instance') });
+    expect(by.PUBLIC_URL).toMatchObject({ state: 'ok', detail: expect.stringContaining("answers this instance's challenge") });
     // nginx wrote one X-Forwarded-For address; slipgate trusts none.
     expect(by.TRUST_PROXY_HOPS).toMatchObject({ state: 'blocks', fix: expect.stringContaining('TRUST_PROXY_HOPS=1') });
     expect(by['file modes']!.state).toBe('blocks');
