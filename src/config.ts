@@ -3,6 +3,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { z } from 'zod';
+import { makeSecretsKeyFile, readSecretsKeyFile, secretsKeyFileOf } from './files/secrets-key-file.js';
 
 const port = (fallback: number) => z.coerce.number().int().min(0).max(65535).default(fallback);
 const ms = (fallback: number) => z.coerce.number().int().min(1).max(3_600_000).default(fallback);
@@ -125,8 +126,9 @@ export const configSchema = z.object({
     .default(60),
   /**
    * 32 bytes (64 hex characters, or base64) that seal webhook signing
-   * secrets in the database (domain/secret-box.ts); unset, they are
-   * stored as they are. See docs/webhooks.md.
+   * secrets in the database (domain/secret-box.ts). Unset with a SQLite
+   * database: the key `serve` made once in `secrets.key` beside it (0600);
+   * unset otherwise, they are stored as they are. See docs/webhooks.md.
    */
   SECRETS_KEY: z
     .string()
@@ -140,7 +142,8 @@ export const configSchema = z.object({
    * The public listener's outside address, as customers and LINE reach it
    * through the proxy (https://pay.example.co.th), without query or
    * fragment: checked by `doctor --go-live`, and the base of the links
-   * slipgate hands out (payment requests' checkoutUrl). Unset: no checkout links.
+   * slipgate hands out (payment requests' checkoutUrl). Unset: the public
+   * listener's own address while HOST is loopback, else no checkout links.
    */
   PUBLIC_URL: z
     .url({ protocol: /^https?$/, error: 'must be an http(s) URL, e.g. https://pay.example.co.th' })
@@ -216,6 +219,8 @@ export type Config = Omit<z.infer<typeof configSchema>, 'HOLD_STALE_MS' | 'REQUE
   REQUEST_TIMEOUT_MS: number;
   /** Raw env, for adapters that read their own settings (UPSTREAMS…). */
   env: NodeJS.ProcessEnv;
+  /** Where SECRETS_KEY came from when no setting gave it: the file a first start made beside the SQLite database (files/secrets-key-file.ts). */
+  secretsKeyFile?: string;
 };
 
 export class ConfigError extends Error {
@@ -290,5 +295,27 @@ export function loadConfig(rawEnv: NodeJS.ProcessEnv = process.env): Config {
     HOLD_STALE_MS: c.HOLD_STALE_MS ?? c.UPSTREAM_TIMEOUT_MS + 60_000,
     REQUEST_TIMEOUT_MS: c.REQUEST_TIMEOUT_MS ?? c.UPSTREAM_TIMEOUT_MS + 20_000,
     env,
+    ...(c.SECRETS_KEY ? {} : keyBesideDatabase(c.DATABASE_URL, readSecretsKeyFile)),
   };
+}
+
+/**
+ * `config` with the SECRETS_KEY a first start makes when no setting gives
+ * one and the database is a SQLite file (`serve`, once the database may be
+ * created): the quickstart needs no secrets setting.
+ */
+export function withMadeSecretsKey(config: Config): Config {
+  return config.SECRETS_KEY ? config : { ...config, ...keyBesideDatabase(config.DATABASE_URL, makeSecretsKeyFile) };
+}
+
+function keyBesideDatabase(databaseUrl: string, open: (path: string) => Buffer<ArrayBuffer> | null): Pick<Config, 'SECRETS_KEY' | 'secretsKeyFile'> {
+  const file = secretsKeyFileOf(databaseUrl);
+  if (file === null) return {};
+  let key: Buffer<ArrayBuffer> | null;
+  try {
+    key = open(file);
+  } catch (err) {
+    throw new ConfigError(`invalid configuration:\n  SECRETS_KEY: ${(err as Error).message}`);
+  }
+  return key ? { SECRETS_KEY: key, secretsKeyFile: file } : {};
 }

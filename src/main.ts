@@ -13,6 +13,7 @@ import { defaultDashboardDir, mountDashboard } from './http/dashboard.js';
 import { mountMetrics } from './http/metrics-route.js';
 import { createPublicApp } from './http/public-app.js';
 import { instanceProof } from './domain/admin/instance-proof.js';
+import { checkoutBaseUrl, checkoutLinksMissing } from './http/checkout/base-url.js';
 import { checkoutLinks } from './domain/payments/checkout-link.js';
 import { Tarpit } from './http/tarpit.js';
 import { metricsText } from './metrics/serve.js';
@@ -76,7 +77,9 @@ export async function run(config: Config, opts: RunOptions): Promise<Running> {
   publicServer.headersTimeout = Math.min(config.HEADERS_TIMEOUT_MS, config.REQUEST_TIMEOUT_MS);
   answerClientErrorsWithJson(publicServer);
   const tarpit = new Tarpit(config.AUTH_BRAKE_DELAY_MS);
-  const checkout = checkoutLinks({ publicUrl: config.PUBLIC_URL, secretsKey: config.SECRETS_KEY });
+  const checkoutBase = checkoutBaseUrl(config, urlOf(publicServer));
+  const checkoutMissing = checkoutLinksMissing(checkoutBase, config.SECRETS_KEY);
+  const checkout = checkoutLinks({ publicUrl: checkoutBase, secretsKey: config.SECRETS_KEY });
   publicGate.open(
     createPublicApp({
       verification,
@@ -86,11 +89,11 @@ export async function run(config: Config, opts: RunOptions): Promise<Running> {
       pictureBudget: services.pictureBudget,
       limits: config,
       metrics,
-      payments: { service: payments, store, checkoutUrl: (id) => checkout.url(id) },
+      payments: { service: payments, store, checkoutUrl: (id) => checkout.url(id), checkoutUrlMissing: checkoutMissing },
       checkout: { links: checkout, store, verification, maxImageBytes: config.MAX_IMAGE_BYTES, maxChecks: config.CHECKOUT_MAX_CHECKS, uploadsPerAddressPerMinute: config.CHECKOUT_UPLOADS_PER_IP_PER_MIN, pictureBudget: services.pictureBudget },
       line: services.lineBridge,
       tarpit,
-      healthProof: (challenge) => (config.SECRETS_KEY ? instanceProof(config.SECRETS_KEY, challenge) : null),
+      instanceProof: (challenge) => (config.SECRETS_KEY ? instanceProof(config.SECRETS_KEY, challenge) : null),
     }),
   );
   // The internal GraphQL API lives on the admin listener only.
@@ -114,7 +117,13 @@ export async function run(config: Config, opts: RunOptions): Promise<Running> {
   // The heap limit the process got (bin/sized-node sizes it to the machine): what an operator checks first when memory surprises them.
   const heapLimitMb = Math.round(getHeapStatistics().heap_size_limit / 2 ** 20);
   logger.info({ publicUrl, adminUrl, store: store.engine, upstream: upstream.name, instanceId: lease.instanceId(), heapLimitMb }, 'slipgate listening');
-  logStartupGuide(logger, { publicUrl, adminUrl, adminHost: config.ADMIN_HOST, metricsToken: config.METRICS_TOKEN !== undefined });
+  logStartupGuide(logger, {
+    publicUrl,
+    adminUrl,
+    adminHost: config.ADMIN_HOST,
+    metricsToken: config.METRICS_TOKEN !== undefined,
+    checkout: { base: checkoutBase, missing: checkoutMissing, localDefault: !config.PUBLIC_URL },
+  });
   // A hint only: a store that fails here must not fail a start that already registered its lease.
   const firstAccounts = await store.listAccounts({ limit: 1 }).catch(() => null);
   if (firstAccounts?.items.length === 0) {

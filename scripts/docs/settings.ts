@@ -27,7 +27,7 @@ export const SCHEMA_SETTINGS: Record<SchemaSetting, SettingDoc> = {
   ADMIN_HOST: { topic: 'Listeners', meaning: 'admin listener address; keep it off the public network' },
   PUBLIC_URL: {
     topic: 'Listeners',
-    meaning: "the public listener's outside address, through the proxy (`https://pay.example.co.th`); `slipgate doctor --go-live` checks that it is https and reaches this instance (see [deploy.md](deploy.md#go-live-check)), and payment requests' `checkoutUrl` is built on it (see [payments.md](payments.md#checkout-page)); unset, `checkoutUrl` is null",
+    meaning: "the public listener's outside address, through the proxy (`https://pay.example.co.th`); `slipgate doctor --go-live` checks that it is https and reaches this instance (see [deploy.md](deploy.md#go-live-check)), and payment requests' `checkoutUrl` is built on it (see [payments.md](payments.md#checkout-page)); unset, the public listener's own address while `HOST` is loopback (the quickstart: links open on the same machine), else `checkoutUrl` is null",
   },
   DATABASE_URL: {
     topic: 'Storage',
@@ -97,7 +97,7 @@ export const SCHEMA_SETTINGS: Record<SchemaSetting, SettingDoc> = {
   RECHECK_MAX_PER_ACCOUNT: { topic: 'Limits', meaning: 'slips one account may have being re-checked at once; beyond, 429 with code 1027' },
   SECRETS_KEY: {
     topic: 'Webhooks',
-    meaning: '32 bytes that seal webhook signing secrets and LINE channel secrets in the database (see [webhooks.md](webhooks.md#signing-secrets-at-rest-secrets_key)); unset, webhook secrets are stored as they are and LINE channels cannot be connected',
+    meaning: '32 bytes that seal webhook signing secrets and LINE channel secrets in the database (see [webhooks.md](webhooks.md#signing-secrets-at-rest-secrets_key)); unset with a SQLite database, `serve` makes one once in `secrets.key` beside it (mode 0600, named in the startup log; `doctor --go-live` asks for a credential instead); unset otherwise, webhook secrets are stored as they are and LINE channels cannot be connected',
     accepts: '64 hex characters or base64 (`openssl rand -hex 32`)',
   },
   WEBHOOK_TIMEOUT_MS: { topic: 'Webhooks', meaning: 'one delivery attempt\'s whole budget' },

@@ -40,8 +40,11 @@ export function registerBackupCommand(program: Command): void {
       }
       // A faithful copy of books that do not reconcile is still kept (the live file has the same problem), but it is no success.
       publishStaged(staged.temp, target);
-      if (opts.json) printJson({ file: target, schemaVersion: staged.schemaVersion, failedRequests: staged.failedRequests, ...books });
+      const keep = config.secretsKeyFile ? { secretsKeyFile: config.secretsKeyFile } : {};
+      if (opts.json) printJson({ file: target, schemaVersion: staged.schemaVersion, failedRequests: staged.failedRequests, ...books, ...keep });
       else {
+        // Not copied beside every backup: one more place the key lies. Without it a restore cannot open what it sealed.
+        if (config.secretsKeyFile) console.log(`Keep ${config.secretsKeyFile} with the backups: it is this database's SECRETS_KEY (webhook and LINE secrets, checkout links), not in the copy.`);
         console.log(`Backed up ${source} to ${target} (schema version ${staged.schemaVersion}): ${describeBooks(books)}; ${staged.failedRequests} failed-request records.`);
         for (const d of books.discrepancies) console.log(`DISCREPANCY ${d.accountId}: ${d.problems.join('; ')}`);
         console.log(books.discrepancies.length === 0 ? 'Integrity check ok; all accounts reconcile.' : 'The copy is whole, but its books do not reconcile: run slipgate doctor on the live database.');

@@ -10,7 +10,7 @@ import { dirname, join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import type { Config } from '../config.js';
 import { statOrNull } from '../files/durable-file.js';
-import { instanceProof } from '../domain/admin/instance-proof.js';
+import { CHALLENGE_HEADER, FORWARDED_FOR_HEADER, instanceProof, PROOF_HEADER } from '../domain/admin/instance-proof.js';
 import type { Store } from '../domain/ports/store.js';
 import { isUnsealed } from '../domain/secret-box.js';
 import { sqlitePath } from '../store/database-url.js';
@@ -43,6 +43,8 @@ const ENV_FILE = '/etc/slipgate/slipgate.env';
 const KEY_FILE = '/etc/slipgate/credentials/SECRETS_KEY';
 
 const ok = (check: string, detail: string): GoLiveCheck => ({ check, state: 'ok', detail });
+// The contract's route (http/public-app.ts), not imported: the CLI loads no express.
+const VERIFY_PATH = '/api/v1/verify';
 const blocks = (check: string, detail: string, fix: string): GoLiveCheck => ({ check, state: 'blocks', detail, fix });
 const notChecked = (check: string, why: string): GoLiveCheck => ({ check, state: 'not checked', detail: `not checked: ${why}` });
 
@@ -50,7 +52,13 @@ export async function goLiveChecks(config: Config, store: Store, opts: GoLiveOpt
   const reached = await publicUrlCheck(config);
   return [
     bankCheck(config),
-    config.SECRETS_KEY
+    config.secretsKeyFile
+      ? blocks(
+          'SECRETS_KEY',
+          `the key a first start made, in ${config.secretsKeyFile} beside the database: every copy of the data folder carries it`,
+          `sudo install -m 600 ${config.secretsKeyFile} ${KEY_FILE} (a credential, deploy/systemd), then rm ${config.secretsKeyFile} and restart slipgate`,
+        )
+      : config.SECRETS_KEY
       ? ok('SECRETS_KEY', 'set: webhook and LINE secrets are sealed')
       : blocks('SECRETS_KEY', 'not set: webhook secrets are stored unsealed, LINE cannot be connected', `sudo sh -c 'umask 077 && openssl rand -hex 32 > ${KEY_FILE}' (deploy/systemd/install.sh makes it), then restart slipgate`),
     await atomicCheck(store),
@@ -126,26 +134,32 @@ async function publicUrlCheck(config: Config): Promise<Reached> {
   if (!url) return { check: blocks(name, 'not set', `PUBLIC_URL=https://<your host> in ${ENV_FILE}`), forwardedFor: null };
   if (!url.startsWith('https://')) return { check: blocks(name, `${url} is not https: API keys would cross the network in clear`, 'PUBLIC_URL=https://<your host>, behind nginx with a certificate (docs/deploy.md)'), forwardedFor: null };
   const challenge = randomBytes(24).toString('base64url');
-  const target = `${url}/healthz?challenge=${challenge}`;
-  let body: { status?: unknown; proof?: unknown; forwardedFor?: unknown };
+  // A keyless verify request: the contract's 1020, which charges nothing and
+  // reads no body; its headers carry what this command checks.
+  const target = `${url}${VERIFY_PATH}`;
+  let res: Response;
+  let body: { status?: unknown; code?: unknown };
   try {
-    const res = await fetch(target, { redirect: 'manual', signal: AbortSignal.timeout(10_000) });
-    if (res.status !== 200) return { check: blocks(name, `${url}/healthz answered HTTP ${res.status}, not slipgate's 200`, 'point the proxy at slipgate\'s public listener (deploy/nginx/slipgate-single-host.conf)'), forwardedFor: null };
-    body = (await res.json()) as typeof body;
+    res = await fetch(target, { method: 'POST', headers: { [CHALLENGE_HEADER]: challenge, 'content-type': 'application/json' }, body: '{}', redirect: 'manual', signal: AbortSignal.timeout(10_000) });
+    body = (await res.json().catch(() => ({}))) as typeof body;
   } catch (err) {
     const cause = (err as { cause?: { code?: string; message?: string } }).cause;
     const why = cause?.code ?? cause?.message ?? (err as Error).message;
-    return { check: blocks(name, `${url}/healthz did not answer (${why})`, 'check DNS, that nginx runs (nginx -t) and its certificate (certbot certificates)'), forwardedFor: null };
+    return { check: blocks(name, `${target} did not answer (${why})`, 'check DNS, that nginx runs (nginx -t) and its certificate (certbot certificates)'), forwardedFor: null };
   }
-  if (body.status !== 'ok' || typeof body.forwardedFor !== 'number') {
-    return { check: blocks(name, `${url}/healthz is not slipgate's (or one older than this command)`, 'point the proxy at this slipgate\'s public listener'), forwardedFor: null };
+  const counted = res.headers.get(FORWARDED_FOR_HEADER);
+  if (res.status !== 401 || body.code !== 1020 || counted === null || !/^\d+$/.test(counted)) {
+    return {
+      check: blocks(name, `${target} answered HTTP ${res.status} without slipgate's challenged 1020 (not slipgate, or one older than this command)`, "point the proxy at this slipgate's public listener (deploy/nginx/slipgate-single-host.conf)"),
+      forwardedFor: null,
+    };
   }
-  const forwardedFor = body.forwardedFor;
+  const forwardedFor = Number(counted);
   if (!config.SECRETS_KEY) return { check: blocks(name, `${url} answers, but without SECRETS_KEY it cannot prove it is this instance`, 'set SECRETS_KEY (above)'), forwardedFor };
-  if (body.proof !== instanceProof(config.SECRETS_KEY, challenge)) {
+  if (res.headers.get(PROOF_HEADER) !== instanceProof(config.SECRETS_KEY, challenge)) {
     return { check: blocks(name, `${url} answers, but from another slipgate (not this SECRETS_KEY): another host, or one not restarted since its key changed`, 'point DNS and the proxy at this server, or restart slipgate'), forwardedFor };
   }
-  return { check: ok(name, `${url} answers this instance's /healthz through the proxy`), forwardedFor };
+  return { check: ok(name, `${url} answers this instance's challenge on ${VERIFY_PATH} through the proxy`), forwardedFor };
 }
 
 function proxyHopsCheck(config: Config, forwardedFor: number | null): GoLiveCheck {
@@ -165,6 +179,7 @@ function fileModesCheck(config: Config, folders: string[]): GoLiveCheck {
   const database = sqlitePath(config.DATABASE_URL);
   const files: string[] = [];
   if (database !== null && database !== ':memory:') files.push(...[database, `${database}-wal`, `${database}-shm`].map((f) => resolve(f)).filter((f) => existsSync(f)));
+  if (config.secretsKeyFile) files.push(config.secretsKeyFile);
   const checked: string[] = [];
   for (const folder of folders) {
     if (!existsSync(folder)) continue;

@@ -7,6 +7,7 @@ import { PAYMENT_STATUSES, type PaymentStatus } from '../domain/payments/types.j
 import { bangkokTime, printTable } from './output.js';
 import { positiveInt, printJson, withExistingStore } from './context.js';
 import { loadConfig } from '../config.js';
+import { checkoutBaseUrl, checkoutLinksMissing } from '../http/checkout/base-url.js';
 import { checkoutLinks } from '../domain/payments/checkout-link.js';
 import { parsePaymentRequestBody } from '../domain/payments/input.js';
 import { PaymentRequestRefused } from '../domain/payments/service.js';
@@ -64,7 +65,9 @@ export function registerPaymentCommands(program: Command): void {
     .option('--success-url <url>', 'where the checkout page sends the customer once paid')
     .option('--json', 'print JSON')
     .action((accountId: string, opts: { amount: string; reference: string; expiresIn?: number; receiver?: string; successUrl?: string; json?: boolean }) => {
-      const links = checkoutLinks({ publicUrl: loadConfig().PUBLIC_URL, secretsKey: loadConfig().SECRETS_KEY });
+      const config = loadConfig();
+      const base = checkoutBaseUrl(config);
+      const links = checkoutLinks({ publicUrl: base, secretsKey: config.SECRETS_KEY });
       const input = parsePaymentRequestBody({
         amount: opts.amount,
         reference: opts.reference,
@@ -87,7 +90,7 @@ export function registerPaymentCommands(program: Command): void {
         const link = links.url(p.id);
         if (opts.json) return printJson({ ...p, checkoutUrl: link });
         console.log(`${made.outcome === 'created' ? 'Created' : 'Already made'} ${p.id}: ${bahtOf(p.amount).toFixed(2)} baht for ${p.reference}, ${p.status} until ${bangkokTime(p.expiresAt)} (Bangkok).`);
-        console.log(link ? `Checkout link: ${link}` : 'No checkout link: set PUBLIC_URL and SECRETS_KEY (docs/payments.md#checkout-page).');
+        console.log(link ? `Checkout link: ${link}` : `No checkout link: ${checkoutLinksMissing(base, config.SECRETS_KEY)}.`);
       });
     });
 

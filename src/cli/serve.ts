@@ -4,7 +4,7 @@
 import cluster from 'node:cluster';
 import type { Command } from 'commander';
 import type { Logger } from 'pino';
-import { loadConfig, type Config } from '../config.js';
+import { loadConfig, withMadeSecretsKey, type Config } from '../config.js';
 import { createLogger, logFormatFor } from '../log/log.js';
 import { EXIT_STORE_FAILED } from './exit-codes.js';
 import { missingDatabaseRefusal } from './serve-database.js';
@@ -32,12 +32,14 @@ Main settings (environment variables; docs/configuration.md lists them all):
   LOG_LEVEL, LOG_FORMAT   info, debug…; json or pretty`,
     )
     .action(async (opts: { workers?: string; create?: boolean }) => {
-      const config = loadConfig(opts.workers === undefined ? process.env : { ...process.env, WORKERS: opts.workers });
+      let config = loadConfig(opts.workers === undefined ? process.env : { ...process.env, WORKERS: opts.workers });
       const refusal = missingDatabaseRefusal(config, opts.create === true);
       if (refusal) {
         process.stderr.write(`slipgate: ${refusal}\n`);
         process.exit(1);
       }
+      // The primary makes it before any worker starts; the workers read it.
+      config = withMadeSecretsKey(config);
       const logger = createLogger(config.LOG_LEVEL, undefined, logFormatFor(config.LOG_FORMAT));
       const workers = workerCount(config.WORKERS);
       if (cluster.isPrimary && workers > 1) return superviseWorkers(config, logger, workers);
@@ -47,6 +49,13 @@ Main settings (environment variables; docs/configuration.md lists them all):
 
 /** Without SECRETS_KEY, webhook signing secrets are stored as they are (domain/secret-box.ts). */
 function warnUnsealedSecrets(config: Config, logger: Logger): void {
+  if (config.secretsKeyFile) {
+    logger.info(
+      { secretsKeyFile: config.secretsKeyFile },
+      `SECRETS_KEY: the key made on the first start, in ${config.secretsKeyFile} (mode 0600); keep it with the backups, and move it to a credential before going live (docs/deploy.md#go-live-check)`,
+    );
+    return;
+  }
   if (config.SECRETS_KEY) return;
   const warning = 'SECRETS_KEY is not set: webhook signing secrets are stored unsealed (plain) in the database, and LINE channels cannot be connected; make one with: openssl rand -hex 32 (docs/deploy.md)';
   logger.warn({ setting: 'SECRETS_KEY' }, warning);

@@ -3,12 +3,15 @@
 import cluster from 'node:cluster';
 import { relative } from 'node:path';
 import type { Logger } from 'pino';
+import { isLoopbackHost } from '../http/checkout/base-url.js';
 
 export interface GuideInput {
   publicUrl: string;
   adminUrl: string;
   adminHost: string;
   metricsToken: boolean;
+  /** Where checkout links point, or why there are none (http/checkout/base-url.ts). */
+  checkout: { base: string | undefined; missing: string | null; localDefault: boolean };
 }
 
 /**
@@ -24,13 +27,16 @@ export function cliCommand(env: NodeJS.ProcessEnv = process.env, entry: string |
   return `node ${inside.startsWith('..') ? entry : inside}`;
 }
 
-const LOOPBACK = /^(127\.|::1$|localhost$|\[::1\]$)/;
-
-export function logStartupGuide(logger: Logger, { publicUrl, adminUrl, adminHost, metricsToken }: GuideInput): void {
+export function logStartupGuide(logger: Logger, { publicUrl, adminUrl, adminHost, metricsToken, checkout }: GuideInput): void {
   // Workers share the listeners: one of them says it, the first one.
   if (cluster.isWorker && cluster.worker?.id !== 1) return;
   const verify = `${publicUrl}/api/v1/verify`;
   logger.info({ url: verify }, `public API: POST ${verify} with the account's API key in the x-api-key header`);
+  if (checkout.missing === null) {
+    const why = checkout.localDefault ? ' (PUBLIC_URL is not set: the public listener\'s own address, which opens on this machine only)' : '';
+    logger.info({ url: checkout.base }, `checkout pages: payment requests' checkoutUrl opens under ${checkout.base}/checkout/${why}`);
+  }
+  else logger.warn({ checkoutUrl: null }, `no checkout pages: payment requests get checkoutUrl null, because ${checkout.missing}`);
   logger.info({ url: `${adminUrl}/graphql` }, `admin API (GraphQL, admin token as Bearer): ${adminUrl}/graphql; health checks at ${adminUrl}/healthz and /readyz`);
   logger.info(
     { url: `${adminUrl}/` },
@@ -40,7 +46,7 @@ export function logStartupGuide(logger: Logger, { publicUrl, adminUrl, adminHost
     { url: `${adminUrl}/metrics` },
     metricsToken ? `metrics (Prometheus): ${adminUrl}/metrics, with METRICS_TOKEN as a Bearer token` : `metrics (Prometheus): ${adminUrl}/metrics, open (set METRICS_TOKEN to require a token)`,
   );
-  if (!metricsToken && !LOOPBACK.test(adminHost)) {
+  if (!metricsToken && !isLoopbackHost(adminHost)) {
     logger.warn({ ADMIN_HOST: adminHost }, 'the admin listener is reachable from other machines and /metrics needs no token; set METRICS_TOKEN');
   }
 }

@@ -26,12 +26,24 @@ export interface PaymentRouteDeps {
   store: Store;
   /** The request's checkout page (PUBLIC_URL and SECRETS_KEY set), else null. */
   checkoutUrl?: (requestId: string) => string | null;
+  /** Why checkoutUrl is null on every request (http/checkout/base-url.ts), said in the x-checkout-url-missing header; null or absent: it is not. */
+  checkoutUrlMissing?: string | null;
 }
+
+/** On every payment request answer of a server that gives no checkout links: why (docs/payments.md#checkout-page). */
+const CHECKOUT_MISSING_HEADER = 'x-checkout-url-missing';
 
 /** `keyed`: the key gate every keyed route goes through (keyed.ts). */
 export function paymentRoutes(deps: PaymentRouteDeps & { keyed: RequestHandler }, byKey: RequestHandler): Router {
   const router = express.Router({ caseSensitive: true, strict: true });
   const body = express.raw({ type: () => true, limit: MAX_BODY_BYTES });
+  const missing = deps.checkoutUrlMissing;
+  if (missing) {
+    router.use((_req, res, next) => {
+      res.set(CHECKOUT_MISSING_HEADER, missing);
+      next();
+    });
+  }
   const success = (request: PaymentRequest) => answer(request, deps.checkoutUrl?.(request.id) ?? null);
   // A read shows the slip being re-checked, if any (`verifying`, docs/payments.md#re-checks).
   const found = async (res: Response, request: PaymentRequest | null) =>

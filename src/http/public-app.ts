@@ -1,11 +1,12 @@
 // The public listener: POST /api/v1/verify (docs/contract.md#route), the
 // payment request routes (docs/payments.md), POST /line/webhook/<channel id>
-// when LINE channels are served (docs/line.md), and GET /healthz, which
-// `doctor --go-live` calls through the proxy (docs/deploy.md#go-live-check).
+// when LINE channels are served (docs/line.md); nothing else (health lives on
+// the admin listener). `doctor --go-live` reaches it through the proxy with
+// a challenge header on the verify route (docs/deploy.md#go-live-check).
 import express, { type Request, type RequestHandler, type Response } from 'express';
 import { ipKeyGenerator } from 'express-rate-limit';
 import type { Logger } from 'pino';
-import { CHALLENGE } from '../domain/admin/instance-proof.js';
+import { CHALLENGE, CHALLENGE_HEADER, FORWARDED_FOR_HEADER, PROOF_HEADER } from '../domain/admin/instance-proof.js';
 import type { VerificationService } from '../domain/verify/service.js';
 import type { BodyRead, VerifyTrace } from '../domain/verify/types.js';
 import { bodyReadProblem, errorHandler, methodNotAllowed, notFound } from './json-errors.js';
@@ -47,8 +48,8 @@ export interface PublicAppDeps {
   pictureBudget?: PictureBudget;
   /** Holds the brake's 429s (tarpit.ts); absent: answered at once. */
   tarpit?: Tarpit;
-  /** The proof /healthz gives for a challenge (domain/instance-proof.ts); absent or null: SECRETS_KEY is not set. */
-  healthProof?: (challenge: string) => string | null;
+  /** The proof a challenged 1020 answer carries (domain/admin/instance-proof.ts); absent or null: SECRETS_KEY is not set. */
+  instanceProof?: (challenge: string) => string | null;
 }
 
 export function createPublicApp(deps: PublicAppDeps): express.Express {
@@ -120,11 +121,11 @@ export function createPublicApp(deps: PublicAppDeps): express.Express {
     if (outcome.kind === 'busy') metrics?.refused('inflight');
     if (outcome.kind === 'throttled') metrics?.refused('auth_failures');
     const answer = verifyAnswer(outcome);
+    if (outcome.kind === 'account_error' && outcome.error === 'missing_api_key') Object.assign(answer.headers, proofHeaders(req, deps.instanceProof));
     if (outcome.kind === 'throttled' && deps.tarpit) deps.tarpit.answer(res, () => sendAnswer(res, answer));
     else sendAnswer(res, answer);
   });
   app.all(VERIFY_PATH, methodNotAllowed('POST'));
-  app.get('/healthz', (req, res) => res.json(publicHealth(req, deps.healthProof)));
   // Every other keyed route takes its key through the same gate as the verify route: one brake policy.
   const keyedRoute = keyed(deps.verification.keyGate, { tarpit: deps.tarpit, metrics });
   if (deps.payments) app.use(PAYMENT_REQUESTS_PATH, paymentRoutes({ ...deps.payments, keyed: keyedRoute }, byKey));
@@ -136,17 +137,19 @@ export function createPublicApp(deps: PublicAppDeps): express.Express {
 }
 
 /**
- * `{"status":"ok"}`; asked with ?challenge=, also what `doctor --go-live`
- * checks: the proof that this is its deployment, and how many addresses
- * X-Forwarded-For held on arrival (the proxies that wrote one, to compare
- * with TRUST_PROXY_HOPS). Nothing a caller did not send or could not learn.
+ * What `doctor --go-live` checks, on a keyless request that sent a
+ * well-formed challenge header: the proof that this is its deployment, and
+ * how many addresses X-Forwarded-For held on arrival (the proxies that wrote
+ * one, to compare with TRUST_PROXY_HOPS). Headers only: the 1020 body stays
+ * the contract's. Nothing a caller did not send or could not learn.
  */
-function publicHealth(req: Request, proof: PublicAppDeps['healthProof']): Record<string, unknown> {
-  const challenge = req.query.challenge;
-  if (typeof challenge !== 'string' || !CHALLENGE.test(challenge)) return { status: 'ok' };
+function proofHeaders(req: Request, proof: PublicAppDeps['instanceProof']): Record<string, string> {
+  const challenge = req.headers[CHALLENGE_HEADER];
+  if (typeof challenge !== 'string' || !CHALLENGE.test(challenge)) return {};
   const header = [req.headers['x-forwarded-for'] ?? []].flat().join(',');
   const forwardedFor = header.split(',').filter((part) => part.trim() !== '').length;
-  return { status: 'ok', forwardedFor, proof: proof?.(challenge) ?? null };
+  const answer = proof?.(challenge);
+  return { [FORWARDED_FOR_HEADER]: String(forwardedFor), ...(answer ? { [PROOF_HEADER]: answer } : {}) };
 }
 
 function sendAnswer(res: Response, answer: VerifyAnswer): void {

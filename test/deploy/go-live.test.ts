@@ -77,7 +77,7 @@ describe('slipgate doctor --go-live', { timeout: 180_000 }, () => {
     const screen = await slipgate(env, ['doctor', '--go-live', '--files', backups, '--min-free-mb', '100000000']);
     expect(screen.code, screen.stderr).toBe(1);
     expect(screen.stdout).toMatch(/^BLOCKS bank network +the sandbox answers/m);
-    expect(screen.stdout).toMatch(/^Not ready: 7 checks block going live\.$/m);
+    expect(screen.stdout).toMatch(/^Not ready: 6 checks block going live\.$/m);
     const json = await slipgate(env, ['doctor', '--go-live', '--files', backups, '--min-free-mb', '100000000', '--json']);
     expect(json.code).toBe(1);
     const { ready, checks } = JSON.parse(json.stdout) as { ready: boolean; checks: Check[] };
@@ -85,10 +85,11 @@ describe('slipgate doctor --go-live', { timeout: 180_000 }, () => {
     const by = Object.fromEntries(checks.map((c) => [c.check, c]));
     expect(Object.keys(by)).toEqual(['bank network', 'SECRETS_KEY', 'database', 'stored secrets', 'PUBLIC_URL', 'TRUST_PROXY_HOPS', 'file modes', 'timers', 'free disk']);
     expect(by['bank network']).toMatchObject({ state: 'blocks', fix: expect.stringContaining('UPSTREAMS_FILE=') });
-    expect(by.SECRETS_KEY).toMatchObject({ state: 'blocks', fix: expect.stringContaining('openssl rand -hex 32') });
+    // The key the first start made beside the database: it proves the instance, and is to become a credential.
+    expect(by.SECRETS_KEY).toMatchObject({ state: 'blocks', detail: expect.stringContaining(join(dir, 'secrets.key')), fix: expect.stringContaining('/etc/slipgate/credentials/SECRETS_KEY') });
     expect(by.database).toMatchObject({ state: 'ok', detail: 'sqlite: a guarded update is atomic' });
     expect(by['stored secrets']).toMatchObject({ state: 'blocks', detail: `stored unsealed (plain): webhook ${hook.id}` });
-    expect(by.PUBLIC_URL).toMatchObject({ state: 'blocks', detail: expect.stringContaining('without SECRETS_KEY it cannot prove it is this instance') });
+    expect(by.PUBLIC_URL).toMatchObject({ state: 'ok', detail: expect.stringContaining("answers this instance's challenge") });
     // nginx wrote one X-Forwarded-For address; slipgate trusts none.
     expect(by.TRUST_PROXY_HOPS).toMatchObject({ state: 'blocks', fix: expect.stringContaining('TRUST_PROXY_HOPS=1') });
     expect(by['file modes']!.state).toBe('blocks');
@@ -124,7 +125,7 @@ describe('slipgate doctor --go-live', { timeout: 180_000 }, () => {
     expect(screen.stdout).not.toMatch(/^BLOCKS/m);
     expect(screen.code, screen.stdout).toBe(0);
     expect(screen.stdout).toMatch(/^ok +bank network +sandbox off; kbank-1 \(kbank\)$/m);
-    expect(screen.stdout).toMatch(new RegExp(`^ok +PUBLIC_URL +https://127\\.0\\.0\\.1:${nginx.port} answers this instance's /healthz through the proxy$`, 'm'));
+    expect(screen.stdout).toMatch(new RegExp(`^ok +PUBLIC_URL +https://127\\.0\\.0\\.1:${nginx.port} answers this instance's challenge on /api/v1/verify through the proxy$`, 'm'));
     expect(screen.stdout).toMatch(/^ok +TRUST_PROXY_HOPS +1: the proxies wrote 1 X-Forwarded-For address$/m);
     expect(screen.stdout).toMatch(/^ok +stored secrets +all sealed \(1 webhook endpoints, 0 LINE channels\)$/m);
     expect(screen.stdout).toMatch(/^--     timers +not checked: no systemd/m);

@@ -249,11 +249,13 @@ describe.each(RECIPES)('nginx recipe in front of slipgate: $name', (recipe) => {
     }
   });
 
-  it('does not expose the admin listener; /healthz through it is the public listener\'s own', async () => {
+  it("does not expose the admin listener; the go-live challenge passes through it", async () => {
     expect((await fetch(`${app.adminUrl}/healthz`)).status).toBe(200);
-    const health = await call({ path: '/healthz?challenge=0123456789abcdefXYZ', method: 'GET' });
-    expect(health.body).toEqual({ status: 'ok', forwardedFor: 1, proof: null });
-    for (const path of ['/readyz', '/metrics', '/graphql', '/']) {
+    const challenged = await call({ headers: { 'x-slipgate-challenge': '0123456789abcdefXYZ' }, body: '{}' });
+    expect(challenged.status).toBe(401);
+    expect(challenged.body).toEqual({ status: 'error', code: 1020, message: 'api key is missing' });
+    expect(challenged.headers['x-slipgate-forwarded-for']).toBe('1');
+    for (const path of ['/healthz', '/readyz', '/metrics', '/graphql', '/']) {
       const answer = await call({ path, method: 'GET' });
       expect(answer.status, path).toBe(404);
       expect(answer.body, path).toMatchObject({ status: 'error' });

@@ -52,7 +52,7 @@ describe('checkout from the command line', () => {
     expect(answer.amount).toBe(45.25);
     expect(link).toBe(answer.checkoutUrl);
     const without = await slipgate({ SECRETS_KEY: '', PUBLIC_URL: '' }, 'payments', 'create', merchant.accountId, '--amount', '45.25', '--reference', 'cli-1');
-    expect(without.stdout).toContain('No checkout link: set PUBLIC_URL and SECRETS_KEY');
+    expect(without.stdout).toContain('No checkout link: SECRETS_KEY is not set');
     const bad = await slipgate({}, 'payments', 'create', merchant.accountId, '--amount', 'ten', '--reference', 'cli-2');
     expect(bad.code).not.toBe(0);
     expect(bad.stderr).toContain('--amount must be a positive number');

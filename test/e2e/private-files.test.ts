@@ -1,8 +1,7 @@
 // Secure by default (issue 44, point 10): under the common umask 022 the
 // database `serve --create` makes, its WAL and SHM, a backup and an audit
 // export are all readable by their owner only; and a serve without
-// SECRETS_KEY says once, in its log and on stderr, that secrets would be
-// stored unsealed. Real child processes of the built CLI (dist/entry.cjs).
+// SECRETS_KEY makes one beside the database, as private, and says once where. Real child processes of the built CLI (dist/entry.cjs).
 import { execFile, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { statSync } from 'node:fs';
@@ -61,17 +60,18 @@ describe('files holding personal data are created mode 0600 whatever the umask',
   const env = { DATABASE_URL: `sqlite:${db}` };
   const mode = (path: string) => statSync(path).mode & 0o777;
 
-  it('serve --create makes the database, its WAL and SHM 0600 (and its folder 0700), and warns once that secrets are unsealed', async () => {
+  it('serve --create makes the database, its WAL and SHM and the SECRETS_KEY it makes 0600 (and its folder 0700), and says once where the key is', async () => {
     const served = await serveCreate(env);
+    const keyFile = join(dir.path, 'state', 'secrets.key');
     try {
-      expect({ db: mode(db), wal: mode(`${db}-wal`), shm: mode(`${db}-shm`), folder: mode(join(dir.path, 'state')) }).toEqual({ db: 0o600, wal: 0o600, shm: 0o600, folder: 0o700 });
+      expect({ db: mode(db), wal: mode(`${db}-wal`), shm: mode(`${db}-shm`), key: mode(keyFile), folder: mode(join(dir.path, 'state')) }).toEqual({ db: 0o600, wal: 0o600, shm: 0o600, key: 0o600, folder: 0o700 });
       // Said once it is up, after the listening line: waited for, then the server stopped and every line read.
-      await eventually(async () => served.stderr().includes('slipgate: warning: SECRETS_KEY is not set'));
+      await eventually(async () => served.logs.some((l) => /^SECRETS_KEY: the key made on the first start/.test(String(l.msg))));
       await served.stop();
-      const warnings = served.logs.filter((l) => l.level === 40 && /SECRETS_KEY is not set/.test(String(l.msg)));
-      expect(warnings).toHaveLength(1);
-      expect(warnings[0]!.msg).toMatch(/stored unsealed.*openssl rand -hex 32/);
-      expect(served.stderr().match(/slipgate: warning: SECRETS_KEY is not set/g)).toHaveLength(1);
+      const said = served.logs.filter((l) => /^SECRETS_KEY: the key made on the first start/.test(String(l.msg)));
+      expect(said).toHaveLength(1);
+      expect(said[0]!.msg).toContain(`in ${keyFile} (mode 0600)`);
+      expect(served.stderr()).not.toMatch(/SECRETS_KEY is not set/);
     } finally {
       await served.stop();
     }

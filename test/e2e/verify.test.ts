@@ -243,7 +243,7 @@ describe.each(testEngines())('POST /api/v1/verify on %s', (engine) => {
   });
 });
 
-describe('the public listener serves exactly one route (and GET /healthz, test/e2e/public-healthz.test.ts)', () => {
+describe('the public listener serves exactly one route (test/e2e/public-listener.test.ts: every other path, the go-live challenge)', () => {
   let app: TestApp;
   beforeAll(async () => {
     app = await startApp();

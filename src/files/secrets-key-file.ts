@@ -1,0 +1,58 @@
+// The SECRETS_KEY a first start makes when none is set and the database is
+// a SQLite file: 32 random bytes, hex, in `secrets.key` beside the database,
+// readable by its owner only. Made once (whole or not at all: written under a
+// temporary name, then linked, which fails if another process made it
+// first); read from then on by `serve` and every command. A copy of the data
+// folder carries it; `doctor --go-live` asks for a credential instead.
+import { randomBytes } from 'node:crypto';
+import { closeSync, fsyncSync, linkSync, mkdirSync, openSync, readFileSync, rmSync, writeSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { fsyncPath, PRIVATE_FILE_MODE, tempPathBeside } from './durable-file.js';
+import { sqlitePath } from '../store/database-url.js';
+
+const SECRETS_KEY_FILE_NAME = 'secrets.key';
+
+/** Where the key of this database is kept; null: not a SQLite file (the server engines, :memory:). */
+export function secretsKeyFileOf(databaseUrl: string): string | null {
+  const database = sqlitePath(databaseUrl);
+  if (database === null || database === ':memory:') return null;
+  return join(dirname(resolve(database)), SECRETS_KEY_FILE_NAME);
+}
+
+/** The key in `path`; null when there is none. A file that holds anything but 64 hex characters is refused. */
+export function readSecretsKeyFile(path: string): Buffer<ArrayBuffer> | null {
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8').trim();
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return null;
+    throw err;
+  }
+  if (!/^[0-9a-f]{64}$/i.test(text)) throw new Error(`${path} does not hold a SECRETS_KEY (64 hex characters); restore it from a backup, or remove it only if nothing was sealed with it`);
+  return Buffer.from(text, 'hex');
+}
+
+/** The key in `path`, made now if there is none (its folder too, 0700). */
+export function makeSecretsKeyFile(path: string): Buffer<ArrayBuffer> {
+  const existing = readSecretsKeyFile(path);
+  if (existing) return existing;
+  mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
+  const temp = tempPathBeside(path);
+  const fd = openSync(temp, 'wx', PRIVATE_FILE_MODE);
+  try {
+    writeSync(fd, `${randomBytes(32).toString('hex')}\n`);
+    fsyncSync(fd);
+  } finally {
+    closeSync(fd);
+  }
+  try {
+    linkSync(temp, path);
+    fsyncPath(dirname(path));
+  } catch (err) {
+    // Another process made it first: its key is the one.
+    if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+  } finally {
+    rmSync(temp, { force: true });
+  }
+  return readSecretsKeyFile(path)!;
+}
