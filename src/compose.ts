@@ -172,6 +172,7 @@ export async function serverServices(config: Config, { logger, upstream: overrid
   const pool = buildUpstream(upstreamConfigs(config.env), {
     logger,
     sandbox: (c) => new SandboxUpstream(c.name, config.SANDBOX_LATENCY_MS),
+    exhaustedRetryMs: config.UPSTREAM_EXHAUSTED_RETRY_MINUTES * 60_000,
     onAttempt: (domain, outcome, latencyMs) => metrics.bankRequest(domain, outcome, latencyMs / 1000),
   });
   const upstream = override instanceof UpstreamPool ? override : override ? UpstreamPool.of(override, { logger }) : pool;
