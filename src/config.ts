@@ -43,7 +43,7 @@ export const configSchema = z.object({
   UPSTREAM_EXHAUSTED_RETRY_MINUTES: z.coerce.number().int().min(1).max(1440).default(30),
   /** How often each slip-API domain's quota is read (its quota call, never a verification). */
   UPSTREAM_QUOTA_POLL_MINUTES: z.coerce.number().int().min(1).max(1440).default(10),
-  /** A domain's quota below this is a WARN line and a note to LINE staff, once per crossing; 0 is off. */
+  /** A domain's quota below this is a WARN line, once per crossing; 0 is off. */
   UPSTREAM_QUOTA_LOW: z.coerce.number().int().min(0).max(100_000_000).default(100),
   /** How long an API key lookup is reused; revocations elsewhere apply within it. */
   API_KEY_CACHE_TTL_MS: z.coerce.number().int().min(0).max(300_000).default(5_000),

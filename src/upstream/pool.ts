@@ -13,7 +13,7 @@ import type { UpstreamConfig } from './config.js';
 import { DomainHealthTracker, type BreakerState, type FailureCounts } from './domain-health.js';
 import { DomainQuota, type UsabilityChange } from './domain-quota.js';
 import { failure, isConnectionFailure, MESSAGES, publicFailure, type AdapterFailure, type AdapterResult } from './shared/outcomes.js';
-import type { BankAdapter, BankAnswer, SlipQuery, Upstream, UpstreamFailure, UpstreamFailureKind, UpstreamResult } from '../domain/ports/upstream.js';
+import type { BankAdapter, BankAnswer, QuotaReading, SlipQuery, Upstream, UpstreamFailure, UpstreamFailureKind, UpstreamResult } from '../domain/ports/upstream.js';
 
 /** The part of a pino logger the pool uses. */
 interface UpstreamLogger {
@@ -43,6 +43,10 @@ export interface UpstreamPoolOptions {
   latencySamples?: number;
   /** How long a domain that cannot serve is skipped when no quota reading says it is back (default 30 min). */
   exhaustedRetryMs?: number;
+  /** A quota reading below this is a WARN line and onQuotaLow, once per crossing (default 0: off). */
+  quotaLow?: number;
+  /** Told when a domain's quota falls below quotaLow (the LINE staff note). */
+  onQuotaLow?: (domain: string, remaining: number) => void;
 }
 
 /** UPSTREAM_EXHAUSTED_RETRY_MINUTES' default. */
@@ -88,6 +92,8 @@ interface Member {
   readonly upstream: BankAdapter;
   readonly health: DomainHealthTracker;
   readonly quota: DomainQuota;
+  /** Whether the last reading was below quotaLow, so a crossing is told once. */
+  quotaLow: boolean;
   inFlight: number;
   /** Replaced by a reload; closed once its last request finishes. */
   retired: boolean;
@@ -211,6 +217,30 @@ export class UpstreamPool implements Upstream {
     }));
   }
 
+  /**
+   * Every enabled domain with a quota call is read (never a verification);
+   * resolves when all have answered or `signal` aborted, never rejects.
+   */
+  async readQuotas(signal: AbortSignal): Promise<void> {
+    const readable = this.members.filter((m) => m.config.enabled && typeof m.upstream.readQuota === 'function');
+    await Promise.all(
+      readable.map(async (member) => {
+        const upstream = member.config.name;
+        let reading: QuotaReading;
+        try {
+          reading = await member.upstream.readQuota!(signal);
+        } catch (err) {
+          this.opts.logger?.warn({ err, upstream }, 'upstream quota call threw');
+          return;
+        }
+        if (member.retired) return;
+        if (reading.ok) this.noteQuota(member, reading.remaining);
+        else if (reading.unusable !== undefined) this.logUsability(member, member.quota.markUnusable(reading.unusable));
+        else this.opts.logger?.warn({ upstream, reason: reading.message }, 'upstream quota reading failed; the domain stays as it was');
+      }),
+    );
+  }
+
   async close(): Promise<void> {
     const members = this.members;
     this.members = [];
@@ -287,8 +317,20 @@ export class UpstreamPool implements Upstream {
   }
 
   /** A quota the provider reported, with an answer or from its quota call. */
-  private noteQuota(member: Member, remaining: number | null): void {
+  private noteQuota(member: Member, remaining: unknown): void {
+    // From outside: an adapter that let a wrong shape through changes nothing.
+    if (remaining !== null && !(typeof remaining === 'number' && Number.isSafeInteger(remaining) && remaining >= 0)) {
+      this.opts.logger?.warn({ upstream: member.config.name }, 'upstream quota reading is not a whole number; ignored');
+      return;
+    }
     this.logUsability(member, member.quota.reading(remaining));
+    const threshold = this.opts.quotaLow ?? 0;
+    const low = remaining !== null && remaining < threshold;
+    if (low && !member.quotaLow) {
+      this.opts.logger?.warn({ upstream: member.config.name, quotaRemaining: remaining, quotaLow: threshold }, 'upstream domain quota is low');
+      this.opts.onQuotaLow?.(member.config.name, remaining);
+    }
+    member.quotaLow = low;
   }
 
   /** One line per change, never per request: the operator needs to know when a domain drops out and when it is back. */
@@ -325,6 +367,7 @@ export class UpstreamPool implements Upstream {
       upstream: this.opts.createAdapter(config),
       health: new DomainHealthTracker(this.breaker, this.now, this.latencySamples),
       quota: new DomainQuota(this.now, this.exhaustedRetryMs),
+      quotaLow: false,
       inFlight: 0,
       retired: false,
     };

@@ -5,8 +5,11 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { SlipQuery } from '../../src/domain/ports/upstream.js';
 import type { UpstreamConfig } from '../../src/upstream/config.js';
+import { Metrics } from '../../src/metrics/metrics.js';
+import { scheduleQuotaReadings } from '../../src/schedules/quota-readings.js';
 import { UpstreamPool, type UpstreamPoolOptions } from '../../src/upstream/pool.js';
 import { quotaBankAdapter, startQuotaBank, type QuotaBank } from '../fixtures/quota-bank.js';
+import { eventually } from '../helpers/child.js';
 import { withQr } from '../helpers/slip-query.js';
 
 const cleanups: (() => Promise<void> | void)[] = [];
@@ -141,5 +144,67 @@ describe('UpstreamPool domains that cannot serve', () => {
     expect(upstream.health()[0]).toMatchObject({ usable: false, quotaRemaining: 0 });
     expect(await upstream.verify(query(), budget())).toMatchObject({ ok: true, upstream: 'spare' });
     expect(last.calls.verifyWhileOut).toBe(0);
+  });
+});
+
+describe('UpstreamPool quota readings', () => {
+  it('reads each quota without spending a verification, skips a domain at 0 and uses it again above 0', async () => {
+    const [monthly, spare] = [await bank(0), await bank()];
+    const upstream = pool([monthly.config('monthly'), spare.config('spare', { priority: 2 })]);
+    await upstream.readQuotas(budget());
+    expect([monthly.calls.quota, monthly.calls.verify, spare.calls.quota]).toEqual([1, 0, 1]);
+    expect(upstream.health()[0]).toMatchObject({ usable: false, quotaRemaining: 0, readsQuota: true });
+    expect(await upstream.verify(query(), budget())).toMatchObject({ ok: true, upstream: 'spare' });
+    expect(monthly.calls.verify).toBe(0);
+
+    monthly.quota = 500;
+    await upstream.readQuotas(budget());
+    expect(upstream.health()[0]).toMatchObject({ usable: true, quotaRemaining: 500 });
+    expect(await upstream.verify(query(), budget())).toMatchObject({ ok: true, upstream: 'monthly' });
+  });
+
+  it('warns and tells onQuotaLow once per crossing below UPSTREAM_QUOTA_LOW, not once per reading', async () => {
+    const monthly = await bank(50);
+    const logger = recordingLogger();
+    const told: [string, number][] = [];
+    const upstream = pool([monthly.config('monthly')], { logger, quotaLow: 100, onQuotaLow: (domain, remaining) => told.push([domain, remaining]) });
+    await upstream.readQuotas(budget());
+    monthly.quota = 40;
+    await upstream.readQuotas(budget());
+    expect(told).toEqual([['monthly', 50]]);
+    monthly.quota = 1000;
+    await upstream.readQuotas(budget());
+    monthly.quota = 10;
+    await upstream.readQuotas(budget());
+    expect(told).toEqual([
+      ['monthly', 50],
+      ['monthly', 10],
+    ]);
+    expect(logger.lines.filter((l) => l.msg === 'upstream domain quota is low')).toHaveLength(2);
+  });
+
+  it('shows readings as Prometheus gauges of quota left and of usable domains', async () => {
+    const [monthly, empty, bankDirect] = [await bank(250), await bank(0), await bank()];
+    const upstream = pool([monthly.config('monthly'), empty.config('empty'), bankDirect.config('unlimited')]);
+    await upstream.readQuotas(budget());
+    const metrics = new Metrics();
+    metrics.watch({ upstreamHealth: () => upstream.health(), listHolds: async () => [] });
+    const text = await metrics.text();
+    expect(text).toContain('slipgate_upstream_quota_remaining{domain="monthly"} 250');
+    expect(text).toContain('slipgate_upstream_quota_remaining{domain="empty"} 0');
+    expect(text).not.toContain('slipgate_upstream_quota_remaining{domain="unlimited"}');
+    expect(text).toContain('slipgate_upstream_usable{domain="monthly"} 1');
+    expect(text).toContain('slipgate_upstream_usable{domain="empty"} 0');
+  });
+});
+
+describe('scheduleQuotaReadings', () => {
+  it('reads every quota at start, and nothing more once stopped', async () => {
+    const monthly = await bank(0);
+    const upstream = pool([monthly.config('monthly')]);
+    const schedule = scheduleQuotaReadings(upstream, { intervalMs: 3_600_000, timeoutMs: 5_000 });
+    await eventually(async () => !upstream.health()[0]!.usable);
+    await schedule.stop();
+    expect(monthly.calls).toMatchObject({ quota: 1, verify: 0 });
   });
 });
