@@ -32,6 +32,7 @@ import { lineApiOf, lineServerServices } from './compose-line.js';
 import { scheduleRechecks, type RecheckSchedule } from './schedules/rechecks.js';
 import type { RecheckSettings } from './domain/rechecks/start.js';
 import { Metrics } from './metrics/metrics.js';
+import { scheduleQuotaReadings, type QuotaReadingsSchedule } from './schedules/quota-readings.js';
 import { timedStore } from './metrics/timing.js';
 import { openStore } from './store/open.js';
 import { refuseNonAtomic } from './store/non-atomic.js';
@@ -163,6 +164,8 @@ export interface ServerServices extends StoreServices {
   lineBridge: LineBridge;
   lineStaff: LineStaffNotifier;
   lineSummary: LineSummarySchedule;
+  /** Each slip-API domain's quota call, at start and every UPSTREAM_QUOTA_POLL_MINUTES. */
+  quotaReadings: QuotaReadingsSchedule;
 }
 
 export async function serverServices(config: Config, { logger, upstream: override, adminListener, recheckTiming: timing = {} }: ServerOptions): Promise<ServerServices> {
@@ -173,6 +176,8 @@ export async function serverServices(config: Config, { logger, upstream: overrid
   const pool = buildUpstream(upstreamConfigs(config.env), {
     logger,
     sandbox: (c) => new SandboxUpstream(c.name, config.SANDBOX_LATENCY_MS),
+    exhaustedRetryMs: config.UPSTREAM_EXHAUSTED_RETRY_MINUTES * 60_000,
+    quotaLow: config.UPSTREAM_QUOTA_LOW,
     onAttempt: (domain, outcome, latencyMs) => metrics.bankRequest(domain, outcome, latencyMs / 1000),
   });
   const upstream = override instanceof UpstreamPool ? override : override ? UpstreamPool.of(override, { logger }) : pool;
@@ -277,13 +282,14 @@ export async function serverServices(config: Config, { logger, upstream: overrid
     written: () => webhookWorker.wake(),
   });
   const pictureBudget = new PictureBudget(config.IMAGE_BYTES_IN_FLIGHT);
+  const quotaReadings = scheduleQuotaReadings(upstream, { intervalMs: config.UPSTREAM_QUOTA_POLL_MINUTES * 60_000, timeoutMs: config.UPSTREAM_TIMEOUT_MS });
   metrics.watch({
     upstreamHealth: () => pool.health(),
     listHolds: () => store.listHolds(),
     imageStats: () => ({ ...images.stats, waiting: pictureBudget.waiting }),
     onReadError: (err) => logger.warn({ err }, 'metrics: reading the open credit holds failed'),
   });
-  return { ...services, metrics, pool, upstream, upstreamOverridden: override !== undefined, lease, retention, images, verification, upstreamConfigs, webhookWorker, webhookSender, lineBridge, lineStaff, lineSummary, paymentExpiry, rechecks: recheckSchedule, pictureBudget };
+  return { ...services, metrics, pool, upstream, upstreamOverridden: override !== undefined, lease, retention, images, verification, upstreamConfigs, webhookWorker, webhookSender, lineBridge, lineStaff, lineSummary, paymentExpiry, rechecks: recheckSchedule, pictureBudget, quotaReadings };
 }
 
 /** The configured bank domains, or the sandbox network when none are configured. */

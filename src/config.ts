@@ -48,6 +48,12 @@ export const configSchema = z.object({
   LEASE_HEARTBEAT_MS: z.coerce.number().int().min(100).max(60_000).default(2_000),
   /** Simulated latency of the built-in sandbox network (demos, benchmarks, tests). */
   SANDBOX_LATENCY_MS: z.coerce.number().int().min(0).max(600_000).default(0),
+  /** How long a slip-API domain that cannot serve (quota used up, key refused) is skipped when no quota reading says it is back. */
+  UPSTREAM_EXHAUSTED_RETRY_MINUTES: z.coerce.number().int().min(1).max(1440).default(30),
+  /** How often each slip-API domain's quota is read (its quota call, never a verification). */
+  UPSTREAM_QUOTA_POLL_MINUTES: z.coerce.number().int().min(1).max(1440).default(10),
+  /** A domain's quota below this is a WARN line, once per crossing; 0 is off. */
+  UPSTREAM_QUOTA_LOW: z.coerce.number().int().min(0).max(100_000_000).default(100),
   /** How long an API key lookup is reused; revocations elsewhere apply within it. */
   API_KEY_CACHE_TTL_MS: z.coerce.number().int().min(0).max(300_000).default(5_000),
   /** Verifications one account may have in flight per process; more get 429. */

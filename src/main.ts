@@ -159,6 +159,7 @@ export async function run(config: Config, opts: RunOptions): Promise<Running> {
       await retention.stop();
       await paymentExpiry.stop();
       await services.lineSummary.stop();
+      await services.quotaReadings.stop();
       // Nothing is held under the lease any more: ending it tells the others at once.
       await lease.end().catch((err: unknown) => logger.error({ err }, 'ending the lease failed; it expires by itself'));
       scrape.stop();

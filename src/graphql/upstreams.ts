@@ -20,6 +20,11 @@ const UpstreamHealthRef = builder.objectRef<DomainHealth>('UpstreamHealth').impl
     provider: t.exposeString('provider'),
     enabled: t.exposeBoolean('enabled'),
     weight: t.exposeFloat('weight'),
+    priority: t.exposeInt('priority', { description: '1 is tried first; a higher number serves only when every domain above it cannot.' }),
+    usable: t.exposeBoolean('usable', { description: 'False while the domain said it cannot serve (quota used up, key refused) and no quota reading says it is back.' }),
+    unusableReason: t.exposeString('unusableReason', { nullable: true }),
+    readsQuota: t.exposeBoolean('readsQuota', { description: 'Whether its provider has a quota call (slip APIs).' }),
+    quotaRemaining: t.exposeInt('quotaRemaining', { nullable: true, description: 'The last quota reading; null without a limit or before any reading.' }),
     requests: t.exposeInt('requests'),
     failures: t.exposeInt('failures', { description: 'Every non-success answer, slip-not-found included.' }),
     failuresByKind: t.field({

@@ -145,6 +145,31 @@ export class Metrics {
         }
       },
     });
+    // Lowest across processes: each reads the quota itself, and the operator needs the worst view.
+    new Gauge({
+      name: 'slipgate_upstream_quota_remaining',
+      help: "A slip-API domain's remaining quota at its last reading (domains without a quota call or a limit are absent)",
+      labelNames: ['domain'] as const,
+      registers: [this.registry],
+      aggregator: 'min',
+      collect() {
+        this.reset();
+        for (const domain of metrics.sources?.upstreamHealth() ?? []) {
+          if (domain.quotaRemaining !== null) this.set({ domain: domain.name }, domain.quotaRemaining);
+        }
+      },
+    });
+    new Gauge({
+      name: 'slipgate_upstream_usable',
+      help: 'Whether the domain may serve (1), or said it cannot (quota used up, key refused) and is skipped (0)',
+      labelNames: ['domain'] as const,
+      registers: [this.registry],
+      aggregator: 'min',
+      collect() {
+        this.reset();
+        for (const domain of metrics.sources?.upstreamHealth() ?? []) this.set({ domain: domain.name }, domain.usable ? 1 : 0);
+      },
+    });
     new Gauge({
       name: 'slipgate_image_pool',
       help: 'Slip pictures being read on a worker thread (running), waiting for one (queued), or waiting unread for IMAGE_BYTES_IN_FLIGHT room (waiting)',

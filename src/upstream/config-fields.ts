@@ -5,7 +5,7 @@ import { DEFAULT_IDLE_SOCKET_TIMEOUT_MS } from './shared/bank-http.js';
 
 const NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
 
-/** name, weight and enabled: every entry has them. */
+/** name, weight, priority and enabled: every entry has them. */
 export const domainFields = {
   name: z.string().regex(NAME, 'must be 1-64 characters: letters, digits, ".", "_" or "-", starting with a letter or digit'),
   weight: z.number().positive('must be greater than 0').max(1_000_000, 'must be at most 1000000').default(1),
@@ -14,6 +14,22 @@ export const domainFields = {
 };
 
 export const text = z.string().min(1, 'must not be empty');
+
+type DomainFieldValues = { name: string; weight: number; priority: number; enabled: boolean };
+
+/**
+ * The shared part of a descriptor's toConfig, so a field added to
+ * domainFields reaches every provider's config: spread it and add the
+ * provider's own fields.
+ */
+export function domainConfigOf<P extends string>(value: DomainFieldValues, provider: P) {
+  return { name: value.name, provider, weight: value.weight, priority: value.priority, enabled: value.enabled };
+}
+
+/** domainConfigOf plus a real bank's connection fields (baseUrl without its trailing slash). */
+export function bankConfigOf<P extends string>(value: DomainFieldValues & { baseUrl: string; idleSocketTimeoutMs: number }, provider: P) {
+  return { ...domainConfigOf(value, provider), baseUrl: trimSlash(value.baseUrl), idleSocketTimeoutMs: value.idleSocketTimeoutMs };
+}
 
 const baseUrl = z.string().superRefine((value, ctx) => {
   const problem = baseUrlProblem(value);
@@ -43,7 +59,7 @@ export function slipApiFields(defaultBaseUrl: string) {
   return { ...bankFields, baseUrl: baseUrl.default(defaultBaseUrl), readsPictures: z.boolean().default(false) };
 }
 
-export function trimSlash(url: string): string {
+function trimSlash(url: string): string {
   return url.replace(/\/+$/, '');
 }
 

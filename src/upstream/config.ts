@@ -91,7 +91,7 @@ export function parseUpstreamConfigs(json: unknown, opts: ParseOptions): Upstrea
 
 /** What is safe to log about a domain: no credentials, no keys. */
 export function describeUpstreamConfig(c: UpstreamConfig): Record<string, unknown> {
-  const base = { name: c.name, provider: c.provider, weight: c.weight, enabled: c.enabled };
+  const base = { name: c.name, provider: c.provider, weight: c.weight, priority: c.priority ?? 1, enabled: c.enabled };
   return { ...base, ...bankProvider(c.provider)?.describe?.(c) };
 }
 

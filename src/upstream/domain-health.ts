@@ -82,6 +82,17 @@ export class DomainHealthTracker {
     return 'closed';
   }
 
+  /**
+   * A domain that said it cannot serve anyone (quota used up, key refused):
+   * counted as unavailable, but neither towards nor against the breaker.
+   */
+  recordRefusal(latencyMs: number, wasProbe: boolean): BreakerChange {
+    this.latencies.add(latencyMs);
+    if (wasProbe) this.probeInFlight = false;
+    this.failuresByKind.upstream_unavailable++;
+    return null;
+  }
+
   percentile(p: number): number | null {
     return this.latencies.percentile(p);
   }

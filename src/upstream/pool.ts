@@ -1,14 +1,19 @@
 // The domain configurations as one Upstream: each request goes to a domain
-// chosen at random by weight among those enabled and not shut out by their
-// circuit breaker. The caller's AbortSignal is the one deadline for all of it;
-// when a domain cannot even be reached, one other domain is tried within it.
+// chosen at random by weight among the usable domains of the best priority
+// (enabled, not shut out by their circuit breaker, not out of quota); a
+// lower priority serves only when every domain above it cannot. The caller's
+// AbortSignal is the one deadline for all of it: when a domain cannot even be
+// reached, one other domain is tried within it, and when a domain says it
+// cannot serve anyone (quota used up, key refused), the same verification
+// goes to the next usable domain, as many as there are.
 // Every domain's answer passes acceptBankAnswer here, whatever its provider,
 // and a refused answer counts against that domain like any other failure.
 import { acceptBankAnswer } from '../domain/verify/bank-answer.js';
 import type { UpstreamConfig } from './config.js';
 import { DomainHealthTracker, type BreakerState, type FailureCounts } from './domain-health.js';
-import { failure, isConnectionFailure, MESSAGES, publicFailure, type AdapterFailure } from './shared/outcomes.js';
-import type { BankAdapter, BankAnswer, SlipQuery, Upstream, UpstreamFailure, UpstreamFailureKind, UpstreamResult } from '../domain/ports/upstream.js';
+import { DomainQuota, type UsabilityChange } from './domain-quota.js';
+import { failure, isConnectionFailure, MESSAGES, publicFailure, type AdapterFailure, type AdapterResult } from './shared/outcomes.js';
+import type { BankAdapter, BankAnswer, QuotaReading, SlipQuery, Upstream, UpstreamFailure, UpstreamFailureKind, UpstreamResult } from '../domain/ports/upstream.js';
 
 /** The part of a pino logger the pool uses. */
 interface UpstreamLogger {
@@ -36,13 +41,32 @@ export interface UpstreamPoolOptions {
   onAttempt?: (domain: string, outcome: 'success' | UpstreamFailureKind, latencyMs: number) => void;
   /** Latencies kept per domain for p50/p95 (default 1000). */
   latencySamples?: number;
+  /** How long a domain that cannot serve is skipped when no quota reading says it is back (default 30 min). */
+  exhaustedRetryMs?: number;
+  /** A quota reading below this is a WARN line and onQuotaLow, once per crossing (default 0: off). */
+  quotaLow?: number;
+  /** Told when a domain's quota falls below quotaLow (the LINE staff note). */
+  onQuotaLow?: (domain: string, remaining: number) => void;
 }
+
+/** UPSTREAM_EXHAUSTED_RETRY_MINUTES' default. */
+const DEFAULT_EXHAUSTED_RETRY_MS = 30 * 60_000;
 
 export interface DomainHealth {
   name: string;
   provider: string;
   enabled: boolean;
   weight: number;
+  /** 1 is tried first. */
+  priority: number;
+  /** False while the domain said it cannot serve (quota used up, key refused…) and no reading says it is back. */
+  usable: boolean;
+  /** Why it is not usable, in the provider adapter's words; null when usable. */
+  unusableReason: string | null;
+  /** Whether its adapter has a quota call (slip APIs). */
+  readsQuota: boolean;
+  /** The last quota reading: a count; null for no limit or before any reading. */
+  quotaRemaining: number | null;
   /** Requests sent to this domain, failover attempts included. */
   requests: number;
   /** Every non-success answer, slip_not_found included (see failuresByKind). */
@@ -67,6 +91,9 @@ interface Member {
   readonly config: UpstreamConfig;
   readonly upstream: BankAdapter;
   readonly health: DomainHealthTracker;
+  readonly quota: DomainQuota;
+  /** Whether the last reading was below quotaLow, so a crossing is told once. */
+  quotaLow: boolean;
   inFlight: number;
   /** Replaced by a reload; closed once its last request finishes. */
   retired: boolean;
@@ -81,6 +108,7 @@ export class UpstreamPool implements Upstream {
   private readonly now: () => number;
   private readonly breaker: { threshold: number; cooldownMs: number };
   private readonly latencySamples: number;
+  private readonly exhaustedRetryMs: number;
 
   constructor(
     configs: UpstreamConfig[],
@@ -90,6 +118,7 @@ export class UpstreamPool implements Upstream {
     this.now = opts.now ?? Date.now;
     this.breaker = { threshold: opts.breakerThreshold ?? 5, cooldownMs: opts.breakerCooldownMs ?? 30_000 };
     this.latencySamples = opts.latencySamples ?? 1000;
+    this.exhaustedRetryMs = opts.exhaustedRetryMs ?? DEFAULT_EXHAUSTED_RETRY_MS;
     this.reload(configs);
   }
 
@@ -106,15 +135,27 @@ export class UpstreamPool implements Upstream {
   async verify(query: SlipQuery, signal: AbortSignal): Promise<UpstreamResult> {
     // Out of time before asking anyone: no domain is to blame.
     if (signal.aborted) return { ok: false, kind: 'upstream_timeout', message: MESSAGES.timeout, upstream: null };
-    const first = this.pick(null);
-    if (!first) return ALL_UNAVAILABLE;
-    const result = await this.attempt(first, query, signal);
-    // Only when the bank never got the request is a second domain safe and useful.
-    if (result.ok || !isConnectionFailure(result) || signal.aborted) return result.ok ? result : publicFailure(result);
-    const second = this.pick(first);
-    if (!second) return publicFailure(result);
-    const retried = await this.attempt(second, query, signal);
-    return retried.ok ? retried : publicFailure(retried);
+    const tried = new Set<Member>();
+    let connectionRetry = true;
+    let last: AdapterFailure | null = null;
+    for (;;) {
+      const member = this.pick(tried);
+      if (!member) return last ? publicFailure(last) : ALL_UNAVAILABLE;
+      tried.add(member);
+      const result = await this.attempt(member, query, signal);
+      if (result.ok) return result;
+      if (signal.aborted) return publicFailure(result);
+      last = result;
+      // A domain that cannot serve anyone did not look at the slip: asking
+      // the next one is a read, safe to repeat, as often as there are domains.
+      if ((result as AdapterFailure).unusable !== undefined) continue;
+      // Only when the bank never got the request is a second domain safe and useful; once.
+      if (connectionRetry && isConnectionFailure(result)) {
+        connectionRetry = false;
+        continue;
+      }
+      return publicFailure(result);
+    }
   }
 
   /**
@@ -156,11 +197,16 @@ export class UpstreamPool implements Upstream {
   }
 
   health(): DomainHealth[] {
-    return this.members.map(({ config, health }) => ({
+    return this.members.map(({ config, health, quota, upstream }) => ({
       name: config.name,
       provider: config.provider,
       enabled: config.enabled,
       weight: config.weight,
+      priority: priorityOf(config),
+      usable: quota.usable(),
+      unusableReason: quota.unusableReason(),
+      readsQuota: typeof upstream.readQuota === 'function',
+      quotaRemaining: quota.remaining ?? null,
       requests: health.requests,
       failures: health.failures,
       failuresByKind: { ...health.failuresByKind },
@@ -171,15 +217,45 @@ export class UpstreamPool implements Upstream {
     }));
   }
 
+  /**
+   * Every enabled domain with a quota call is read (never a verification);
+   * resolves when all have answered or `signal` aborted, never rejects.
+   */
+  async readQuotas(signal: AbortSignal): Promise<void> {
+    const readable = this.members.filter((m) => m.config.enabled && typeof m.upstream.readQuota === 'function');
+    await Promise.all(
+      readable.map(async (member) => {
+        const upstream = member.config.name;
+        let reading: QuotaReading;
+        try {
+          reading = await member.upstream.readQuota!(signal);
+        } catch (err) {
+          this.opts.logger?.warn({ err, upstream }, 'upstream quota call threw');
+          return;
+        }
+        if (member.retired) return;
+        if (reading.ok) this.noteQuota(member, reading.remaining);
+        else if (reading.unusable !== undefined) this.logUsability(member, member.quota.markUnusable(reading.unusable));
+        else this.opts.logger?.warn({ upstream, reason: reading.message }, 'upstream quota reading failed; the domain stays as it was');
+      }),
+    );
+  }
+
   async close(): Promise<void> {
     const members = this.members;
     this.members = [];
     await Promise.all(members.map((m) => closeQuietly(m.upstream)));
   }
 
-  /** Weighted random choice among domains that may take a request now. */
-  private pick(exclude: Member | null): Member | undefined {
-    const eligible = this.members.filter((m) => m !== exclude && m.config.enabled && m.health.canTakeRequest());
+  /**
+   * Weighted random choice among the domains of the best priority that may
+   * take a request now; a lower priority only when none above it can.
+   */
+  private pick(exclude: ReadonlySet<Member>): Member | undefined {
+    const able = this.members.filter((m) => !exclude.has(m) && m.config.enabled && m.quota.usable() && m.health.canTakeRequest());
+    if (able.length === 0) return undefined;
+    const best = Math.min(...able.map((m) => priorityOf(m.config)));
+    const eligible = able.filter((m) => priorityOf(m.config) === best);
     const total = eligible.reduce((sum, m) => sum + m.config.weight, 0);
     let point = this.random() * total;
     for (const member of eligible) {
@@ -196,8 +272,13 @@ export class UpstreamPool implements Upstream {
     const clock = this.opts.monotonic ?? (() => performance.now());
     const started = clock();
     let result: UpstreamResult | AdapterFailure;
+    let reportedQuota = false;
     try {
-      const answer = await member.upstream.verify(query, signal);
+      const answer: AdapterResult = await member.upstream.verify(query, signal);
+      if (answer.quotaRemaining !== undefined) {
+        reportedQuota = true;
+        this.noteQuota(member, answer.quotaRemaining);
+      }
       result = answer.ok ? this.accept(query, answer, name) : answer;
     } catch (err) {
       // The port says adapters never reject; one that does is a bug, not an outage.
@@ -209,9 +290,15 @@ export class UpstreamPool implements Upstream {
     }
     const elapsed = clock() - started;
     const latencyMs = Math.round(elapsed);
-    const change = member.health.record(result, latencyMs, wasProbe);
+    const unusable = result.ok ? undefined : (result as AdapterFailure).unusable;
+    // A domain that cannot serve is not down: it is skipped by its quota
+    // state, not its breaker, so its refusals do not count towards opening it.
+    const change = unusable === undefined ? member.health.record(result, latencyMs, wasProbe) : member.health.recordRefusal(latencyMs, wasProbe);
     this.opts.onAttempt?.(name, result.ok ? 'success' : result.kind, elapsed);
-    if (!result.ok) {
+    if (unusable !== undefined) this.logUsability(member, member.quota.markUnusable(unusable));
+    // A success is news only when no reading came with it (a last answer reports 0 left).
+    else if (result.ok && !reportedQuota) this.logUsability(member, member.quota.served('answered a verification'));
+    if (!result.ok && unusable === undefined) {
       const facts = { upstream: name, requestId: query.requestId, kind: result.kind, reason: result.message, latencyMs };
       // A slip the bank does not know is the customer's business, not the
       // operator's: the verification's own line says it at INFO.
@@ -227,6 +314,31 @@ export class UpstreamPool implements Upstream {
       this.opts.logger?.info?.({ upstream: name }, 'upstream circuit breaker closed');
     }
     return result;
+  }
+
+  /** A quota the provider reported, with an answer or from its quota call. */
+  private noteQuota(member: Member, remaining: unknown): void {
+    // From outside: an adapter that let a wrong shape through changes nothing.
+    if (remaining !== null && !(typeof remaining === 'number' && Number.isSafeInteger(remaining) && remaining >= 0)) {
+      this.opts.logger?.warn({ upstream: member.config.name }, 'upstream quota reading is not a whole number; ignored');
+      return;
+    }
+    this.logUsability(member, member.quota.reading(remaining));
+    const threshold = this.opts.quotaLow ?? 0;
+    const low = remaining !== null && remaining < threshold;
+    if (low && !member.quotaLow) {
+      this.opts.logger?.warn({ upstream: member.config.name, quotaRemaining: remaining, quotaLow: threshold }, 'upstream domain quota is low');
+      this.opts.onQuotaLow?.(member.config.name, remaining);
+    }
+    member.quotaLow = low;
+  }
+
+  /** One line per change, never per request: the operator needs to know when a domain drops out and when it is back. */
+  private logUsability(member: Member, change: UsabilityChange): void {
+    if (!change) return;
+    const facts = { upstream: member.config.name, provider: member.config.provider, reason: change.reason };
+    if (change.to === 'unusable') this.opts.logger?.warn({ ...facts, retryMinutes: Math.round(this.exhaustedRetryMs / 60_000) }, 'upstream domain cannot serve; skipped until its quota is back');
+    else this.opts.logger?.info?.(facts, 'upstream domain serves again');
   }
 
   /** The domain's rule for bank answers; a refusal names the domain. */
@@ -254,10 +366,16 @@ export class UpstreamPool implements Upstream {
       config,
       upstream: this.opts.createAdapter(config),
       health: new DomainHealthTracker(this.breaker, this.now, this.latencySamples),
+      quota: new DomainQuota(this.now, this.exhaustedRetryMs),
+      quotaLow: false,
       inFlight: 0,
       retired: false,
     };
   }
+}
+
+function priorityOf(config: UpstreamConfig): number {
+  return config.priority ?? 1;
 }
 
 function isPlainObject(value: unknown): value is Record<string, unknown> {

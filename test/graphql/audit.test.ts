@@ -173,7 +173,7 @@ describe('GraphQL admin API: audit log, usage and upstreams', () => {
 
   it('reports each upstream domain with counts that match the audit log', async () => {
     const upstreams = dataOf(
-      await app.gql('viewer', '{ upstreams { name provider enabled weight requests failures failuresByKind { kind count } consecutiveFailures p50Ms p95Ms breaker } }'),
+      await app.gql('viewer', '{ upstreams { name provider enabled weight priority usable unusableReason readsQuota quotaRemaining requests failures failuresByKind { kind count } consecutiveFailures p50Ms p95Ms breaker } }'),
     ).upstreams as any[];
     expect(upstreams.map((u) => u.name)).toEqual(['sbx-a', 'sbx-b']);
     const successes = await vt({});
@@ -182,6 +182,8 @@ describe('GraphQL admin API: audit log, usage and upstreams', () => {
       const ok = successes.filter((n) => n.upstream === u.name).length;
       const failed = failures.filter((n) => n.upstream === u.name).length;
       expect(u).toMatchObject({ provider: 'sandbox', enabled: true, weight: 1, breaker: 'CLOSED', requests: ok + failed, failures: failed });
+      // The sandbox has no quota call: always usable, no reading.
+      expect(u).toMatchObject({ priority: 1, usable: true, unusableReason: null, readsQuota: false, quotaRemaining: null });
       expect(u.failuresByKind.map((f: { kind: string }) => f.kind).sort()).toEqual(['SLIP_NOT_FOUND', 'UPSTREAM_ERROR', 'UPSTREAM_MISMATCH', 'UPSTREAM_TIMEOUT', 'UPSTREAM_UNAVAILABLE']);
       if (u.requests > 0) expect(u.p95Ms).toBeGreaterThanOrEqual(u.p50Ms);
     }

@@ -53,6 +53,7 @@ describe('loadUpstreamConfigs', () => {
         name: 'kbank-main',
         provider: 'kbank',
         weight: 1,
+        priority: 1,
         enabled: true,
         baseUrl: 'https://openapi.kasikornbank.com',
         idleSocketTimeoutMs: 4000,
@@ -63,14 +64,25 @@ describe('loadUpstreamConfigs', () => {
         name: 'scb-main',
         provider: 'scb',
         weight: 3,
+        priority: 1,
         enabled: true,
         baseUrl: 'https://api-sandbox.partners.scb/partners/sandbox',
         idleSocketTimeoutMs: 4000,
         apiKey: 'scb-key',
         apiSecret: 'scb-TOP-SECRET',
       },
-      { name: 'practice', provider: 'sandbox', weight: 1, enabled: true },
+      { name: 'practice', provider: 'sandbox', weight: 1, priority: 1, enabled: true },
     ]);
+  });
+
+  it('reads a priority on every provider and rejects one that is not a whole number from 1 to 100', () => {
+    const configs = load([{ ...kbank, priority: 2 }, { ...scb, priority: 100 }, { name: 'practice', provider: 'sandbox', priority: 3 }]);
+    expect(configs.map((c) => c.priority)).toEqual([2, 100, 3]);
+    expect(describeUpstreamConfig(configs[0]!)).toMatchObject({ name: 'kbank-main', priority: 2 });
+    const { message } = errorOf(() => load([{ ...kbank, priority: 0 }, { ...scb, priority: 1.5 }, { name: 'practice', provider: 'sandbox', priority: 101 }]));
+    expect(message).toContain('UPSTREAMS[0] ("kbank-main") priority: must be at least 1 (1 is tried first)');
+    expect(message).toContain('UPSTREAMS[1] ("scb-main") priority: must be a whole number');
+    expect(message).toContain('UPSTREAMS[2] ("practice") priority: must be at most 100');
   });
 
   it('reads UPSTREAMS_FILE, with secret and TLS files relative to it', () => {
@@ -94,7 +106,7 @@ describe('loadUpstreamConfigs', () => {
     const [config] = loadUpstreamConfigs({ UPSTREAMS_FILE: join(dir, 'upstreams.json') });
     expect(config).toMatchObject({ clientId: 'kb-client-from-file', clientSecret: 'kb-secret-from-file', weight: 2 });
     expect(config).toMatchObject({ tls: { cert: expect.stringContaining('BEGIN CERTIFICATE'), key: expect.stringContaining('BEGIN PRIVATE KEY') } });
-    expect(describeUpstreamConfig(config!)).toEqual({ name: 'kbank-mtls', provider: 'kbank', baseUrl: 'https://openapi.kasikornbank.com', weight: 2, enabled: true, mutualTls: true });
+    expect(describeUpstreamConfig(config!)).toEqual({ name: 'kbank-mtls', provider: 'kbank', baseUrl: 'https://openapi.kasikornbank.com', weight: 2, priority: 1, enabled: true, mutualTls: true });
   });
 
   it('throws a ConfigError the CLI reports plainly', () => {

@@ -1,7 +1,7 @@
 // KBank's slip verification API: OAuth2 client credentials (optionally over
 // mutual TLS), then a JSON POST per slip.
 import { z } from 'zod';
-import { bankFields, text, trimSlash } from '../config-fields.js';
+import { bankConfigOf, bankFields, text } from '../config-fields.js';
 import { defineBankProvider, type BankDomainConfig } from '../provider.js';
 import type { ClientTls } from '../shared/bank-http.js';
 import { bankAdapterOptions } from '../shared/oauth-bank-upstream.js';
@@ -32,12 +32,7 @@ export const kbankProvider = defineBankProvider<KbankUpstreamConfig, z.output<ty
   schema,
   toConfig(value, { files, report }) {
     const config: KbankUpstreamConfig = {
-      name: value.name,
-      provider: 'kbank',
-      weight: value.weight,
-      enabled: value.enabled,
-      baseUrl: trimSlash(value.baseUrl),
-      idleSocketTimeoutMs: value.idleSocketTimeoutMs,
+      ...bankConfigOf(value, 'kbank'),
       clientId: files.secret(value, 'clientId', 'clientIdFile'),
       clientSecret: files.secret(value, 'clientSecret', 'clientSecretFile'),
     };

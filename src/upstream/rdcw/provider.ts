@@ -2,7 +2,7 @@
 // a client id and secret (HTTP Basic), the slip's QR text per call, the
 // quota reported with every answer.
 import { z } from 'zod';
-import { slipApiFields, text, trimSlash } from '../config-fields.js';
+import { bankConfigOf, slipApiFields, text } from '../config-fields.js';
 import { defineBankProvider, type BankDomainConfig } from '../provider.js';
 import { bankAdapterOptions } from '../shared/oauth-bank-upstream.js';
 import { createRdcwResponder } from '../simulator/rdcw-responder.js';
@@ -31,13 +31,7 @@ export const rdcwProvider = defineBankProvider<RdcwUpstreamConfig, z.output<type
   description: 'RDCW Slip Verify API (client id and secret, HTTP Basic)',
   schema,
   toConfig: (value, { files }) => ({
-    name: value.name,
-    provider: 'rdcw',
-    weight: value.weight,
-    priority: value.priority,
-    enabled: value.enabled,
-    baseUrl: trimSlash(value.baseUrl),
-    idleSocketTimeoutMs: value.idleSocketTimeoutMs,
+    ...bankConfigOf(value, 'rdcw'),
     clientId: files.secret(value, 'clientId', 'clientIdFile'),
     clientSecret: files.secret(value, 'clientSecret', 'clientSecretFile'),
     readsPictures: value.readsPictures,

@@ -2,7 +2,7 @@
 // no bank at all (local runs, demos, `slipgate sandbox qr`).
 import { z } from 'zod';
 import type { BankAdapter, BankAnswer, SlipQuery } from '../../domain/ports/upstream.js';
-import { domainFields } from '../config-fields.js';
+import { domainConfigOf, domainFields } from '../config-fields.js';
 import { defineBankProvider, type DomainConfig } from '../provider.js';
 import { SandboxUpstream } from './sandbox-upstream.js';
 
@@ -12,7 +12,7 @@ export const sandboxProvider = defineBankProvider<DomainConfig, z.output<typeof 
   id: 'sandbox',
   description: 'built-in sandbox network (no bank; answers from the slip reference)',
   schema,
-  toConfig: (value) => ({ name: value.name, provider: 'sandbox', weight: value.weight, enabled: value.enabled }),
+  toConfig: (value) => domainConfigOf(value, 'sandbox'),
   createAdapter: (config, ctx) => named(ctx.sandbox?.(config) ?? new SandboxUpstream(config.name), config.name),
 });
 

@@ -1,7 +1,7 @@
 // SCB's slip verification API: a token from the application key and
 // secret, then a GET per slip.
 import { z } from 'zod';
-import { bankFields, text, trimSlash } from '../config-fields.js';
+import { bankConfigOf, bankFields, text } from '../config-fields.js';
 import { defineBankProvider, type BankDomainConfig } from '../provider.js';
 import { bankAdapterOptions } from '../shared/oauth-bank-upstream.js';
 import { createScbResponder } from '../simulator/scb-responder.js';
@@ -27,12 +27,7 @@ export const scbProvider = defineBankProvider<ScbUpstreamConfig, z.output<typeof
   description: 'SCB slip verification API (OAuth2 token from an application key)',
   schema,
   toConfig: (value, { files }) => ({
-    name: value.name,
-    provider: 'scb',
-    weight: value.weight,
-    enabled: value.enabled,
-    baseUrl: trimSlash(value.baseUrl),
-    idleSocketTimeoutMs: value.idleSocketTimeoutMs,
+    ...bankConfigOf(value, 'scb'),
     apiKey: files.secret(value, 'apiKey', 'apiKeyFile'),
     apiSecret: files.secret(value, 'apiSecret', 'apiSecretFile'),
   }),

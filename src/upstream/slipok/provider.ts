@@ -1,7 +1,7 @@
 // SlipOK (slipok.com): a slip API any shop can sign up for; a branch id and
 // its API key, the slip's QR text per call, the quota from its own call.
 import { z } from 'zod';
-import { slipApiFields, text, trimSlash } from '../config-fields.js';
+import { bankConfigOf, slipApiFields, text } from '../config-fields.js';
 import { defineBankProvider, type BankDomainConfig } from '../provider.js';
 import { bankAdapterOptions } from '../shared/oauth-bank-upstream.js';
 import { createSlipokResponder } from '../simulator/slipok-responder.js';
@@ -30,13 +30,7 @@ export const slipokProvider = defineBankProvider<SlipokUpstreamConfig, z.output<
   description: 'SlipOK slip API (branch id and API key)',
   schema,
   toConfig: (value, { files }) => ({
-    name: value.name,
-    provider: 'slipok',
-    weight: value.weight,
-    priority: value.priority,
-    enabled: value.enabled,
-    baseUrl: trimSlash(value.baseUrl),
-    idleSocketTimeoutMs: value.idleSocketTimeoutMs,
+    ...bankConfigOf(value, 'slipok'),
     branchId: value.branchId,
     apiKey: files.secret(value, 'apiKey', 'apiKeyFile'),
     readsPictures: value.readsPictures,
