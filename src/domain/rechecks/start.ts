@@ -59,6 +59,18 @@ export function recheckDelayMs(settings: RecheckSettings, attempts: number): num
   return Math.min((settings.firstDelayMs ?? 15_000) * 2 ** Math.min(attempts, 20), settings.maxDelayMs ?? 120_000);
 }
 
+/** A network that said when it publishes the slip (a slip API's "bank delayed") is not asked sooner, nor later than a day. */
+const MAX_NETWORK_DELAY_MS = 24 * 3_600_000;
+
+/**
+ * The first re-check: the usual first delay, or the network's own delay when
+ * it named a longer one; the deadline then stretches to hold that attempt.
+ */
+export function firstAttemptAt(settings: RecheckSettings, at: Date, retryAfterMs: number | undefined): Date {
+  const network = retryAfterMs !== undefined && Number.isFinite(retryAfterMs) ? Math.min(Math.max(retryAfterMs, 0), MAX_NETWORK_DELAY_MS) : 0;
+  return new Date(at.getTime() + Math.max(recheckDelayMs(settings, 0), network));
+}
+
 /**
  * After the bank's failure and the hold's release: undefined when the slip
  * is answered as the bank said; else the slip is kept (the verification's
@@ -70,12 +82,13 @@ export async function recheckInstead(
   settings: RecheckSettings | undefined,
   late: Late | undefined,
   kind: string,
-  facts: { who: KeyedWho; qrcode: string; slip: SlipRef; paying: PaymentToPay | undefined; checks: CheckRequest | undefined; at: Date },
+  facts: { who: KeyedWho; qrcode: string; slip: SlipRef; paying: PaymentToPay | undefined; checks: CheckRequest | undefined; at: Date; retryAfterMs?: number },
   creditsRemaining: number,
 ): Promise<VerifyOutcome | undefined> {
   const { who, paying, at } = facts;
   if (!settings || !late || !('optIn' in late) || !shouldRecheck(kind, paying, late)) return undefined;
   const request = typeof paying === 'object' ? paying : undefined;
+  const first = firstAttemptAt(settings, at, facts.retryAfterMs);
   const recheck: Recheck = {
     id: who.id,
     accountId: who.accountId,
@@ -87,8 +100,8 @@ export async function recheckInstead(
     transRef: facts.slip.transRef,
     options: facts.checks ? JSON.stringify(facts.checks) : null,
     createdAt: at,
-    deadline: new Date(at.getTime() + settings.windowMs),
-    nextAttemptAt: new Date(at.getTime() + recheckDelayMs(settings, 0)),
+    deadline: new Date(Math.max(at.getTime() + settings.windowMs, first.getTime())),
+    nextAttemptAt: first,
     attempts: 0,
     attemptId: null,
     outcome: null,

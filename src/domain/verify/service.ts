@@ -229,7 +229,7 @@ export class VerificationService {
       const record = this.errorRecord(who, { kind: result.kind, message: result.message, qrcode, slip, upstream: result.upstream, latencyMs });
       const left = await store.releaseHold({ ...record, accountId: who.accountId });
       // A slip its bank may yet show is kept and asked again (domain/rechecks), for a payment request or when asked for.
-      const pending = await recheckInstead(store, this.deps.rechecks, late, result.kind, { who, qrcode, slip, paying, checks, at: this.now() }, left);
+      const pending = await recheckInstead(store, this.deps.rechecks, late, result.kind, { who, qrcode, slip, paying, checks, at: this.now(), retryAfterMs: result.retryAfterMs }, left);
       return pending ?? failure(result.kind, result.message, left);
     }
     const data = result.slip;

@@ -2,16 +2,16 @@
 // one LINE customer, one payment request (its checkout page's visitor), each
 // a few, so that a stranger sending slip-shaped text the bank calls unknown
 // cannot fill the account's 100 and have a real customer's late slip refused.
-// Real stores, every engine.
+// A network that names its delay is not asked sooner. Real stores, every engine.
 import { randomUUID } from 'node:crypto';
 import { afterAll, describe, expect, it } from 'vitest';
-import { AccountService } from '../../src/domain/accounts/operations.js';
-import type { PaymentRequest } from '../../src/domain/payments/types.js';
-import type { Store } from '../../src/domain/ports/store.js';
-import { RECHECK_MAX_PER_LINE_USER, RECHECK_MAX_PER_PAYMENT_REQUEST, recheckInstead } from '../../src/domain/rechecks/start.js';
-import type { Late } from '../../src/domain/verify/types.js';
-import { openStore } from '../../src/store/open.js';
-import { testEngines } from '../helpers/engines.js';
+import { AccountService } from '../../../src/domain/accounts/operations.js';
+import type { PaymentRequest } from '../../../src/domain/payments/types.js';
+import type { Store } from '../../../src/domain/ports/store.js';
+import { RECHECK_MAX_PER_LINE_USER, RECHECK_MAX_PER_PAYMENT_REQUEST, recheckInstead } from '../../../src/domain/rechecks/start.js';
+import type { Late } from '../../../src/domain/verify/types.js';
+import { openStore } from '../../../src/store/open.js';
+import { testEngines } from '../../helpers/engines.js';
 
 const SETTINGS = { windowMs: 600_000, maxPerAccount: 100 };
 
@@ -30,7 +30,7 @@ describe.each(testEngines())('open re-checks per LINE customer and per payment r
   }
 
   /** One slip the bank called unknown, each with a reference of its own. */
-  function slipUnknown(store: Store, accountId: string, late: Late, paying?: PaymentRequest) {
+  function slipUnknown(store: Store, accountId: string, late: Late, paying?: PaymentRequest, at = new Date(), retryAfterMs?: number) {
     const id = `vfy_${randomUUID().replaceAll('-', '')}`;
     const transRef = `0130${randomUUID().replaceAll('-', '').slice(0, 16)}`;
     return recheckInstead(
@@ -38,7 +38,7 @@ describe.each(testEngines())('open re-checks per LINE customer and per payment r
       SETTINGS,
       late,
       'slip_not_found',
-      { who: { id, requestId: id, accountId, keyId: 'key_test' }, qrcode: `qr-${transRef}`, slip: { sendingBank: '004', transRef }, paying, checks: undefined, at: new Date() },
+      { who: { id, requestId: id, accountId, keyId: 'key_test' }, qrcode: `qr-${transRef}`, slip: { sendingBank: '004', transRef }, paying, checks: undefined, at, retryAfterMs },
       10,
     );
   }
@@ -62,5 +62,21 @@ describe.each(testEngines())('open re-checks per LINE customer and per payment r
     for (let i = 0; i < RECHECK_MAX_PER_PAYMENT_REQUEST; i++) expect(await slipUnknown(store, accountId, page, request('pr_one'))).toMatchObject({ kind: 'pending' });
     expect(await slipUnknown(store, accountId, page, request('pr_one'))).toMatchObject({ kind: 'recheck_limit' });
     expect(await slipUnknown(store, accountId, page, request('pr_two'))).toMatchObject({ kind: 'pending', paymentRequest: { id: 'pr_two', status: 'verifying' } });
+  });
+
+  it('asks again no sooner than the delay a network named, and stretches the deadline to hold that attempt', async () => {
+    const { store, accountId } = await opened();
+    const at = new Date('2026-12-01T10:00:00.000Z');
+    const page = { optIn: false };
+    const request = (id: string) => ({ id, accountId, status: 'pending' }) as PaymentRequest;
+    // SlipOK 1009: "check again in 15 minutes"; a plain not-found keeps the usual first delay (15 s).
+    expect(await slipUnknown(store, accountId, page, request('pr_late'), at, 15 * 60_000)).toMatchObject({ kind: 'pending' });
+    expect(await slipUnknown(store, accountId, page, request('pr_plain'), at)).toMatchObject({ kind: 'pending' });
+    const open = await store.openRechecks({ accountId, limit: 10 });
+    const of = (id: string) => open.find((r) => r.paymentRequestId === id)!;
+    expect(of('pr_late').nextAttemptAt.toISOString()).toBe('2026-12-01T10:15:00.000Z');
+    expect(of('pr_late').deadline.toISOString()).toBe('2026-12-01T10:15:00.000Z');
+    expect(of('pr_plain').nextAttemptAt.toISOString()).toBe('2026-12-01T10:00:15.000Z');
+    expect(of('pr_plain').deadline.toISOString()).toBe('2026-12-01T10:10:00.000Z');
   });
 });
