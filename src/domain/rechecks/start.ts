@@ -66,7 +66,7 @@ const MAX_NETWORK_DELAY_MS = 24 * 3_600_000;
  * The first re-check: the usual first delay, or the network's own delay when
  * it named a longer one; the deadline then stretches to hold that attempt.
  */
-export function firstAttemptAt(settings: RecheckSettings, at: Date, retryAfterMs: number | undefined): Date {
+function firstAttemptAt(settings: RecheckSettings, at: Date, retryAfterMs: number | undefined): Date {
   const network = retryAfterMs !== undefined && Number.isFinite(retryAfterMs) ? Math.min(Math.max(retryAfterMs, 0), MAX_NETWORK_DELAY_MS) : 0;
   return new Date(at.getTime() + Math.max(recheckDelayMs(settings, 0), network));
 }
