@@ -49,10 +49,51 @@ export function makeSecretsKeyFile(path: string): Buffer<ArrayBuffer> {
     linkSync(temp, path);
     fsyncPath(dirname(path));
   } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
     // Another process made it first: its key is the one.
-    if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+    if (code !== 'EEXIST' && !NO_HARD_LINKS.has(code ?? '')) throw err;
+    if (code !== 'EEXIST') return createInPlace(path);
   } finally {
     rmSync(temp, { force: true });
   }
   return readSecretsKeyFile(path)!;
+}
+
+/** What link() says on a file system without hard links (FUSE ones, some network and FAT mounts). */
+const NO_HARD_LINKS = new Set(['ENOTSUP', 'EOPNOTSUPP', 'EPERM', 'ENOSYS']);
+
+/**
+ * Without hard links: created exclusively under its own name and written
+ * there. A process that loses the race reads the winner's key once it is
+ * whole (64 hex characters), waiting a moment for the write.
+ */
+function createInPlace(path: string): Buffer<ArrayBuffer> {
+  let fd: number;
+  try {
+    fd = openSync(path, 'wx', PRIVATE_FILE_MODE);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+    return keyOnceWhole(path);
+  }
+  try {
+    writeSync(fd, `${randomBytes(32).toString('hex')}\n`);
+    fsyncSync(fd);
+  } finally {
+    closeSync(fd);
+  }
+  fsyncPath(dirname(path));
+  return readSecretsKeyFile(path)!;
+}
+
+function keyOnceWhole(path: string): Buffer<ArrayBuffer> {
+  const pause = new Int32Array(new SharedArrayBuffer(4));
+  for (let tries = 0; ; tries++) {
+    try {
+      const key = readSecretsKeyFile(path);
+      if (key) return key;
+    } catch (err) {
+      if (tries >= 100) throw err;
+    }
+    Atomics.wait(pause, 0, 0, 20);
+  }
 }
