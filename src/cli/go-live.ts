@@ -5,10 +5,10 @@
 import { nonAtomicReason, nonAtomicServer } from '../store/non-atomic.js';
 import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { existsSync, readdirSync, statfsSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, statfsSync, statSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { promisify } from 'node:util';
-import type { Config } from '../config.js';
+import { SECRET_SETTINGS, type Config } from '../config.js';
 import { statOrNull } from '../files/durable-file.js';
 import { CHALLENGE_HEADER, FORWARDED_FOR_HEADER, instanceProof, PROOF_HEADER } from '../domain/admin/instance-proof.js';
 import type { Store } from '../domain/ports/store.js';
@@ -66,6 +66,7 @@ export async function goLiveChecks(config: Config, store: Store, opts: GoLiveOpt
     reached.check,
     proxyHopsCheck(config, reached.forwardedFor),
     fileModesCheck(config, opts.folders),
+    secretFilesCheck(config.env),
     await timersCheck(opts.systemd),
     diskCheck(config, opts.minFreeMb),
   ];
@@ -204,6 +205,82 @@ function fileModesCheck(config: Config, folders: string[]): GoLiveCheck {
     return blocks(name, shown.join('; '), `chmod 600 <file>; chown to the service user (sudo slipgate runs as it: files it writes are right)`);
   }
   return ok(name, `${files.length} files 0600 and the service user's (${where})`);
+}
+
+/**
+ * Every file a secret was read from (NAME_FILE, systemd's credential NAME,
+ * UPSTREAMS_FILE and the secret *File entries of its domains): one another
+ * user can read gives the secret away whatever else is right. Each is named
+ * with its mode, never its content.
+ */
+function secretFilesCheck(env: NodeJS.ProcessEnv): GoLiveCheck {
+  const name = 'secret files';
+  const files = secretFiles(env);
+  const open = files.flatMap(({ setting, path }) => {
+    const stat = statOrNull(path);
+    // One that cannot be read is the bank network's or the configuration's blocker already.
+    return stat && (stat.mode & 0o077) !== 0 ? [{ setting, path, mode: (stat.mode & 0o777).toString(8).padStart(4, '0') }] : [];
+  });
+  if (open.length > 0) {
+    const detail = open.map((f) => `${f.setting} ${f.path} is ${f.mode}, open to others than its owner`).join('; ');
+    return blocks(name, detail, `chmod 600 ${open.map((f) => JSON.stringify(f.path)).join(' ')}`);
+  }
+  return ok(name, files.length === 0 ? 'no secret is read from a file' : `${files.length} file${files.length === 1 ? '' : 's'} 0600 (${files.map((f) => f.setting).join(', ')})`);
+}
+
+/** Domain fields naming a file that is not secret: a CA or a client certificate is public. */
+const PUBLIC_FILE_FIELDS = new Set(['caFile', 'certFile']);
+
+function secretFiles(env: NodeJS.ProcessEnv): { setting: string; path: string }[] {
+  const set = (value: string | undefined): value is string => value !== undefined && value.trim() !== '';
+  const files: { setting: string; path: string }[] = [];
+  for (const setting of SECRET_SETTINGS) {
+    const file = env[`${setting}_FILE`];
+    if (set(file)) files.push({ setting: `${setting}_FILE`, path: resolve(file) });
+    // config.env holds the value read from a credential already: a credential file there is checked whichever way it was set.
+    else if (set(env.CREDENTIALS_DIRECTORY) && existsSync(join(env.CREDENTIALS_DIRECTORY, setting))) {
+      files.push({ setting: `the credential ${setting}`, path: join(env.CREDENTIALS_DIRECTORY, setting) });
+    }
+  }
+  const upstreamsFile = env.UPSTREAMS_FILE?.trim();
+  let upstreams: string | undefined = env.UPSTREAMS?.trim() || undefined;
+  let baseDir = process.cwd();
+  if (upstreamsFile && !upstreams) {
+    const path = resolve(upstreamsFile);
+    files.push({ setting: 'UPSTREAMS_FILE', path });
+    baseDir = dirname(path);
+    upstreams = readOrUndefined(path);
+  }
+  for (const entry of jsonArrayOrEmpty(upstreams)) files.push(...fileFields(entry, baseDir, ''));
+  return files;
+}
+
+/** The *File fields of a domain entry, nested ones (tls.keyFile) too; relative paths resolve as the bank config resolves them. */
+function fileFields(value: unknown, baseDir: string, prefix: string): { setting: string; path: string }[] {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return [];
+  return Object.entries(value as Record<string, unknown>).flatMap(([field, v]) => {
+    if (typeof v === 'string' && field.endsWith('File') && !PUBLIC_FILE_FIELDS.has(field)) return [{ setting: `UPSTREAMS ${prefix}${field}`, path: resolve(baseDir, v) }];
+    return fileFields(v, baseDir, `${prefix}${field}.`);
+  });
+}
+
+function readOrUndefined(path: string): string | undefined {
+  try {
+    return readFileSync(path, 'utf8');
+  } catch {
+    return undefined;
+  }
+}
+
+/** What the bank network check reports as broken is not looked into here. */
+function jsonArrayOrEmpty(text: string | undefined): unknown[] {
+  if (text === undefined) return [];
+  try {
+    const json: unknown = JSON.parse(text);
+    return Array.isArray(json) ? json : [];
+  } catch {
+    return [];
+  }
 }
 
 async function timersCheck(systemd: boolean): Promise<GoLiveCheck> {

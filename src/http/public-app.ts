@@ -64,11 +64,12 @@ export function createPublicApp(deps: PublicAppDeps): express.Express {
   // Counted where every answer passes, rate-limit refusals included.
   if (metrics) app.use(observeVerify(metrics));
   if (deps.limits?.TRUST_PROXY_HOPS) app.set('trust proxy', deps.limits.TRUST_PROXY_HOPS);
-  // Before the per-IP limit: every request of a channel comes from LINE's few
-  // addresses. Signed requests only; each customer has a limit of their own.
-  if (deps.line) mountLineWebhook(app, deps.line, deps.logger);
-  // Order matters; see rate-limit.ts. Per IP: every request, any route.
+  // Order matters; see rate-limit.ts. Per IP: every request, any route but
+  // the LINE webhook's signed ones: every request of a channel comes from
+  // LINE's few addresses, and each customer has a limit of their own. Its
+  // refused ones are counted (line-webhook-route.ts).
   const byIp = perIpLimit(deps.limits?.RATE_LIMIT_PER_IP_PER_MIN ?? 0, deps.logger, () => metrics?.refused('ip_rate_limit'));
+  if (deps.line) mountLineWebhook(app, deps.line, deps.logger, byIp);
   if (byIp) app.use(byIp);
   const byKey: RequestHandler =
     perKeyLimit(deps.limits?.RATE_LIMIT_PER_KEY_PER_MIN ?? 0, deps.logger, () => metrics?.refused('key_rate_limit')) ?? ((_req, _res, next) => next());

@@ -83,7 +83,7 @@ describe('slipgate doctor --go-live', { timeout: 180_000 }, () => {
     const { ready, checks } = JSON.parse(json.stdout) as { ready: boolean; checks: Check[] };
     expect(ready).toBe(false);
     const by = Object.fromEntries(checks.map((c) => [c.check, c]));
-    expect(Object.keys(by)).toEqual(['bank network', 'SECRETS_KEY', 'database', 'stored secrets', 'PUBLIC_URL', 'TRUST_PROXY_HOPS', 'file modes', 'timers', 'free disk']);
+    expect(Object.keys(by)).toEqual(['bank network', 'SECRETS_KEY', 'database', 'stored secrets', 'PUBLIC_URL', 'TRUST_PROXY_HOPS', 'file modes', 'secret files', 'timers', 'free disk']);
     expect(by['bank network']).toMatchObject({ state: 'blocks', fix: expect.stringContaining('UPSTREAMS_FILE=') });
     // The key the first start made beside the database: it proves the instance, and is to become a credential.
     expect(by.SECRETS_KEY).toMatchObject({ state: 'blocks', detail: expect.stringContaining(join(dir, 'secrets.key')), fix: expect.stringContaining('/etc/slipgate/credentials/SECRETS_KEY') });

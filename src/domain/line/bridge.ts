@@ -18,6 +18,7 @@ import { replyText, type LineReply } from './replies.js';
 import { signatureBytes, signatureMatches } from './signature.js';
 import type { LineChannel } from './types.js';
 import type { LineUserLimit } from './user-limit.js';
+import { WebhookRefusalLog, type RefusedWebhook, type WebhookRefusal } from './refusal-log.js';
 
 export interface LineBridgeDeps {
   store: Store;
@@ -39,7 +40,7 @@ export interface LineBridgeDeps {
   now?: () => Date;
 }
 
-export type WebhookCheck = { ok: true; channel: LineChannel } | { ok: false; refused: 'unsigned' | 'unknown_channel' | 'bad_signature' };
+export type WebhookCheck = { ok: true; channel: LineChannel } | { ok: false; refused: WebhookRefusal };
 
 /** `quiet`: a message that carries no slip, on a channel without hints: no bot message. */
 type EventOutcome = LineReply['kind'] | 'quiet' | 'joined' | 'left' | 'redelivery' | 'ignored' | 'rate_limited_quiet' | 'error';
@@ -55,9 +56,11 @@ export class LineBridge {
   private readonly inFlight = new Set<Promise<void>>();
   private readonly now: () => Date;
   private lastPrune = 0;
+  private readonly refusals: WebhookRefusalLog;
 
   constructor(private readonly deps: LineBridgeDeps) {
     this.now = deps.now ?? (() => new Date());
+    this.refusals = new WebhookRefusalLog(deps.logger, () => this.now().getTime());
   }
 
   /**
@@ -71,6 +74,11 @@ export class LineBridge {
     if (!channel) return { ok: false, refused: 'unknown_channel' };
     if (!signatureMatches(this.deps.secrets.open(channel.sealedSecret), raw, signature)) return { ok: false, refused: 'bad_signature' };
     return { ok: true, channel };
+  }
+
+  /** A refused webhook request, logged at most once a minute per address (refusal-log.ts). */
+  refused(refusal: RefusedWebhook): void {
+    this.refusals.refused(refusal);
   }
 
   /** Works the events off after LINE was answered; drain() waits for them. */
