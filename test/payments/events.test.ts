@@ -83,10 +83,13 @@ describe.each(testEngines())('payment requests on %s', (engine) => {
       type: 'payment_request.late_transfer',
       data: { id: lateDue.id, status: 'expired', transfer: { transactionId: late.body.data.transactionId, amount: 480.5 } },
     });
-    // The same late slip verified again is the same event (receivers drop the repeat by its id).
-    await app.post({ qrcode: lateSlip, paymentRequest: lateDue.id }, { 'x-api-key': merchant.apiKey });
-    await eventually(async () => receiver.received.length === 6);
-    expect(JSON.parse(receiver.received[5]!.body).id).toBe(announced.id);
+    // The same late slip sent again for its request is answered from its record: no bank, no credit, no second event.
+    const creditsBefore = (await app.store.getAccount(merchant.accountId))!.credits;
+    const again = await app.post({ qrcode: lateSlip, paymentRequest: lateDue.id }, { 'x-api-key': merchant.apiKey });
+    expect(again.body.paymentRequest).toEqual({ id: lateDue.id, status: 'expired', reason: 'expired' });
+    expect(again.body.data.transactionId).toBe(late.body.data.transactionId);
+    expect((await app.store.getAccount(merchant.accountId))!.credits).toBe(creditsBefore);
+    expect((await app.store.listVerifyTransactions({ transactionId: late.body.data.transactionId, limit: 5 })).items).toHaveLength(1);
   });
 });
 
