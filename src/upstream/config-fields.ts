@@ -34,6 +34,15 @@ export const bankFields = {
     .default(DEFAULT_IDLE_SOCKET_TIMEOUT_MS),
 };
 
+/**
+ * A slip API's connection fields: as a bank's, but `baseUrl` defaults to the
+ * provider's public address, and `readsPictures` (default false) lets the
+ * pool send this domain a slip picture whose QR slipgate cannot read.
+ */
+export function slipApiFields(defaultBaseUrl: string) {
+  return { ...bankFields, baseUrl: baseUrl.default(defaultBaseUrl), readsPictures: z.boolean().default(false) };
+}
+
 export function trimSlash(url: string): string {
   return url.replace(/\/+$/, '');
 }

@@ -8,12 +8,13 @@ import type { z } from 'zod';
 import { ConfigError } from '../config.js';
 import { errorCode, SecretFiles, type Report } from './config-files.js';
 import type { KbankUpstreamConfig } from './kbank/provider.js';
+import type { EasyslipUpstreamConfig } from './easyslip/provider.js';
 import type { DomainConfig } from './provider.js';
 import { bankProvider, bankProviders } from './registry.js';
 import type { ScbUpstreamConfig } from './scb/provider.js';
 
 /** A domain of any registered provider; the built-in ones by their own types. */
-export type UpstreamConfig = KbankUpstreamConfig | ScbUpstreamConfig | SandboxUpstreamConfig | DomainConfig;
+export type UpstreamConfig = KbankUpstreamConfig | ScbUpstreamConfig | EasyslipUpstreamConfig | SandboxUpstreamConfig | DomainConfig;
 type SandboxUpstreamConfig = DomainConfig & { provider: 'sandbox' };
 export type { KbankUpstreamConfig, ScbUpstreamConfig };
 

@@ -1,5 +1,6 @@
 // Every bank provider slipgate knows, one line each. A new bank is a folder
 // with a provider.ts (see provider.ts for what it supplies) and a line here.
+import { easyslipProvider } from './easyslip/provider.js';
 import { kbankProvider } from './kbank/provider.js';
 import type { BankProvider } from './provider.js';
 import { sandboxProvider } from './sandbox/provider.js';
@@ -16,6 +17,7 @@ export function registerBankProvider(provider: BankProvider): void {
 registerBankProvider(kbankProvider);
 registerBankProvider(scbProvider);
 registerBankProvider(sandboxProvider);
+registerBankProvider(easyslipProvider);
 
 export function bankProvider(id: string): BankProvider | undefined {
   return providers.get(id);

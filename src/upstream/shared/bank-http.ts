@@ -10,7 +10,7 @@
 import http from 'node:http';
 import https from 'node:https';
 import type { Socket } from 'node:net';
-import { got, RequestError, type BeforeRequestHook, type OptionsOfTextResponseBody, type Response } from 'got';
+import { got, RequestError, type BeforeRequestHook, type CancelableRequest, type OptionsOfTextResponseBody, type Response } from 'got';
 import { bankError, timedOut, unreachable, type AdapterFailure } from './outcomes.js';
 
 /** PEM contents for mutual TLS, already read from the configured files. */
@@ -70,10 +70,10 @@ export function createBankHttp(opts: BankHttpOptions = {}): BankHttp {
   // The caller's signal travels in `options`, so the retry spends the same budget.
   async function send(method: 'get' | 'post', url: string, options: BankRequest): Promise<Response<string>> {
     try {
-      return await pooled[method](url, options);
+      return await bounded(pooled[method](url, options));
     } catch (err) {
       if (!idle.closedWhileIdle(err)) throw err;
-      return fresh[method](url, options);
+      return bounded(fresh[method](url, options));
     }
   }
 
@@ -84,6 +84,31 @@ export function createBankHttp(opts: BankHttpOptions = {}): BankHttp {
       for (const agent of [pooledAgents.http, pooledAgents.https, freshAgents.http, freshAgents.https]) agent.destroy();
     },
   };
+}
+
+/**
+ * Most a bank or slip API may send in one answer. Real answers are a few KB;
+ * a proxy or a faulty service sending megabytes (or a body that never ends)
+ * is cut off here, before it is held in memory whole.
+ */
+const MAX_ANSWER_BYTES = 256 * 1024;
+
+/** Thrown in place of got's cancel error when an answer passed MAX_ANSWER_BYTES. */
+class AnswerTooLarge extends Error {
+  override name = 'AnswerTooLarge';
+}
+
+function bounded(request: CancelableRequest<Response<string>>): Promise<Response<string>> {
+  let tooLarge = false;
+  request.on('downloadProgress', ({ transferred }: { transferred: number }) => {
+    if (transferred > MAX_ANSWER_BYTES && !tooLarge) {
+      tooLarge = true;
+      request.cancel();
+    }
+  });
+  return request.catch((err: unknown) => {
+    throw tooLarge ? new AnswerTooLarge() : err;
+  });
 }
 
 /**
@@ -152,6 +177,7 @@ const CONNECTION_FAILURES = new Set([
 
 /** A thrown request error as a failure result; `signal` tells a deadline from a fault. */
 export function requestFailure(err: unknown, signal: AbortSignal | undefined, upstream: string): AdapterFailure {
+  if (err instanceof AnswerTooLarge) return bankError(upstream, `answer larger than ${MAX_ANSWER_BYTES / 1024} KB`);
   if (signal?.aborted) return timedOut(upstream);
   if (err instanceof RequestError) {
     if (err.name === 'TimeoutError') return timedOut(upstream);

@@ -14,7 +14,13 @@ type BankAnswer =
   /** A bank status code that is neither success nor not-found. */
   | 'bank_error'
   /** HTTP 200 whose body is not JSON. */
-  | 'malformed_json';
+  | 'malformed_json'
+  /** Slip APIs: the bank publishes the slip later, ask again (EasySlip SLIP_PENDING, Slip2Go 200502). */
+  | 'pending'
+  /** Slip APIs: the slip comes back marked as seen before, with its data. */
+  | 'duplicate'
+  /** Slip APIs: this key's quota or package is used up. */
+  | 'quota_exceeded';
 
 export interface BankBehavior {
   /** Added before every verify answer. */
@@ -41,6 +47,12 @@ export interface BankBehavior {
    * faulty bank answering about another slip, or with broken data.
    */
   rewrite: ((tx: RawSlipData) => Record<string, unknown>) | null;
+  /**
+   * Slip APIs: verifications left on the key (null: no limit). Each slip
+   * found spends one; at 0 every verify call is answered "quota used up",
+   * and the quota endpoint reports what is left.
+   */
+  quota: number | null;
 }
 
 export interface BankCalls {
@@ -48,6 +60,10 @@ export interface BankCalls {
   verify: number;
   /** Verify calls refused with 401 (missing, unknown or expired token). */
   unauthorized: number;
+  /** Slip APIs: verify calls that asked for the provider's own duplicate, amount or receiver check (slipgate never should). */
+  providerChecks: number;
+  /** Slip APIs: quota calls. */
+  quota: number;
 }
 
 /**
@@ -73,11 +89,14 @@ const DEFAULT_BEHAVIOR: BankBehavior = {
   answer: 'normal',
   tokenLifetimeSec: 3600,
   rewrite: null,
+  quota: null,
 };
 
 export class SimulatedBankState {
   behavior: BankBehavior;
-  readonly calls: BankCalls = { token: 0, verify: 0, unauthorized: 0 };
+  readonly calls: BankCalls = { token: 0, verify: 0, unauthorized: 0, providerChecks: 0, quota: 0 };
+  /** The body of the last verify answer sent, as sent (tests compare rawData with it). */
+  lastReply: unknown = undefined;
   /** token → expiry time (ms). */
   private readonly tokens = new Map<string, number>();
   /** Late transaction → when it was first asked about (ms); insertion order is age. */
@@ -132,6 +151,11 @@ export class SimulatedBankState {
       first = now;
     }
     return now >= first + lateSeconds * 1000;
+  }
+
+  /** Spends one verification of the quota, if it has a limit. */
+  spendQuota(): void {
+    if (this.behavior.quota !== null && this.behavior.quota > 0) this.behavior.quota--;
   }
 
   /** Whether this verify call fails at random (errorRate). */

@@ -11,6 +11,9 @@ type VerifyOutcome =
   | { type: 'malformed_json' }
   | { type: 'not_found' }
   | { type: 'bank_error' }
+  | { type: 'pending' }
+  | { type: 'duplicate' }
+  | { type: 'quota_exceeded' }
   | { type: 'hang' }
   | { type: 'success' };
 
@@ -20,6 +23,7 @@ async function decideVerifyOutcome(state: SimulatedBankState, res: ServerRespons
   const { httpStatus, answer } = state.behavior;
   if (httpStatus !== null) return { type: 'http_error', status: httpStatus };
   if (state.randomFailure()) return { type: 'http_error', status: 500 };
+  if (state.behavior.quota === 0) return { type: 'quota_exceeded' };
   if (answer !== 'normal') return { type: answer };
   switch (sandboxAnswer(transRef, state.now())) {
     case 'not-found':
@@ -35,13 +39,34 @@ async function decideVerifyOutcome(state: SimulatedBankState, res: ServerRespons
 
 const MALFORMED_BODY = '{"statusCode": "0000", "data": {"transRef": ';
 
-/** A provider's replies, in its own wire format; everything else is shared. */
+/** A reply with its own HTTP status (slip APIs answer errors with 4xx); a bare body goes with 200. */
+export class StatusReply {
+  constructor(
+    readonly status: number,
+    readonly body: unknown,
+  ) {}
+}
+
+/**
+ * A provider's replies, in its own wire format; everything else is shared.
+ * The slip APIs' outcomes are optional: a bank without them answers its
+ * bank error instead.
+ */
 export interface VerifyReplies {
   /** Body sent with an HTTP error status (the behaviour knobs, a random failure). */
   httpError(): unknown;
   notFound(): unknown;
   bankError(): unknown;
   success(transaction: Record<string, unknown>): unknown;
+  pending?(): unknown;
+  duplicate?(transaction: Record<string, unknown>): unknown;
+  quotaExceeded?(): unknown;
+}
+
+function sendReply(state: SimulatedBankState, res: ServerResponse, reply: unknown): void {
+  state.lastReply = reply instanceof StatusReply ? reply.body : reply;
+  if (reply instanceof StatusReply) sendJson(res, reply.status, reply.body);
+  else sendJson(res, 200, reply);
 }
 
 /** Answers one verify call of a request the provider's responder already checked. */
@@ -57,10 +82,18 @@ export async function answerVerify(state: SimulatedBankState, res: ServerRespons
     case 'malformed_json':
       return sendText(res, 200, MALFORMED_BODY);
     case 'not_found':
-      return sendJson(res, 200, replies.notFound());
+      return sendReply(state, res, replies.notFound());
     case 'bank_error':
-      return sendJson(res, 200, replies.bankError());
+      return sendReply(state, res, replies.bankError());
+    case 'pending':
+      return sendReply(state, res, replies.pending?.() ?? replies.bankError());
+    case 'quota_exceeded':
+      return sendReply(state, res, replies.quotaExceeded?.() ?? replies.bankError());
+    case 'duplicate':
+      state.spendQuota();
+      return sendReply(state, res, (replies.duplicate ?? replies.success)(state.transaction(sendingBank, transRef)));
     case 'success':
-      return sendJson(res, 200, replies.success(state.transaction(sendingBank, transRef)));
+      state.spendQuota();
+      return sendReply(state, res, replies.success(state.transaction(sendingBank, transRef)));
   }
 }
