@@ -12,9 +12,10 @@ import type { EasyslipUpstreamConfig } from './easyslip/provider.js';
 import type { DomainConfig } from './provider.js';
 import { bankProvider, bankProviders } from './registry.js';
 import type { ScbUpstreamConfig } from './scb/provider.js';
+import type { Slip2goUpstreamConfig } from './slip2go/provider.js';
 
 /** A domain of any registered provider; the built-in ones by their own types. */
-export type UpstreamConfig = KbankUpstreamConfig | ScbUpstreamConfig | EasyslipUpstreamConfig | SandboxUpstreamConfig | DomainConfig;
+export type UpstreamConfig = KbankUpstreamConfig | ScbUpstreamConfig | EasyslipUpstreamConfig | Slip2goUpstreamConfig | SandboxUpstreamConfig | DomainConfig;
 type SandboxUpstreamConfig = DomainConfig & { provider: 'sandbox' };
 export type { KbankUpstreamConfig, ScbUpstreamConfig };
 

@@ -5,6 +5,7 @@ import { kbankProvider } from './kbank/provider.js';
 import type { BankProvider } from './provider.js';
 import { sandboxProvider } from './sandbox/provider.js';
 import { scbProvider } from './scb/provider.js';
+import { slip2goProvider } from './slip2go/provider.js';
 
 const providers = new Map<string, BankProvider>();
 
@@ -18,6 +19,7 @@ registerBankProvider(kbankProvider);
 registerBankProvider(scbProvider);
 registerBankProvider(sandboxProvider);
 registerBankProvider(easyslipProvider);
+registerBankProvider(slip2goProvider);
 
 export function bankProvider(id: string): BankProvider | undefined {
   return providers.get(id);
