@@ -13,7 +13,12 @@ export interface SimulateBankFlags {
   errorRate: string;
   lateShare?: string;
   lateSeconds?: string;
+  answer?: string;
+  quota?: string;
 }
+
+/** What every verify call answers, for outcomes a sandbox QR cannot ask for (the slip APIs' pending, seen-before and quota). */
+const ANSWERS = ['normal', 'not_found', 'bank_error', 'malformed_json', 'pending', 'duplicate', 'quota_exceeded'] as const;
 
 export function registerSimulateBankCommand(program: Command): void {
   const providers = simulatedProviders().map((p) => p.id);
@@ -27,6 +32,8 @@ export function registerSimulateBankCommand(program: Command): void {
     .option('--error-rate <share>', 'share of verify calls answered with HTTP 500, 0 to 1', '0')
     .option('--late-share <share>', 'share of transactions published late (the same ones on every call, picked by a hash of their reference), 0 to 1', '0')
     .option('--late-seconds <s>', 'a late transaction is answered "not found" until this many seconds after it was first asked about', '60')
+    .addOption(new Option('--answer <answer>', 'what every verify call answers (normal: as the QR asks)').choices(ANSWERS).default('normal'))
+    .option('--quota <n>', 'slip APIs: verifications left on the key, then "quota used up" (default: no limit)')
     .action(async (flags: SimulateBankFlags) => {
       const bank = await simulateBank(flags, (line) => console.log(line));
       const stop = () => {
@@ -48,10 +55,16 @@ export async function simulateBank(flags: SimulateBankFlags, print: (line: strin
   const lateShare = share(flags.lateShare ?? '0', '--late-share', '0.2');
   const lateSeconds = wholeNumber(flags.lateSeconds ?? '60', '--late-seconds', 86_400);
 
-  const bank = await startSimulatedBank({ provider: flags.provider, port, host: flags.host, latencyMs, errorRate, behavior: { lateShare, lateSeconds } });
+  const answer = ANSWERS.find((a) => a === (flags.answer ?? 'normal'));
+  if (!answer) throw new InputError(`--answer must be one of ${ANSWERS.join(', ')}`);
+  const quota = flags.quota === undefined ? null : wholeNumber(flags.quota, '--quota', 1_000_000_000);
+
+  const bank = await startSimulatedBank({ provider: flags.provider, port, host: flags.host, latencyMs, errorRate, behavior: { lateShare, lateSeconds, answer, quota } });
   const entry = bankSimulator(bank.provider).entry(bank.url, bank.credentials);
   print(`simulated ${bank.provider.toUpperCase()} verification network listening on ${bank.url}`);
   print(`latency ${latencyMs} ms, error rate ${errorRate}`);
+  if (answer !== 'normal') print(`every verify call answers ${answer}`);
+  if (quota !== null) print(`quota: ${quota} verifications`);
   if (lateShare > 0) print(`late share ${lateShare}: those transactions are "not found" for ${lateSeconds} s after first asked about`);
   print('point slipgate at it with:');
   print(`  UPSTREAMS='${JSON.stringify([entry])}'`);

@@ -6,7 +6,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { InputError } from '../../src/domain/errors.js';
 import { registerSimulateBankCommand, simulateBank } from '../../src/cli/simulate-bank.js';
 import { parseSlipQr } from '../../src/domain/verify/slip-qr.js';
-import { sandboxQr } from '../../src/upstream/sandbox/sandbox-qr.js';
+import { sandboxQr, slipQr } from '../../src/upstream/sandbox/sandbox-qr.js';
 import { startSimulatedBank, type SimulatedBank } from '../../src/upstream/simulator/simulated-bank.js';
 
 let bank: SimulatedBank | undefined;
@@ -183,5 +183,36 @@ describe('slipgate simulate-bank', () => {
     await expect(program().parseAsync(['simulate-bank', '--provider', 'scb', '--port', 'http'], { from: 'user' })).rejects.toThrow(
       '--port must be a whole number from 0 to 65535',
     );
+  });
+});
+
+describe('simulate-bank for the slip APIs', () => {
+  it('starts EasySlip with a chosen answer and quota, and its entry reaches it', async () => {
+    const lines: string[] = [];
+    bank = await simulateBank(
+      { provider: 'easyslip', port: '0', host: '127.0.0.1', latencyMs: '0', errorRate: '0', answer: 'pending', quota: '7' },
+      (line) => lines.push(line),
+    );
+    expect(lines).toContain('every verify call answers pending');
+    expect(bank.state.behavior).toMatchObject({ answer: 'pending', quota: 7 });
+    const entry = JSON.parse(lines.at(-1)!.trim().replace(/^UPSTREAMS='/, '').replace(/'$/, '')) as [{ apiKey: string; baseUrl: string }];
+    const info = await fetch(`${entry[0].baseUrl}/v2/info`, { headers: { authorization: `Bearer ${entry[0].apiKey}` } });
+    expect(await json(info)).toMatchObject({ success: true, data: { application: { quota: { remaining: 7 } } } });
+  });
+
+  it('refuses an answer it does not know', async () => {
+    await expect(simulateBank({ provider: 'slip2go', port: '0', host: '127.0.0.1', latencyMs: '0', errorRate: '0', answer: 'maybe' }, () => {})).rejects.toThrow(InputError);
+  });
+
+  it('speaks Slip2Go on the documented paths: the QR text in payload.qrCode, result codes with HTTP 200', async () => {
+    bank = await startSimulatedBank({ provider: 'slip2go', port: 0 });
+    const qr = '0041000600000101030040220014242082547BPM049885102TH9104';
+    const asked = (body: unknown, auth = `Bearer ${bank!.credentials.secret}`) =>
+      fetch(`${bank!.url}/api/verify-slip/qr-code/info`, { method: 'POST', headers: { authorization: auth, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    const found = await asked({ payload: { qrCode: slipQr('004', '014242082547BPM04988') } });
+    expect(found.status).toBe(200);
+    expect(await json(found)).toMatchObject({ code: '200000', data: { transRef: '014242082547BPM04988', dateTime: expect.stringMatching(/Z$/), amount: expect.any(Number) } });
+    expect((await asked({ payload: { qrCode: qr } }, 'Bearer wrong')).status).toBe(401);
+    expect(await json(await asked({ payload: { qrCode: 'not a slip' } }))).toMatchObject({ code: '400001' });
   });
 });
