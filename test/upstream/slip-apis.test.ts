@@ -5,6 +5,7 @@
 // on either side fails here. The shared conformance suite runs them too.
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import QRCode from 'qrcode';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { BankAdapter, SlipQuery } from '../../src/domain/ports/upstream.js';
 import { buildUpstream } from '../../src/upstream/build.js';
@@ -162,6 +163,17 @@ describe.each(CASES)('$provider slip API', (p) => {
   it('answers a timeout at the deadline when the provider never answers', async () => {
     bank.state.behavior.latencyMs = 60_000;
     expect(await adapter.verify(slip(), AbortSignal.timeout(300))).toMatchObject({ ok: false, kind: 'upstream_timeout' });
+  });
+
+  it('sends a slip picture as the documented multipart part, with the same outcomes', async () => {
+    const q = slip();
+    const picture = new Uint8Array(await QRCode.toBuffer(q.qrcode, { type: 'png', width: 360, margin: 4 }));
+    const withPicture = adapter as BankAdapter & { verifyPicture(bytes: Uint8Array, mimeType: string, requestId: string, signal: AbortSignal): Promise<AdapterResult> };
+    const found = await withPicture.verifyPicture(picture, 'image/png', q.requestId, budget());
+    expect(found).toMatchObject({ ok: true, transaction: { transRef: q.transRef, sendingBank: '004' } });
+    expect(bank.state.calls.providerChecks).toBe(0);
+    const blank = new Uint8Array(await QRCode.toBuffer('https://example.com/not-a-slip', { type: 'png', width: 360, margin: 4 }));
+    expect(await withPicture.verifyPicture(blank, 'image/png', q.requestId, budget())).toMatchObject({ ok: false, kind: 'slip_not_found' });
   });
 
   it('reads the quota without spending a verification', async () => {
