@@ -38,7 +38,7 @@ export function registerSimulateBankCommand(program: Command): void {
     .addOption(
       new Option('--answer <answer>', 'what every verify call answers (slip APIs: pending, quota-exceeded, key-refused, duplicate in their own codes)').choices(ANSWERS).default('normal'),
     )
-    .option('--pending-minutes <m>', 'slip APIs: the delay a pending answer names, in minutes', '1')
+    .option('--pending-minutes <m>', 'SlipOK: the delay its pending answer names, in minutes (the other slip APIs name none)', '1')
     .option('--quota <n>', 'slip APIs: verifications left on the package, each success spends one (default: no limit)')
     .action(async (flags: SimulateBankFlags) => {
       const bank = await simulateBank(flags, (line) => console.log(line));

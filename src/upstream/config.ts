@@ -7,15 +7,25 @@ import { dirname, resolve } from 'node:path';
 import type { z } from 'zod';
 import { ConfigError } from '../config.js';
 import { errorCode, SecretFiles, type Report } from './config-files.js';
+import type { EasyslipUpstreamConfig } from './easyslip/provider.js';
 import type { KbankUpstreamConfig } from './kbank/provider.js';
 import type { DomainConfig } from './provider.js';
 import { bankProvider, bankProviders } from './registry.js';
 import type { RdcwUpstreamConfig } from './rdcw/provider.js';
 import type { ScbUpstreamConfig } from './scb/provider.js';
+import type { Slip2goUpstreamConfig } from './slip2go/provider.js';
 import type { SlipokUpstreamConfig } from './slipok/provider.js';
 
 /** A domain of any registered provider; the built-in ones by their own types. */
-export type UpstreamConfig = KbankUpstreamConfig | ScbUpstreamConfig | SlipokUpstreamConfig | RdcwUpstreamConfig | SandboxUpstreamConfig | DomainConfig;
+export type UpstreamConfig =
+  | KbankUpstreamConfig
+  | ScbUpstreamConfig
+  | SlipokUpstreamConfig
+  | RdcwUpstreamConfig
+  | EasyslipUpstreamConfig
+  | Slip2goUpstreamConfig
+  | SandboxUpstreamConfig
+  | DomainConfig;
 type SandboxUpstreamConfig = DomainConfig & { provider: 'sandbox' };
 export type { KbankUpstreamConfig, RdcwUpstreamConfig, ScbUpstreamConfig, SlipokUpstreamConfig };
 

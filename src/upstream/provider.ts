@@ -27,6 +27,12 @@ export interface BankDomainConfig extends DomainConfig {
   idleSocketTimeoutMs?: number;
 }
 
+/** A slip API's domain (EasySlip, Slip2Go…): a bank domain that may also read pictures. */
+export interface SlipApiDomainConfig extends BankDomainConfig {
+  /** The pool may send this domain a slip picture whose QR slipgate cannot read. */
+  readsPictures: boolean;
+}
+
 interface ConfigContext {
   /** Reads the secret and certificate files an entry names. */
   files: SecretFiles;

@@ -1,10 +1,12 @@
 // Every bank provider slipgate knows, one line each. A new bank is a folder
 // with a provider.ts (see provider.ts for what it supplies) and a line here.
+import { easyslipProvider } from './easyslip/provider.js';
 import { kbankProvider } from './kbank/provider.js';
 import type { BankProvider } from './provider.js';
 import { rdcwProvider } from './rdcw/provider.js';
 import { sandboxProvider } from './sandbox/provider.js';
 import { scbProvider } from './scb/provider.js';
+import { slip2goProvider } from './slip2go/provider.js';
 import { slipokProvider } from './slipok/provider.js';
 
 const providers = new Map<string, BankProvider>();
@@ -20,6 +22,8 @@ registerBankProvider(scbProvider);
 registerBankProvider(sandboxProvider);
 registerBankProvider(slipokProvider);
 registerBankProvider(rdcwProvider);
+registerBankProvider(easyslipProvider);
+registerBankProvider(slip2goProvider);
 
 export function bankProvider(id: string): BankProvider | undefined {
   return providers.get(id);

@@ -156,7 +156,7 @@ describe('loadUpstreamConfigs', () => {
         '  UPSTREAMS[0] ("kbank-main") baseUrl: must start with https:// (or http:// for a local simulator)',
         '  UPSTREAMS[0] ("kbank-main"): unknown field "clientSecert"',
         '  UPSTREAMS[1] ("scb main") name: must be 1-64 characters: letters, digits, ".", "_" or "-", starting with a letter or digit',
-        '  UPSTREAMS[2] ("x") provider: must be one of "kbank", "scb", "sandbox", "slipok", "rdcw" (got "kbak")',
+        '  UPSTREAMS[2] ("x") provider: must be one of "kbank", "scb", "sandbox", "slipok", "rdcw", "easyslip", "slip2go" (got "kbak")',
         '  UPSTREAMS[3]: must be an object such as {"name": "kbank-1", "provider": "kbank", ...}',
         '  UPSTREAMS[4] name: is required',
         '  UPSTREAMS[4] weight: must be a number',

@@ -1,6 +1,7 @@
-// UPSTREAMS entries of the slip APIs (SlipOK, RDCW): the provider's public
-// address unless one is given, every secret inline or from a file, the
-// fields the routing reads kept, and mistakes named without the secret.
+// UPSTREAMS entries of the slip APIs (SlipOK, RDCW, EasySlip, Slip2Go): the
+// provider's public address unless one is given, every secret inline or from
+// a file, the fields the routing reads kept, and mistakes named without the
+// secret.
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -96,5 +97,41 @@ describe('slip API entries', () => {
     const [slipok, rdcw] = load([{ name: 's', provider: 'slipok', branchId: '42', apiKey: 'SLIPOK-TOP-SECRET' }, { name: 'r', provider: 'rdcw', clientId: 'rd-id', clientSecret: 'RDCW-TOP-SECRET' }]);
     expect(describeUpstreamConfig(slipok!)).toEqual({ name: 's', provider: 'slipok', weight: 1, enabled: true, baseUrl: 'https://api.slipok.com', branchId: '42', readsPictures: false });
     expect(JSON.stringify(describeUpstreamConfig(rdcw!))).not.toMatch(/TOP-SECRET|rd-id/);
+  });
+});
+
+describe.each([
+  { provider: 'easyslip', secret: 'apiKey', defaultBaseUrl: 'https://api.easyslip.com' },
+  { provider: 'slip2go', secret: 'apiSecret', defaultBaseUrl: 'https://connect.slip2go.com/api' },
+])('$provider entries', ({ provider, secret, defaultBaseUrl }) => {
+  it('defaults baseUrl to the public address, priority to 1 and readsPictures to false', () => {
+    const [config] = load([{ name: 'a', provider, [secret]: 'the-secret' }]);
+    expect(config).toEqual({
+      name: 'a',
+      provider,
+      weight: 1,
+      priority: 1,
+      enabled: true,
+      baseUrl: defaultBaseUrl,
+      idleSocketTimeoutMs: 4_000,
+      readsPictures: false,
+      [secret]: 'the-secret',
+    });
+    expect(JSON.stringify(describeUpstreamConfig(config!))).not.toContain('the-secret');
+  });
+
+  it('keeps priority, readsPictures and a simulator baseUrl, and reads the secret from a file', () => {
+    const dir = tempDir();
+    dirs.push(dir);
+    writeFileSync(join(dir.path, 'secret'), 'from-file\n');
+    const [config] = load([{ name: 'b', provider, [`${secret}File`]: join(dir.path, 'secret'), baseUrl: 'http://127.0.0.1:9001/', priority: 2, readsPictures: true }]);
+    expect(config).toMatchObject({ baseUrl: 'http://127.0.0.1:9001', priority: 2, readsPictures: true, [secret]: 'from-file' });
+  });
+
+  it('reports a missing secret, both forms at once, wrong types and unknown fields', () => {
+    expect(problems([{ name: 'c', provider }])).toContain(`UPSTREAMS[0] ("c") ${secret}: is required (or ${secret}File, a file holding it)`);
+    expect(problems([{ name: 'c', provider, [secret]: 's', [`${secret}File`]: '/run/secrets/s' }])).toContain(`${secret}: give ${secret} or ${secret}File, not both`);
+    expect(problems([{ name: 'c', provider, [secret]: 's', readsPictures: 'yes', priority: 0 }])).toMatch(/priority: must be at least 1[\s\S]*readsPictures: must be a boolean/);
+    expect(problems([{ name: 'c', provider, [secret]: 's', checkDuplicate: true }])).toContain('unknown field "checkDuplicate"');
   });
 });

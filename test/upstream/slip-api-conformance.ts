@@ -8,6 +8,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { BankAdapter, SlipQuery } from '../../src/domain/ports/upstream.js';
+import { slipReference } from '../../src/domain/verify/slip-qr.js';
 import { buildUpstream } from '../../src/upstream/build.js';
 import { parseUpstreamConfigs, type UpstreamConfig } from '../../src/upstream/config.js';
 import type { UpstreamPool } from '../../src/upstream/pool.js';
@@ -27,6 +28,8 @@ export interface SlipApiCase {
   provider: string;
   /** The provider's `data` member in a success the simulator sent (what rawData must equal). */
   dataOf(answer: Record<string, unknown>): unknown;
+  /** Whether it gives a party's English name beside the Thai one (Slip2Go gives one name: senderNameEN stays empty). */
+  namesInEnglish: boolean;
   /** The delay its `pending` answer with `minutes` should be re-checked after. */
   pendingRetryMs(minutes: number): number;
   /** Documented replies (and a few undocumented ones) with where each must land; the slip in `slip` is the one asked about. */
@@ -99,26 +102,27 @@ export function slipApiConformance(c: SlipApiCase): void {
       const q = query('014');
       const result = await pool.verify(q, budget());
       if (!result.ok) throw new Error(result.message);
-      const raw = lastData() as Record<string, unknown>;
-      const sent = (raw.transRef === undefined ? raw.data : raw) as Record<string, any>;
-      const instant = Date.parse(`${sent.transDate.slice(0, 4)}-${sent.transDate.slice(4, 6)}-${sent.transDate.slice(6, 8)}T${sent.transTime}+07:00`);
-      const receiverProxy = typeof sent.receiver.proxy === 'object' ? sent.receiver.proxy : { type: '', value: '' };
-      const receiverAccount = typeof sent.receiver.account === 'object' ? sent.receiver.account.value : '';
+      const raw = lastData();
+      // The banks' record the simulator answered from (the reference as the QR writes it), in whatever shape the provider sends it.
+      const tx = bank.state.transaction(q.sendingBank, q.transRef) as Record<string, any>;
+      const dateTime = `${tx.transDate.slice(0, 4)}-${tx.transDate.slice(4, 6)}-${tx.transDate.slice(6, 8)}T${tx.transTime}+07:00`;
+      const receiverProxy = typeof tx.receiver.proxy === 'object' ? tx.receiver.proxy : { type: '', value: '' };
+      const receiverAccount = typeof tx.receiver.account === 'object' ? tx.receiver.account.value : '';
       expect(result.slip).toEqual({
         amount: 1234.5,
-        dateTime: `${sent.transDate.slice(0, 4)}-${sent.transDate.slice(4, 6)}-${sent.transDate.slice(6, 8)}T${sent.transTime}+07:00`,
-        timestamp: instant / 1000,
-        transactionId: q.transRef,
-        senderBankAccountNumber: sent.sender.account.value,
-        senderName: sent.sender.displayName,
-        senderNameEN: sent.sender.name,
+        dateTime,
+        timestamp: Date.parse(dateTime) / 1000,
+        transactionId: slipReference(q.transRef),
+        senderBankAccountNumber: tx.sender.account.value,
+        senderName: tx.sender.displayName,
+        senderNameEN: c.namesInEnglish ? tx.sender.name : '',
         senderBank: 'SCB',
         senderBankCode: '014',
         receiverBankAccountNumber: receiverAccount,
-        receiverName: sent.receiver.displayName,
-        receiverNameEN: sent.receiver.name,
-        receiverBank: sent.receivingBank === '004' ? 'KBANK' : 'SCB',
-        receiverBankCode: sent.receivingBank,
+        receiverName: tx.receiver.displayName,
+        receiverNameEN: c.namesInEnglish ? tx.receiver.name : '',
+        receiverBank: tx.receivingBank === '004' ? 'KBANK' : 'SCB',
+        receiverBankCode: tx.receivingBank,
         receiverPromptpay: receiverProxy.value,
         receiverProxyType: receiverProxy.type,
         rawData: raw,
@@ -133,21 +137,22 @@ export function slipApiConformance(c: SlipApiCase): void {
     it('accepts the reference in another case, naming the slip by the QR', async () => {
       bank.state.behavior.rewrite = (tx) => ({ ...tx, transRef: tx.transRef.toLowerCase() });
       const q = query();
-      expect(await pool.verify(q, budget())).toMatchObject({ ok: true, slip: { transactionId: q.transRef } });
+      expect(await pool.verify(q, budget())).toMatchObject({ ok: true, slip: { transactionId: slipReference(q.transRef) } });
     });
 
     it('refuses an answer about another slip, and one whose field is a number where text belongs', async () => {
       bank.state.behavior.rewrite = (tx) => ({ ...tx, transRef: 'ANOTHERSLIP0001' });
       expect(await pool.verify(query(), budget())).toMatchObject({ ok: false, kind: 'upstream_mismatch' });
+      // Caught by the pool's answer rule or by the adapter's reading of its own shape: an upstream error either way.
       bank.state.behavior.rewrite = (tx) => ({ ...tx, transDate: 20251005 });
-      expect(await pool.verify(query(), budget())).toMatchObject({ ok: false, kind: 'upstream_error', message: 'verification service error: transDate/transTime are malformed' });
+      expect(await pool.verify(query(), budget())).toMatchObject({ ok: false, kind: 'upstream_error' });
     });
 
     it('a slip the provider marks as seen before is a success like any other', async () => {
       bank.state.behavior.answer = 'duplicate';
       const q = query();
       const result = await pool.verify(q, budget());
-      expect(result).toMatchObject({ ok: true, slip: { transactionId: q.transRef, amount: 1234.5 } });
+      expect(result).toMatchObject({ ok: true, slip: { transactionId: slipReference(q.transRef), amount: 1234.5 } });
       expect(JSON.stringify(result.ok && result.slip.rawData)).toBe(JSON.stringify(lastData()));
     });
 
@@ -158,8 +163,9 @@ export function slipApiConformance(c: SlipApiCase): void {
     });
 
     it.each([
-      { answer: 'quota_exceeded' as const, reason: /quota|subscription/ },
-      { answer: 'key_refused' as const, reason: /refused/ },
+      // In slipgate's words (SlipOK, RDCW) or the provider's own (EasySlip, Slip2Go, through plainWords).
+      { answer: 'quota_exceeded' as const, reason: /quota|subscription/i },
+      { answer: 'key_refused' as const, reason: /refused|invalid|mismatch/i },
     ])('$answer: this domain cannot serve, said in a few words', async ({ answer, reason }) => {
       bank.state.behavior.answer = answer;
       const result = (await adapter.verify(query(), budget())) as AdapterFailure;
@@ -195,7 +201,7 @@ export function slipApiConformance(c: SlipApiCase): void {
     it('an answer of 20 MB is dropped unread: an upstream error and a short log line', async () => {
       bank.state.behavior.reply = { status: 200, body: { data: 'x'.repeat(20 * 1024 * 1024) } };
       const result = await pool.verify(query(), budget());
-      expect(result).toMatchObject({ ok: false, kind: 'upstream_error', message: 'verification service error: answer larger than 1048576 bytes' });
+      expect(result).toMatchObject({ ok: false, kind: 'upstream_error', message: 'verification service error: answer larger than 256 KB' });
       const line = logs.find((l) => l.msg === 'upstream verification failed');
       expect(line).toBeDefined();
       expect(JSON.stringify(line).length).toBeLessThan(1_000);

@@ -1,5 +1,6 @@
-// The SlipOK and RDCW simulators checked against the protocols as the
-// providers' public sources write them, with plain fetch and literal paths:
+// The slip APIs' simulators (SlipOK, RDCW, EasySlip, Slip2Go) checked
+// against the protocols as the providers' public sources write them, with
+// plain fetch and literal paths:
 // the adapters share no code with the simulators, and this keeps the
 // simulators honest on their own.
 import { afterEach, describe, expect, it } from 'vitest';
@@ -95,5 +96,32 @@ describe('slipgate simulate-bank for slip APIs', () => {
     expect(lines.some((l) => l.includes('"provider":"slipok"') && l.includes('"branchId":"1234"'))).toBe(true);
     await expect(simulateBank({ ...flags, answer: 'sometimes' }, () => {})).rejects.toThrow(/--answer must be one of/);
     await expect(simulateBank({ ...flags, quota: 'lots' }, () => {})).rejects.toThrow('--quota must be a whole number');
+  });
+});
+
+describe('simulated EasySlip and Slip2Go', () => {
+  it('starts EasySlip with a chosen answer and quota, and its entry reaches it', async () => {
+    const lines: string[] = [];
+    bank = await simulateBank(
+      { provider: 'easyslip', port: '0', host: '127.0.0.1', latencyMs: '0', errorRate: '0', answer: 'pending', quota: '7' },
+      (line) => lines.push(line),
+    );
+    expect(lines).toContain('every verify call answers pending (ask again in 1 min)');
+    expect(bank.state.behavior).toMatchObject({ answer: 'pending', quota: 7 });
+    const entry = JSON.parse(lines.at(-1)!.trim().replace(/^UPSTREAMS='/, '').replace(/'$/, '')) as [{ apiKey: string; baseUrl: string }];
+    const info = await fetch(`${entry[0].baseUrl}/v2/info`, { headers: { authorization: `Bearer ${entry[0].apiKey}` } });
+    expect(await json(info)).toMatchObject({ success: true, data: { application: { quota: { remaining: 7 } } } });
+  });
+
+  it('speaks Slip2Go on the documented paths: the QR text in payload.qrCode, result codes with HTTP 200', async () => {
+    bank = await startSimulatedBank({ provider: 'slip2go', port: 0 });
+    const qr = '0041000600000101030040220014242082547BPM049885102TH9104';
+    const asked = (body: unknown, auth = `Bearer ${bank!.credentials.secret}`) =>
+      fetch(`${bank!.url}/api/verify-slip/qr-code/info`, { method: 'POST', headers: { authorization: auth, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    const found = await asked({ payload: { qrCode: slipQr('004', '014242082547BPM04988') } });
+    expect(found.status).toBe(200);
+    expect(await json(found)).toMatchObject({ code: '200000', data: { transRef: '014242082547BPM04988', dateTime: expect.stringMatching(/Z$/), amount: expect.any(Number) } });
+    expect((await asked({ payload: { qrCode: qr } }, 'Bearer wrong')).status).toBe(401);
+    expect(await json(await asked({ payload: { qrCode: 'not a slip' } }))).toMatchObject({ code: '400001' });
   });
 });

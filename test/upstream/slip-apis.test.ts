@@ -1,6 +1,7 @@
-// The slip API providers against their simulators (slip-api-conformance.ts),
-// each with its documented replies: every code of the providers' public
-// sources lands in one class (docs/banks.md).
+// The slip API providers (SlipOK, RDCW, EasySlip, Slip2Go) against their
+// simulators (slip-api-conformance.ts), each with its documented replies:
+// every code of the providers' public sources lands in one class
+// (docs/banks.md).
 import { slipApiConformance, type Landing } from './slip-api-conformance.js';
 
 const NOT_FOUND: Landing = { ok: false, kind: 'slip_not_found' };
@@ -11,6 +12,7 @@ const SUCCESS: Landing = { ok: true };
 slipApiConformance({
   provider: 'slipok',
   dataOf: (answer) => answer.data,
+  namesInEnglish: true,
   pendingRetryMs: (minutes) => minutes * 60_000,
   replies: (slip) => {
     const refusal = (code: number | string, status = 400, data?: unknown) => ({ status, body: { success: false, code, message: 'ข้อความ', ...(data === undefined ? {} : { data }) } });
@@ -43,6 +45,7 @@ slipApiConformance({
 slipApiConformance({
   provider: 'rdcw',
   dataOf: (answer) => answer.data,
+  namesInEnglish: true,
   pendingRetryMs: () => 60_000,
   replies: (slip) => {
     const ok = (data: unknown, extra: Record<string, unknown> = {}) => ({
@@ -67,6 +70,69 @@ slipApiConformance({
       { name: 'an undocumented code', reply: error(12345), lands: ERROR },
       { name: 'a 401 without a code', reply: { status: 401, body: { message: 'Unauthorized' } }, lands: UNUSABLE },
       { name: 'a 500 without a code', reply: { status: 500, body: 'oops' }, lands: ERROR },
+    ];
+  },
+});
+
+slipApiConformance({
+  provider: 'easyslip',
+  dataOf: (answer) => answer.data,
+  namesInEnglish: true,
+  // EasySlip names no delay: a minute, whatever the simulator was asked for.
+  pendingRetryMs: () => 60_000,
+  replies: (slip) => {
+    const party = (bank: string) => ({ bank: { id: bank, name: 'KBANK', short: 'KBANK' }, account: { name: { th: 'นาย ก', en: 'MR A' }, bank: { type: 'BANKAC', account: 'xxx-x-x1234-x' } } });
+    const rawSlip = { payload: 'x', transRef: slip.transRef, date: '2025-10-05T10:11:12+07:00', countryCode: 'TH', amount: { amount: 12.5, local: { amount: 0, currency: '' } }, sender: party('004'), receiver: party('014') };
+    const ok = (data: unknown) => ({ status: 200, body: { success: true, message: 'Operation completed successfully', data } });
+    const fail = (code: string, status = 400) => ({ status, body: { success: false, error: { code, message: 'text' } } });
+    return [
+      { name: 'success', reply: ok({ isDuplicate: false, matchedAccount: null, amountInSlip: 12.5, rawSlip }), lands: SUCCESS },
+      { name: 'isDuplicate', reply: ok({ isDuplicate: true, matchedAccount: null, amountInSlip: 12.5, rawSlip }), lands: SUCCESS },
+      { name: 'a time in UTC', reply: ok({ rawSlip: { ...rawSlip, date: '2025-10-05T03:11:12Z' } }), lands: SUCCESS },
+      ...['MISSING_API_KEY', 'INVALID_API_KEY'].map((code) => ({ name: code, reply: fail(code, 401), lands: UNUSABLE })),
+      ...['BRANCH_INACTIVE', 'SERVICE_BANNED', 'SERVICE_DELETED', 'IP_NOT_ALLOWED', 'QUOTA_EXCEEDED', 'USER_BANNED'].map((code) => ({ name: code, reply: fail(code, 403), lands: UNUSABLE })),
+      { name: 'SLIP_NOT_FOUND', reply: fail('SLIP_NOT_FOUND', 404), lands: NOT_FOUND },
+      ...['VALIDATION_ERROR', 'INVALID_IMAGE_FORMAT', 'IMAGE_SIZE_TOO_LARGE', 'INVALID_IMAGE', 'UNSUPPORTED_FILE_TYPE'].map((code) => ({ name: code, reply: fail(code), lands: NOT_FOUND })),
+      { name: 'SLIP_PENDING', reply: fail('SLIP_PENDING'), lands: { ...NOT_FOUND, retryAfterMs: 60_000 } },
+      { name: 'SLIP_PENDING with HTTP 200', reply: fail('SLIP_PENDING', 200), lands: { ...NOT_FOUND, retryAfterMs: 60_000 } },
+      ...['NOT_FOUND', 'ACCOUNT_NOT_MATCH', 'AMOUNT_NOT_MATCH', 'SOMETHING_NEW'].map((code) => ({ name: code, reply: fail(code), lands: ERROR })),
+      ...['API_SERVER_ERROR', 'INTERNAL_SERVER_ERROR'].map((code) => ({ name: code, reply: fail(code, 500), lands: ERROR })),
+      { name: 'success without data', reply: ok(undefined), lands: ERROR },
+      { name: 'a date without its offset', reply: ok({ rawSlip: { ...rawSlip, date: '2025-10-05T10:11:12' } }), lands: ERROR },
+      { name: 'success false without a code', reply: { status: 400, body: { success: false } }, lands: ERROR },
+      { name: 'a 502 without JSON', reply: { status: 502, body: 'Bad Gateway' }, lands: ERROR },
+      { name: 'a list', reply: { status: 200, body: [1, 2] }, lands: ERROR },
+    ];
+  },
+});
+
+slipApiConformance({
+  provider: 'slip2go',
+  dataOf: (answer) => answer.data,
+  // One name per party: senderName, and senderNameEN stays empty.
+  namesInEnglish: false,
+  pendingRetryMs: () => 60_000,
+  replies: (slip) => {
+    const party = (bank: string) => ({ account: { name: 'นาย ก', bank: { account: 'xxx-x-x1234-x' }, proxy: null }, bank: { id: bank, name: 'KBANK' } });
+    const data = { referenceId: 'r', decode: 'x', transRef: slip.transRef, dateTime: '2025-10-05T03:11:12.000Z', amount: 12.5, ref1: '', ref2: '', ref3: '', receiver: party('014'), sender: party('004') };
+    const result = (code: string | number, withData: unknown = data, status = 200) => ({ status, body: { code, message: 'text', ...(withData === null ? {} : { data: withData }) } });
+    const error = (code: string, status = 400) => ({ status, body: { code, message: 'text' } });
+    return [
+      ...['200000', '200200', '200401', '200402', '200403'].map((code) => ({ name: `${code} found`, reply: result(code), lands: SUCCESS })),
+      ...['200501', '400004'].map((code) => ({ name: `${code} seen before`, reply: result(code), lands: SUCCESS })),
+      { name: '200000 as a number', reply: result(200000), lands: SUCCESS },
+      { name: '200000 without data', reply: result('200000', null), lands: ERROR },
+      { name: '200000 with a time without offset', reply: result('200000', { ...data, dateTime: '2025-10-05 10:11:12' }), lands: ERROR },
+      ...['200404', '200500'].map((code) => ({ name: code, reply: result(code, null), lands: NOT_FOUND })),
+      ...['400001', '400002'].map((code) => ({ name: code, reply: error(code), lands: NOT_FOUND })),
+      ...['200502', '200202'].map((code) => ({ name: code, reply: result(code, null), lands: { ...NOT_FOUND, retryAfterMs: 60_000 } })),
+      { name: '400409', reply: error('400409', 409), lands: { ...NOT_FOUND, retryAfterMs: 60_000 } },
+      ...['401001', '401002', '401003', '401004', '401005', '401006', '401007', '400005'].map((code) => ({ name: code, reply: error(code, 401), lands: UNUSABLE })),
+      ...['400003', '400400', '429000', '999999'].map((code) => ({ name: code, reply: error(code), lands: ERROR })),
+      ...['500500', '500503'].map((code) => ({ name: code, reply: error(code, 500), lands: ERROR })),
+      { name: 'a 401 without a code', reply: { status: 401, body: { message: 'Unauthorized' } }, lands: ERROR },
+      { name: 'a 502 without JSON', reply: { status: 502, body: 'Bad Gateway' }, lands: ERROR },
+      { name: 'a list', reply: { status: 200, body: [1, 2] }, lands: ERROR },
     ];
   },
 });

@@ -3,18 +3,16 @@
 // quota reported with every answer.
 import { z } from 'zod';
 import { bankConfigOf, slipApiFields, text } from '../config-fields.js';
-import { defineBankProvider, type BankDomainConfig } from '../provider.js';
+import { defineBankProvider, type SlipApiDomainConfig } from '../provider.js';
 import { bankAdapterOptions } from '../shared/oauth-bank-upstream.js';
 import { createRdcwResponder } from '../simulator/rdcw-responder.js';
 import { RDCW_DEFAULT_BASE_URL } from './rdcw-protocol.js';
 import { RdcwUpstream } from './rdcw-upstream.js';
 
-export interface RdcwUpstreamConfig extends BankDomainConfig {
+export interface RdcwUpstreamConfig extends SlipApiDomainConfig {
   provider: 'rdcw';
   clientId: string;
   clientSecret: string;
-  /** Pictures whose QR slipgate cannot read may go to RDCW's v2 `file` upload. */
-  readsPictures: boolean;
 }
 
 const schema = z.strictObject({

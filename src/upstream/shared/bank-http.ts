@@ -49,10 +49,11 @@ export const DEFAULT_IDLE_SOCKET_TIMEOUT_MS = 4_000;
  * The most of an answer read from a bank or slip API: a slip's answer is a
  * few KB, so anything near this is a fault or an attack, and reading it
  * whole (a 20 MB body, one that never ends) would hold memory and CPU for
- * nothing. The request is dropped at this size and answered as the
- * network's error.
+ * nothing. The request is dropped at this size (or when its Content-Length
+ * announces more) and answered as the network's error. 256 KB leaves every
+ * real answer far below it, and bounds what each call in flight may hold.
  */
-const MAX_ANSWER_BYTES = 1_048_576;
+const MAX_ANSWER_BYTES = 256 * 1024;
 
 /** The request was dropped because its answer passed MAX_ANSWER_BYTES. */
 class AnswerTooLarge extends Error {
@@ -111,7 +112,7 @@ async function bounded(request: CancelableRequest<Response<string>>): Promise<Re
   try {
     return await request;
   } catch (err) {
-    throw tooLarge ? new AnswerTooLarge(`answer larger than ${MAX_ANSWER_BYTES} bytes`) : err;
+    throw tooLarge ? new AnswerTooLarge(`answer larger than ${MAX_ANSWER_BYTES / 1024} KB`) : err;
   }
 }
 

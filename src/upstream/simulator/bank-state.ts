@@ -87,7 +87,10 @@ export interface BankCalls {
  */
 const MAX_LATE_REMEMBERED = 100_000;
 
-/** kbank: client id / secret; scb: API key / secret; slipok: branch id / API key; rdcw: client id / secret. */
+/**
+ * kbank: client id / secret; scb: API key / secret; slipok: branch id / API key;
+ * rdcw: client id / secret; easyslip: branch name / API key; slip2go: shop / API secret.
+ */
 export interface BankCredentials {
   id: string;
   secret: string;

@@ -5,14 +5,33 @@ import { setTimeout as sleep } from 'node:timers/promises';
 const MAX_BODY_BYTES = 64 * 1024;
 
 export async function readBody(req: IncomingMessage): Promise<string> {
+  return (await readBodyBytes(req, MAX_BODY_BYTES)).toString('utf8');
+}
+
+/** The raw body (a slip picture's multipart form), refused beyond `maxBytes`. */
+export async function readBodyBytes(req: IncomingMessage, maxBytes: number): Promise<Buffer> {
   const chunks: Buffer[] = [];
   let size = 0;
   for await (const chunk of req) {
     size += (chunk as Buffer).length;
-    if (size > MAX_BODY_BYTES) throw new Error('request body too large');
+    if (size > maxBytes) throw new Error('request body too large');
     chunks.push(chunk as Buffer);
   }
-  return Buffer.concat(chunks).toString('utf8');
+  return Buffer.concat(chunks);
+}
+
+/**
+ * The parts of a multipart/form-data body (undici's parser, as a browser
+ * reads a form); null when the body is not one.
+ */
+export async function readForm(req: IncomingMessage, body: Buffer): Promise<FormData | null> {
+  const contentType = req.headers['content-type'] ?? '';
+  if (!contentType.startsWith('multipart/form-data')) return null;
+  try {
+    return await new Request('http://simulator/', { method: 'POST', headers: { 'content-type': contentType }, body: new Uint8Array(body) }).formData();
+  } catch {
+    return null;
+  }
 }
 
 export function sendJson(res: ServerResponse, status: number, body: unknown): void {

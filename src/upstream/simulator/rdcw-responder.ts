@@ -7,11 +7,10 @@
 // under `data` with the amount as text (the SDKs differ), the HTTP statuses
 // of the error codes, a 401 without a code for refused credentials.
 import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
-import { parseSlipQr } from '../../domain/verify/slip-qr.js';
 import { isRecord, parseJson } from '../shared/bank-http.js';
 import type { SimulatedBankState } from './bank-state.js';
 import { readBody, sendJson } from './http-io.js';
-import { answerVerify } from './verify-outcome.js';
+import { answerVerify, slipNamedBy } from './verify-outcome.js';
 
 const MESSAGES = {
   0: 'Invalid Data',
@@ -46,9 +45,9 @@ async function route(state: SimulatedBankState, req: IncomingMessage, res: Serve
   if (!isRecord(body) || typeof body.payload !== 'string' || body.payload === '') return sendJson(res, 400, error(0));
   // RDCW has no server-side checks; any other field is a client asking for one.
   if (Object.keys(body).some((k) => k !== 'payload')) state.calls.providerChecks++;
-  const qr = parseSlipQr(body.payload);
-  if (!qr.ok) return sendJson(res, 400, error(10002));
-  const { sendingBank, transRef } = qr.slip;
+  const slip = slipNamedBy(body.payload);
+  if (!slip) return sendJson(res, 400, error(10002));
+  const { sendingBank, transRef } = slip;
   const answer = (valid: boolean, data: unknown, isCached = false) => ({
     discriminator: `${sendingBank}.${transRef}`,
     valid,

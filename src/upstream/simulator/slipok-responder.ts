@@ -6,11 +6,10 @@
 // message, data?}` with the documented codes (docs/banks.md#slipok).
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
-import { parseSlipQr } from '../../domain/verify/slip-qr.js';
 import { isRecord, parseJson } from '../shared/bank-http.js';
 import type { SimulatedBankState } from './bank-state.js';
 import { readBody, sendJson } from './http-io.js';
-import { answerVerify } from './verify-outcome.js';
+import { answerVerify, slipNamedBy } from './verify-outcome.js';
 
 /** The Thai texts SlipOK sends with each code (slipok-sdk's types). */
 const TEXTS = {
@@ -62,10 +61,10 @@ async function check(state: SimulatedBankState, req: IncomingMessage, res: Serve
   if (!isRecord(body) || typeof body.data !== 'string' || body.data === '') return sendJson(res, 400, refusal(1000));
   // `amount` asks SlipOK to compare amounts (1013), `log` to check the receiver and repeats (1012, 1014).
   if (body.amount !== undefined || body.log !== undefined) state.calls.providerChecks++;
-  const qr = parseSlipQr(body.data);
-  if (!qr.ok) return sendJson(res, 400, refusal(1008));
-  const { sendingBank } = qr.slip;
-  return answerVerify(state, res, sendingBank, qr.slip.transRef, {
+  const named = slipNamedBy(body.data);
+  if (!named) return sendJson(res, 400, refusal(1008));
+  const { sendingBank } = named;
+  return answerVerify(state, res, sendingBank, named.transRef, {
     httpError: () => ({ success: false, message: 'Service unavailable' }),
     notFound: () => refusal(1011),
     // No documented code is a plain server fault: a 500 without one.

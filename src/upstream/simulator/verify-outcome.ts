@@ -2,6 +2,7 @@
 // the behaviour knobs first, then the outcome a sandbox transRef asks for
 // (`slipgate sandbox qr --outcome …` works against the simulator too).
 import type { ServerResponse } from 'node:http';
+import { parseSlipQr, writtenReference } from '../../domain/verify/slip-qr.js';
 import { sandboxAnswer } from '../sandbox/transaction.js';
 import type { RawReply, SimulatedBankState } from './bank-state.js';
 import { hangUntilGone, sendJson, sendText, waitUnlessGone } from './http-io.js';
@@ -19,6 +20,16 @@ type VerifyOutcome =
   | { type: 'key_refused' }
   | { type: 'duplicate' }
   | { type: 'raw'; reply: RawReply };
+
+/**
+ * The slip a slip API is sent as QR text, its reference as the QR writes it:
+ * a bank knows its transfer by the spelling it printed (the sandbox's details
+ * are in its letters' case). Null for a QR that is not a slip.
+ */
+export function slipNamedBy(qrText: string): { sendingBank: string; transRef: string } | null {
+  const qr = parseSlipQr(qrText);
+  return qr.ok ? { sendingBank: qr.slip.sendingBank, transRef: writtenReference(qrText, qr.slip) } : null;
+}
 
 /** Null when the client went away during the simulated latency. */
 async function decideVerifyOutcome(state: SimulatedBankState, res: ServerResponse, sendingBank: string, transRef: string): Promise<VerifyOutcome | null> {

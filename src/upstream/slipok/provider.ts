@@ -2,18 +2,16 @@
 // its API key, the slip's QR text per call, the quota from its own call.
 import { z } from 'zod';
 import { bankConfigOf, slipApiFields, text } from '../config-fields.js';
-import { defineBankProvider, type BankDomainConfig } from '../provider.js';
+import { defineBankProvider, type SlipApiDomainConfig } from '../provider.js';
 import { bankAdapterOptions } from '../shared/oauth-bank-upstream.js';
 import { createSlipokResponder } from '../simulator/slipok-responder.js';
 import { SLIPOK_DEFAULT_BASE_URL } from './slipok-protocol.js';
 import { SlipokUpstream } from './slipok-upstream.js';
 
-export interface SlipokUpstreamConfig extends BankDomainConfig {
+export interface SlipokUpstreamConfig extends SlipApiDomainConfig {
   provider: 'slipok';
   branchId: string;
   apiKey: string;
-  /** Pictures whose QR slipgate cannot read may go to SlipOK's `files` upload. */
-  readsPictures: boolean;
 }
 
 const schema = z.strictObject({
