@@ -95,7 +95,7 @@ describe('slip API entries', () => {
 
   it('describe what is safe to log: no key, no secret', () => {
     const [slipok, rdcw] = load([{ name: 's', provider: 'slipok', branchId: '42', apiKey: 'SLIPOK-TOP-SECRET' }, { name: 'r', provider: 'rdcw', clientId: 'rd-id', clientSecret: 'RDCW-TOP-SECRET' }]);
-    expect(describeUpstreamConfig(slipok!)).toEqual({ name: 's', provider: 'slipok', weight: 1, enabled: true, baseUrl: 'https://api.slipok.com', branchId: '42', readsPictures: false });
+    expect(describeUpstreamConfig(slipok!)).toEqual({ name: 's', provider: 'slipok', weight: 1, priority: 1, enabled: true, baseUrl: 'https://api.slipok.com', branchId: '42', readsPictures: false });
     expect(JSON.stringify(describeUpstreamConfig(rdcw!))).not.toMatch(/TOP-SECRET|rd-id/);
   });
 });

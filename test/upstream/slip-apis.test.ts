@@ -46,7 +46,7 @@ slipApiConformance({
   provider: 'rdcw',
   dataOf: (answer) => answer.data,
   namesInEnglish: true,
-  pendingRetryMs: () => 60_000,
+  pendingRetryMs: () => undefined,
   replies: (slip) => {
     const ok = (data: unknown, extra: Record<string, unknown> = {}) => ({
       status: 200,
@@ -64,9 +64,9 @@ slipApiConformance({
       { name: 'valid without data', reply: ok(null), lands: ERROR },
       { name: '0 invalid data', reply: error(0), lands: ERROR },
       ...[10001, 10002, 1004, 1005, 1006].map((code) => ({ name: `${code}`, reply: error(code), lands: NOT_FOUND })),
-      ...[20001, 20002].map((code) => ({ name: `${code}`, reply: error(code, 503), lands: { ...NOT_FOUND, retryAfterMs: 60_000 } })),
+      ...[20001, 20002].map((code) => ({ name: `${code}`, reply: error(code, 503), lands: NOT_FOUND })),
       ...[21001, 40000, 1007].map((code) => ({ name: `${code}`, reply: error(code, 403), lands: UNUSABLE })),
-      { name: '20001 with HTTP 200', reply: error(20001, 200), lands: { ...NOT_FOUND, retryAfterMs: 60_000 } },
+      { name: '20001 with HTTP 200', reply: error(20001, 200), lands: NOT_FOUND },
       { name: 'an undocumented code', reply: error(12345), lands: ERROR },
       { name: 'a 401 without a code', reply: { status: 401, body: { message: 'Unauthorized' } }, lands: UNUSABLE },
       { name: 'a 500 without a code', reply: { status: 500, body: 'oops' }, lands: ERROR },
@@ -78,8 +78,8 @@ slipApiConformance({
   provider: 'easyslip',
   dataOf: (answer) => answer.data,
   namesInEnglish: true,
-  // EasySlip names no delay: a minute, whatever the simulator was asked for.
-  pendingRetryMs: () => 60_000,
+  // EasySlip names no delay: the re-checks' own schedule, whatever the simulator was asked for.
+  pendingRetryMs: () => undefined,
   replies: (slip) => {
     const party = (bank: string) => ({ bank: { id: bank, name: 'KBANK', short: 'KBANK' }, account: { name: { th: 'นาย ก', en: 'MR A' }, bank: { type: 'BANKAC', account: 'xxx-x-x1234-x' } } });
     const rawSlip = { payload: 'x', transRef: slip.transRef, date: '2025-10-05T10:11:12+07:00', countryCode: 'TH', amount: { amount: 12.5, local: { amount: 0, currency: '' } }, sender: party('004'), receiver: party('014') };
@@ -93,8 +93,8 @@ slipApiConformance({
       ...['BRANCH_INACTIVE', 'SERVICE_BANNED', 'SERVICE_DELETED', 'IP_NOT_ALLOWED', 'QUOTA_EXCEEDED', 'USER_BANNED'].map((code) => ({ name: code, reply: fail(code, 403), lands: UNUSABLE })),
       { name: 'SLIP_NOT_FOUND', reply: fail('SLIP_NOT_FOUND', 404), lands: NOT_FOUND },
       ...['VALIDATION_ERROR', 'INVALID_IMAGE_FORMAT', 'IMAGE_SIZE_TOO_LARGE', 'INVALID_IMAGE', 'UNSUPPORTED_FILE_TYPE'].map((code) => ({ name: code, reply: fail(code), lands: NOT_FOUND })),
-      { name: 'SLIP_PENDING', reply: fail('SLIP_PENDING'), lands: { ...NOT_FOUND, retryAfterMs: 60_000 } },
-      { name: 'SLIP_PENDING with HTTP 200', reply: fail('SLIP_PENDING', 200), lands: { ...NOT_FOUND, retryAfterMs: 60_000 } },
+      { name: 'SLIP_PENDING', reply: fail('SLIP_PENDING'), lands: NOT_FOUND },
+      { name: 'SLIP_PENDING with HTTP 200', reply: fail('SLIP_PENDING', 200), lands: NOT_FOUND },
       ...['NOT_FOUND', 'ACCOUNT_NOT_MATCH', 'AMOUNT_NOT_MATCH', 'SOMETHING_NEW'].map((code) => ({ name: code, reply: fail(code), lands: ERROR })),
       ...['API_SERVER_ERROR', 'INTERNAL_SERVER_ERROR'].map((code) => ({ name: code, reply: fail(code, 500), lands: ERROR })),
       { name: 'success without data', reply: ok(undefined), lands: ERROR },
@@ -111,7 +111,7 @@ slipApiConformance({
   dataOf: (answer) => answer.data,
   // One name per party: senderName, and senderNameEN stays empty.
   namesInEnglish: false,
-  pendingRetryMs: () => 60_000,
+  pendingRetryMs: () => undefined,
   replies: (slip) => {
     const party = (bank: string) => ({ account: { name: 'นาย ก', bank: { account: 'xxx-x-x1234-x' }, proxy: null }, bank: { id: bank, name: 'KBANK' } });
     const data = { referenceId: 'r', decode: 'x', transRef: slip.transRef, dateTime: '2025-10-05T03:11:12.000Z', amount: 12.5, ref1: '', ref2: '', ref3: '', receiver: party('014'), sender: party('004') };
@@ -125,8 +125,8 @@ slipApiConformance({
       { name: '200000 with a time without offset', reply: result('200000', { ...data, dateTime: '2025-10-05 10:11:12' }), lands: ERROR },
       ...['200404', '200500'].map((code) => ({ name: code, reply: result(code, null), lands: NOT_FOUND })),
       ...['400001', '400002'].map((code) => ({ name: code, reply: error(code), lands: NOT_FOUND })),
-      ...['200502', '200202'].map((code) => ({ name: code, reply: result(code, null), lands: { ...NOT_FOUND, retryAfterMs: 60_000 } })),
-      { name: '400409', reply: error('400409', 409), lands: { ...NOT_FOUND, retryAfterMs: 60_000 } },
+      ...['200502', '200202'].map((code) => ({ name: code, reply: result(code, null), lands: NOT_FOUND })),
+      { name: '400409', reply: error('400409', 409), lands: NOT_FOUND },
       ...['401001', '401002', '401003', '401004', '401005', '401006', '401007', '400005'].map((code) => ({ name: code, reply: error(code, 401), lands: UNUSABLE })),
       ...['400003', '400400', '429000', '999999'].map((code) => ({ name: code, reply: error(code), lands: ERROR })),
       ...['500500', '500503'].map((code) => ({ name: code, reply: error(code, 500), lands: ERROR })),

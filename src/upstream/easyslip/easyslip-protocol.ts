@@ -49,8 +49,6 @@ export const EASYSLIP_NOT_FOUND_CODES: ReadonlySet<string> = new Set([
  * SlipPendingError; its exact code and status are not documented.
  */
 export const EASYSLIP_PENDING_CODES: ReadonlySet<string> = new Set(['SLIP_PENDING']);
-/** EasySlip names no delay; a minute is the short end of the 1-5 minutes reported. */
-export const EASYSLIP_PENDING_RETRY_MS = 60_000;
 
 // Every other code (NOT_FOUND, API_SERVER_ERROR, INTERNAL_SERVER_ERROR, the
 // URL-mode codes slipgate never causes, ACCOUNT_NOT_MATCH / AMOUNT_NOT_MATCH

@@ -13,7 +13,6 @@ import {
   EASYSLIP_INFO_PATH,
   EASYSLIP_NOT_FOUND_CODES,
   EASYSLIP_PENDING_CODES,
-  EASYSLIP_PENDING_RETRY_MS,
   EASYSLIP_UNUSABLE_CODES,
   EASYSLIP_VERIFY_PATH,
 } from './easyslip-protocol.js';
@@ -59,7 +58,7 @@ export class EasyslipUpstream extends SlipApiUpstream {
     const words = plainWords(error?.message);
     if (EASYSLIP_UNUSABLE_CODES.has(code)) return domainUnusable(this.name, `${words || 'key refused'} (${code})`);
     if (EASYSLIP_NOT_FOUND_CODES.has(code)) return slipNotFound(this.name, error?.message as string | undefined);
-    if (EASYSLIP_PENDING_CODES.has(code)) return slipPending(this.name, words || 'the bank has not published the slip yet', EASYSLIP_PENDING_RETRY_MS);
+    if (EASYSLIP_PENDING_CODES.has(code)) return slipPending(this.name, words || 'the bank has not published the slip yet');
     return bankError(this.name, `${words || 'request refused'} (code ${code})`);
   }
 

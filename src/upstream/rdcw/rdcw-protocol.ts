@@ -31,5 +31,3 @@ export const RDCW_CODES = {
   /** 0 "Invalid Data": no payload, or not JSON (slipgate's fault): an upstream error like an unknown code. */
 } as const;
 
-/** 20001/20002 name no delay: a minute, then the re-checks' own backoff. */
-export const RDCW_BANK_DELAYED_RETRY_MS = 60_000;

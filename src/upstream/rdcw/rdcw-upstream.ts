@@ -8,7 +8,7 @@ import type { QuotaReading, SlipQuery } from '../../domain/ports/upstream.js';
 import { isRecord, parseJson, type BankHttpOptions } from '../shared/bank-http.js';
 import { bankError, domainUnusable, plainWords, slipNotFound, slipPending, type AdapterResult } from '../shared/outcomes.js';
 import { SlipApiUpstream } from '../shared/slip-api-upstream.js';
-import { RDCW_BANK_DELAYED_RETRY_MS, RDCW_CODES, RDCW_INQUIRY_PATH, type RdcwInquiryRequest } from './rdcw-protocol.js';
+import { RDCW_CODES, RDCW_INQUIRY_PATH, type RdcwInquiryRequest } from './rdcw-protocol.js';
 
 export interface RdcwCredentials {
   name: string;
@@ -68,7 +68,7 @@ export class RdcwUpstream extends SlipApiUpstream {
   private readCode(code: number, message: unknown): AdapterResult {
     const text = plainWords(message);
     if (RDCW_CODES.notFound.has(code)) return slipNotFound(this.name, text);
-    if (RDCW_CODES.bankDelayed.has(code)) return slipPending(this.name, `the bank cannot be asked now (RDCW ${code})`, RDCW_BANK_DELAYED_RETRY_MS);
+    if (RDCW_CODES.bankDelayed.has(code)) return slipPending(this.name, `the bank cannot be asked now (RDCW ${code})`);
     const unusable = RDCW_CODES.unusable.get(code);
     if (unusable) return domainUnusable(this.name, `${unusable} (RDCW ${code})`);
     return bankError(this.name, `${text || 'request refused'} (RDCW ${code})`);

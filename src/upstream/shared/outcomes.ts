@@ -50,10 +50,14 @@ export const domainUnusable = (upstream: string, reason: string): AdapterFailure
   unusable: reason,
 });
 
-/** The network has the slip but publishes it later: free, re-checked no sooner than `retryAfterMs`. */
-export const slipPending = (upstream: string, detail: string, retryAfterMs: number): AdapterFailure => ({
+/**
+ * The network has the slip but publishes it later: free, re-checked no sooner
+ * than `retryAfterMs` when the provider names a delay (SlipOK does), else on
+ * the re-checks' own schedule.
+ */
+export const slipPending = (upstream: string, detail: string, retryAfterMs?: number): AdapterFailure => ({
   ...failure('slip_not_found', `${MESSAGES.notFound}: ${detail}`, upstream),
-  retryAfterMs,
+  ...(retryAfterMs === undefined ? {} : { retryAfterMs }),
 });
 
 /** The public shape only: internal flags never reach callers or audit records. */

@@ -31,7 +31,6 @@ export const SLIP2GO_NOT_FOUND_CODES: ReadonlySet<string> = new Set(['200404', '
  * (conflict, retry); all seen only in community code, none with a delay.
  */
 export const SLIP2GO_PENDING_CODES: ReadonlySet<string> = new Set(['200502', '200202', '400409']);
-export const SLIP2GO_PENDING_RETRY_MS = 60_000;
 /**
  * This domain cannot serve: token unknown, shop not found, account
  * suspended, package expired, quota or credit short, IP not allowed; 400005

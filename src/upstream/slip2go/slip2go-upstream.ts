@@ -17,7 +17,6 @@ import {
   SLIP2GO_INFO_PATH,
   SLIP2GO_NOT_FOUND_CODES,
   SLIP2GO_PENDING_CODES,
-  SLIP2GO_PENDING_RETRY_MS,
   SLIP2GO_SEEN_BEFORE_CODES,
   SLIP2GO_UNUSABLE_CODES,
   SLIP2GO_VERIFY_PATH,
@@ -62,7 +61,7 @@ export class Slip2goUpstream extends SlipApiUpstream {
     }
     const words = plainWords(body.message);
     if (SLIP2GO_NOT_FOUND_CODES.has(code)) return slipNotFound(this.name, body.message as string | undefined);
-    if (SLIP2GO_PENDING_CODES.has(code)) return slipPending(this.name, words || 'the bank cannot answer yet', SLIP2GO_PENDING_RETRY_MS);
+    if (SLIP2GO_PENDING_CODES.has(code)) return slipPending(this.name, words || 'the bank cannot answer yet');
     if (SLIP2GO_UNUSABLE_CODES.has(code)) return domainUnusable(this.name, `${words || 'secret refused'} (${code})`);
     return bankError(this.name, `${words || 'request refused'} (code ${code})`);
   }
