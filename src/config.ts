@@ -3,7 +3,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { z } from 'zod';
-import { makeSecretsKeyFile, readSecretsKeyFile, secretsKeyFileOf } from './files/secrets-key-file.js';
+import { makeSecretsKeyFile, newSecretsKey, readSecretsKeyFile, secretsKeyFileOf } from './files/secrets-key-file.js';
 
 const port = (fallback: number) => z.coerce.number().int().min(0).max(65535).default(fallback);
 const ms = (fallback: number) => z.coerce.number().int().min(1).max(3_600_000).default(fallback);
@@ -227,6 +227,8 @@ export type Config = Omit<z.infer<typeof configSchema>, 'HOLD_STALE_MS' | 'REQUE
   env: NodeJS.ProcessEnv;
   /** Where SECRETS_KEY came from when no setting gave it: the file a first start made beside the SQLite database (files/secrets-key-file.ts). */
   secretsKeyFile?: string;
+  /** `serve` made SECRETS_KEY this start and writes it to secretsKeyFile once it is up. */
+  secretsKeyUnsaved?: boolean;
 };
 
 export class ConfigError extends Error {
@@ -310,8 +312,26 @@ export function loadConfig(rawEnv: NodeJS.ProcessEnv = process.env): Config {
  * one and the database is a SQLite file (`serve`, once the database may be
  * created): the quickstart needs no secrets setting.
  */
+/**
+ * `serve` without a SECRETS_KEY on SQLite: the key beside the database, or a
+ * new one, written only once the server is up (saveMadeSecretsKey), so that
+ * a start that fails (a port in use, a folder it may not write) leaves
+ * nothing behind.
+ */
 export function withMadeSecretsKey(config: Config): Config {
-  return config.SECRETS_KEY ? config : { ...config, ...keyBesideDatabase(config.DATABASE_URL, makeSecretsKeyFile) };
+  if (config.SECRETS_KEY) return config;
+  const file = secretsKeyFileOf(config.DATABASE_URL);
+  if (file === null) return config;
+  const found = keyBesideDatabase(config.DATABASE_URL, readSecretsKeyFile);
+  if (found.SECRETS_KEY) return { ...config, ...found };
+  return { ...config, SECRETS_KEY: newSecretsKey(), secretsKeyFile: file, secretsKeyUnsaved: true };
+}
+
+/** Writes the key withMadeSecretsKey made; throws when another process wrote a different one first. */
+export function saveMadeSecretsKey(config: Config): void {
+  if (!config.secretsKeyUnsaved || !config.SECRETS_KEY || !config.secretsKeyFile) return;
+  const kept = makeSecretsKeyFile(config.secretsKeyFile, config.SECRETS_KEY);
+  if (!kept.equals(config.SECRETS_KEY)) throw new Error(`another slipgate made ${config.secretsKeyFile} at the same time; start it again`);
 }
 
 function keyBesideDatabase(databaseUrl: string, open: (path: string) => Buffer<ArrayBuffer> | null): Pick<Config, 'SECRETS_KEY' | 'secretsKeyFile'> {

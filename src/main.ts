@@ -4,7 +4,7 @@
 import { createServer, type IncomingMessage, type RequestListener, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { getHeapStatistics } from 'node:v8';
-import type { Config } from './config.js';
+import { saveMadeSecretsKey, type Config } from './config.js';
 import { serverServices, type ServerOptions, type ServerServices } from './compose.js';
 import { createAdminApp } from './http/admin-app.js';
 import { answerClientErrorsWithJson } from './http/client-errors.js';
@@ -116,6 +116,8 @@ export async function run(config: Config, opts: RunOptions): Promise<Running> {
   const adminUrl = urlOf(adminServer);
   // The heap limit the process got (bin/sized-node sizes it to the machine): what an operator checks first when memory surprises them.
   const heapLimitMb = Math.round(getHeapStatistics().heap_size_limit / 2 ** 20);
+  // A key the first start made is written now that the start succeeded (the store made its folder): a failed start leaves nothing.
+  saveMadeSecretsKey(config);
   logger.info({ publicUrl, adminUrl, store: store.engine, upstream: upstream.name, instanceId: lease.instanceId(), heapLimitMb }, 'slipgate listening');
   logStartupGuide(logger, {
     publicUrl,

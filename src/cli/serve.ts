@@ -4,7 +4,7 @@
 import cluster from 'node:cluster';
 import type { Command } from 'commander';
 import type { Logger } from 'pino';
-import { loadConfig, withMadeSecretsKey, type Config } from '../config.js';
+import { loadConfig, saveMadeSecretsKey, withMadeSecretsKey, type Config } from '../config.js';
 import { createLogger, logFormatFor } from '../log/log.js';
 import { EXIT_STORE_FAILED } from './exit-codes.js';
 import { missingDatabaseRefusal } from './serve-database.js';
@@ -42,7 +42,11 @@ Main settings (environment variables; docs/configuration.md lists them all):
       config = withMadeSecretsKey(config);
       const logger = createLogger(config.LOG_LEVEL, undefined, logFormatFor(config.LOG_FORMAT));
       const workers = workerCount(config.WORKERS);
-      if (cluster.isPrimary && workers > 1) return superviseWorkers(config, logger, workers);
+      if (cluster.isPrimary && workers > 1) {
+        // The workers read the key from the file, so the primary writes it before the first one starts.
+        saveMadeSecretsKey(config);
+        return superviseWorkers({ ...config, secretsKeyUnsaved: false }, logger, workers);
+      }
       await serveInThisProcess(config, cluster.worker ? logger.child({ worker: cluster.worker.id }) : logger);
     });
 }

@@ -32,15 +32,20 @@ export function readSecretsKeyFile(path: string): Buffer<ArrayBuffer> | null {
   return Buffer.from(text, 'hex');
 }
 
-/** The key in `path`, made now if there is none (its folder too, 0700). */
-export function makeSecretsKeyFile(path: string): Buffer<ArrayBuffer> {
+/** A new SECRETS_KEY: 32 random bytes. */
+export function newSecretsKey(): Buffer<ArrayBuffer> {
+  return randomBytes(32) as Buffer<ArrayBuffer>;
+}
+
+/** The key in `path`, `key` written there now if there is none (its folder too, 0700). */
+export function makeSecretsKeyFile(path: string, key: Buffer = newSecretsKey()): Buffer<ArrayBuffer> {
   const existing = readSecretsKeyFile(path);
   if (existing) return existing;
   mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
   const temp = tempPathBeside(path);
   const fd = openSync(temp, 'wx', PRIVATE_FILE_MODE);
   try {
-    writeSync(fd, `${randomBytes(32).toString('hex')}\n`);
+    writeSync(fd, `${key.toString('hex')}\n`);
     fsyncSync(fd);
   } finally {
     closeSync(fd);
@@ -52,7 +57,7 @@ export function makeSecretsKeyFile(path: string): Buffer<ArrayBuffer> {
     const code = (err as NodeJS.ErrnoException).code;
     // Another process made it first: its key is the one.
     if (code !== 'EEXIST' && !NO_HARD_LINKS.has(code ?? '')) throw err;
-    if (code !== 'EEXIST') return createInPlace(path);
+    if (code !== 'EEXIST') return createInPlace(path, key);
   } finally {
     rmSync(temp, { force: true });
   }
@@ -67,7 +72,7 @@ const NO_HARD_LINKS = new Set(['ENOTSUP', 'EOPNOTSUPP', 'EPERM', 'ENOSYS']);
  * there. A process that loses the race reads the winner's key once it is
  * whole (64 hex characters), waiting a moment for the write.
  */
-function createInPlace(path: string): Buffer<ArrayBuffer> {
+function createInPlace(path: string, key: Buffer): Buffer<ArrayBuffer> {
   let fd: number;
   try {
     fd = openSync(path, 'wx', PRIVATE_FILE_MODE);
@@ -76,7 +81,7 @@ function createInPlace(path: string): Buffer<ArrayBuffer> {
     return keyOnceWhole(path);
   }
   try {
-    writeSync(fd, `${randomBytes(32).toString('hex')}\n`);
+    writeSync(fd, `${key.toString('hex')}\n`);
     fsyncSync(fd);
   } finally {
     closeSync(fd);
