@@ -1,7 +1,7 @@
 // Configuration from the environment, validated once at startup. Every bad
 // value is reported by name with what was expected.
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { existsSync, readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { z } from 'zod';
 import { makeSecretsKeyFile, newSecretsKey, readSecretsKeyFile, secretsKeyFileOf } from './files/secrets-key-file.js';
 
@@ -324,6 +324,15 @@ export function withMadeSecretsKey(config: Config): Config {
   if (file === null) return config;
   const found = keyBesideDatabase(config.DATABASE_URL, readSecretsKeyFile);
   if (found.SECRETS_KEY) return { ...config, ...found };
+  // Its folder is there: written now, so that two processes starting together on it agree on one key.
+  if (existsSync(dirname(file))) {
+    try {
+      return { ...config, SECRETS_KEY: makeSecretsKeyFile(file), secretsKeyFile: file };
+    } catch (err) {
+      // A folder it may not write: the store's open says so, in its own words.
+      if (!['EACCES', 'EPERM', 'EROFS'].includes((err as NodeJS.ErrnoException).code ?? '')) throw new ConfigError(`invalid configuration:\n  SECRETS_KEY: ${(err as Error).message}`);
+    }
+  }
   return { ...config, SECRETS_KEY: newSecretsKey(), secretsKeyFile: file, secretsKeyUnsaved: true };
 }
 

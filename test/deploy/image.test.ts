@@ -74,7 +74,7 @@ describe('the image, started as its CMD', () => {
     // The CommonJS entry that sizes libuv's pool (entry.cts, thread-pool.cts), as tsc emits it: .cjs.
     await build({
       absWorkingDir: join(ROOT, 'src'),
-      entryPoints: readdirSync(join(ROOT, 'src')).filter((f) => f.endsWith('.cts')).map((f) => join(ROOT, 'src', f)),
+      entryPoints: (readdirSync(join(ROOT, 'src'), { recursive: true }) as string[]).filter((f) => f.endsWith('.cts')).map((f) => join(ROOT, 'src', f)),
       outdir: join(app, 'dist'),
       outExtension: { '.js': '.cjs' },
       format: 'cjs',
