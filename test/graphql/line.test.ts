@@ -83,7 +83,9 @@ describe('GraphQL admin API: LINE channels', () => {
     expect(dataOf(await app.gql('support', DISCONNECT, { channelId: '1650000001' })).disconnectLineChannel).toEqual({ channelId: '1650000001' });
     expect(errorCodes(await app.gql('support', DISCONNECT, { channelId: '1650000001' }))).toEqual(['NOT_FOUND']);
     const res = await fetch(`${app.publicUrl}/line/webhook/1650000001`, { method: 'POST', headers: { 'x-line-signature': 'A'.repeat(43) + '=' }, body: '{}' });
-    expect(res.status).toBe(404);
+    // A channel that is gone gets the one refusal any unknown channel or bad signature gets.
+    expect(res.status).toBe(401);
+    expect(await res.json()).toEqual({ status: 'error', message: 'invalid signature' });
   });
 
   it('refuses to connect a channel when SECRETS_KEY is not set, storing nothing', async () => {

@@ -100,6 +100,8 @@ slipApiConformance({
       { name: 'success without data', reply: ok(undefined), lands: ERROR },
       { name: 'a date without its offset', reply: ok({ rawSlip: { ...rawSlip, date: '2025-10-05T10:11:12' } }), lands: ERROR },
       { name: 'success false without a code', reply: { status: 400, body: { success: false } }, lands: ERROR },
+      { name: 'a 401 without a code', reply: { status: 401, body: { message: 'Unauthorized' } }, lands: UNUSABLE },
+      { name: 'a 403 without JSON', reply: { status: 403, body: 'Forbidden' }, lands: UNUSABLE },
       { name: 'a 502 without JSON', reply: { status: 502, body: 'Bad Gateway' }, lands: ERROR },
       { name: 'a list', reply: { status: 200, body: [1, 2] }, lands: ERROR },
     ];
@@ -130,7 +132,8 @@ slipApiConformance({
       ...['401001', '401002', '401003', '401004', '401005', '401006', '401007', '400005'].map((code) => ({ name: code, reply: error(code, 401), lands: UNUSABLE })),
       ...['400003', '400400', '429000', '999999'].map((code) => ({ name: code, reply: error(code), lands: ERROR })),
       ...['500500', '500503'].map((code) => ({ name: code, reply: error(code, 500), lands: ERROR })),
-      { name: 'a 401 without a code', reply: { status: 401, body: { message: 'Unauthorized' } }, lands: ERROR },
+      { name: 'a 401 without a code', reply: { status: 401, body: { message: 'Unauthorized' } }, lands: UNUSABLE },
+      { name: 'a 403 without JSON', reply: { status: 403, body: 'Forbidden' }, lands: UNUSABLE },
       { name: 'a 502 without JSON', reply: { status: 502, body: 'Bad Gateway' }, lands: ERROR },
       { name: 'a list', reply: { status: 200, body: [1, 2] }, lands: ERROR },
     ];

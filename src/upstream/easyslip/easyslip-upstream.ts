@@ -6,7 +6,7 @@ import type { Response } from 'got';
 import type { QuotaReading, SlipQuery } from '../../domain/ports/upstream.js';
 import type { RawParty, RawSlipData } from '../../domain/types.js';
 import { isRecord, parseJson, type BankHttpOptions } from '../shared/bank-http.js';
-import { bankError, domainUnusable, plainWords, slipNotFound, slipPending, type AdapterResult } from '../shared/outcomes.js';
+import { bankError, domainUnusable, keyRefusedByStatus, plainWords, slipNotFound, slipPending, type AdapterResult } from '../shared/outcomes.js';
 import { bangkokDateParts, providerCode, SlipApiUpstream } from '../shared/slip-api-upstream.js';
 import {
   EASYSLIP_IMAGE_PART,
@@ -83,11 +83,16 @@ export class EasyslipUpstream extends SlipApiUpstream {
     const code = providerCode(error?.code);
     const reason = `${plainWords(error?.message) || `HTTP ${response.statusCode}`}${code ? ` (${code})` : ''}`;
     if (code !== undefined && EASYSLIP_UNUSABLE_CODES.has(code)) return { ok: false, message: reason, unusable: reason };
+    const refused = code === undefined ? keyRefusedByStatus(response.statusCode) : undefined;
+    if (refused) return { ok: false, message: refused, unusable: refused };
     return { ok: false, message: `info call failed: ${reason}` };
   }
 }
 
+/** An answer without a code slipgate reads: a bare 401/403 is a refused key (as SlipOK's and RDCW's are), anything else an error. */
 function unreadable(name: string, status: number): AdapterResult {
+  const refused = keyRefusedByStatus(status);
+  if (refused) return domainUnusable(name, refused);
   return status >= 300 ? bankError(name, `answered HTTP ${status}`) : bankError(name, 'malformed response');
 }
 

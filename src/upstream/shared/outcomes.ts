@@ -51,6 +51,15 @@ export const domainUnusable = (upstream: string, reason: string): AdapterFailure
 });
 
 /**
+ * A refusal told only by its HTTP status (401 or 403 without a code slipgate
+ * reads): the key is not accepted, so this domain cannot serve anyone, as
+ * with a documented key-refused code. Undefined for any other status.
+ */
+export function keyRefusedByStatus(status: number): string | undefined {
+  return status === 401 || status === 403 ? `key refused (HTTP ${status})` : undefined;
+}
+
+/**
  * The network has the slip but publishes it later: free, re-checked no sooner
  * than `retryAfterMs` when the provider names a delay (SlipOK does), else on
  * the re-checks' own schedule.

@@ -7,7 +7,7 @@ import type { Response } from 'got';
 import type { QuotaReading, SlipQuery } from '../../domain/ports/upstream.js';
 import type { RawParty, RawSlipData } from '../../domain/types.js';
 import { isRecord, parseJson, type BankHttpOptions } from '../shared/bank-http.js';
-import { bankError, domainUnusable, plainWords, slipNotFound, slipPending, type AdapterResult } from '../shared/outcomes.js';
+import { bankError, domainUnusable, keyRefusedByStatus, plainWords, slipNotFound, slipPending, type AdapterResult } from '../shared/outcomes.js';
 import { bangkokDateParts, providerCode, SlipApiUpstream } from '../shared/slip-api-upstream.js';
 import {
   SLIP2GO_FOUND_CODES,
@@ -51,6 +51,9 @@ export class Slip2goUpstream extends SlipApiUpstream {
     const body = parseJson(response.body);
     const code = isRecord(body) ? providerCode(body.code) : undefined;
     if (!isRecord(body) || code === undefined) {
+      // A bare 401/403 is a refused secret, as SlipOK's and RDCW's are.
+      const refused = keyRefusedByStatus(response.statusCode);
+      if (refused) return domainUnusable(this.name, refused);
       return response.statusCode >= 300 ? bankError(this.name, `answered HTTP ${response.statusCode}`) : bankError(this.name, 'malformed response');
     }
     if (SLIP2GO_FOUND_CODES.has(code) || SLIP2GO_SEEN_BEFORE_CODES.has(code)) {
@@ -85,6 +88,8 @@ export class Slip2goUpstream extends SlipApiUpstream {
     }
     const reason = `${(isRecord(body) && plainWords(body.message)) || `HTTP ${response.statusCode}`}${code ? ` (${code})` : ''}`;
     if (code !== undefined && SLIP2GO_UNUSABLE_CODES.has(code)) return { ok: false, message: reason, unusable: reason };
+    const refused = code === undefined ? keyRefusedByStatus(response.statusCode) : undefined;
+    if (refused) return { ok: false, message: refused, unusable: refused };
     return { ok: false, message: `account info call failed: ${reason}` };
   }
 }

@@ -5,7 +5,7 @@
 import type { Response } from 'got';
 import type { QuotaReading, SlipQuery } from '../../domain/ports/upstream.js';
 import { isRecord, parseJson, type BankHttpOptions } from '../shared/bank-http.js';
-import { bankError, domainUnusable, plainWords, slipNotFound, slipPending, type AdapterResult } from '../shared/outcomes.js';
+import { bankError, domainUnusable, keyRefusedByStatus, plainWords, slipNotFound, slipPending, type AdapterResult } from '../shared/outcomes.js';
 import { SlipApiUpstream } from '../shared/slip-api-upstream.js';
 import {
   SLIPOK_AUTH_HEADER,
@@ -70,7 +70,7 @@ export class SlipokUpstream extends SlipApiUpstream {
     }
     const body = parseJson(response.body);
     const code = isRecord(body) ? codeOf(body.code) : undefined;
-    const unusable = code === undefined ? statusRefusal(response.statusCode) : SLIPOK_CODES.unusable.get(code);
+    const unusable = code === undefined ? keyRefusedByStatus(response.statusCode) : SLIPOK_CODES.unusable.get(code);
     if (unusable) return { ok: false, message: `SlipOK refused the quota call: ${unusable}`, unusable };
     const data = isRecord(body) && body.success === true && isRecord(body.data) ? body.data : undefined;
     const quota = count(data?.quota);
@@ -98,7 +98,7 @@ export class SlipokUpstream extends SlipApiUpstream {
   }
 
   private refusedByStatus(status: number): AdapterResult {
-    const unusable = statusRefusal(status);
+    const unusable = keyRefusedByStatus(status);
     return unusable ? domainUnusable(this.name, unusable) : bankError(this.name, `SlipOK answered HTTP ${status}`);
   }
 
@@ -118,9 +118,4 @@ function codeOf(value: unknown): number | undefined {
 
 function count(value: unknown): number | undefined {
   return typeof value === 'number' && Number.isInteger(value) && value >= 0 ? value : undefined;
-}
-
-/** A refusal told only by its status: the key is not accepted here. */
-function statusRefusal(status: number): string | undefined {
-  return status === 401 || status === 403 ? `key refused (HTTP ${status})` : undefined;
 }
