@@ -22,7 +22,7 @@ import { holdRoomForPicture, type PictureBudget } from '../picture-budget.js';
 import { endedVerdict, successRedirect, verdictOf } from './answers.js';
 import { CheckoutAttempts } from './attempts.js';
 import { checkoutPage, PAGE_CSS, PAGE_JS, type PageView } from './page.js';
-import { framedQrPng } from './qr-frame.js';
+import { QrPictures } from './qr-pictures.js';
 import { pageState, storedState } from './state.js';
 import { pickLang, type TextKey } from './texts.js';
 import { readSlipUpload } from './upload.js';
@@ -49,6 +49,7 @@ const PAGE = `${CHECKOUT_PATH}/:id/:token`;
 export function mountCheckout(app: express.Express, deps: CheckoutDeps): void {
   const now = deps.now ?? (() => new Date());
   const attempts = new CheckoutAttempts(deps.store, deps.maxChecks);
+  const qrPictures = new QrPictures();
   const pages = addressLimit(deps.perAddressPerMinute ?? 120);
   const uploads = addressLimit(deps.uploadsPerAddressPerMinute ?? 10);
 
@@ -107,7 +108,7 @@ export function mountCheckout(app: express.Express, deps: CheckoutDeps): void {
     const request = await requestOf(req, res);
     if (!request) return;
     const account = await deps.store.getAccount(request.accountId);
-    const png = await framedQrPng(request.promptpay, { amount: bahtOf(request.amount).toFixed(2), shop: account?.name ?? '' });
+    const png = await qrPictures.of(request.id, request.promptpay, { amount: bahtOf(request.amount).toFixed(2), shop: account?.name ?? '' });
     if (req.query.download !== undefined) res.set('content-disposition', `attachment; filename="promptpay-${request.id}.png"`);
     safe(res).type('image/png').send(png);
   });
