@@ -1,5 +1,6 @@
 // The LINE half of the server's wiring (compose.ts): the Messaging API
-// client, the staff notifier (which account.credits_low tells too), the daily
+// client, the staff notifier (which account.credits_low and a slip API's low
+// quota tell too), the daily
 // summary, the bridge that answers slips sent in chats, and what re-checks
 // push to a chat whose slip the bank did not know yet (docs/line.md).
 import type { Config } from './config.js';
@@ -7,6 +8,7 @@ import type { CreditsLowWatch } from './domain/accounts/credits-low.js';
 import { LineBridge } from './domain/line/bridge.js';
 import { creditsLowToStaff } from './domain/line/credits-low-note.js';
 import { PendingRequestMatcher } from './domain/line/payment-match.js';
+import { quotaLowToStaff } from './domain/line/quota-low-note.js';
 import { LineRecheckChat } from './domain/line/recheck-chat.js';
 import { LineStaffNotifier } from './domain/line/staff-notifier.js';
 import { LineUserLimit } from './domain/line/user-limit.js';
@@ -20,6 +22,7 @@ import type { InstanceLease } from './schedules/lease.js';
 import { lineHttpApi } from './line/line-http-api.js';
 import { scheduleLineSummary } from './schedules/line-summary.js';
 import type { Metrics } from './metrics/metrics.js';
+import type { UpstreamPool } from './upstream/pool.js';
 import { packageVersion } from './version.js';
 
 /** LINE's Messaging API at the configured base URLs (the simulator's in tests and demos). */
@@ -37,6 +40,8 @@ interface LineWiring {
   store: Store;
   secrets: SecretBox;
   creditsLow: CreditsLowWatch;
+  /** The verification networks: a slip API's quota falling low is told to the staff. */
+  upstream: Pick<UpstreamPool, 'whenQuotaLow'>;
   lease: InstanceLease;
   logger: Logger;
   metrics: Metrics;
@@ -44,10 +49,11 @@ interface LineWiring {
   images: ImageDecodePool;
 }
 
-export function lineServerServices({ config, store, secrets, creditsLow, lease, logger, metrics, verification, images }: LineWiring) {
+export function lineServerServices({ config, store, secrets, creditsLow, upstream, lease, logger, metrics, verification, images }: LineWiring) {
   const api = lineApiOf(config);
   const lineStaff = new LineStaffNotifier({ store, secrets, api, logger, batchMs: config.LINE_STAFF_BATCH_MS });
   creditsLow.onFall(creditsLowToStaff(store, lineStaff, logger));
+  upstream.whenQuotaLow(quotaLowToStaff(store, lineStaff, logger));
   const lineSummary = scheduleLineSummary(store, { lease, logger, secrets, api, at: config.LINE_SUMMARY_AT === 'off' ? null : config.LINE_SUMMARY_AT });
   const paymentRequests = new PendingRequestMatcher(store);
   const lineRechecks = new LineRecheckChat({ store, secrets, api, staff: lineStaff, paymentRequests, logger });

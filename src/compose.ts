@@ -261,7 +261,7 @@ export async function serverServices(config: Config, { logger, upstream: overrid
     authBrake: new FailedAuthBrake({ perWindow: config.AUTH_FAILURES_PER_IP_PER_MIN, windowMs: 60_000 }),
     rechecks,
   });
-  const { lineStaff, lineSummary, lineBridge, lineRechecks } = lineServerServices({ config, store, secrets: services.secrets, creditsLow: services.creditsLow, lease, logger, metrics, verification, images });
+  const { lineStaff, lineSummary, lineBridge, lineRechecks } = lineServerServices({ config, store, secrets: services.secrets, creditsLow: services.creditsLow, upstream, lease, logger, metrics, verification, images });
   const recheckSchedule = scheduleRechecks(store, {
     followUp: lineRechecks,
     lease,

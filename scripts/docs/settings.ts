@@ -53,7 +53,7 @@ export const SCHEMA_SETTINGS: Record<SchemaSetting, SettingDoc> = {
     meaning: 'how long a slip-API domain that said it cannot serve (quota used up, key refused, IP not allowed) is skipped when no quota reading says it is back; then one verification finds out, see [banks.md](banks.md#priority-and-failover)',
   },
   UPSTREAM_QUOTA_POLL_MINUTES: { topic: 'Bank network', meaning: "how often each slip-API domain's quota call is made (at start too; never a verification), see [banks.md](banks.md#quota-readings)" },
-  UPSTREAM_QUOTA_LOW: { topic: 'Bank network', meaning: "a slip-API domain's quota below this is a WARN line, once per crossing, see [banks.md](banks.md#quota-readings); `0` is off" },
+  UPSTREAM_QUOTA_LOW: { topic: 'Bank network', meaning: "a slip-API domain's quota below this is a WARN line and a LINE staff note, once per crossing, see [banks.md](banks.md#quota-readings); `0` is off" },
   API_KEY_CACHE_TTL_MS: { topic: 'Limits', meaning: 'key lookups are reused this long; revocations and allowed-IP changes made elsewhere apply within it' },
   MAX_INFLIGHT_PER_ACCOUNT: { topic: 'Limits', meaning: 'verifications one account may have in flight per process; 429 beyond' },
   LOG_LEVEL: { topic: 'Logs and metrics', meaning: 'pino level; API keys and tokens are redacted in every format. One-shot CLI commands log only warnings (readable lines) while it is unset' },

@@ -109,6 +109,7 @@ export class UpstreamPool implements Upstream {
   private readonly breaker: { threshold: number; cooldownMs: number };
   private readonly latencySamples: number;
   private readonly exhaustedRetryMs: number;
+  private readonly quotaLowListeners: ((domain: string, remaining: number) => void)[] = [];
 
   constructor(
     configs: UpstreamConfig[],
@@ -119,7 +120,13 @@ export class UpstreamPool implements Upstream {
     this.breaker = { threshold: opts.breakerThreshold ?? 5, cooldownMs: opts.breakerCooldownMs ?? 30_000 };
     this.latencySamples = opts.latencySamples ?? 1000;
     this.exhaustedRetryMs = opts.exhaustedRetryMs ?? DEFAULT_EXHAUSTED_RETRY_MS;
+    if (opts.onQuotaLow) this.quotaLowListeners.push(opts.onQuotaLow);
     this.reload(configs);
+  }
+
+  /** Adds a listener told when a domain's quota falls below quotaLow (the LINE staff note, wired once LINE is). */
+  whenQuotaLow(listener: (domain: string, remaining: number) => void): void {
+    this.quotaLowListeners.push(listener);
   }
 
   /**
@@ -328,7 +335,7 @@ export class UpstreamPool implements Upstream {
     const low = remaining !== null && remaining < threshold;
     if (low && !member.quotaLow) {
       this.opts.logger?.warn({ upstream: member.config.name, quotaRemaining: remaining, quotaLow: threshold }, 'upstream domain quota is low');
-      this.opts.onQuotaLow?.(member.config.name, remaining);
+      for (const listener of this.quotaLowListeners) listener(member.config.name, remaining);
     }
     member.quotaLow = low;
   }

@@ -7,6 +7,7 @@
 // lost; the customers' replies still name none of those orders.
 import { describe, expect, it } from 'vitest';
 import { sandboxQr } from '../../src/upstream/sandbox/sandbox-qr.js';
+import { bankSimulator, startSimulatedBank } from '../../src/upstream/simulator/simulated-bank.js';
 import { eventually } from '../helpers/child.js';
 import { rigsOfThisFile, sendText, type LineRig } from '../helpers/line.js';
 import { slipFor } from '../payments/helpers.js';
@@ -121,5 +122,27 @@ describe('LINE staff notifications', () => {
     expect(notes).toHaveLength(1);
     expect(notes[0]).toContain('🪫 เครดิตเหลือ 2 (ต่ำกว่า 3)');
     expect(notes[0]!.match(/🪫/g)).toHaveLength(1);
+  });
+
+  it('tells the staff of every channel once when a slip API reports its quota below UPSTREAM_QUOTA_LOW', { timeout: 60_000 }, async () => {
+    // RDCW reports what is left with every answer: 3 → 2 → 1 → 0; below 2 is told once, at 1.
+    const bank = await startSimulatedBank({ provider: 'rdcw', port: 0, behavior: { quota: 3 } });
+    try {
+      const UPSTREAMS = JSON.stringify([{ ...bankSimulator('rdcw').entry(bank.url, bank.credentials), name: 'rdcw-monthly' }]);
+      const r = await rig({ credits: 10, lang: 'th', upstream: null, env: { UPSTREAMS, UPSTREAM_QUOTA_LOW: '2', LINE_STAFF_BATCH_MS: '200' } });
+      await r.app.lineChannels.addStaffTarget('admin:test', r.channelId, OWNER);
+      for (const [i, amount] of [51, 52, 53].entries()) {
+        await text(r, slipFor({ amount }), A);
+        await r.answers(i + 1);
+      }
+      await eventually(async () => pushesTo(r, OWNER).length === 1, 30_000);
+      expect(await r.credits()).toBe(7);
+      // The reading at 0 is the same fall: no second note, even once every batch is sent (stop flushes them).
+      await r.app.stop();
+      const notes = pushesTo(r, OWNER).map((p) => p.text!);
+      expect(notes).toEqual([expect.stringContaining('📉 เครือข่ายตรวจสลิป rdcw-monthly เหลือโควตา 1 ครั้ง')]);
+    } finally {
+      await bank.close();
+    }
   });
 });
