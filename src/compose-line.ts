@@ -4,6 +4,7 @@
 // summary, the bridge that answers slips sent in chats, and what re-checks
 // push to a chat whose slip the bank did not know yet (docs/line.md).
 import type { Config } from './config.js';
+import { lineApiSettings } from './compose-store.js';
 import type { CreditsLowWatch } from './domain/accounts/credits-low.js';
 import { LineBridge } from './domain/line/bridge.js';
 import { creditsLowToStaff } from './domain/line/credits-low-note.js';
@@ -23,16 +24,10 @@ import { lineHttpApi } from './line/line-http-api.js';
 import { scheduleLineSummary } from './schedules/line-summary.js';
 import type { Metrics } from './metrics/metrics.js';
 import type { UpstreamPool } from './upstream/pool.js';
-import { packageVersion } from './version.js';
 
 /** LINE's Messaging API at the configured base URLs (the simulator's in tests and demos). */
-export function lineApiOf(config: Config): LineApi {
-  return lineHttpApi({
-    apiBaseUrl: config.LINE_API_BASE_URL,
-    dataApiBaseUrl: config.LINE_DATA_API_BASE_URL,
-    timeoutMs: config.LINE_API_TIMEOUT_MS,
-    userAgent: `slipgate/${packageVersion()}`,
-  });
+function lineApiOf(config: Config): LineApi {
+  return lineHttpApi(lineApiSettings(config));
 }
 
 interface LineWiring {

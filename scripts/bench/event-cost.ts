@@ -21,7 +21,7 @@ import { hostname, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import Database from 'better-sqlite3';
-import { storeServices } from '../../src/compose.js';
+import { storeServices } from '../../src/compose-store.js';
 import type { Store } from '../../src/domain/ports/store.js';
 import type { VerifyTransactionRecord } from '../../src/domain/types.js';
 import { leased, outboxRecords, verificationSucceeded } from '../../src/domain/webhooks/events.js';

@@ -15,7 +15,7 @@ import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { createRequire } from 'node:module';
-import { storeServices } from '../../src/compose.js';
+import { storeServices } from '../../src/compose-store.js';
 import { openStore } from '../../src/store/open.js';
 import type { BenchDatabase } from './engines.js';
 import type { RunExtras } from './extras.js';

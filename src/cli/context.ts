@@ -2,7 +2,7 @@
 import { InvalidArgumentError } from 'commander';
 import type { Logger } from 'pino';
 import { DEFAULT_DATABASE_URL, loadConfig, type Config } from '../config.js';
-import { storeServiceOptions, storeServices, type StoreServices } from '../compose.js';
+import { storeServiceOptions, storeServices, type StoreServices } from '../compose-store.js';
 import { InputError } from '../domain/errors.js';
 import { describeDatabaseUrl } from '../store/database-url.js';
 import { MissingDatabaseError, openStore } from '../store/open.js';

@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.js';
 import { generateApiKey } from '../../src/domain/keys/api-key.js';
 import { FailedAuthBrake } from '../../src/domain/keys/failed-auth-brake.js';
-import { storeServices } from '../../src/compose.js';
+import { storeServices } from '../../src/compose-store.js';
 import { newId } from '../../src/domain/keys/api-key.js';
 import { VerificationService } from '../../src/domain/verify/service.js';
 import { createLogger } from '../../src/log/log.js';

@@ -6,7 +6,7 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, describe, expect, it } from 'vitest';
 import { verifyWebhookSignature } from '../../src/client/webhooks.js';
-import { storeServices } from '../../src/compose.js';
+import { storeServices } from '../../src/compose-store.js';
 import type { Store } from '../../src/domain/ports/store.js';
 import { openStore } from '../../src/store/open.js';
 import { sandboxQr } from '../../src/upstream/sandbox/sandbox-qr.js';

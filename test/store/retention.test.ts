@@ -7,7 +7,7 @@ import { statSync } from 'node:fs';
 import { join } from 'node:path';
 import pg from 'pg';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { storeServices } from '../../src/compose.js';
+import { storeServices } from '../../src/compose-store.js';
 import { newId } from '../../src/domain/keys/api-key.js';
 import { duplicateHistory } from '../../src/domain/checks/duplicate-history.js';
 import type { Store } from '../../src/domain/ports/store.js';

@@ -8,7 +8,7 @@
 // hears "verification service timed out". No duration is measured.
 import { join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { storeServices } from '../../src/compose.js';
+import { storeServices } from '../../src/compose-store.js';
 import { loadConfig } from '../../src/config.js';
 import { AccountService } from '../../src/domain/accounts/operations.js';
 import { newId } from '../../src/domain/keys/api-key.js';

@@ -5,7 +5,7 @@
 // larger than the slots is claimed as slots free up, a batch at a time.
 import { join } from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
-import { storeServices } from '../../src/compose.js';
+import { storeServices } from '../../src/compose-store.js';
 import { createLogger } from '../../src/log/log.js';
 import type { Store } from '../../src/domain/ports/store.js';
 import { outboxRecords, verificationSucceeded } from '../../src/domain/webhooks/events.js';

@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.js';
-import { storeServices } from '../../src/compose.js';
+import { storeServices } from '../../src/compose-store.js';
 import { createLogger } from '../../src/log/log.js';
 import type { Store } from '../../src/domain/ports/store.js';
 import { bangkokIsoTime } from '../../src/domain/bangkok-time.js';

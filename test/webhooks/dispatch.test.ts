@@ -6,7 +6,7 @@
 // real store, as in claims.test.ts.
 import { join } from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
-import { storeServices } from '../../src/compose.js';
+import { storeServices } from '../../src/compose-store.js';
 import { createLogger } from '../../src/log/log.js';
 import type { Store } from '../../src/domain/ports/store.js';
 import { leased, outboxRecords, verificationSucceeded } from '../../src/domain/webhooks/events.js';

@@ -7,10 +7,9 @@
 import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
 import { bankShortName } from '../../domain/banks.js';
 import type { RawParty } from '../../domain/types.js';
-import { decodeSlipImage } from '../../slip-image/decode-image.js';
 import { isRecord, parseJson } from '../shared/bank-http.js';
 import type { RawReply, SimulatedBankState } from './bank-state.js';
-import { readBodyBytes, readForm, sendJson } from './http-io.js';
+import { readBodyBytes, readForm, readPictureQr, sendJson } from './http-io.js';
 import { answerVerify, slipNamedBy } from './verify-outcome.js';
 
 /** "Image exceeds 4MB limit"; the form around it may add a little. */
@@ -102,7 +101,7 @@ async function readInput(req: IncomingMessage, body: Buffer): Promise<Input> {
     const picture = form.get('image') ?? form.get('file');
     if (!(picture instanceof Blob)) return { reply: ERRORS.validation() };
     if (picture.size > MAX_IMAGE_BYTES) return { reply: fail(400, 'IMAGE_SIZE_TOO_LARGE', 'Image exceeds 4MB limit') };
-    const qr = await decodeSlipImage(new Uint8Array(await picture.arrayBuffer())).catch(() => null);
+    const qr = await readPictureQr(picture);
     if (qr === null) return { reply: ERRORS.slipNotFound() };
     return { qr, asksChecks: ['checkDuplicate', 'matchAmount', 'matchAccount'].some((f) => form.has(f)) };
   }

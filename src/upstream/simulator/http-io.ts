@@ -68,3 +68,13 @@ export function hangUntilGone(res: ServerResponse): Promise<void> {
     else res.once('close', () => resolve());
   });
 }
+
+/**
+ * A slip picture's QR, read with slipgate's own decoder, loaded on the first
+ * picture: the provider descriptors name their simulators, so every command
+ * line start would otherwise load the image libraries. Null when unreadable.
+ */
+export async function readPictureQr(picture: Blob): Promise<string | null> {
+  const { decodeSlipImage } = await import('../../slip-image/decode-image.js');
+  return decodeSlipImage(new Uint8Array(await picture.arrayBuffer())).catch(() => null);
+}

@@ -7,10 +7,9 @@ import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
 import { bankShortName } from '../../domain/banks.js';
 import type { RawParty } from '../../domain/types.js';
-import { decodeSlipImage } from '../../slip-image/decode-image.js';
 import { isRecord, parseJson } from '../shared/bank-http.js';
 import type { RawReply, SimulatedBankState } from './bank-state.js';
-import { readBodyBytes, readForm, sendJson } from './http-io.js';
+import { readBodyBytes, readForm, readPictureQr, sendJson } from './http-io.js';
 import { answerVerify, slipNamedBy } from './verify-outcome.js';
 
 const MAX_REQUEST_BYTES = 8 * 1024 * 1024;
@@ -108,7 +107,7 @@ async function readImageRequest(req: IncomingMessage, body: Buffer): Promise<Inp
   const form = await readForm(req, body);
   const file = form?.get('file');
   if (!form || !(file instanceof Blob)) return { reply: ERRORS.requestInvalid() };
-  const qr = await decodeSlipImage(new Uint8Array(await file.arrayBuffer())).catch(() => null);
+  const qr = await readPictureQr(file);
   if (qr === null) return { reply: ERRORS.fileIncorrect() };
   return { qr, asksChecks: form.has('payload') };
 }

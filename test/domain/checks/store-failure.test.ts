@@ -1,7 +1,7 @@
 // The duplicate check fails closed: when the history lookup breaks after the
 // verification was charged, the slip is still answered as verified and the
 // check says it does not know (passed: false), instead of "not seen".
-import { storeServices } from '../../../src/compose.js';
+import { storeServices } from '../../../src/compose-store.js';
 import { verifyAnswer } from '../../../src/http/verify-answer.js';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

@@ -4,7 +4,7 @@
 // On a real SQLite store, counting the reads the verifications make.
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { storeServices } from '../../../src/compose.js';
+import { storeServices } from '../../../src/compose-store.js';
 import { newId } from '../../../src/domain/keys/api-key.js';
 import type { Store } from '../../../src/domain/ports/store.js';
 import { ReceiverDirectory } from '../../../src/domain/receivers/directory.js';
