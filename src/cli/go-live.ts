@@ -5,27 +5,21 @@
 import { nonAtomicReason, nonAtomicServer } from '../store/non-atomic.js';
 import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { existsSync, readdirSync, readFileSync, statfsSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, statfsSync, statSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { promisify } from 'node:util';
-import { SECRET_SETTINGS, type Config } from '../config.js';
+import type { Config } from '../config.js';
 import { statOrNull } from '../files/durable-file.js';
 import { CHALLENGE_HEADER, FORWARDED_FOR_HEADER, instanceProof, PROOF_HEADER } from '../domain/admin/instance-proof.js';
 import type { Store } from '../domain/ports/store.js';
 import { isUnsealed } from '../domain/secret-box.js';
 import { sqlitePath } from '../store/database-url.js';
-import { loadUpstreamConfigs } from '../upstream/config.js';
+import { loadUpstreamConfigs, type UpstreamConfig } from '../upstream/config.js';
+import { blocks, ENV_FILE, notChecked, ok, type GoLiveCheck } from './go-live-check.js';
+import { networkChecks } from './go-live-networks.js';
+import { secretFilesCheck } from './go-live-secret-files.js';
 
-/** `blocks`: going live must wait for its fix; `not checked`: this host cannot tell (said why), not a blocker. */
-export type CheckState = 'ok' | 'blocks' | 'not checked';
-
-export interface GoLiveCheck {
-  check: string;
-  state: CheckState;
-  detail: string;
-  /** The setting or command that fixes it, for a blocker. */
-  fix?: string;
-}
+export type { GoLiveCheck } from './go-live-check.js';
 
 export interface GoLiveOptions {
   /** Folders of backups and exports whose files must be private too. */
@@ -39,19 +33,17 @@ export interface GoLiveOptions {
 /** The timers deploy/systemd ships: the daily backup and the daily books check. */
 const TIMERS = ['slipgate-backup.timer', 'slipgate-doctor.timer'];
 export const DEFAULT_BACKUP_FOLDER = '/var/lib/slipgate-backups';
-const ENV_FILE = '/etc/slipgate/slipgate.env';
 const KEY_FILE = '/etc/slipgate/credentials/SECRETS_KEY';
 
-const ok = (check: string, detail: string): GoLiveCheck => ({ check, state: 'ok', detail });
 // The contract's route (http/public-app.ts), not imported: the CLI loads no express.
 const VERIFY_PATH = '/api/v1/verify';
-const blocks = (check: string, detail: string, fix: string): GoLiveCheck => ({ check, state: 'blocks', detail, fix });
-const notChecked = (check: string, why: string): GoLiveCheck => ({ check, state: 'not checked', detail: `not checked: ${why}` });
 
 export async function goLiveChecks(config: Config, store: Store, opts: GoLiveOptions): Promise<GoLiveCheck[]> {
+  const network = bankCheck(config);
   const reached = await publicUrlCheck(config);
   return [
-    bankCheck(config),
+    network.check,
+    ...(await networkChecks(network.domains)),
     config.secretsKeyFile
       ? blocks(
           'SECRETS_KEY',
@@ -72,20 +64,22 @@ export async function goLiveChecks(config: Config, store: Store, opts: GoLiveOpt
   ];
 }
 
-function bankCheck(config: Config): GoLiveCheck {
+/** The bank network as configured, and its enabled domains (each checked further by go-live-networks.ts). */
+function bankCheck(config: Config): { check: GoLiveCheck; domains: UpstreamConfig[] } {
   const name = 'bank network';
+  const none = (check: GoLiveCheck) => ({ check, domains: [] });
   let configs;
   try {
     configs = loadUpstreamConfigs(config.env);
   } catch (err) {
-    return blocks(name, (err as Error).message.split('\n').join('; '), 'correct UPSTREAMS_FILE (docs/banks.md)');
+    return none(blocks(name, (err as Error).message.split('\n').join('; '), 'correct UPSTREAMS_FILE (docs/banks.md)'));
   }
-  if (configs.length === 0) return blocks(name, 'the sandbox answers: no UPSTREAMS or UPSTREAMS_FILE is set', `UPSTREAMS_FILE=<your banks' domains> in ${ENV_FILE} (docs/banks.md#getting-access)`);
+  if (configs.length === 0) return none(blocks(name, 'the sandbox answers: no UPSTREAMS or UPSTREAMS_FILE is set', `UPSTREAMS_FILE=<your banks' domains> in ${ENV_FILE} (docs/banks.md#getting-access)`));
   const enabled = configs.filter((c) => c.enabled);
   const sandbox = enabled.filter((c) => c.provider === 'sandbox');
-  if (sandbox.length > 0) return blocks(name, `the sandbox is an enabled domain: ${sandbox.map((c) => c.name).join(', ')}`, 'remove the sandbox domains from UPSTREAMS_FILE, then systemctl reload slipgate');
-  if (enabled.length === 0) return blocks(name, 'every domain is disabled', 'enable a bank domain in UPSTREAMS_FILE ("enabled": true)');
-  return ok(name, `sandbox off; ${enabled.map((c) => `${c.name} (${c.provider})`).join(', ')}`);
+  if (sandbox.length > 0) return none(blocks(name, `the sandbox is an enabled domain: ${sandbox.map((c) => c.name).join(', ')}`, 'remove the sandbox domains from UPSTREAMS_FILE, then systemctl reload slipgate'));
+  if (enabled.length === 0) return none(blocks(name, 'every domain is disabled', 'enable a bank domain in UPSTREAMS_FILE ("enabled": true)'));
+  return { check: ok(name, `sandbox off; ${enabled.map((c) => `${c.name} (${c.provider})`).join(', ')}`), domains: enabled };
 }
 
 /** A server that can overdraw credits blocks going live, allowed for a test or not (store/non-atomic.ts). */
@@ -205,82 +199,6 @@ function fileModesCheck(config: Config, folders: string[]): GoLiveCheck {
     return blocks(name, shown.join('; '), `chmod 600 <file>; chown to the service user (sudo slipgate runs as it: files it writes are right)`);
   }
   return ok(name, `${files.length} files 0600 and the service user's (${where})`);
-}
-
-/**
- * Every file a secret was read from (NAME_FILE, systemd's credential NAME,
- * UPSTREAMS_FILE and the secret *File entries of its domains): one another
- * user can read gives the secret away whatever else is right. Each is named
- * with its mode, never its content.
- */
-function secretFilesCheck(env: NodeJS.ProcessEnv): GoLiveCheck {
-  const name = 'secret files';
-  const files = secretFiles(env);
-  const open = files.flatMap(({ setting, path }) => {
-    const stat = statOrNull(path);
-    // One that cannot be read is the bank network's or the configuration's blocker already.
-    return stat && (stat.mode & 0o077) !== 0 ? [{ setting, path, mode: (stat.mode & 0o777).toString(8).padStart(4, '0') }] : [];
-  });
-  if (open.length > 0) {
-    const detail = open.map((f) => `${f.setting} ${f.path} is ${f.mode}, open to others than its owner`).join('; ');
-    return blocks(name, detail, `chmod 600 ${open.map((f) => JSON.stringify(f.path)).join(' ')}`);
-  }
-  return ok(name, files.length === 0 ? 'no secret is read from a file' : `${files.length} file${files.length === 1 ? '' : 's'} 0600 (${files.map((f) => f.setting).join(', ')})`);
-}
-
-/** Domain fields naming a file that is not secret: a CA or a client certificate is public. */
-const PUBLIC_FILE_FIELDS = new Set(['caFile', 'certFile']);
-
-function secretFiles(env: NodeJS.ProcessEnv): { setting: string; path: string }[] {
-  const set = (value: string | undefined): value is string => value !== undefined && value.trim() !== '';
-  const files: { setting: string; path: string }[] = [];
-  for (const setting of SECRET_SETTINGS) {
-    const file = env[`${setting}_FILE`];
-    if (set(file)) files.push({ setting: `${setting}_FILE`, path: resolve(file) });
-    // config.env holds the value read from a credential already: a credential file there is checked whichever way it was set.
-    else if (set(env.CREDENTIALS_DIRECTORY) && existsSync(join(env.CREDENTIALS_DIRECTORY, setting))) {
-      files.push({ setting: `the credential ${setting}`, path: join(env.CREDENTIALS_DIRECTORY, setting) });
-    }
-  }
-  const upstreamsFile = env.UPSTREAMS_FILE?.trim();
-  let upstreams: string | undefined = env.UPSTREAMS?.trim() || undefined;
-  let baseDir = process.cwd();
-  if (upstreamsFile && !upstreams) {
-    const path = resolve(upstreamsFile);
-    files.push({ setting: 'UPSTREAMS_FILE', path });
-    baseDir = dirname(path);
-    upstreams = readOrUndefined(path);
-  }
-  for (const entry of jsonArrayOrEmpty(upstreams)) files.push(...fileFields(entry, baseDir, ''));
-  return files;
-}
-
-/** The *File fields of a domain entry, nested ones (tls.keyFile) too; relative paths resolve as the bank config resolves them. */
-function fileFields(value: unknown, baseDir: string, prefix: string): { setting: string; path: string }[] {
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) return [];
-  return Object.entries(value as Record<string, unknown>).flatMap(([field, v]) => {
-    if (typeof v === 'string' && field.endsWith('File') && !PUBLIC_FILE_FIELDS.has(field)) return [{ setting: `UPSTREAMS ${prefix}${field}`, path: resolve(baseDir, v) }];
-    return fileFields(v, baseDir, `${prefix}${field}.`);
-  });
-}
-
-function readOrUndefined(path: string): string | undefined {
-  try {
-    return readFileSync(path, 'utf8');
-  } catch {
-    return undefined;
-  }
-}
-
-/** What the bank network check reports as broken is not looked into here. */
-function jsonArrayOrEmpty(text: string | undefined): unknown[] {
-  if (text === undefined) return [];
-  try {
-    const json: unknown = JSON.parse(text);
-    return Array.isArray(json) ? json : [];
-  } catch {
-    return [];
-  }
 }
 
 async function timersCheck(systemd: boolean): Promise<GoLiveCheck> {

@@ -20,7 +20,8 @@ export function buildUpstream(configs: UpstreamConfig[], opts: BuildUpstreamOpti
   return new UpstreamPool(configs, { ...poolOptions, createAdapter: (config) => createAdapter(config, ctx) });
 }
 
-function createAdapter(config: UpstreamConfig, ctx: AdapterContext): BankAdapter {
+/** One domain's adapter, built by its provider's descriptor (the pool's, and `doctor --go-live`'s quota call). */
+export function createAdapter(config: UpstreamConfig, ctx: AdapterContext): BankAdapter {
   const provider = bankProvider(config.provider);
   // Configurations come from parseUpstreamConfigs, which knows only registered providers.
   if (!provider) throw new Error(`no bank provider "${config.provider}" is registered`);

@@ -108,7 +108,7 @@ describe('slipgate doctor --go-live', { timeout: 180_000 }, () => {
     mkdirSync(credentials, { mode: 0o700 });
     writeFileSync(join(credentials, 'SECRETS_KEY'), `${'5e'.repeat(32)}\n`, { mode: 0o600 });
     const upstreams = join(dir, 'upstreams.json');
-    writeFileSync(upstreams, JSON.stringify([{ name: 'kbank-1', provider: 'kbank', baseUrl: 'http://127.0.0.1:9', clientId: 'id', clientSecret: 'secret' }]), { mode: 0o600 });
+    writeFileSync(upstreams, JSON.stringify([{ name: 'kbank-1', provider: 'kbank', baseUrl: 'https://203.0.113.10', clientId: 'id', clientSecret: 'secret' }]), { mode: 0o600 });
     const settings = { DATABASE_URL: `sqlite:${db}`, TRUST_PROXY_HOPS: '1', CREDENTIALS_DIRECTORY: credentials, UPSTREAMS_FILE: upstreams, SECRETS_KEY: '' };
     const { env, server, nginx } = await deploy(dir, settings);
     stops.push(() => nginx.stop(), async () => {

@@ -52,7 +52,11 @@ export type BankAnswer = { ok: true; data: unknown; upstream: string; transactio
  * A refusal that means the domain cannot serve at all (key refused, package
  * expired, IP not allowed) carries `unusable` with the reason.
  */
-export type QuotaReading = { ok: true; remaining: number | null } | { ok: false; message: string; unusable?: string };
+/**
+ * A quota call's reading. `unasked`: the provider has no free call (RDCW
+ * reports its quota only with a verification), so nothing was sent.
+ */
+export type QuotaReading = { ok: true; remaining: number | null } | { ok: false; message: string; unusable?: string; unasked?: true };
 
 interface Verifier<R> {
   /** Domain configuration name, recorded in audit records. */

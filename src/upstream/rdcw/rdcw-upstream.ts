@@ -44,7 +44,7 @@ export class RdcwUpstream extends SlipApiUpstream {
 
   /** The quota the last answer reported: RDCW has no call that reads it for free. */
   readQuota(): Promise<QuotaReading> {
-    if (this.lastQuota === undefined) return Promise.resolve({ ok: false, message: 'RDCW reports its quota only with a verification; none answered yet' });
+    if (this.lastQuota === undefined) return Promise.resolve({ ok: false, message: 'RDCW reports its quota only with a verification; none answered yet', unasked: true });
     return Promise.resolve({ ok: true, remaining: this.lastQuota });
   }
 
