@@ -5,7 +5,7 @@
 // that bare imports (express, pg, …) resolve from the repository.
 import { execFileSync } from 'node:child_process';
 import { build } from 'esbuild';
-import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 
@@ -17,6 +17,19 @@ export interface BuiltApp {
 
 export async function buildForBench(root: string): Promise<BuiltApp> {
   return transpile(root, root, 'slipgate-bench');
+}
+
+/**
+ * The copy of src/ a test run's child processes run (test/global-setup.ts):
+ * plain JavaScript starts a `serve` or a command in half the time `--import
+ * tsx` takes, and there are hundreds of them in a run. One folder per run, so
+ * two runs in one checkout do not replace each other's files.
+ */
+export async function buildForTests(root: string): Promise<string> {
+  const { dir } = await transpile(root, root, `slipgate-test-${process.pid}`);
+  // src/http/dashboard.ts serves ../../dist/dashboard from its own folder: the build's, through this link.
+  symlinkSync(join(root, 'dist'), join(dir, 'dist'));
+  return dir;
 }
 
 /**

@@ -11,15 +11,15 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openStore } from '../../src/store/open.js';
 import {  } from '../helpers/sqlite-rows.js';
 import { tempDir } from '../helpers/temp.js';
+import { SLIPGATE_CLI } from '../helpers/slipgate-command.js';
 
 const exec = promisify(execFile);
-const CLI = new URL('../../src/cli.ts', import.meta.url).pathname;
 const MAX_RSS = new URL('../helpers/report-max-rss.mjs', import.meta.url).pathname;
 const RECORDS = 200_000;
 const START = Date.parse('2026-01-01T00:00:00+07:00');
 
 async function exportTo(databaseUrl: string, out: string, ...args: string[]): Promise<{ maxRssMb: number }> {
-  const { stderr } = await exec(process.execPath, ['--import', 'tsx', '--import', MAX_RSS, CLI, 'audit', 'export', '--out', out, ...args], {
+  const { stderr } = await exec(process.execPath, ['--import', MAX_RSS, ...SLIPGATE_CLI, 'audit', 'export', '--out', out, ...args], {
     env: { ...process.env, DATABASE_URL: databaseUrl, LOG_LEVEL: 'silent' },
     timeout: 600_000,
   });

@@ -11,13 +11,13 @@ import type { VerifiedSlip, VerifyTransactionRecord } from '../../src/domain/typ
 import { openStore } from '../../src/store/open.js';
 import { testEngines } from '../helpers/engines.js';
 import { tempDir } from '../helpers/temp.js';
+import { SLIPGATE_CLI } from '../helpers/slipgate-command.js';
 
 const exec = promisify(execFile);
-const CLI = new URL('../../src/cli.ts', import.meta.url).pathname;
 
 async function slipgate(databaseUrl: string, ...args: string[]) {
   try {
-    const { stdout, stderr } = await exec(process.execPath, ['--import', 'tsx', CLI, ...args], { env: { ...process.env, DATABASE_URL: databaseUrl, LOG_LEVEL: 'silent' }, timeout: 60_000 });
+    const { stdout, stderr } = await exec(process.execPath, [...SLIPGATE_CLI, ...args], { env: { ...process.env, DATABASE_URL: databaseUrl, LOG_LEVEL: 'silent' }, timeout: 60_000 });
     return { code: 0, stdout, stderr: withoutDatabaseLine(stderr) };
   } catch (err) {
     const e = err as { code: number; stdout: string; stderr: string };

@@ -13,11 +13,9 @@ import { openStore } from '../../src/store/open.js';
 import { SQLITE_MIGRATIONS } from '../../src/store/sqlite/migrations.js';
 import { sqliteRow, sqliteRows } from '../helpers/sqlite-rows.js';
 import { tempDir } from '../helpers/temp.js';
+import { SLIPGATE_CLI } from '../helpers/slipgate-command.js';
 
 const exec = promisify(execFile);
-const CLI = new URL('../../src/cli.ts', import.meta.url).pathname;
-/** tsx by path: the CLI also runs from other folders (relative paths), where `--import tsx` would not resolve. */
-const TSX = new URL('../../node_modules/tsx/dist/loader.mjs', import.meta.url).href;
 
 interface RunOptions {
   /** Caps the size of any file it writes (ulimit -f), like a disk that runs out. */
@@ -29,7 +27,7 @@ interface RunOptions {
 
 /** Runs the CLI; `stderr` is without the "using database" line, which `databaseLine` holds. */
 async function slipgate(databaseUrl: string, args: string[], { fileSizeLimitKb, cwd, uid }: RunOptions = {}) {
-  const node = [process.execPath, '--import', TSX, CLI, ...args];
+  const node = [process.execPath, ...SLIPGATE_CLI, ...args];
   const [cmd, argv] = fileSizeLimitKb ? ['bash', ['-c', `ulimit -f ${fileSizeLimitKb}; exec "$@"`, 'bash', ...node]] : [node[0]!, node.slice(1)];
   const options = { env: { ...process.env, DATABASE_URL: databaseUrl, LOG_LEVEL: 'silent' }, timeout: 60_000, cwd, uid, gid: uid };
   const split = (stderr: string) => {

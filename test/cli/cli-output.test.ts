@@ -7,9 +7,9 @@ import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sqliteRow } from '../helpers/sqlite-rows.js';
 import { tempDir } from '../helpers/temp.js';
+import { SLIPGATE_CLI } from '../helpers/slipgate-command.js';
 
 const run = promisify(execFile);
-const CLI = new URL('../../src/cli.ts', import.meta.url).pathname;
 
 describe('slipgate CLI output', () => {
   const dir = tempDir();
@@ -19,7 +19,7 @@ describe('slipgate CLI output', () => {
 
   const slipgate = async (...args: string[]) => {
     try {
-      const { stdout, stderr } = await run(process.execPath, ['--import', 'tsx', CLI, ...args], {
+      const { stdout, stderr } = await run(process.execPath, [...SLIPGATE_CLI, ...args], {
         env: { ...process.env, DATABASE_URL: `sqlite:${file}`, LOG_LEVEL: 'silent', API_KEY_CACHE_TTL_MS: '7000' },
       });
       return { code: 0, stdout, stderr };

@@ -7,9 +7,9 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { parseSlipQr } from '../../src/domain/verify/slip-qr.js';
 import { sqliteRows } from '../helpers/sqlite-rows.js';
 import { tempDir } from '../helpers/temp.js';
+import { SLIPGATE_CLI } from '../helpers/slipgate-command.js';
 
 const run = promisify(execFile);
-const CLI = new URL('../../src/cli.ts', import.meta.url).pathname;
 
 describe('slipgate CLI', () => {
   const dir = tempDir();
@@ -18,7 +18,7 @@ describe('slipgate CLI', () => {
 
   const slipgate = async (...args: string[]) => {
     try {
-      const { stdout, stderr } = await run(process.execPath, ['--import', 'tsx', CLI, ...args], { env: { ...process.env, DATABASE_URL: `sqlite:${file}`, LOG_LEVEL: 'silent' } });
+      const { stdout, stderr } = await run(process.execPath, [...SLIPGATE_CLI, ...args], { env: { ...process.env, DATABASE_URL: `sqlite:${file}`, LOG_LEVEL: 'silent' } });
       return { code: 0, stdout, stderr };
     } catch (err) {
       const e = err as { code: number; stdout: string; stderr: string };

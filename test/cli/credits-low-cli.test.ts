@@ -7,9 +7,9 @@ import { promisify } from 'node:util';
 import { afterAll, describe, expect, it } from 'vitest';
 import { sqliteRows } from '../helpers/sqlite-rows.js';
 import { tempDir } from '../helpers/temp.js';
+import { SLIPGATE_CLI } from '../helpers/slipgate-command.js';
 
 const run = promisify(execFile);
-const CLI = new URL('../../src/cli.ts', import.meta.url).pathname;
 
 describe('slipgate accounts credits-low', () => {
   const dir = tempDir();
@@ -19,7 +19,7 @@ describe('slipgate accounts credits-low', () => {
   const slipgate = async (...args: string[]) => {
     const env = { ...process.env, DATABASE_URL: `sqlite:${file}`, LOG_LEVEL: 'silent', SLIPGATE_ACTOR: 'ploy' };
     try {
-      const { stdout, stderr } = await run(process.execPath, ['--import', 'tsx', CLI, ...args], { env });
+      const { stdout, stderr } = await run(process.execPath, [...SLIPGATE_CLI, ...args], { env });
       return { code: 0, stdout, stderr };
     } catch (err) {
       const e = err as { code: number; stdout: string; stderr: string };

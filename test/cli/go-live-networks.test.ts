@@ -8,8 +8,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bankSimulator, startSimulatedBank, type SimulatedBank } from '../../src/upstream/simulator/simulated-bank.js';
 import { tempDir } from '../helpers/temp.js';
-
-const CLI = new URL('../../src/cli.ts', import.meta.url).pathname;
+import { SLIPGATE_CLI } from '../helpers/slipgate-command.js';
 
 interface Check {
   check: string;
@@ -42,7 +41,7 @@ describe('doctor --go-live: the verification networks', { timeout: 120_000 }, ()
       { name: 'scb-off', provider: 'scb', baseUrl: 'http://10.0.0.5', apiKey: 'k', apiSecret: 's', enabled: false },
     ];
     const env = { ...process.env, DATABASE_URL: `sqlite:${join(dir.path, 'go-live.db')}`, PUBLIC_URL: '', SECRETS_KEY: '', UPSTREAMS: JSON.stringify(upstreams), UPSTREAMS_FILE: '' };
-    const slipgate = (...args: string[]) => new Promise<string>((resolve) => execFile(process.execPath, ['--import', 'tsx', CLI, ...args], { env }, (_err, out) => resolve(out)));
+    const slipgate = (...args: string[]) => new Promise<string>((resolve) => execFile(process.execPath, [...SLIPGATE_CLI, ...args], { env }, (_err, out) => resolve(out)));
     // The database the server would have made.
     await slipgate('accounts', 'create', '--name', 'Shop', '--credits', '0');
     const stdout = await slipgate('doctor', '--go-live', '--json');

@@ -8,8 +8,7 @@ import { chmodSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { tempDir } from '../helpers/temp.js';
-
-const CLI = new URL('../../src/cli.ts', import.meta.url).pathname;
+import { SLIPGATE_CLI } from '../helpers/slipgate-command.js';
 
 interface Check {
   check: string;
@@ -30,7 +29,7 @@ describe('doctor --go-live: secret files', { timeout: 120_000 }, () => {
   };
   const slipgate = (env: Record<string, string>, args: string[]) =>
     new Promise<{ stdout: string; stderr: string }>((resolve) =>
-      execFile(process.execPath, ['--import', 'tsx', CLI, ...args], { env: { ...process.env, DATABASE_URL: `sqlite:${join(dir.path, 'go-live.db')}`, PUBLIC_URL: '', SECRETS_KEY: '', METRICS_TOKEN: '', UPSTREAMS: '', UPSTREAMS_FILE: '', CREDENTIALS_DIRECTORY: '', ...env } }, (_err, stdout, stderr) => resolve({ stdout, stderr })),
+      execFile(process.execPath, [...SLIPGATE_CLI, ...args], { env: { ...process.env, DATABASE_URL: `sqlite:${join(dir.path, 'go-live.db')}`, PUBLIC_URL: '', SECRETS_KEY: '', METRICS_TOKEN: '', UPSTREAMS: '', UPSTREAMS_FILE: '', CREDENTIALS_DIRECTORY: '', ...env } }, (_err, stdout, stderr) => resolve({ stdout, stderr })),
     );
   const goLive = async (env: Record<string, string>): Promise<Check> => {
     const { stdout, stderr } = await slipgate(env, ['doctor', '--go-live', '--json']);

@@ -10,9 +10,9 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { secretBox } from '../../src/domain/secret-box.js';
 import { sqliteRows } from '../helpers/sqlite-rows.js';
 import { tempDir } from '../helpers/temp.js';
+import { SLIPGATE_CLI } from '../helpers/slipgate-command.js';
 
 const run = promisify(execFile);
-const CLI = new URL('../../src/cli.ts', import.meta.url).pathname;
 
 describe('slipgate line', () => {
   const dir = tempDir();
@@ -24,7 +24,7 @@ describe('slipgate line', () => {
 
   const slipgate = async (env: Record<string, string>, ...args: string[]) => {
     try {
-      const { stdout, stderr } = await run(process.execPath, ['--import', 'tsx', CLI, ...args], { env: { ...process.env, DATABASE_URL: `sqlite:${file}`, LOG_LEVEL: 'info', ...env } });
+      const { stdout, stderr } = await run(process.execPath, [...SLIPGATE_CLI, ...args], { env: { ...process.env, DATABASE_URL: `sqlite:${file}`, LOG_LEVEL: 'info', ...env } });
       return { code: 0, stdout, stderr };
     } catch (err) {
       const e = err as { code: number; stdout: string; stderr: string };

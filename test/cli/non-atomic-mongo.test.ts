@@ -8,14 +8,14 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AccountService } from '../../src/domain/accounts/operations.js';
 import { openStore } from '../../src/store/open.js';
 import { createMongoDatabase, type TestMongoDatabase } from '../helpers/mongo.js';
+import { SLIPGATE_CLI } from '../helpers/slipgate-command.js';
 
-const CLI = new URL('../../src/cli.ts', import.meta.url).pathname;
 const exec = promisify(execFile);
 
 /** One command, its exit code and what it printed; killed if it has not ended after 30 s (a serve that started). */
 async function slipgate(env: Record<string, string>, ...args: string[]): Promise<{ code: number | string; stdout: string; stderr: string }> {
   try {
-    const { stdout, stderr } = await exec(process.execPath, ['--import', 'tsx', CLI, ...args], {
+    const { stdout, stderr } = await exec(process.execPath, [...SLIPGATE_CLI, ...args], {
       env: { ...process.env, PORT: '0', ADMIN_PORT: '0', LOG_LEVEL: 'silent', ...env },
       timeout: 30_000,
     });

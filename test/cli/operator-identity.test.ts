@@ -10,10 +10,9 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { openStore } from '../../src/store/open.js';
 import { tempDir } from '../helpers/temp.js';
 import { runsAsRoot } from '../deploy/unprivileged.js';
+import { SLIPGATE_CLI } from '../helpers/slipgate-command.js';
 
 const exec = promisify(execFile);
-const CLI = new URL('../../src/cli.ts', import.meta.url).pathname;
-const TSX = new URL('../../node_modules/tsx/dist/loader.mjs', import.meta.url).href;
 /** A uid no passwd entry names (checked below with getent). */
 const NAMELESS_UID = 61_234;
 
@@ -25,7 +24,7 @@ describe('the staff identity of CLI changes', { timeout: 120_000 }, () => {
   const slipgate = async (args: string[], env: Record<string, string | undefined> = {}, prefix: string[] = []) => {
     const base: NodeJS.ProcessEnv = { ...process.env, DATABASE_URL: databaseUrl, LOG_LEVEL: 'silent' };
     for (const name of ['SLIPGATE_ACTOR', 'SUDO_USER']) delete base[name];
-    const argv = [...prefix, process.execPath, '--import', TSX, CLI, ...args];
+    const argv = [...prefix, process.execPath, ...SLIPGATE_CLI, ...args];
     try {
       const { stdout, stderr } = await exec(argv[0]!, argv.slice(1), { env: { ...base, ...env } });
       return { code: 0, stdout, stderr };

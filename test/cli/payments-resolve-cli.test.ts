@@ -9,9 +9,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { create, shop, slipFor, type Shop } from '../payments/helpers.js';
 import { startApp, type TestApp } from '../helpers/app.js';
 import { sqliteRows } from '../helpers/sqlite-rows.js';
+import { SLIPGATE_CLI } from '../helpers/slipgate-command.js';
 
 const run = promisify(execFile);
-const CLI = new URL('../../src/cli.ts', import.meta.url).pathname;
 
 describe('slipgate payments resolve', () => {
   let app: TestApp;
@@ -24,7 +24,7 @@ describe('slipgate payments resolve', () => {
   const slipgate = async (...args: string[]) => {
     const env = { ...process.env, DATABASE_URL: app.databaseUrl, LOG_LEVEL: 'silent', SLIPGATE_ACTOR: 'noi' };
     try {
-      const { stdout, stderr } = await run(process.execPath, ['--import', 'tsx', CLI, 'payments', 'resolve', ...args], { env });
+      const { stdout, stderr } = await run(process.execPath, [...SLIPGATE_CLI, 'payments', 'resolve', ...args], { env });
       return { code: 0, stdout, stderr };
     } catch (err) {
       const e = err as { code: number; stdout: string; stderr: string };

@@ -11,9 +11,9 @@ import type { RawParty } from '../../src/domain/types.js';
 import { sandboxTransaction } from '../../src/upstream/sandbox/transaction.js';
 import { sqliteRow, sqliteRows } from '../helpers/sqlite-rows.js';
 import { tempDir } from '../helpers/temp.js';
+import { SLIPGATE_CLI } from '../helpers/slipgate-command.js';
 
 const run = promisify(execFile);
-const CLI = new URL('../../src/cli.ts', import.meta.url).pathname;
 
 describe('slipgate receivers', () => {
   const dir = tempDir();
@@ -22,7 +22,7 @@ describe('slipgate receivers', () => {
 
   const slipgate = async (...args: string[]) => {
     try {
-      const { stdout, stderr } = await run(process.execPath, ['--import', 'tsx', CLI, ...args], { env: { ...process.env, DATABASE_URL: `sqlite:${file}`, LOG_LEVEL: 'silent' } });
+      const { stdout, stderr } = await run(process.execPath, [...SLIPGATE_CLI, ...args], { env: { ...process.env, DATABASE_URL: `sqlite:${file}`, LOG_LEVEL: 'silent' } });
       return { code: 0, stdout: stdout.trim(), stderr };
     } catch (err) {
       const e = err as { code: number; stdout: string; stderr: string };

@@ -14,15 +14,15 @@ import { openStore } from '../../src/store/open.js';
 import { ERASED_NAME, seedVerifications } from '../helpers/seed-verifications.js';
 import { sqliteRow, sqliteRows } from '../helpers/sqlite-rows.js';
 import { tempDir } from '../helpers/temp.js';
+import { SLIPGATE_CLI } from '../helpers/slipgate-command.js';
 
 const exec = promisify(execFile);
-const CLI = new URL('../../src/cli.ts', import.meta.url).pathname;
 const KEPT_NAME = 'นาย คงอยู่ ทดสอบ';
 const RECORDS = 300;
 
 async function slipgate(databaseUrl: string, ...args: string[]) {
   try {
-    const { stdout, stderr } = await exec(process.execPath, ['--import', 'tsx', CLI, ...args], { env: { ...process.env, DATABASE_URL: databaseUrl, LOG_LEVEL: 'silent' }, timeout: 60_000 });
+    const { stdout, stderr } = await exec(process.execPath, [...SLIPGATE_CLI, ...args], { env: { ...process.env, DATABASE_URL: databaseUrl, LOG_LEVEL: 'silent' }, timeout: 60_000 });
     return { code: 0, stdout, stderr: stderr.replace(/^slipgate: using database [^\n]*\n/, '') };
   } catch (err) {
     const e = err as { code: number; stdout: string; stderr: string };

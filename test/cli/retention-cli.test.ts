@@ -11,9 +11,9 @@ import { slipQr } from '../../src/upstream/sandbox/sandbox-qr.js';
 import { runDoctor } from '../helpers/doctor.js';
 import { openRawRecords } from '../helpers/raw-records.js';
 import { tempDir } from '../helpers/temp.js';
+import { SLIPGATE_CLI } from '../helpers/slipgate-command.js';
 
 const exec = promisify(execFile);
-const CLI = new URL('../../src/cli.ts', import.meta.url).pathname;
 const DAY = 86_400_000;
 const daysAgo = (days: number) => new Date(Date.now() - days * DAY);
 
@@ -26,7 +26,7 @@ describe('slipgate retention run and accounts erase-personal-data', () => {
 
   const slipgate = async (args: string[], env: Record<string, string> = {}) => {
     try {
-      const { stdout, stderr } = await exec(process.execPath, ['--import', 'tsx', CLI, ...args], { env: { ...process.env, DATABASE_URL: databaseUrl, LOG_LEVEL: 'silent', ...env } });
+      const { stdout, stderr } = await exec(process.execPath, [...SLIPGATE_CLI, ...args], { env: { ...process.env, DATABASE_URL: databaseUrl, LOG_LEVEL: 'silent', ...env } });
       return { code: 0, stdout, stderr: withoutDatabaseLine(stderr) };
     } catch (err) {
       const e = err as { code: number; stdout: string; stderr: string };

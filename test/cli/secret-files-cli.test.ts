@@ -10,8 +10,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { secretBox } from '../../src/domain/secret-box.js';
 import { sqliteRows } from '../helpers/sqlite-rows.js';
 import { tempDir } from '../helpers/temp.js';
-
-const CLI = new URL('../../src/cli.ts', import.meta.url).pathname;
+import { SLIPGATE_CLI } from '../helpers/slipgate-command.js';
 
 describe('secrets from files and stdin in the CLI', { timeout: 120_000 }, () => {
   const dir = tempDir('slipgate-secret-cli-');
@@ -24,7 +23,7 @@ describe('secrets from files and stdin in the CLI', { timeout: 120_000 }, () => 
 
   const slipgate = (env: Record<string, string>, args: string[], stdin = '') =>
     new Promise<{ code: number; stdout: string; stderr: string }>((resolve) => {
-      const child = execFile(process.execPath, ['--import', 'tsx', CLI, ...args], { env: { ...process.env, DATABASE_URL: `sqlite:${file}`, WEBHOOK_ALLOW_PRIVATE: 'true', ...env } }, (err, stdout, stderr) =>
+      const child = execFile(process.execPath, [...SLIPGATE_CLI, ...args], { env: { ...process.env, DATABASE_URL: `sqlite:${file}`, WEBHOOK_ALLOW_PRIVATE: 'true', ...env } }, (err, stdout, stderr) =>
         resolve({ code: err ? Number((err as { code?: number }).code) : 0, stdout, stderr }),
       );
       child.stdin!.end(stdin);

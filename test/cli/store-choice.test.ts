@@ -12,11 +12,9 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { createMongoDatabase } from '../helpers/mongo.js';
 import { createTestDatabase } from '../helpers/postgres.js';
 import { tempDir } from '../helpers/temp.js';
+import { SLIPGATE_CLI } from '../helpers/slipgate-command.js';
 
 const exec = promisify(execFile);
-const CLI = new URL('../../src/cli.ts', import.meta.url).pathname;
-// By path: the child runs in an empty folder, where `--import tsx` would not resolve.
-const TSX = new URL('../../node_modules/tsx/dist/loader.mjs', import.meta.url).href;
 const VERSION = (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
 
 /** Runs the CLI in `cwd` with DATABASE_URL as given (unset when undefined). */
@@ -25,7 +23,7 @@ async function slipgate(cwd: string, databaseUrl: string | undefined, ...args: s
   delete env.DATABASE_URL;
   if (databaseUrl !== undefined) env.DATABASE_URL = databaseUrl;
   try {
-    const { stdout, stderr } = await exec(process.execPath, ['--import', TSX, CLI, ...args], { cwd, env });
+    const { stdout, stderr } = await exec(process.execPath, [...SLIPGATE_CLI, ...args], { cwd, env });
     return { code: 0, stdout, stderr };
   } catch (err) {
     const e = err as { code: number; stdout: string; stderr: string };

@@ -11,9 +11,9 @@ import { sandboxQr } from '../../src/upstream/sandbox/sandbox-qr.js';
 import { startApp, type TestApp } from '../helpers/app.js';
 import { tempDir } from '../helpers/temp.js';
 import { renderSlipImage } from '../images/slip-images.js';
+import { SLIPGATE_CLI } from '../helpers/slipgate-command.js';
 
 const run = promisify(execFile);
-const CLI = new URL('../../src/cli.ts', import.meta.url).pathname;
 
 describe('slipgate verify', () => {
   let app: TestApp;
@@ -28,7 +28,7 @@ describe('slipgate verify', () => {
 
   const slipgate = async (...args: string[]) => {
     try {
-      const { stdout, stderr } = await run(process.execPath, ['--import', 'tsx', CLI, 'verify', ...args], { env: { ...process.env, SLIPGATE_API_KEY: '', SLIPGATE_URL: '' } });
+      const { stdout, stderr } = await run(process.execPath, [...SLIPGATE_CLI, 'verify', ...args], { env: { ...process.env, SLIPGATE_API_KEY: '', SLIPGATE_URL: '' } });
       return { code: 0, stdout, stderr };
     } catch (err) {
       const e = err as { code: number; stdout: string; stderr: string };

@@ -11,9 +11,9 @@ import { runDoctor } from '../helpers/doctor.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/postgres.js';
 import { tempDir } from '../helpers/temp.js';
 import { callThrough, freePort, startNginx, type Answer, type Nginx } from './nginx.js';
+import { SLIPGATE_CLI } from '../helpers/slipgate-command.js';
 
 const exec = promisify(execFile);
-const CLI = new URL('../../src/cli.ts', import.meta.url).pathname;
 const CLIENTS = 4;
 
 describe('rolling restart of two instances behind nginx', () => {
@@ -46,7 +46,7 @@ describe('rolling restart of two instances behind nginx', () => {
   });
 
   it('serves every request while each instance in turn is taken out, replaced and put back', { timeout: 300_000 }, async () => {
-    const { stdout } = await exec(process.execPath, ['--import', 'tsx', CLI, 'accounts', 'create', '--name', 'Rolling shop', '--credits', '100000', '--json'], {
+    const { stdout } = await exec(process.execPath, [...SLIPGATE_CLI, 'accounts', 'create', '--name', 'Rolling shop', '--credits', '100000', '--json'], {
       env: { ...process.env, DATABASE_URL: db.url, LOG_LEVEL: 'silent' },
     });
     const { accountId, apiKey } = JSON.parse(stdout) as { accountId: string; apiKey: string };
@@ -98,7 +98,7 @@ describe('rolling restart of two instances behind nginx', () => {
     const report = await runDoctor(db.url);
     expect(report.code).toBe(0);
     expect(report.openHolds).toBe(0);
-    const { stdout: listed } = await exec(process.execPath, ['--import', 'tsx', CLI, 'accounts', 'list', '--json'], {
+    const { stdout: listed } = await exec(process.execPath, [...SLIPGATE_CLI, 'accounts', 'list', '--json'], {
       env: { ...process.env, DATABASE_URL: db.url, LOG_LEVEL: 'silent' },
     });
     const account = (JSON.parse(listed) as { id: string; credits: number; usage: number }[]).find((a) => a.id === accountId)!;

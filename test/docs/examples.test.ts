@@ -17,10 +17,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { spawnSlipgate, type Child } from '../helpers/child.js';
 import { tempDir } from '../helpers/temp.js';
 import { blocks, docsPages, examplesOf, pattern, type Example } from './pages.js';
+import { SLIPGATE_CLI } from '../helpers/slipgate-command.js';
 
-const CLI = new URL('../../src/cli.ts', import.meta.url).pathname;
-// The examples run in a scratch folder, where a bare `tsx` would not resolve.
-const TSX = import.meta.resolve('tsx');
 const SHELL = new Set(['sh', 'bash', 'shell']);
 const MARKER = '@@docs-example-end@@';
 
@@ -33,11 +31,11 @@ let seeded: { accountId: string; apiKey: string; adminId: string; adminToken: st
 const SECRETS_KEY = '0123456789abcdef'.repeat(4);
 let port: number;
 const env = () => ({ ...process.env, DATABASE_URL: `sqlite:${join(dir, 'slipgate.db')}`, SECRETS_KEY, PUBLIC_URL: `http://127.0.0.1:${port}` });
-const cli = (...args: string[]) => JSON.parse(execFileSync('node', ['--import', TSX, CLI, ...args], { cwd: dir, env: env(), encoding: 'utf8' })) as Record<string, string>;
+const cli = (...args: string[]) => JSON.parse(execFileSync('node', [...SLIPGATE_CLI, ...args], { cwd: dir, env: env(), encoding: 'utf8' })) as Record<string, string>;
 
 function substituted(command: string): string {
   return command
-    .replaceAll('npx slipgate', `node --import ${TSX} ${CLI}`)
+    .replaceAll('npx slipgate', `node ${SLIPGATE_CLI.join(' ')}`)
     .replaceAll('http://127.0.0.1:3000', server.publicUrl)
     .replaceAll('http://127.0.0.1:3001', server.adminUrl)
     .replaceAll('sgadm_…', '${DOC_ADMIN_TOKEN}')

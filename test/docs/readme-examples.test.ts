@@ -12,10 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { spawnSlipgate, type Child } from '../helpers/child.js';
 import { tempDir } from '../helpers/temp.js';
 import { examplesOf, pattern, readPage, type Example } from './pages.js';
-
-const CLI = new URL('../../src/cli.ts', import.meta.url).pathname;
-// The examples run in a scratch folder, where a bare `tsx` would not resolve.
-const TSX = import.meta.resolve('tsx');
+import { SLIPGATE_CLI } from '../helpers/slipgate-command.js';
 
 /** The examples of the sh block under a heading of a page whose first line matches. */
 function examplesUnder(page: string, heading: string, firstLine: RegExp): Example[] {
@@ -38,7 +35,7 @@ let apiKey = '';
 
 function run(command: string): string {
   const script = command
-    .replaceAll('npx slipgate', `node --import ${TSX} ${CLI}`)
+    .replaceAll('npx slipgate', `node ${SLIPGATE_CLI.join(' ')}`)
     .replaceAll('http://127.0.0.1:3000', server.publicUrl)
     .replaceAll('slip_…', apiKey);
   return execFileSync('bash', ['-c', script], { cwd: dir, env: { ...process.env, DATABASE_URL: `sqlite:${join(dir, 'slipgate.db')}` }, encoding: 'utf8' });

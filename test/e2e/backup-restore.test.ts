@@ -16,12 +16,9 @@ import { runDoctor } from '../helpers/doctor.js';
 import { startLoad, untilAnswersIn, type Answer } from '../helpers/load.js';
 import { sqliteRow, sqliteRows } from '../helpers/sqlite-rows.js';
 import { tempDir } from '../helpers/temp.js';
+import { SLIPGATE_CLI } from '../helpers/slipgate-command.js';
 
 const exec = promisify(execFile);
-const CLI = new URL('../../src/cli.ts', import.meta.url).pathname;
-
-/** tsx by path: some runs start in another folder (relative paths), where `--import tsx` would not resolve. */
-const TSX = new URL('../../node_modules/tsx/dist/loader.mjs', import.meta.url).href;
 
 async function slipgate(databaseUrl: string, ...args: string[]) {
   return slipgateIn(undefined, databaseUrl, ...args);
@@ -29,7 +26,7 @@ async function slipgate(databaseUrl: string, ...args: string[]) {
 
 async function slipgateIn(cwd: string | undefined, databaseUrl: string, ...args: string[]) {
   try {
-    const { stdout, stderr } = await exec(process.execPath, ['--import', TSX, CLI, ...args], { cwd, env: { ...process.env, DATABASE_URL: databaseUrl, LOG_LEVEL: 'silent' }, timeout: 60_000 });
+    const { stdout, stderr } = await exec(process.execPath, [...SLIPGATE_CLI, ...args], { cwd, env: { ...process.env, DATABASE_URL: databaseUrl, LOG_LEVEL: 'silent' }, timeout: 60_000 });
     return { code: 0, stdout, stderr: withoutDatabaseLine(stderr) };
   } catch (err) {
     const e = err as { code: number; stdout: string; stderr: string };

@@ -12,11 +12,9 @@ import { decodeSlipImage } from '../../src/slip-image/decode-image.js';
 import { startApp, type TestApp } from '../helpers/app.js';
 import { tempDir } from '../helpers/temp.js';
 import { call, PATH, shop, type Shop } from '../payments/helpers.js';
+import { SLIPGATE_CLI } from '../helpers/slipgate-command.js';
 
 const exec = promisify(execFile);
-const CLI = new URL('../../src/cli.ts', import.meta.url).pathname;
-// Run in a scratch folder (slip.png lands there), where a bare `tsx` would not resolve.
-const TSX = import.meta.resolve('tsx');
 const SECRETS_KEY = 'f'.repeat(64);
 const PUBLIC_URL = 'https://pay.example.com';
 
@@ -36,7 +34,7 @@ describe('checkout from the command line', () => {
 
   const slipgate = async (env: Record<string, string>, ...args: string[]) => {
     try {
-      const { stdout } = await exec(process.execPath, ['--import', TSX, CLI, ...args], { cwd: dir.path, env: { ...process.env, DATABASE_URL: databaseUrl, LOG_LEVEL: 'silent', ...env } });
+      const { stdout } = await exec(process.execPath, [...SLIPGATE_CLI, ...args], { cwd: dir.path, env: { ...process.env, DATABASE_URL: databaseUrl, LOG_LEVEL: 'silent', ...env } });
       return { code: 0, stdout: stdout.trim(), stderr: '' };
     } catch (err) {
       const e = err as { code: number; stdout: string; stderr: string };

@@ -10,8 +10,7 @@ import type { Store } from '../../src/domain/ports/store.js';
 import { sandboxQr } from '../../src/upstream/sandbox/sandbox-qr.js';
 import { eventually, postVerify, spawnSlipgate, type Child } from '../helpers/child.js';
 import { tempDir } from '../helpers/temp.js';
-
-const CLI = new URL('../../src/cli.ts', import.meta.url).pathname;
+import { SLIPGATE_CLI } from '../helpers/slipgate-command.js';
 
 function alive(pid: number): boolean {
   try {
@@ -76,7 +75,7 @@ describe('serve --workers 2 on SQLite', () => {
     expect(await after(few.account.id)).toEqual({ credits: 0, held: 0, usage: 5 });
     expect(await after(drain.account.id)).toEqual({ credits: 14, held: 0, usage: 6 });
 
-    const doctor = spawnSync(process.execPath, ['--import', 'tsx', CLI, 'doctor'], {
+    const doctor = spawnSync(process.execPath, [...SLIPGATE_CLI, 'doctor'], {
       env: { ...process.env, DATABASE_URL: databaseUrl },
       encoding: 'utf8',
     });

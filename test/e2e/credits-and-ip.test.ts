@@ -6,9 +6,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sandboxQr } from '../../src/upstream/sandbox/sandbox-qr.js';
 import { testEngines } from '../helpers/engines.js';
 import { dataOf, errorCodes, startGraphqlApp, type GraphqlTestApp } from '../graphql/helpers.js';
+import { SLIPGATE_CLI } from '../helpers/slipgate-command.js';
 
 const exec = promisify(execFile);
-const CLI = new URL('../../src/cli.ts', import.meta.url).pathname;
 const REFUSED = { status: 'error', code: 1024, message: 'ip address not allowed' };
 
 describe.each(testEngines())('credits header and IP-locked keys on %s', (engine) => {
@@ -39,7 +39,7 @@ describe.each(testEngines())('credits header and IP-locked keys on %s', (engine)
   const stored = async (accountId: string) => String((await app.store.getAccount(accountId))!.credits);
   const slipgate = async (...args: string[]) => {
     try {
-      const { stdout, stderr } = await exec(process.execPath, ['--import', 'tsx', CLI, ...args], { env: { ...process.env, DATABASE_URL: databaseUrl, LOG_LEVEL: 'silent' } });
+      const { stdout, stderr } = await exec(process.execPath, [...SLIPGATE_CLI, ...args], { env: { ...process.env, DATABASE_URL: databaseUrl, LOG_LEVEL: 'silent' } });
       return { code: 0, stdout, stderr };
     } catch (err) {
       const e = err as { code: number; stdout: string; stderr: string };

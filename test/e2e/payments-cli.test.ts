@@ -11,9 +11,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startApp, type TestApp } from '../helpers/app.js';
 import { tempDir } from '../helpers/temp.js';
 import { create, shop, type Shop } from '../payments/helpers.js';
+import { SLIPGATE_CLI } from '../helpers/slipgate-command.js';
 
 const exec = promisify(execFile);
-const CLI = new URL('../../src/cli.ts', import.meta.url).pathname;
 
 describe('payment request commands', () => {
   const dir = tempDir();
@@ -31,7 +31,7 @@ describe('payment request commands', () => {
 
   const slipgate = async (...args: string[]) => {
     try {
-      const { stdout } = await exec(process.execPath, ['--import', 'tsx', CLI, ...args], { env: { ...process.env, DATABASE_URL: databaseUrl, LOG_LEVEL: 'silent' } });
+      const { stdout } = await exec(process.execPath, [...SLIPGATE_CLI, ...args], { env: { ...process.env, DATABASE_URL: databaseUrl, LOG_LEVEL: 'silent' } });
       return { code: 0, stdout: stdout.trim() };
     } catch (err) {
       const e = err as { code: number; stdout: string; stderr: string };

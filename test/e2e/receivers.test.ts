@@ -8,9 +8,9 @@ import QRCode from 'qrcode';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { testEngines } from '../helpers/engines.js';
 import { startGraphqlApp, type GraphqlTestApp } from '../graphql/helpers.js';
+import { SLIPGATE_CLI } from '../helpers/slipgate-command.js';
 
 const exec = promisify(execFile);
-const CLI = new URL('../../src/cli.ts', import.meta.url).pathname;
 const REFUSED = { status: 'error', code: 1025, message: 'receiver not registered' };
 
 // Each case runs the CLI a dozen times as its own process: seconds each on a busy machine.
@@ -29,7 +29,7 @@ describe.each(testEngines())('registered receivers on %s', { timeout: 120_000 },
 
   const slipgate = async (...args: string[]) => {
     try {
-      const { stdout, stderr } = await exec(process.execPath, ['--import', 'tsx', CLI, ...args], { env: { ...process.env, DATABASE_URL: databaseUrl, LOG_LEVEL: 'silent' } });
+      const { stdout, stderr } = await exec(process.execPath, [...SLIPGATE_CLI, ...args], { env: { ...process.env, DATABASE_URL: databaseUrl, LOG_LEVEL: 'silent' } });
       return { code: 0, stdout: stdout.trim(), stderr };
     } catch (err) {
       const e = err as { code: number; stdout: string; stderr: string };

@@ -21,8 +21,8 @@ import { postVerify, spawnSlipgate, type Child } from '../helpers/child.js';
 import { ERASED_NAME, seedVerifications } from '../helpers/seed-verifications.js';
 import { sqliteRow, sqliteRows } from '../helpers/sqlite-rows.js';
 import { tempDir } from '../helpers/temp.js';
+import { SLIPGATE_CLI } from '../helpers/slipgate-command.js';
 
-const CLI = new URL('../../src/cli.ts', import.meta.url).pathname;
 const RECORDS = 20_000;
 /** The last of SQLite's shared-lock bytes: a process holding a write lock up to it holds the file EXCLUSIVE. */
 const SHARED_BYTES_END = 1073742335;
@@ -71,7 +71,7 @@ describe('restore against a server that starts meanwhile', () => {
     const { account, apiKey } = await new AccountService(store).createAccount({ name: 'ร้านกู้คืน', credits: RECORDS + 1000, actor: 'test' });
     await store.close();
     seedVerifications(live, account.id, RECORDS);
-    const run = (args: string[]) => spawn(process.execPath, ['--import', 'tsx', CLI, ...args], { env: { ...process.env, DATABASE_URL: url, LOG_LEVEL: 'silent' }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const run = (args: string[]) => spawn(process.execPath, [...SLIPGATE_CLI, ...args], { env: { ...process.env, DATABASE_URL: url, LOG_LEVEL: 'silent' }, stdio: ['ignore', 'pipe', 'pipe'] });
     const made = run(['backup', '--to', backup]);
     expect((await once(made, 'exit'))[0]).toBe(0);
 

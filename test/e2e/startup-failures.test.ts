@@ -12,10 +12,8 @@ import { openStore } from '../../src/store/open.js';
 import { createTestDatabase } from '../helpers/postgres.js';
 import { sqliteRow } from '../helpers/sqlite-rows.js';
 import { tempDir } from '../helpers/temp.js';
+import { SLIPGATE_CLI } from '../helpers/slipgate-command.js';
 
-const CLI = new URL('../../src/cli.ts', import.meta.url).pathname;
-// By path: some children run in an empty folder, where `--import tsx` would not resolve.
-const TSX = new URL('../../node_modules/tsx/dist/loader.mjs', import.meta.url).href;
 const STACK_LINE = /^\s{4}at /m;
 
 interface Failed {
@@ -26,7 +24,7 @@ interface Failed {
 
 async function serve(env: Record<string, string>, options: { uid?: number; gid?: number; cwd?: string; args?: string[] } = {}): Promise<Failed> {
   const { args = [], ...spawnOptions } = options;
-  const proc = spawn(process.execPath, ['--import', TSX, CLI, 'serve', ...args], {
+  const proc = spawn(process.execPath, [...SLIPGATE_CLI, 'serve', ...args], {
     env: { ...process.env, HOST: '127.0.0.1', ADMIN_HOST: '127.0.0.1', PORT: '0', ADMIN_PORT: '0', LOG_LEVEL: 'info', LOG_FORMAT: 'json', DATABASE_CREATE: 'yes', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
     ...spawnOptions,

@@ -8,9 +8,9 @@ import { startApp, type TestApp } from '../helpers/app.js';
 import { sqliteRows } from '../helpers/sqlite-rows.js';
 import { tempDir } from '../helpers/temp.js';
 import { postGraphql } from './helpers.js';
+import { SLIPGATE_CLI } from '../helpers/slipgate-command.js';
 
 const execute = promisify(execFile);
-const CLI = new URL('../../src/cli.ts', import.meta.url).pathname;
 
 describe('slipgate admin-tokens', () => {
   const dir = tempDir();
@@ -26,7 +26,7 @@ describe('slipgate admin-tokens', () => {
 
   const slipgate = async (...args: string[]) => {
     try {
-      const { stdout, stderr } = await execute(process.execPath, ['--import', 'tsx', CLI, ...args], { env: { ...process.env, DATABASE_URL: `sqlite:${file}`, LOG_LEVEL: 'silent' } });
+      const { stdout, stderr } = await execute(process.execPath, [...SLIPGATE_CLI, ...args], { env: { ...process.env, DATABASE_URL: `sqlite:${file}`, LOG_LEVEL: 'silent' } });
       return { code: 0, stdout, stderr };
     } catch (err) {
       const e = err as { code: number; stdout: string; stderr: string };

@@ -18,9 +18,9 @@ import { runDoctor } from '../helpers/doctor.js';
 import { openRawRecords } from '../helpers/raw-records.js';
 import { tempDir } from '../helpers/temp.js';
 import { dataOf, errorCodes, startGraphqlApp, type GraphqlTestApp } from './helpers.js';
+import { SLIPGATE_CLI } from '../helpers/slipgate-command.js';
 
 const exec = promisify(execFile);
-const CLI = new URL('../../src/cli.ts', import.meta.url).pathname;
 
 /** The erased person's values, found nowhere else in the database: names (Thai and English), accounts, a proxy, QR text. */
 const ERASED = {
@@ -187,7 +187,7 @@ describe('erasePersonalData (GraphQL)', () => {
     const dir = tempDir();
     try {
       const backup = join(dir.path, 'after-erasure.db');
-      await exec(process.execPath, ['--import', 'tsx', CLI, 'backup', '--to', backup], { env: { ...process.env, DATABASE_URL: app.databaseUrl, LOG_LEVEL: 'silent' }, timeout: 60_000 });
+      await exec(process.execPath, [...SLIPGATE_CLI, 'backup', '--to', backup], { env: { ...process.env, DATABASE_URL: app.databaseUrl, LOG_LEVEL: 'silent' }, timeout: 60_000 });
       expect(readFileSync(backup).subarray(0, 15).toString()).toBe('SQLite format 3');
       expect(occurrences(backup)).toEqual({});
       expect(occurrences(`${backup}-wal`)).toEqual({});

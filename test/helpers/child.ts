@@ -4,6 +4,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { createInterface } from 'node:readline';
 import { afterAll } from 'vitest';
+import { SLIPGATE_CLI } from './slipgate-command.js';
 
 export interface Child {
   proc: ChildProcess;
@@ -13,8 +14,6 @@ export interface Child {
   logs: Record<string, unknown>[];
   exited: Promise<number | null>;
 }
-
-const CLI = new URL('../../src/cli.ts', import.meta.url).pathname;
 
 // A test that times out while a child is still starting never gets its
 // handle, so nothing would stop it: whatever is still running when the test
@@ -26,7 +25,7 @@ afterAll(() => {
 
 /** `onSpawn` sees the process at once, before it listens (a test that watches it start). */
 export async function spawnSlipgate(env: Record<string, string>, onSpawn?: (proc: ChildProcess) => void): Promise<Child> {
-  const proc = spawn(process.execPath, ['--import', 'tsx', CLI, 'serve'], {
+  const proc = spawn(process.execPath, [...SLIPGATE_CLI, 'serve'], {
     // Tests start on fresh temporary files: serve may create them (test/e2e/startup-failures.test.ts checks the refusal).
     env: { ...process.env, PORT: '0', ADMIN_PORT: '0', LOG_LEVEL: 'info', DATABASE_CREATE: 'yes', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],

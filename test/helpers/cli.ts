@@ -2,8 +2,8 @@
 // runs) and keeps what it printed, whether it succeeded or not.
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
+import { SLIPGATE_CLI } from './slipgate-command.js';
 
-const CLI = new URL('../../src/cli.ts', import.meta.url).pathname;
 const exec = promisify(execFile);
 
 export interface CliResult {
@@ -17,7 +17,7 @@ export interface CliResult {
 export function slipgateCli(env: Record<string, string>): (...args: string[]) => Promise<CliResult> {
   return async (...args) => {
     try {
-      const { stdout, stderr } = await exec(process.execPath, ['--import', 'tsx', CLI, ...args], { env: { ...process.env, ...env } });
+      const { stdout, stderr } = await exec(process.execPath, [...SLIPGATE_CLI, ...args], { env: { ...process.env, ...env } });
       return { code: 0, stdout: stdout.trim(), stderr };
     } catch (err) {
       const e = err as { code: number; stdout: string; stderr: string };

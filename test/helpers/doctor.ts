@@ -2,8 +2,8 @@
 // reconciliation check every fault scenario ends with.
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
+import { SLIPGATE_CLI } from './slipgate-command.js';
 
-const CLI = new URL('../../src/cli.ts', import.meta.url).pathname;
 const exec = promisify(execFile);
 
 export interface DoctorReport {
@@ -21,7 +21,7 @@ export async function runDoctor(databaseUrl: string): Promise<DoctorReport> {
   let stdout: string;
   let stderr: string;
   try {
-    ({ stdout, stderr } = await exec(process.execPath, ['--import', 'tsx', CLI, 'doctor', '--json'], { env, timeout: 30_000 }));
+    ({ stdout, stderr } = await exec(process.execPath, [...SLIPGATE_CLI, 'doctor', '--json'], { env, timeout: 30_000 }));
   } catch (err) {
     const e = err as { code: number; stdout: string; stderr: string };
     ({ code, stdout, stderr } = e);

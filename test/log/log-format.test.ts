@@ -12,8 +12,7 @@ import { generateApiKey } from '../../src/domain/keys/api-key.js';
 import { createLogger, logFormatFor } from '../../src/log/log.js';
 import { prettyLine } from '../../src/log/pretty.js';
 import { tempDir } from '../helpers/temp.js';
-
-const CLI = new URL('../../src/cli.ts', import.meta.url).pathname;
+import { SLIPGATE_CLI } from '../helpers/slipgate-command.js';
 
 interface Served {
   proc: ChildProcess;
@@ -40,7 +39,7 @@ function serve(env: Record<string, string>): Served {
   const childEnv: NodeJS.ProcessEnv = { ...process.env, PORT: '0', ADMIN_PORT: '0', LOG_LEVEL: 'info', DATABASE_URL: `sqlite:${join(dir.path, 'log.db')}`, DATABASE_CREATE: 'yes', ...env };
   delete childEnv.FORCE_COLOR;
   if (env.LOG_FORMAT === undefined) delete childEnv.LOG_FORMAT;
-  const proc = spawn(process.execPath, ['--import', 'tsx', CLI, 'serve'], { env: childEnv, stdio: ['ignore', 'pipe', 'pipe'] });
+  const proc = spawn(process.execPath, [...SLIPGATE_CLI, 'serve'], { env: childEnv, stdio: ['ignore', 'pipe', 'pipe'] });
   started.push(proc);
   const lines: string[] = [];
   const waiters: { match: RegExp; resolve(line: string): void }[] = [];

@@ -11,9 +11,9 @@ import { openStore } from '../../src/store/open.js';
 import { sandboxQr } from '../../src/upstream/sandbox/sandbox-qr.js';
 import { eventually, spawnSlipgate, type Child } from '../helpers/child.js';
 import { tempDir } from '../helpers/temp.js';
+import { SLIPGATE_CLI } from '../helpers/slipgate-command.js';
 
 const exec = promisify(execFile);
-const CLI = new URL('../../src/cli.ts', import.meta.url).pathname;
 const INFO = 30;
 const WARN = 40;
 const DEBUG = 20;
@@ -135,7 +135,7 @@ describe('the log of a support call', { timeout: 120_000 }, () => {
     await eventually(async () => child.logs.some((l) => l.msg === 'request' && l.path === '/'));
     expect(child.logs.filter((l) => l.msg === 'request' && l.path === '/').map((l) => l.level)).toEqual([DEBUG]);
 
-    const { stderr } = await exec(process.execPath, ['--import', 'tsx', CLI, 'keys', 'revoke', broke.keyId], {
+    const { stderr } = await exec(process.execPath, [...SLIPGATE_CLI, 'keys', 'revoke', broke.keyId], {
       env: { ...process.env, DATABASE_URL: databaseUrl, LOG_LEVEL: 'info', LOG_FORMAT: 'json' },
     });
     const logged = stderr
