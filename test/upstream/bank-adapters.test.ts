@@ -169,6 +169,9 @@ describe.each(PROVIDERS)('$provider adapter', (p) => {
 
   it('answers a timeout when the deadline passes while the token is being fetched, never asking to verify', async () => {
     bank.setBehavior({ tokenLatencyMs: 60_000 });
+    // The token call outlives the caller (others may wait for it) until its own timeout: 1 s here, not the default 10 s.
+    upstream.close();
+    upstream = p.adapter(bank.config(`${p.provider}-a`), { tokenTimeoutMs: 1_000 });
     const result = await upstream.verify(slip(p.sendingBank), AbortSignal.timeout(200));
     expect(result).toMatchObject({ ok: false, kind: 'upstream_timeout', upstream: `${p.provider}-a` });
     await eventually(async () => bank.exchanges.length === 1);
