@@ -24,6 +24,8 @@ const CREDITS = 4;
 const TEST_TIMEOUT_MS = 120_000;
 /** Far beyond TEST_TIMEOUT_MS: the age rule never fires during a test. */
 const HOLD_STALE_MS = '600000';
+/** Beats of 1.5 s: a lease lives 4.5 s (default 6 s), so a dead process's expires sooner; a live one under load still renews in time. */
+const LEASE_HEARTBEAT_MS = '1500';
 /** Longer than any wait here: the test's own timeout is the bound. */
 const UNBOUNDED = 2 * TEST_TIMEOUT_MS;
 
@@ -52,8 +54,8 @@ describe.each(testEngines())('a killed process\u2019s held credits come back by 
 
     const [bankA, bankB] = await Promise.all([startGatedKbank(), startGatedKbank()]);
     banks.push(bankA!, bankB!);
-    // Default lease settings; the bank budget is long, so answers can wait.
-    const env = (bank: GatedKbank) => ({ DATABASE_URL: databaseUrl, UPSTREAMS: JSON.stringify([bank.config()]), UPSTREAM_TIMEOUT_MS: '30000', HOLD_STALE_MS });
+    // The shorter lease above; the bank budget is long, so answers can wait.
+    const env = (bank: GatedKbank) => ({ DATABASE_URL: databaseUrl, UPSTREAMS: JSON.stringify([bank.config()]), UPSTREAM_TIMEOUT_MS: '30000', HOLD_STALE_MS, LEASE_HEARTBEAT_MS });
     const [a, b] = await Promise.all([spawnSlipgate(env(bankA!)), spawnSlipgate(env(bankB!))]);
     children.push(a!, b!);
     const [doomed, survivor] = [instanceOf(a!), instanceOf(b!)];
@@ -151,8 +153,8 @@ describe('a paused process whose lease was taken over', () => {
     const holds = () => db.listHolds(account.id);
     const bank = await startGatedKbank();
     banks.push(bank);
-    const env = { DATABASE_URL: databaseUrl, UPSTREAMS: JSON.stringify([bank.config()]), UPSTREAM_TIMEOUT_MS: '30000', HOLD_STALE_MS };
-    const [paused, other] = await Promise.all([spawnSlipgate(env), spawnSlipgate({ DATABASE_URL: databaseUrl, HOLD_STALE_MS })]);
+    const env = { DATABASE_URL: databaseUrl, UPSTREAMS: JSON.stringify([bank.config()]), UPSTREAM_TIMEOUT_MS: '30000', HOLD_STALE_MS, LEASE_HEARTBEAT_MS };
+    const [paused, other] = await Promise.all([spawnSlipgate(env), spawnSlipgate({ DATABASE_URL: databaseUrl, HOLD_STALE_MS, LEASE_HEARTBEAT_MS })]);
     children.push(paused!, other!);
     const lostLease = instanceOf(paused!);
 
