@@ -16,7 +16,8 @@ import openapi from '../../openapi.json' with { type: 'json' };
 const { AUTH_FAILURES_PER_IP_PER_MIN: LIMIT } = loadConfig({});
 const BRAKED = { status: 'error', message: 'too many failed authentications from this address; retry later' };
 const PATH = '/api/v1/payment-requests';
-const DELAY_MS = 1_000;
+/** How long a braked refusal is held before its 429: short here, the brake's rule is what is tested. */
+const DELAY_MS = 200;
 
 describe('the failed-auth brake on every keyed route', () => {
   const dir = tempDir('slipgate-nat-');
