@@ -1,5 +1,6 @@
-// SlipOK and RDCW end to end: a real `slipgate serve` (a child process on
-// SQLite) whose UPSTREAMS names the provider's simulator on a real port,
+// Every slip API end to end (SlipOK, RDCW, EasySlip, Slip2Go): a real
+// `slipgate serve` (a child process on SQLite) whose UPSTREAMS names the
+// provider's simulator on a real port,
 // configured as a shop would (the entry `simulate-bank` prints). A payment
 // request is paid through its checkout page with a slip picture, charged
 // once; a slip the provider says the bank shows later is kept, free, and
@@ -21,7 +22,7 @@ import { slipFor } from '../payments/helpers.js';
 
 const PUBLIC_URL = 'https://pay.example.com';
 
-describe.each(['slipok', 'rdcw'])('%s through slipgate serve', (provider) => {
+describe.each(['slipok', 'rdcw', 'easyslip', 'slip2go'])('%s through slipgate serve', (provider) => {
   const dir = tempDir();
   const databaseUrl = `sqlite:${join(dir.path, `${provider}.db`)}`;
   let store: Store;
