@@ -232,9 +232,11 @@ describe('dashboard: audit log and upstreams', { timeout: 90_000 }, () => {
     const table = await page.locator('tbody tr').evaluateAll((trs) => trs.map((tr) => Array.from(tr.querySelectorAll('td'), (td) => td.innerText)));
     expect(table.map((r) => r[0])).toEqual(['sandbox-a', 'sandbox-b']);
     for (const [i, h] of health.entries()) {
-      expect(table[i]![5]).toBe(String(h.requests));
-      expect(table[i]![6]).toBe(String(h.failures));
-      expect(table[i]![4]).toBe('closed · healthy');
+      // Priority, whether it serves, and its quota: the sandbox has no quota call.
+      expect(table[i]!.slice(4, 7)).toEqual(['1', 'serves', '—']);
+      expect(table[i]![7]).toBe('closed · healthy');
+      expect(table[i]![8]).toBe(String(h.requests));
+      expect(table[i]![9]).toBe(String(h.failures));
     }
     expect(health.reduce((n, h) => n + h.requests, 0)).toBe(31); // 28 successes + 3 bank failures
     await screenshot(page, 'upstreams');

@@ -129,6 +129,8 @@ describe('dashboard in Thai', { timeout: 120_000 }, () => {
     await page.getByRole('heading', { level: 1, name: 'เครือข่ายธนาคาร' }).waitFor();
     await page.locator('tbody tr').first().waitFor();
     expect(await page.locator('tbody tr').first().innerText()).toContain('ปิด · ปกติ');
+    expect(await page.locator('thead').innerText()).toContain('โควตาคงเหลือ');
+    expect(await page.locator('tbody tr').first().locator('td').nth(5).innerText()).toBe('ให้บริการ');
     expect(await page.getByRole('status').first().innerText()).toMatch(/^อัปเดตเมื่อ \d\d:\d\d:\d\d \(เวลากรุงเทพฯ\)/);
 
     await page.goto(`${t.app.adminUrl}/#/top-up?account=${somchai}`);

@@ -1,4 +1,5 @@
-// Health of the bank network domains, as this slipgate process sees them.
+// Health of the verification network's domains (banks and slip APIs), as this
+// slipgate process sees them: priority, whether each serves now, its quota.
 import { gql } from '../api.js';
 import { pageHeading, type PageContext } from '../context.js';
 import { h } from '../dom.js';
@@ -12,6 +13,11 @@ interface Upstream {
   provider: string;
   enabled: boolean;
   weight: number;
+  priority: number;
+  usable: boolean;
+  unusableReason: string | null;
+  readsQuota: boolean;
+  quotaRemaining: number | null;
   requests: number;
   failures: number;
   failuresByKind: { kind: string; count: number }[];
@@ -22,7 +28,7 @@ interface Upstream {
 }
 
 const QUERY = `query Upstreams {
-  upstreams { name provider enabled weight requests failures failuresByKind { kind count } consecutiveFailures p50Ms p95Ms breaker }
+  upstreams { name provider enabled weight priority usable unusableReason readsQuota quotaRemaining requests failures failuresByKind { kind count } consecutiveFailures p50Ms p95Ms breaker }
 }`;
 
 const BREAKER = {
@@ -30,6 +36,14 @@ const BREAKER = {
   HALF_OPEN: () => badge(t().upstreams.halfOpen, 'warn'),
   OPEN: () => badge(t().upstreams.open, 'bad'),
 };
+
+/** A slip API's last quota reading; a bank-direct domain has none to read. */
+function quotaCell(u: Upstream): string {
+  const m = t().upstreams;
+  if (!u.readsQuota) return '—';
+  if (u.quotaRemaining === null) return m.noReading;
+  return formatCount(u.quotaRemaining);
+}
 
 export async function upstreamsPage(ctx: PageContext): Promise<void> {
   const m = t().upstreams;
@@ -51,6 +65,9 @@ export async function upstreamsPage(ctx: PageContext): Promise<void> {
                 { label: m.provider },
                 { label: m.enabled },
                 { label: m.weight, numeric: true },
+                { label: m.priority, numeric: true },
+                { label: m.serves },
+                { label: m.quota, numeric: true },
                 { label: m.breaker },
                 { label: m.requests, numeric: true },
                 { label: m.failures, numeric: true },
@@ -65,6 +82,9 @@ export async function upstreamsPage(ctx: PageContext): Promise<void> {
                 u.provider,
                 u.enabled ? badge(m.on, 'ok') : badge(m.off, 'neutral'),
                 String(u.weight),
+                String(u.priority),
+                u.usable ? badge(m.usable, 'ok') : h('span', {}, badge(m.unusable, 'bad'), ' ', h('span', { class: 'hint' }, u.unusableReason ?? '')),
+                quotaCell(u),
                 BREAKER[u.breaker](),
                 formatCount(u.requests),
                 formatCount(u.failures),
