@@ -90,7 +90,8 @@ describe('checkout page', () => {
   it('pays with an uploaded slip picture for one credit and returns to successUrl signed, keeping the shop\'s query', async () => {
     const made = (await create(app, merchant, { amount: 99, reference: 'co-pay', successUrl: 'https://shop.example/thanks?order=co-pay&status=forged' })).body.data;
     const before = await credits();
-    const res = await upload(local(made.checkoutUrl), await picture(slipFor({ amount: 99 })));
+    const paying = await picture(slipFor({ amount: 99 }));
+    const res = await upload(local(made.checkoutUrl), paying);
     expect(res.status).toBe(303);
     const back = new URL(res.headers.get('location')!);
     expect(back.origin + back.pathname).toBe('https://shop.example/thanks');
@@ -105,7 +106,11 @@ describe('checkout page', () => {
     // The paid page, and no more checks.
     const again = await upload(local(made.checkoutUrl), await picture(slipFor({ amount: 99 })));
     expect(again.status).toBe(409);
-    expect(await again.text()).toContain('already paid');
+    expect(await again.text()).toContain('already paid with another slip');
+    // The very slip that paid it, uploaded again: said so, read here, nothing asked or charged.
+    const same = await upload(local(made.checkoutUrl), paying);
+    expect(same.status).toBe(409);
+    expect(await same.text()).toContain('already paid with this slip');
     expect(await credits()).toBe(before - 1);
     expect(await (await fetch(`${local(made.checkoutUrl)}/status.json`)).json()).toEqual({ status: 'paid' });
   });

@@ -128,6 +128,21 @@ export class VerificationService {
     return this.track(this.verifySlip(who, { image: input.image }, undefined, undefined, request, { optIn: false }), input.requestId);
   }
 
+  /**
+   * The slip a picture shows, read in the image pool like any upload's:
+   * nothing asked, recorded or charged. For a request already paid, whose
+   * page then says whether it was this slip that paid it. Null when no slip
+   * QR is read (or the account's pictures are all being read right now).
+   */
+  async slipOfPicture(accountId: string, image: Buffer): Promise<SlipRef | null> {
+    const release = this.pictureSlots.take(accountId);
+    if (!release) return null;
+    const read = await readSlipImage(this.deps.images, image).finally(release);
+    if (!read.ok) return null;
+    const parsed = parseSlipQr(read.qrcode);
+    return parsed.ok ? parsed.slip : null;
+  }
+
   /** A kept slip asked again through the same pool (domain/rechecks); confirmed, a verify's path on. Never rejects. */
   async recheckSlip(who: KeyedWho, qrcode: string, slip: SlipRef, paying?: PaymentToPay, checks?: CheckRequest): Promise<VerifyOutcome | UpstreamFailure> {
     const release = this.upstreamSlots.take(who.accountId);

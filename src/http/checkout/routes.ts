@@ -112,13 +112,30 @@ export function mountCheckout(app: express.Express, deps: CheckoutDeps): void {
     if (req.query.download !== undefined) res.set('content-disposition', `attachment; filename="promptpay-${request.id}.png"`);
     safe(res).type('image/png').send(png);
   });
+  /**
+   * A slip uploaded for a request already paid: read here (no bank, no
+   * credit) only to say whether it is the slip that paid it, or another.
+   */
+  const answerPaid = async (req: Request, res: Response, request: PaymentRequest) => {
+    if (deps.pictureBudget && !(await holdRoomForPicture(deps.pictureBudget, req, res, deps.maxImageBytes))) {
+      req.resume();
+      return render(req, res, request, 'verdict_already_paid', 409);
+    }
+    const upload = await readSlipUpload(req, deps.maxImageBytes);
+    const slip = upload.ok ? await deps.verification.slipOfPicture(request.accountId, upload.image) : null;
+    const by = request.paidBy;
+    const same = slip !== null && by !== null && slip.sendingBank === by.sendingBank && slip.transRef === by.transactionId;
+    return render(req, res, request, same ? 'verdict_paid_by_this_slip' : 'verdict_already_paid', 409);
+  };
+
   app.post(PAGE, uploads, async (req, res) => {
     const request = await requestOf(req, res);
     if (!request) return void req.resume();
     const stored = storedState(request, now());
+    if (stored === 'paid') return answerPaid(req, res, request);
     if (stored !== 'pending') {
       req.resume();
-      return render(req, res, request, stored === 'paid' ? 'verdict_already_paid' : `verdict_${stored}`, 409);
+      return render(req, res, request, `verdict_${stored}`, 409);
     }
     // Like the verify route's pictures, an upload's bytes wait in the socket until they fit in the process's budget.
     if (deps.pictureBudget && !(await holdRoomForPicture(deps.pictureBudget, req, res, deps.maxImageBytes))) {
