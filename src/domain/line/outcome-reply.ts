@@ -27,7 +27,9 @@ export function outcomeReply(outcome: VerifyOutcome, checksOn: boolean): LineRep
           return { kind: 'try_later' };
       }
     case 'account_error':
-      return outcome.error === 'receiver_not_registered' ? { kind: 'other_receiver' } : { kind: 'try_later' };
+      // The bank's slip rides along: the staff's note gives its amount and time, as every note does.
+      if (outcome.error !== 'receiver_not_registered') return { kind: 'try_later' };
+      return outcome.slip ? { kind: 'other_receiver', slip: outcome.slip } : { kind: 'other_receiver' };
     case 'bad_request':
       return { kind: 'unreadable' };
     // Kept for re-checks (domain/rechecks): the result is pushed once known (recheck-chat.ts).

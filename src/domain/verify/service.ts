@@ -252,7 +252,7 @@ export class VerificationService {
     if (receiver?.policy === 'require' && !receiver.passed) {
       // Free like every refused bank answer (no verified slip to use); the record says whom the bank named.
       const record = this.errorRecord(who, { kind: 'receiver_not_registered', message: receiverRefusal(data), qrcode, slip, upstream: result.upstream, latencyMs });
-      return { kind: 'account_error', error: 'receiver_not_registered', creditsRemaining: await store.releaseHold({ ...record, accountId: who.accountId }) };
+      return { kind: 'account_error', error: 'receiver_not_registered', slip: data, creditsRemaining: await store.releaseHold({ ...record, accountId: who.accountId }) };
     }
     const plan = paying ? await planPayment(store, { request: paying, slip: data, verificationId: who.id, listeners: { paid: paidListeners, late: lateListeners } }, this.now()) : undefined;
     // A refusal the slip alone decided is kept with the record; a payment to write, by the store that decides it.

@@ -108,7 +108,8 @@ export type VerifyOutcome =
   | { kind: 'verified'; slip: VerifiedSlip; qrcode: string; checks?: CheckResults; creditsRemaining: number; paymentRequest?: PaymentVerdict }
   /** The network said no (or could not say): released, recorded, free. */
   | ({ kind: 'failed'; reason: ErrorKind; message: string } & Credits)
-  | ({ kind: 'account_error'; error: AccountErrorKind } & Credits)
+  /** `slip`: what the bank said of a slip the receiver policy refused (for the staff's note; never in the API's answer). */
+  | ({ kind: 'account_error'; error: AccountErrorKind; slip?: VerifiedSlip } & Credits)
   | ({ kind: 'bad_request' } & BodyProblem & Credits)
   /** A limit that frees within seconds (the account's in-flight cap, the image queue). */
   | ({ kind: 'busy'; message: string } & Credits)
