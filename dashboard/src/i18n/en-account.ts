@@ -185,7 +185,7 @@ export const enAccount = {
     redeliver: 'Redeliver',
     queued: 'Redelivery queued',
     states: { PENDING: 'pending', DELIVERED: 'delivered', FAILED: 'failed' } as Record<'PENDING' | 'DELIVERED' | 'FAILED', string>,
-    eventTypes: { VERIFICATION_SUCCEEDED: 'verification succeeded', PAYMENT_REQUEST_PAID: 'payment request paid', PAYMENT_REQUEST_EXPIRED: 'payment request expired', PAYMENT_REQUEST_LATE_TRANSFER: 'transfer after expiry', ACCOUNT_CREDITS_LOW: 'credits low' } as Record<string, string>,
+    eventTypes: { VERIFICATION_SUCCEEDED: 'verification succeeded', PAYMENT_REQUEST_PAID: 'payment request paid', PAYMENT_REQUEST_EXPIRED: 'payment request expired', PAYMENT_REQUEST_LATE_TRANSFER: 'transfer after expiry', ACCOUNT_CREDITS_LOW: 'credits low', PAYMENT_REQUEST_SLIP_UNCONFIRMED: 'slip not confirmed by its bank', VERIFICATION_UNCONFIRMED: 'verification not confirmed by its bank' } as Record<string, string>,
   },
 };
 

@@ -187,6 +187,6 @@ export const thAccount: AccountMessages = {
     redeliver: 'ส่งอีกครั้ง',
     queued: 'จัดคิวส่งอีกครั้งแล้ว',
     states: { PENDING: 'รอส่ง', DELIVERED: 'ส่งถึงแล้ว', FAILED: 'ส่งไม่สำเร็จ' } as Record<'PENDING' | 'DELIVERED' | 'FAILED', string>,
-    eventTypes: { VERIFICATION_SUCCEEDED: 'ตรวจสลิปสำเร็จ', PAYMENT_REQUEST_PAID: 'ชำระคำขอแล้ว', PAYMENT_REQUEST_EXPIRED: 'คำขอหมดอายุ', PAYMENT_REQUEST_LATE_TRANSFER: 'โอนหลังคำขอหมดอายุ', ACCOUNT_CREDITS_LOW: 'เครดิตใกล้หมด' } as Record<string, string>,
+    eventTypes: { VERIFICATION_SUCCEEDED: 'ตรวจสลิปสำเร็จ', PAYMENT_REQUEST_PAID: 'ชำระคำขอแล้ว', PAYMENT_REQUEST_EXPIRED: 'คำขอหมดอายุ', PAYMENT_REQUEST_LATE_TRANSFER: 'โอนหลังคำขอหมดอายุ', ACCOUNT_CREDITS_LOW: 'เครดิตใกล้หมด', PAYMENT_REQUEST_SLIP_UNCONFIRMED: 'ธนาคารไม่ยืนยันสลิป', VERIFICATION_UNCONFIRMED: 'ธนาคารไม่ยืนยันการตรวจสลิป' } as Record<string, string>,
   },
 };
