@@ -76,6 +76,19 @@ export function registerAccountCommands(program: Command): void {
   registerAccountUpdate(accounts);
 
   accounts
+    .command('rename <accountId> <name>')
+    .description('rename an account: the name staff read and the checkout page shows customers (1 to 200 characters)')
+    .option('--reason <text>', 'why (kept in the admin events)')
+    .option('--json', 'print JSON')
+    .action((accountId: string, name: string, opts: { reason?: string; json?: boolean }) =>
+      withExistingStore(async ({ admin, actor }) => {
+        const account = await admin.renameAccount(actor, accountId, name, opts.reason);
+        if (opts.json) return printJson({ accountId, name: account.name });
+        console.log(`Account ${accountId} is now named ${account.name}.`);
+      }),
+    );
+
+  accounts
     .command('delete <accountId>')
     .description('delete an account: its keys answer 1022 from now on; history is kept. Asks first at a terminal')
     .option('--yes', 'delete without asking (needed when not at a terminal)')

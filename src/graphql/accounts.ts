@@ -216,6 +216,13 @@ builder.mutationFields((t) => ({
     args: { keyId: t.arg.id({ required: true }), reason: optionalReason },
     resolve: (_root, args, ctx) => ctx.actions.revokeApiKey(ctx.actor, String(args.keyId), args.reason),
   }),
+  renameAccount: t.field({
+    type: AccountRef,
+    authScopes: { support: true },
+    description: "Renames an account (1 to 200 characters once trimmed): the name staff read and the checkout page shows customers. Role: SUPPORT or ADMIN.",
+    args: { id: t.arg.id({ required: true }), name: t.arg.string({ required: true }), reason: optionalReason },
+    resolve: (_root, args, ctx) => ctx.actions.renameAccount(ctx.actor, String(args.id), args.name, args.reason),
+  }),
   deleteAccount: t.field({
     type: AccountRef,
     authScopes: { admin: true },

@@ -23,7 +23,7 @@ AdminEventRef.implement({
     id: t.exposeID('id'),
     actor: t.exposeString('actor', { description: 'admin:<tokenId>:<name> or cli:<user>.' }),
     by: t.field({ type: ActorRef, description: '`actor`, readable: name and role.', resolve: (event, _args, ctx) => describeActor(event.actor, ctx) }),
-    action: t.exposeString('action', { description: 'e.g. createAccount, topUpCredits, adjustCredits, createApiKey, revokeApiKey, setApiKeyAllowedIps, deleteAccount, erasePersonalData, runRetention.' }),
+    action: t.exposeString('action', { description: 'e.g. createAccount, topUpCredits, adjustCredits, createApiKey, revokeApiKey, setApiKeyAllowedIps, renameAccount, deleteAccount, erasePersonalData, runRetention.' }),
     targetId: t.exposeID('targetId', { nullable: true, description: 'The account, key or token acted on.' }),
     reason: t.exposeString('reason', { nullable: true }),
     details: t.expose('details', { type: 'JSON' }),

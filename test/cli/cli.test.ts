@@ -42,8 +42,13 @@ describe('slipgate CLI', () => {
     const again = await slipgate('accounts', 'top-up', accountId, '--credits', '10', '--reason', 'paid invoice 7', '--idempotency-key', 'inv-7', '--json');
     expect(JSON.parse(again.stdout)).toMatchObject({ credits: 15, created: false });
 
+    // The name the checkout page shows customers, changed in place.
+    expect(JSON.parse((await slipgate('accounts', 'rename', accountId, 'ร้านกาแฟ Kaffee', '--reason', 'new sign', '--json')).stdout)).toEqual({ accountId, name: 'ร้านกาแฟ Kaffee' });
+    const blank = await slipgate('accounts', 'rename', accountId, ' ');
+    expect(blank.code).toBe(2);
+    expect(blank.stderr).toMatch(/^slipgate: name must be 1 to 200 characters$/m);
     const list = JSON.parse((await slipgate('accounts', 'list', '--json')).stdout) as { id: string; name: string; credits: number }[];
-    expect(list).toMatchObject([{ id: accountId, name: 'ร้านกาแฟ Shop', credits: 15 }]);
+    expect(list).toMatchObject([{ id: accountId, name: 'ร้านกาแฟ Kaffee', credits: 15 }]);
 
     const keys = JSON.parse((await slipgate('keys', 'list', accountId, '--json')).stdout) as { id: string; hash?: string }[];
     expect(keys).toHaveLength(1);

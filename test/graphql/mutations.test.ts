@@ -178,6 +178,20 @@ describe.each(testEngines())('GraphQL mutations on %s', (engine) => {
     expect(actions.map((e) => e.action).sort()).toEqual(['createApiKey', 'revokeApiKey']);
   });
 
+  it('renameAccount: support renames (trimmed), a viewer may not, a blank name or a deleted account changes nothing', async () => {
+    const { accountId } = await app.account(0);
+    const RENAME = 'mutation($id: ID!, $name: String!) { renameAccount(id: $id, name: $name, reason: "shop asked") { id name } }';
+    expect(errorCodes(await app.gql('viewer', RENAME, { id: accountId, name: 'Viewer Shop' }))).toEqual(['FORBIDDEN']);
+    expect(dataOf(await app.gql('support', RENAME, { id: accountId, name: '  ร้านกาแฟ Kaffee  ' })).renameAccount).toEqual({ id: accountId, name: 'ร้านกาแฟ Kaffee' });
+    expect(errorCodes(await app.gql('support', RENAME, { id: accountId, name: '   ' }))).toEqual(['BAD_USER_INPUT']);
+    expect((await app.store.getAccount(accountId))?.name).toBe('ร้านกาแฟ Kaffee');
+    const events = (await app.store.listAdminEvents({ targetId: accountId, limit: 10 })).items.filter((e) => e.action === 'renameAccount');
+    expect(events).toHaveLength(1);
+    expect(events[0]).toMatchObject({ reason: 'shop asked', actor: expect.stringContaining('support') });
+    await app.gql('admin', `mutation { deleteAccount(id: "${accountId}") { id } }`);
+    expect(errorCodes(await app.gql('support', RENAME, { id: accountId, name: 'Too late' }))).toEqual(['NOT_FOUND']);
+  });
+
   it('deleteAccount: keys answer 1022 at once, history stays readable', async () => {
     const { accountId, apiKey } = await app.account(5);
     expect((await app.verify(apiKey, sandboxQr())).body.status).toBe('success');

@@ -15,6 +15,8 @@ import { webhookContract, type WebhookProbe } from './contract-webhooks.js';
 /** Direct reads through the engine's own driver, bypassing the adapter. */
 interface EngineProbe extends WebhookProbe, LineProbe, PaymentProbe, CreditsLowProbe, RecheckProbe {
   balance(accountId: string): Promise<{ credits: number; usage: number } | null>;
+  /** The account's name as stored. */
+  accountName(accountId: string): Promise<string | null>;
   holdIds(accountId: string): Promise<string[]>;
   countVerifyTransactions(accountId: string): Promise<number>;
   /** The account's success records by id and request id, sorted by id (the charges: each settle writes one with usage +1). */
@@ -135,6 +137,17 @@ export function storeContract(name: string, open: () => Promise<EngineUnderTest>
         expect(await store.deleteAccount(a, new Date())).toBe(false);
         expect((await store.getAccount(a))?.deletedAt).toBeInstanceOf(Date);
         expect((await store.listAccounts({ search: tag, limit: 10 })).items.map((x) => x.id)).toEqual([b]);
+      });
+
+      it('renames a live account, and neither an unknown nor a deleted one', async () => {
+        const a = await account(0, 'Old name');
+        expect(await store.renameAccount(a, 'ร้านใหม่ New name')).toBe(true);
+        expect(await probe.accountName(a)).toBe('ร้านใหม่ New name');
+        expect((await store.getAccount(a))?.name).toBe('ร้านใหม่ New name');
+        expect(await store.renameAccount('acc_missing', 'x')).toBe(false);
+        expect(await store.deleteAccount(a, new Date())).toBe(true);
+        expect(await store.renameAccount(a, 'After delete')).toBe(false);
+        expect(await probe.accountName(a)).toBe('ร้านใหม่ New name');
       });
 
       it('pages accounts with a stable cursor', async () => {

@@ -17,6 +17,7 @@ storeContract(
     return {
       store,
       probe: {
+        accountName: async (id) => (await c.collection<{ _id: string; name: string }>('accounts').findOne({ _id: id }))?.name ?? null,
         balance: async (id) => {
           const a = await c.collection<{ _id: string; credits: number; usage: number }>('accounts').findOne({ _id: id });
           return a ? { credits: a.credits, usage: a.usage } : null;

@@ -14,6 +14,7 @@ storeContract('postgres', async () => {
   return {
     store,
     probe: {
+      accountName: async (id) => (await all<{ name: string }>('SELECT name FROM accounts WHERE id = $1', id))[0]?.name ?? null,
       balance: async (id) => (await all<{ credits: number; usage: number }>('SELECT credits, usage FROM accounts WHERE id = $1', id))[0] ?? null,
       holdIds: async (id) => (await all<{ id: string }>('SELECT id FROM credit_holds WHERE account_id = $1 ORDER BY created_at', id)).map((r) => r.id),
       countVerifyTransactions: async (id) => (await all<{ n: number }>('SELECT count(*)::int AS n FROM verify_transactions WHERE account_id = $1', id))[0]!.n,

@@ -25,6 +25,7 @@ storeContract('sqlite', async () => {
   return {
     store,
     probe: {
+      accountName: async (id) => (db.prepare('SELECT name FROM accounts WHERE id = ?').get(id) as { name: string } | undefined)?.name ?? null,
       balance: async (id) => (db.prepare('SELECT credits, usage FROM accounts WHERE id = ?').get(id) as { credits: number; usage: number } | undefined) ?? null,
       holdIds: async (id) => all<{ id: string }>('SELECT id FROM credit_holds WHERE account_id = ? ORDER BY created_at', id).map((r) => r.id),
       countVerifyTransactions: async (id) => all<{ n: number }>('SELECT count(*) AS n FROM verify_transactions WHERE account_id = ?', id)[0]!.n,

@@ -23,8 +23,7 @@ export class AccountService {
   ) {}
 
   async createAccount(input: { name: string; credits: number; actor: string }): Promise<{ account: Account; apiKey: IssuedKey }> {
-    const name = input.name.trim();
-    if (name.length === 0 || name.length > 200) throw new InputError('name must be 1 to 200 characters');
+    const name = accountName(input.name);
     if (input.credits !== 0) checkCredits(input.credits);
     const account = await this.store.createAccount({ id: newId('acc'), name, createdAt: this.now() });
     const apiKey = await this.createApiKey(account.id);
@@ -83,6 +82,15 @@ export class AccountService {
     return (await this.store.getApiKey(keyId)) ?? { ...key, allowedIps: ranges };
   }
 
+  /** The new name (trimmed, checked as at creation) and the one it replaced. */
+  async renameAccount(accountId: string, newName: string): Promise<{ account: Account; from: string }> {
+    const name = accountName(newName);
+    const account = await this.store.getAccount(accountId);
+    if (!account || account.deletedAt) throw new StoreError('not_found', 'account not found');
+    if (!(await this.store.renameAccount(accountId, name))) throw new StoreError('not_found', 'account not found');
+    return { account: (await this.store.getAccount(accountId)) ?? { ...account, name }, from: account.name };
+  }
+
   async deleteAccount(accountId: string): Promise<Account> {
     const account = await this.store.getAccount(accountId);
     if (!account || account.deletedAt) throw new StoreError('not_found', 'account not found');
@@ -110,4 +118,11 @@ function checkCredits(credits: number): void {
   if (!Number.isSafeInteger(credits) || credits <= 0 || credits > MAX_CREDIT_CHANGE) {
     throw new InputError(`credits must be a whole number from 1 to ${MAX_CREDIT_CHANGE}`);
   }
+}
+
+/** An account's name as people and the checkout page read it: 1 to 200 characters once trimmed. */
+function accountName(input: string): string {
+  const name = input.trim();
+  if (name.length === 0 || name.length > 200) throw new InputError('name must be 1 to 200 characters');
+  return name;
 }

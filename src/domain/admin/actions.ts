@@ -119,6 +119,14 @@ export class AdminActions {
     return key;
   }
 
+  /** The name staff read and the checkout page shows its customers. */
+  async renameAccount(actor: string, accountId: string, name: string, reason?: string | null): Promise<Account> {
+    const { account, from } = await this.deps.accounts.renameAccount(accountId, name);
+    this.deps.keyCache?.forgetAccount(accountId);
+    await this.change(actor, 'renameAccount', accountId, reason, { from, to: account.name });
+    return account;
+  }
+
   async deleteAccount(actor: string, accountId: string, reason?: string | null): Promise<Account> {
     const account = await this.deps.accounts.deleteAccount(accountId);
     this.deps.keyCache?.forgetAccount(accountId);

@@ -19,6 +19,8 @@ export interface AccountStore {
   listAccounts(query: AccountQuery): Promise<Page<Account>>;
   /** Soft delete: keys stop working (1022), audit history stays. */
   deleteAccount(id: string, at: Date): Promise<boolean>;
+  /** The name shown to staff and on the checkout page; false for an unknown or deleted account. */
+  renameAccount(id: string, name: string): Promise<boolean>;
 
   createApiKey(key: ApiKey): Promise<void>;
   findApiKeyByHash(hash: string): Promise<ApiKey | null>;

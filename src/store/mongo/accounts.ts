@@ -37,6 +37,10 @@ export async function deleteAccount(m: Models, id: string, at: Date): Promise<bo
   return mapped(async () => (await m.accounts.updateOne({ _id: id, deletedAt: null }, { $set: { deletedAt: at } })).modifiedCount === 1);
 }
 
+export async function renameAccount(m: Models, id: string, name: string): Promise<boolean> {
+  return mapped(async () => (await m.accounts.updateOne({ _id: id, deletedAt: null }, { $set: { name } })).matchedCount === 1);
+}
+
 export async function createApiKey(m: Models, key: ApiKey): Promise<void> {
   await mapped(async () => {
     // The SQL engines' foreign key, checked by hand (no joins here).

@@ -91,6 +91,7 @@ export class MongoStore implements Store, NonAtomicProbe {
   getAccounts: Store['getAccounts'] = (...args) => accountOps.getAccounts(this.m, ...args);
   listAccounts: Store['listAccounts'] = (...args) => accountOps.listAccounts(this.m, ...args);
   deleteAccount: Store['deleteAccount'] = (...args) => accountOps.deleteAccount(this.m, ...args);
+  renameAccount: Store['renameAccount'] = (...args) => accountOps.renameAccount(this.m, ...args);
   createApiKey: Store['createApiKey'] = (...args) => accountOps.createApiKey(this.m, ...args);
   findApiKeyByHash: Store['findApiKeyByHash'] = (...args) => accountOps.findApiKeyByHash(this.m, ...args);
   getApiKey: Store['getApiKey'] = (...args) => accountOps.getApiKey(this.m, ...args);

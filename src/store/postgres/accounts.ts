@@ -36,6 +36,10 @@ export async function deleteAccount(db: PgDb, id: string, at: Date): Promise<boo
   return r.rowCount === 1;
 }
 
+export async function renameAccount(db: PgDb, id: string, name: string): Promise<boolean> {
+  return (await db.run('UPDATE accounts SET name = $1 WHERE id = $2 AND deleted_at IS NULL', [row.noNul(name), row.noNul(id)])).rowCount === 1;
+}
+
 export async function createApiKey(db: PgDb, key: ApiKey): Promise<void> {
   await db.run(
     'INSERT INTO api_keys (id, account_id, prefix, hash, created_at, last_used_at, revoked_at, allowed_ips) VALUES ($1, $2, $3, $4, $5, NULL, NULL, $6)',

@@ -39,6 +39,7 @@ export class PostgresStore implements Store {
   getAccounts: Store['getAccounts'] = (...args) => accounts.getAccounts(this.db, ...args);
   listAccounts: Store['listAccounts'] = (...args) => accounts.listAccounts(this.db, ...args);
   deleteAccount: Store['deleteAccount'] = (...args) => accounts.deleteAccount(this.db, ...args);
+  renameAccount: Store['renameAccount'] = (...args) => accounts.renameAccount(this.db, ...args);
   createApiKey: Store['createApiKey'] = (...args) => accounts.createApiKey(this.db, ...args);
   findApiKeyByHash: Store['findApiKeyByHash'] = (...args) => accounts.findApiKeyByHash(this.db, ...args);
   getApiKey: Store['getApiKey'] = (...args) => accounts.getApiKey(this.db, ...args);

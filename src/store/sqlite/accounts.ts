@@ -36,6 +36,10 @@ export async function deleteAccount(lite: Lite, id: string, at: Date): Promise<b
   return r.changes === 1;
 }
 
+export async function renameAccount(lite: Lite, id: string, name: string): Promise<boolean> {
+  return lite.sql('UPDATE accounts SET name = ? WHERE id = ? AND deleted_at IS NULL').run(name, id).changes === 1;
+}
+
 export async function createApiKey(lite: Lite, key: ApiKey): Promise<void> {
   try {
     lite.db

@@ -45,6 +45,7 @@ export class SqliteStore implements Store {
   getAccounts: Store['getAccounts'] = (...args) => accounts.getAccounts(this.lite, ...args);
   listAccounts: Store['listAccounts'] = (...args) => accounts.listAccounts(this.lite, ...args);
   deleteAccount: Store['deleteAccount'] = (...args) => accounts.deleteAccount(this.lite, ...args);
+  renameAccount: Store['renameAccount'] = (...args) => accounts.renameAccount(this.lite, ...args);
   createApiKey: Store['createApiKey'] = (...args) => accounts.createApiKey(this.lite, ...args);
   findApiKeyByHash: Store['findApiKeyByHash'] = (...args) => accounts.findApiKeyByHash(this.lite, ...args);
   getApiKey: Store['getApiKey'] = (...args) => accounts.getApiKey(this.lite, ...args);
