@@ -127,6 +127,26 @@ describe('dashboard: sign-in, accounts and account detail', { timeout: 60_000 },
     await page.context().close();
   });
 
+  it('support renames an account from its page; a viewer gets no rename form', async () => {
+    const { account } = await t.app.accounts.createAccount({ name: 'Old Noodle Name', credits: 0, actor: 'test' });
+    const viewer = await t.signedIn(t.app.tokens.viewer);
+    await viewer.goto(`${t.app.adminUrl}/#/accounts/${account.id}`);
+    await viewer.getByRole('heading', { level: 1, name: 'Old Noodle Name' }).waitFor();
+    expect(await viewer.getByTestId('rename').count()).toBe(0);
+    await viewer.context().close();
+
+    const page = await t.signedIn(t.app.tokens.support);
+    await page.goto(`${t.app.adminUrl}/#/accounts/${account.id}`);
+    await page.getByRole('heading', { level: 1, name: 'Old Noodle Name' }).waitFor();
+    await page.getByText('Rename', { exact: true }).click();
+    await page.getByLabel('New name (shown to customers on the checkout page)').fill('  ก๋วยเตี๋ยว Noodles  ');
+    await page.getByRole('button', { name: 'Save name' }).click();
+    await page.getByRole('heading', { level: 1, name: 'ก๋วยเตี๋ยว Noodles' }).waitFor();
+    expect((await t.app.store.getAccount(account.id))?.name).toBe('ก๋วยเตี๋ยว Noodles');
+    expect(await page.title()).toContain('ก๋วยเตี๋ยว Noodles');
+    await page.context().close();
+  });
+
   it('is usable from the keyboard: the nav links are reachable and marked current', async () => {
     const page = await t.signedIn(t.app.tokens.viewer);
     // A reload keeps the session (sessionStorage) and starts focus at the top.

@@ -17,6 +17,7 @@ import { WEBHOOK_FIELDS, webhooksSection, type AccountWebhooks } from './account
 import { PAYMENT_FIELDS, paymentsSection, type AccountPayments } from './account-payments.js';
 import { LINE_FIELDS, lineSection, type AccountLine } from './account-line.js';
 import { lineStaffSection } from './account-line-staff.js';
+import { renameForm } from './account-rename.js';
 
 interface Verification {
   __typename: 'VerifyTransaction';
@@ -84,8 +85,15 @@ export async function accountPage(ctx: PageContext): Promise<void> {
   const data = await gql<{ account: AccountDetail; usage: UsageDay[] }>(QUERY, { id, from: bangkokMidnight(firstDay) });
   if (!ctx.isCurrent()) return;
   const a = data.account;
+  const crumb = text(a.name);
+  const rename = renameForm(ctx, a, (name) => {
+    crumb.textContent = name;
+    const heading = ctx.main.querySelector('h1');
+    if (heading) heading.textContent = name;
+    document.title = t().app.title(name);
+  });
   ctx.main.replaceChildren(
-    h('p', { class: 'crumbs' }, h('a', { href: href(['accounts']) }, t().nav.accounts), ' / ', text(a.name)),
+    h('p', { class: 'crumbs' }, h('a', { href: href(['accounts']) }, t().nav.accounts), ' / ', crumb),
     pageHeading(
       a.name,
       h(
@@ -95,6 +103,7 @@ export async function accountPage(ctx: PageContext): Promise<void> {
         h('a', { class: 'button-link', href: href(['audit'], { account: a.id }) }, m.openAudit),
       ),
     ),
+    ...(rename ? [rename] : []),
     summary(a),
     h('section', { 'aria-labelledby': 'usage-h' }, h('h2', { id: 'usage-h' }, m.usage(CHART_DAYS)), usageChart(data.usage, firstDay, lastDay)),
     h('section', { 'aria-labelledby': 'activity-h' }, h('h2', { id: 'activity-h' }, m.activity), activity(a.recentActivity)),
