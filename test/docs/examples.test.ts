@@ -8,7 +8,8 @@
 //
 // The substitutions are what a reader substitutes too: `npx slipgate` runs
 // this checkout's CLI, the URLs are this server's, `slip_…` and `sgadm_…`
-// are the key and admin token made last (by the page, or beforehand), and
+// are the key and admin token made last (by the page, or beforehand),
+// `pr_…` / `rcv_…` the payment request and receiver made last, and
 // `acc_…` / `adm_…` an account and admin token made beforehand.
 import { execFileSync } from 'node:child_process';
 import { createServer, type AddressInfo } from 'node:net';
@@ -41,19 +42,23 @@ function substituted(command: string): string {
     .replaceAll('sgadm_…', '${DOC_ADMIN_TOKEN}')
     .replaceAll('slip_…', '${DOC_KEY}')
     .replace(/(?<![A-Za-z])adm_…/g, seeded.adminId)
-    .replace(/(?<![A-Za-z])acc_…/g, seeded.accountId);
+    .replace(/(?<![A-Za-z])acc_…/g, seeded.accountId)
+    .replace(/(?<![A-Za-z])pr_…/g, '${DOC_PAYMENT}')
+    .replace(/(?<![A-Za-z])rcv_…/g, '${DOC_RECEIVER}');
 }
 
 /** One shell for the page's examples; each one's stdout, split by a marker. A failing command stops the shell. */
 function runPage(examples: Example[]): string[] {
   const script = [
-    `DOC_KEY='${seeded.apiKey}'; DOC_ADMIN_TOKEN='${seeded.adminToken}'; __o=$(mktemp)`,
+    `DOC_KEY='${seeded.apiKey}'; DOC_ADMIN_TOKEN='${seeded.adminToken}'; DOC_PAYMENT=''; DOC_RECEIVER=''; __o=$(mktemp)`,
     ...examples.map(
       (e, i) => `{ ${substituted(e.command)}
 } > "$__o"; __s=$?; cat "$__o"; echo; echo ${MARKER}
 if [ $__s -ne 0 ]; then echo "example ${i + 1} exited with $__s" >&2; exit 97; fi
 __k=$(grep -o 'slip_[A-Za-z0-9_-]\\{32\\}' "$__o" | head -n1); if [ -n "$__k" ]; then DOC_KEY=$__k; fi
-__t=$(grep -o 'sgadm_[A-Za-z0-9_-]\\{20,\\}' "$__o" | head -n1); if [ -n "$__t" ]; then DOC_ADMIN_TOKEN=$__t; fi`,
+__t=$(grep -o 'sgadm_[A-Za-z0-9_-]\\{20,\\}' "$__o" | head -n1); if [ -n "$__t" ]; then DOC_ADMIN_TOKEN=$__t; fi
+__p=$(grep -o 'pr_[0-9a-f]\\{32\\}' "$__o" | head -n1); if [ -n "$__p" ]; then DOC_PAYMENT=$__p; fi
+__r=$(grep -o 'rcv_[0-9a-f]\\{32\\}' "$__o" | head -n1); if [ -n "$__r" ]; then DOC_RECEIVER=$__r; fi`,
     ),
   ].join('\n');
   // A bounded run: an example that waits for ever (a server in the foreground) fails instead of hanging the suite.
@@ -90,7 +95,9 @@ describe('docs examples, as written', () => {
     const outputs = runPage(examples);
     expect(outputs).toHaveLength(examples.length);
     for (const [i, example] of examples.entries()) {
-      if (example.expected !== null) expect({ command: example.command, output: outputs[i]!.replaceAll('\n', '') }).toEqual({ command: example.command, output: expect.stringMatching(pattern(example.expected)) });
+      // The page's output names the default addresses, as its commands do: this server's here too.
+      const expected = example.expected?.replaceAll('http://127.0.0.1:3000', server.publicUrl).replaceAll('http://127.0.0.1:3001', server.adminUrl) ?? null;
+      if (expected !== null) expect({ command: example.command, output: outputs[i]!.replaceAll('\n', '') }).toEqual({ command: example.command, output: expect.stringMatching(pattern(expected)) });
     }
   }, 90_000);
 });

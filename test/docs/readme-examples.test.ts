@@ -1,5 +1,7 @@
 // What the quickstart (README.md) and the checks example (docs/api.md) claim,
-// beyond their printed output: the quickstart charges exactly one credit,
+// beyond their printed output: the quickstart charges exactly one credit, its
+// payment takes the checkout page and the sandbox slip it prints (from a
+// fresh folder, no settings: the first start makes the key checkout links need),
 // and of the checks example one call passes every check and the other fails
 // both of its checks. Run as the pages write them (examples.test.ts runs
 // every page's examples; this file checks these two closely) against a real
@@ -7,6 +9,7 @@
 // substitutes too: `npx slipgate` runs this checkout's CLI, the URL is this
 // server's, and `slip_…` is the key the quickstart's `accounts create` printed.
 import { execFileSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { spawnSlipgate, type Child } from '../helpers/child.js';
@@ -74,6 +77,34 @@ describe('the quickstart and the checks, as written, do what they say', () => {
     matches(outputs[1]!, examples[2]!.expected!);
     const list = JSON.parse(run('npx slipgate accounts list --json')) as { credits: number; usage: number }[];
     expect(list.map((a) => [a.credits, a.usage])).toEqual([[99, 1]]);
+  });
+
+  it('the quickstart takes a payment: its checkout page, paid with the sandbox slip it prints, for one credit', async () => {
+    expect(apiKey).not.toBe('');
+    const examples = examplesUnder('README.md', '## Quickstart', /payments create/);
+    expect(examples.map((e) => e.command.split(' ').slice(0, 3).join(' '))).toEqual(['npx slipgate receivers', 'npx slipgate payments', 'npx slipgate sandbox']);
+    // The ids "printed above", as a reader copies them: the quickstart's account, then what each command printed.
+    const ids: Record<string, string> = { 'acc_…': (JSON.parse(run('npx slipgate accounts list --json')) as { id: string }[])[0]!.id };
+    let printed = '';
+    for (const example of examples) {
+      const out = run(Object.entries(ids).reduce((command, [placeholder, id]) => command.replaceAll(placeholder, id), example.command));
+      if (example.expected !== null) matches(out, example.expected);
+      for (const kind of ['rcv', 'pr']) {
+        const id = new RegExp(`${kind}_[0-9a-f]{32}`).exec(out)?.[0];
+        if (id && !ids[`${kind}_…`]) ids[`${kind}_…`] = id;
+      }
+      printed += out;
+    }
+    // The link as printed names the default public address; this server listens on a port of its own.
+    const link = /Checkout link: (\S+)/.exec(printed)![1]!.replace('http://127.0.0.1:3000', server.publicUrl);
+    expect((await fetch(link)).status).toBe(200);
+    const form = new FormData();
+    form.append('slip', new Blob([readFileSync(join(dir, 'slip.png'))], { type: 'image/png' }), 'slip.png');
+    expect((await fetch(link, { method: 'POST', body: form, redirect: 'manual' })).status).toBe(303);
+    const request = await fetch(`${server.publicUrl}/api/v1/payment-requests/${ids['pr_…']}`, { headers: { 'x-api-key': apiKey } });
+    expect(((await request.json()) as { data: { status: string } }).data.status).toBe('paid');
+    const list = JSON.parse(run('npx slipgate accounts list --json')) as { credits: number; usage: number }[];
+    expect(list.map((a) => [a.credits, a.usage])).toEqual([[98, 2]]);
   });
 
   it('the checks example passes, and the one that fails on purpose fails', () => {
