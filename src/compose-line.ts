@@ -1,8 +1,8 @@
 // The LINE half of the server's wiring (compose.ts): the Messaging API
 // client, the staff notifier (which account.credits_low and a slip API's low
-// quota tell too), the daily
-// summary, the bridge that answers slips sent in chats, and what re-checks
-// push to a chat whose slip the bank did not know yet (docs/line.md).
+// quota tell too), the daily summary, the bridge that answers slips sent in
+// chats, and what re-checks push to a chat whose slip the bank did not know
+// yet (docs/line.md).
 import type { Config } from './config.js';
 import { lineApiSettings } from './compose-store.js';
 import type { CreditsLowWatch } from './domain/accounts/credits-low.js';
