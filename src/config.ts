@@ -1,9 +1,9 @@
 // Configuration from the environment, validated once at startup. Every bad
 // value is reported by name with what was expected.
-import { existsSync, readFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { z } from 'zod';
-import { makeSecretsKeyFile, newSecretsKey, readSecretsKeyFile, secretsKeyFileOf } from './files/secrets-key-file.js';
+import { readSecretsKeyFile, secretsKeyFileOf } from './files/secrets-key-file.js';
 
 const port = (fallback: number) => z.coerce.number().int().min(0).max(65535).default(fallback);
 const ms = (fallback: number) => z.coerce.number().int().min(1).max(3_600_000).default(fallback);
@@ -307,43 +307,8 @@ export function loadConfig(rawEnv: NodeJS.ProcessEnv = process.env): Config {
   };
 }
 
-/**
- * `config` with the SECRETS_KEY a first start makes when no setting gives
- * one and the database is a SQLite file (`serve`, once the database may be
- * created): the quickstart needs no secrets setting.
- */
-/**
- * `serve` without a SECRETS_KEY on SQLite: the key beside the database, or a
- * new one, written only once the server is up (saveMadeSecretsKey), so that
- * a start that fails (a port in use, a folder it may not write) leaves
- * nothing behind.
- */
-export function withMadeSecretsKey(config: Config): Config {
-  if (config.SECRETS_KEY) return config;
-  const file = secretsKeyFileOf(config.DATABASE_URL);
-  if (file === null) return config;
-  const found = keyBesideDatabase(config.DATABASE_URL, readSecretsKeyFile);
-  if (found.SECRETS_KEY) return { ...config, ...found };
-  // Its folder is there: written now, so that two processes starting together on it agree on one key.
-  if (existsSync(dirname(file))) {
-    try {
-      return { ...config, SECRETS_KEY: makeSecretsKeyFile(file), secretsKeyFile: file };
-    } catch (err) {
-      // A folder it may not write: the store's open says so, in its own words.
-      if (!['EACCES', 'EPERM', 'EROFS'].includes((err as NodeJS.ErrnoException).code ?? '')) throw new ConfigError(`invalid configuration:\n  SECRETS_KEY: ${(err as Error).message}`);
-    }
-  }
-  return { ...config, SECRETS_KEY: newSecretsKey(), secretsKeyFile: file, secretsKeyUnsaved: true };
-}
-
-/** Writes the key withMadeSecretsKey made; throws when another process wrote a different one first. */
-export function saveMadeSecretsKey(config: Config): void {
-  if (!config.secretsKeyUnsaved || !config.SECRETS_KEY || !config.secretsKeyFile) return;
-  const kept = makeSecretsKeyFile(config.secretsKeyFile, config.SECRETS_KEY);
-  if (!kept.equals(config.SECRETS_KEY)) throw new Error(`another slipgate made ${config.secretsKeyFile} at the same time; start it again`);
-}
-
-function keyBesideDatabase(databaseUrl: string, open: (path: string) => Buffer<ArrayBuffer> | null): Pick<Config, 'SECRETS_KEY' | 'secretsKeyFile'> {
+/** The key a first start made beside a SQLite database, when there is one (`secretsKeyFile` names it). */
+export function keyBesideDatabase(databaseUrl: string, open: (path: string) => Buffer<ArrayBuffer> | null): Pick<Config, 'SECRETS_KEY' | 'secretsKeyFile'> {
   const file = secretsKeyFileOf(databaseUrl);
   if (file === null) return {};
   let key: Buffer<ArrayBuffer> | null;

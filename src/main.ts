@@ -4,7 +4,8 @@
 import { createServer, type IncomingMessage, type RequestListener, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { getHeapStatistics } from 'node:v8';
-import { saveMadeSecretsKey, type Config } from './config.js';
+import type { Config } from './config.js';
+import { saveMadeSecretsKey } from './files/made-secrets-key.js';
 import { serverServices, type ServerOptions, type ServerServices } from './compose.js';
 import { createAdminApp } from './http/admin-app.js';
 import { answerClientErrorsWithJson } from './http/client-errors.js';

@@ -4,7 +4,8 @@
 import cluster from 'node:cluster';
 import type { Command } from 'commander';
 import type { Logger } from 'pino';
-import { loadConfig, saveMadeSecretsKey, withMadeSecretsKey, type Config } from '../config.js';
+import { loadConfig, type Config } from '../config.js';
+import { saveMadeSecretsKey, withMadeSecretsKey } from '../files/made-secrets-key.js';
 import { createLogger, logFormatFor } from '../log/log.js';
 import { EXIT_STORE_FAILED } from './exit-codes.js';
 import { missingDatabaseRefusal } from './serve-database.js';

@@ -6,86 +6,21 @@
 // reached, one other domain is tried within it, and when a domain says it
 // cannot serve anyone (quota used up, key refused), the same verification
 // goes to the next usable domain, as many as there are.
-// Every domain's answer passes acceptBankAnswer here, whatever its provider,
-// and a refused answer counts against that domain like any other failure.
-import { acceptBankAnswer } from '../domain/verify/bank-answer.js';
+// Every domain's answer passes acceptAnswer (accept-answer.ts), whatever its
+// provider, and a refused answer counts against that domain like any other
+// failure.
+import { acceptAnswer } from './accept-answer.js';
 import type { UpstreamConfig } from './config.js';
-import { DomainHealthTracker, type BreakerState, type FailureCounts } from './domain-health.js';
+import { DomainHealthTracker } from './domain-health.js';
+import type { DomainHealth, ReloadSummary, UpstreamPoolOptions } from './pool-types.js';
 import { DomainQuota, type UsabilityChange } from './domain-quota.js';
 import { failure, isConnectionFailure, MESSAGES, publicFailure, type AdapterFailure, type AdapterResult } from './shared/outcomes.js';
-import type { BankAdapter, BankAnswer, QuotaReading, SlipQuery, Upstream, UpstreamFailure, UpstreamFailureKind, UpstreamResult } from '../domain/ports/upstream.js';
-
-/** The part of a pino logger the pool uses. */
-interface UpstreamLogger {
-  error(obj: object, msg: string): void;
-  warn(obj: object, msg: string): void;
-  info?(obj: object, msg: string): void;
-  debug?(obj: object, msg: string): void;
-}
-
-export interface UpstreamPoolOptions {
-  /** Builds the adapter of one domain; see build.ts. */
-  createAdapter: (config: UpstreamConfig) => BankAdapter;
-  logger?: UpstreamLogger;
-  /** Uniform in [0, 1); injectable so tests are deterministic. */
-  random?: () => number;
-  /** Clock for breaker cooldowns (tests). */
-  now?: () => number;
-  /** Monotonic clock for latencies, in ms (tests); default performance.now. */
-  monotonic?: () => number;
-  /** Consecutive failures that open a domain's breaker (default 5). */
-  breakerThreshold?: number;
-  /** How long an open breaker keeps a domain out (default 30 s). */
-  breakerCooldownMs?: number;
-  /** Told of every request to a domain, after its answer was checked (metrics). */
-  onAttempt?: (domain: string, outcome: 'success' | UpstreamFailureKind, latencyMs: number) => void;
-  /** Latencies kept per domain for p50/p95 (default 1000). */
-  latencySamples?: number;
-  /** How long a domain that cannot serve is skipped when no quota reading says it is back (default 30 min). */
-  exhaustedRetryMs?: number;
-  /** A quota reading below this is a WARN line and onQuotaLow, once per crossing (default 0: off). */
-  quotaLow?: number;
-  /** Told when a domain's quota falls below quotaLow (the LINE staff note). */
-  onQuotaLow?: (domain: string, remaining: number) => void;
-}
+import type { BankAdapter, QuotaReading, SlipQuery, Upstream, UpstreamResult } from '../domain/ports/upstream.js';
 
 /** UPSTREAM_EXHAUSTED_RETRY_MINUTES' default. */
 const DEFAULT_EXHAUSTED_RETRY_MS = 30 * 60_000;
 
-export interface DomainHealth {
-  name: string;
-  provider: string;
-  enabled: boolean;
-  weight: number;
-  /** 1 is tried first. */
-  priority: number;
-  /** False while the domain said it cannot serve (quota used up, key refused…) and no reading says it is back. */
-  usable: boolean;
-  /** Why it is not usable, in the provider adapter's words; null when usable. */
-  unusableReason: string | null;
-  /** Whether its adapter has a quota call (slip APIs). */
-  readsQuota: boolean;
-  /** The last quota reading: a count; null for no limit or before any reading. */
-  quotaRemaining: number | null;
-  /** Requests sent to this domain, failover attempts included. */
-  requests: number;
-  /** Every non-success answer, slip_not_found included (see failuresByKind). */
-  failures: number;
-  failuresByKind: FailureCounts;
-  /** Failures in a row that count towards the breaker. */
-  consecutiveFailures: number;
-  /** Over the last `latencySamples` requests; null before the first. */
-  p50Ms: number | null;
-  p95Ms: number | null;
-  breaker: BreakerState;
-}
-
-export interface ReloadSummary {
-  added: string[];
-  changed: string[];
-  removed: string[];
-  unchanged: string[];
-}
+export type { DomainHealth, ReloadSummary, UpstreamPoolOptions } from './pool-types.js';
 
 interface Member {
   readonly config: UpstreamConfig;
@@ -286,7 +221,7 @@ export class UpstreamPool implements Upstream {
         reportedQuota = true;
         this.noteQuota(member, answer.quotaRemaining);
       }
-      result = answer.ok ? this.accept(query, answer, name) : answer;
+      result = answer.ok ? acceptAnswer(query, answer, name, this.opts.logger) : answer;
     } catch (err) {
       // The port says adapters never reject; one that does is a bug, not an outage.
       this.opts.logger?.warn({ err, upstream: name, requestId: query.requestId }, 'upstream adapter threw');
@@ -348,26 +283,6 @@ export class UpstreamPool implements Upstream {
     else this.opts.logger?.info?.(facts, 'upstream domain serves again');
   }
 
-  /** The domain's rule for bank answers; a refusal names the domain. */
-  private accept(query: SlipQuery, answer: Extract<BankAnswer, { ok: true }>, upstream: string): UpstreamResult {
-    if (answer.transaction !== undefined && !isPlainObject(answer.data)) {
-      return failure('upstream_error', `${MESSAGES.error}: the slip's data is not an object`, upstream) satisfies UpstreamFailure;
-    }
-    const verdict = acceptBankAnswer(query, answer.transaction ?? answer.data);
-    // A slip API's own record stays the caller's rawData, exactly as it came.
-    if (verdict.ok && answer.transaction !== undefined) verdict.slip.rawData = answer.data as typeof verdict.slip.rawData;
-    if (verdict.ok) return { ok: true, slip: verdict.slip, upstream };
-    if (verdict.cause) this.opts.logger?.error({ err: verdict.cause, upstream, requestId: query.requestId }, 'unexpected bank payload');
-    if (verdict.answered) {
-      // Never a key or a QR: the references are what an operator needs to chase the domain.
-      this.opts.logger?.error(
-        { upstream, requestId: query.requestId, asked: { transRef: query.transRef, sendingBank: query.sendingBank }, answered: verdict.answered },
-        'bank answered about a different slip; answer refused',
-      );
-    }
-    return failure(verdict.kind, verdict.message, upstream) satisfies UpstreamFailure;
-  }
-
   private newMember(config: UpstreamConfig): Member {
     return {
       config,
@@ -383,10 +298,6 @@ export class UpstreamPool implements Upstream {
 
 function priorityOf(config: UpstreamConfig): number {
   return config.priority ?? 1;
-}
-
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 /** Configurations are plain data built in a fixed key order by the loader. */
