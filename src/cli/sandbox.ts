@@ -1,4 +1,5 @@
 // `slipgate sandbox qr`: a slip QR the built-in sandbox network accepts.
+import { writeFileSync } from 'node:fs';
 import QRCode from 'qrcode';
 import { Option, type Command } from 'commander';
 import { bahtOf } from '../domain/payments/money.js';
@@ -16,6 +17,8 @@ import type { SandboxOutcome } from '../upstream/sandbox/transaction.js';
 interface QrOptions {
   /** Also write the slip as a picture (PNG) to this file: what a customer uploads on a checkout page. */
   png?: string;
+  /** Also write a phone banking app's slip with the QR, as a PNG screenshot, to this file. */
+  slip?: string;
   bank: string;
   amount: string;
   outcome: SandboxOutcome;
@@ -61,6 +64,7 @@ export function registerSandboxCommands(program: Command): void {
       ).conflicts('receiver'),
     )
     .option('--png <file>', 'also write the slip QR as a PNG picture to this file (a slip picture to upload on a checkout page)')
+    .option('--slip <file>', "also write a phone banking app's slip with this QR as a PNG screenshot (Thai text, amount, names, reference) to this file")
     .action(async function (this: Command, opts: QrOptions) {
       if (!/^\d{3}$/.test(opts.bank)) throw new InputError('--bank must be a 3-digit bank code such as 004');
       if (!/^\d{1,8}(\.\d{1,2})?$/.test(opts.amount)) throw new InputError('--amount must look like 250 or 250.00');
@@ -75,6 +79,8 @@ export function registerSandboxCommands(program: Command): void {
       try {
         const payload = registered && !ownTarget ? paidToRegistered(registered, qr, opts.receiverName !== undefined) : qr({});
         if (opts.png !== undefined) await QRCode.toFile(opts.png, payload, { type: 'png', width: 360, margin: 4 });
+        // Loaded only here: the image libraries would slow every command's start.
+        if (opts.slip !== undefined) writeFileSync(opts.slip, await (await import('../upstream/sandbox/slip-picture.js')).sandboxSlipPicture(payload));
         console.log(payload);
       } catch (err) {
         if (err instanceof SandboxDetailsError) throw new InputError(err.message);
