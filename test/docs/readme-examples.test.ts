@@ -41,7 +41,16 @@ function run(command: string): string {
     .replaceAll('npx slipgate', `node ${SLIPGATE_CLI.join(' ')}`)
     .replaceAll('http://127.0.0.1:3000', server.publicUrl)
     .replaceAll('slip_…', apiKey);
-  return execFileSync('bash', ['-c', script], { cwd: dir, env: { ...process.env, DATABASE_URL: `sqlite:${join(dir, 'slipgate.db')}` }, encoding: 'utf8' });
+  return execFileSync('bash', ['-c', script], { cwd: dir, env: asOnAFreshMachine(), encoding: 'utf8' });
+}
+
+/** This process's environment without any slipgate setting a reader would not have (the test run's own MongoDB allowance aside). */
+function asOnAFreshMachine(): Record<string, string> {
+  const env: Record<string, string> = {};
+  for (const [name, value] of Object.entries(process.env)) {
+    if (value !== undefined && !['DATABASE_URL', 'SECRETS_KEY', 'SECRETS_KEY_FILE', 'PUBLIC_URL', 'UPSTREAMS', 'UPSTREAMS_FILE'].includes(name)) env[name] = value;
+  }
+  return env;
 }
 
 /** Runs the examples in one shell so `QR=$(…)` carries over, one output per command. */
@@ -53,7 +62,8 @@ function runAll(examples: Example[]): string[] {
 
 beforeAll(async () => {
   ({ path: dir, remove: removeDir } = tempDir());
-  server = await spawnSlipgate({ DATABASE_URL: `sqlite:${join(dir, 'slipgate.db')}` });
+  // The quickstart's own defaults: ./data/slipgate.db in the folder it runs from, no setting at all.
+  server = await spawnSlipgate(asOnAFreshMachine(), undefined, dir);
 });
 afterAll(async () => {
   server?.proc.kill('SIGTERM');

@@ -23,9 +23,10 @@ afterAll(() => {
   for (const proc of running) proc.kill('SIGKILL');
 });
 
-/** `onSpawn` sees the process at once, before it listens (a test that watches it start). */
-export async function spawnSlipgate(env: Record<string, string>, onSpawn?: (proc: ChildProcess) => void): Promise<Child> {
+/** `onSpawn` sees the process at once, before it listens (a test that watches it start); `cwd`: where it runs (default this process's). */
+export async function spawnSlipgate(env: Record<string, string>, onSpawn?: (proc: ChildProcess) => void, cwd?: string): Promise<Child> {
   const proc = spawn(process.execPath, [...SLIPGATE_CLI, 'serve'], {
+    ...(cwd === undefined ? {} : { cwd }),
     // Tests start on fresh temporary files: serve may create them (test/e2e/startup-failures.test.ts checks the refusal).
     env: { ...process.env, PORT: '0', ADMIN_PORT: '0', LOG_LEVEL: 'info', DATABASE_CREATE: 'yes', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
