@@ -49,7 +49,10 @@ describe('bench headroom', () => {
     const [b, i] = [busy(), idle()];
     // Loose bounds: the suite's other files share the machine's cores with the spinning child.
     expect(b.loopBusy).toBeGreaterThan(0.2);
-    expect(i.loopBusy + i.loopWaiting).toBeLessThan(0.05);
+    // Idle is its own time on a CPU. How long its few wake-ups waited for one is the machine's load (another
+    // file's busy test, the spinning child): a run of the suite once measured 0.99 of the second there.
+    expect(i.loopBusy).toBeLessThan(0.05);
+    expect(i.loopBusy).toBeLessThan(b.loopBusy);
     for (const share of [b.cpusIdle, i.cpusIdle]) {
       expect(share).toBeGreaterThanOrEqual(0);
       expect(share).toBeLessThanOrEqual(1);
