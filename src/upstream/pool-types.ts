@@ -33,10 +33,8 @@ export interface UpstreamPoolOptions {
   latencySamples?: number;
   /** How long a domain that cannot serve is skipped when no quota reading says it is back (default 30 min). */
   exhaustedRetryMs?: number;
-  /** A quota reading below this is a WARN line and onQuotaLow, once per crossing (default 0: off). */
+  /** A quota reading below this is a WARN line and tells the whenQuotaLow listeners, once per crossing (default 0: off). */
   quotaLow?: number;
-  /** Told when a domain's quota falls below quotaLow (the LINE staff note). */
-  onQuotaLow?: (domain: string, remaining: number) => void;
 }
 
 export interface DomainHealth {

@@ -55,7 +55,6 @@ export class UpstreamPool implements Upstream {
     this.breaker = { threshold: opts.breakerThreshold ?? 5, cooldownMs: opts.breakerCooldownMs ?? 30_000 };
     this.latencySamples = opts.latencySamples ?? 1000;
     this.exhaustedRetryMs = opts.exhaustedRetryMs ?? DEFAULT_EXHAUSTED_RETRY_MS;
-    if (opts.onQuotaLow) this.quotaLowListeners.push(opts.onQuotaLow);
     this.reload(configs);
   }
 

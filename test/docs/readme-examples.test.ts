@@ -63,7 +63,7 @@ function runAll(examples: Example[]): string[] {
 beforeAll(async () => {
   ({ path: dir, remove: removeDir } = tempDir());
   // The quickstart's own defaults: ./data/slipgate.db in the folder it runs from, no setting at all.
-  server = await spawnSlipgate(asOnAFreshMachine(), undefined, dir);
+  server = await spawnSlipgate({}, undefined, dir);
 });
 afterAll(async () => {
   server?.proc.kill('SIGTERM');

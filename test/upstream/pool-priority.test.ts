@@ -163,11 +163,12 @@ describe('UpstreamPool quota readings', () => {
     expect(await upstream.verify(query(), budget())).toMatchObject({ ok: true, upstream: 'monthly' });
   });
 
-  it('warns and tells onQuotaLow once per crossing below UPSTREAM_QUOTA_LOW, not once per reading', async () => {
+  it('warns and tells its whenQuotaLow listeners once per crossing below UPSTREAM_QUOTA_LOW, not once per reading', async () => {
     const monthly = await bank(50);
     const logger = recordingLogger();
     const told: [string, number][] = [];
-    const upstream = pool([monthly.config('monthly')], { logger, quotaLow: 100, onQuotaLow: (domain, remaining) => told.push([domain, remaining]) });
+    const upstream = pool([monthly.config('monthly')], { logger, quotaLow: 100 });
+    upstream.whenQuotaLow((domain, remaining) => told.push([domain, remaining]));
     await upstream.readQuotas(budget());
     monthly.quota = 40;
     await upstream.readQuotas(budget());
